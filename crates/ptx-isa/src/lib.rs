@@ -1,0 +1,1 @@
+//! ptx-isa (placeholder)

@@ -1,0 +1,2 @@
+//! `ptxsim`: the command-line front of the workspace.
+fn main() {}
