@@ -13,8 +13,8 @@ use logos::Logos;
 #[logos(skip r"//[^\n]*")]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Tok {
-    /// `.global`, `.b32`, `.L2::cache_hint`, `.shared::cta`, `.version`.
-    #[regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*")]
+    /// `.global`, `.b32`, `.L2::cache_hint`, `.shared::cta`, `.version`, `.2d`.
+    #[regex(r"\.[A-Za-z0-9_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*")]
     Dot,
     /// `%r1`, `foo`, `$L__BB0_1`, `__cudaparm_x`, `%tid`.
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")]
@@ -25,7 +25,7 @@ pub enum Tok {
     /// Decimal floating-point literals (`1.0`, `0.5e-3`, `.25`).
     #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?", priority = 4)]
     #[regex(r"[0-9]+[eE][+-]?[0-9]+", priority = 4)]
-    #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?")]
+    #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?", priority = 5)]
     DecimalFloat,
     #[regex(r#""([^"\\\n]|\\.)*""#)]
     String,
@@ -240,6 +240,8 @@ mod tests {
         assert_eq!(kinds("1.0")[0], (Tok::DecimalFloat, "1.0"));
         assert_eq!(kinds("1e-5")[0], (Tok::DecimalFloat, "1e-5"));
         assert_eq!(kinds("1e5")[0], (Tok::DecimalFloat, "1e5"));
+        assert_eq!(kinds(".25")[0], (Tok::DecimalFloat, ".25"));
+        assert_eq!(kinds("tex.2d")[1], (Tok::Dot, ".2d"));
         assert_eq!(kinds("0x1fU")[0], (Tok::Number, "0x1fU"));
         assert_eq!(kinds("\"a\\\"b\"")[0], (Tok::String, "\"a\\\"b\""));
         assert_eq!(kinds("/* x\n y */ a")[0], (Tok::Ident, "a"));

@@ -221,7 +221,7 @@ fn classify_number(t: &Token<'_>) -> PResult<Number> {
                     "write 0d followed by exactly 16 hex digits, e.g. 0d3FF0000000000000 for 1.0",
                 );
             }
-            b'0'..=b'7' => {
+            b'0'..=b'9' => {
                 if body.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
                     return int(&body[1..], 8);
                 }
@@ -617,9 +617,28 @@ fn base_offset(op: &Operand) -> Option<(Option<Name>, i64)> {
     }
 }
 
+/// Tokens that can begin an operand.
+fn starts_operand(kind: Tok) -> bool {
+    matches!(
+        kind,
+        Tok::LBrace
+            | Tok::LBracket
+            | Tok::Underscore
+            | Tok::LParen
+            | Tok::Bang
+            | Tok::Ident
+            | Tok::Number
+            | Tok::DecimalFloat
+            | Tok::Minus
+            | Tok::Plus
+            | Tok::Tilde
+    )
+}
+
 fn operand_list(i: &mut Input<'_, '_>) -> PResult<Vec<Operand>> {
     let mut ops = Vec::new();
-    if at(i, Tok::Semi) {
+    if !starts_operand(peek(i).kind) {
+        // `ret;`, or a missing `;` that the caller reports.
         return Ok(ops);
     }
     loop {
