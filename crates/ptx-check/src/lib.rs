@@ -1,1 +1,89 @@
-//! ptx-check (placeholder)
+//! `ptx-check`: validates a PTX module the way ptxas does and explains what it finds.
+//!
+//! [`check_source`] decodes and parses a file (syntax errors become diagnostics) and runs the
+//! validation rules of [`rules`] over the cache-control instructions for the module's
+//! `.target` and `.version` (or the overrides in [`CheckOptions`]). Each [`Diagnostic`] carries
+//! our own wording with a help line, and ptxas's exact wording so [`render::ptxas`] can print
+//! the same lines ptxas would.
+
+pub mod diagnostic;
+pub mod render;
+pub mod rules;
+
+pub use diagnostic::{Diagnostic, Severity};
+
+use ptx_isa::{PtxVersion, SmTarget};
+use ptx_syntax::{LineIndex, Module};
+
+/// What to check against when the module's own directives should be overridden.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    /// `--target sm_XX`: validate for this target instead of the module's `.target`.
+    pub target: Option<SmTarget>,
+    /// `--ptx-version X.Y`: validate as this PTX version instead of the module's `.version`.
+    pub ptx_version: Option<PtxVersion>,
+}
+
+/// A source file with its line index, for rendering.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let lines = LineIndex::new(&text);
+        SourceFile {
+            name: name.into(),
+            text,
+            lines,
+        }
+    }
+}
+
+/// The outcome of checking one file.
+#[derive(Debug)]
+pub struct CheckReport {
+    pub file: SourceFile,
+    /// `None` when the file is not text.
+    pub module: Option<Module>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity.is_error())
+    }
+}
+
+/// Decodes, parses and validates one file's contents.
+pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckReport {
+    let text = match ptx_syntax::decode_source(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = String::from_utf8_lossy(&bytes[..e.span.start as usize]).into_owned();
+            return CheckReport {
+                file: SourceFile::new(name, valid),
+                module: None,
+                diagnostics: vec![Diagnostic::from_parse_error(&e, None)],
+            };
+        }
+    };
+    let (module, parse_errors) = ptx_syntax::parse_recovering(text);
+    let file = SourceFile::new(name, text);
+    let mut diagnostics: Vec<Diagnostic> = parse_errors
+        .iter()
+        .map(|e| Diagnostic::from_parse_error(e, Some(&file)))
+        .collect();
+    if diagnostics.is_empty() {
+        diagnostics.extend(rules::check_module(&module, options));
+    }
+    CheckReport {
+        file,
+        module: Some(module),
+        diagnostics,
+    }
+}

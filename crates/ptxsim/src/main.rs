@@ -1,2 +1,36 @@
-//! `ptxsim`: the command-line front of the workspace.
-fn main() {}
+//! `ptxsim`: the command-line front of the workspace. Each subcommand is a thin layer over a
+//! library crate (see `cmd/`); exit codes: 0 success, 1 kernel fault or I/O failure, 2 invalid
+//! input (syntax or validation errors, bad arguments), 3 hazards found with `--fail-on-hazard`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Emulates NVIDIA PTX cache-control instructions on a CPU: validates them as ptxas does,
+/// runs kernels over a model of the GPU memory hierarchy, and reports what each hint did.
+#[derive(Parser)]
+#[command(name = "ptxsim", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate PTX files for their target and PTX version, as ptxas does.
+    ///
+    /// Every error in every file is reported (rich diagnostics by default, ptxas's exact
+    /// line format with `--format ptxas`, or JSON). Exits 2 if any file has an error.
+    Check(cmd::check::Args),
+    /// Print a PTX file back in canonical layout (parse → print).
+    Fmt(cmd::fmt::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => cmd::check::run(args),
+        Command::Fmt(args) => cmd::fmt::run(args),
+    }
+}

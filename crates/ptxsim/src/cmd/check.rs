@@ -1,0 +1,83 @@
+//! `ptxsim check`: syntax and validation diagnostics.
+
+use clap::{Args as ClapArgs, ValueEnum};
+use ptx_check::{check_source, render, CheckOptions};
+use ptx_isa::{PtxVersion, SmTarget};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// Source excerpts with carets and help lines.
+    Rich,
+    /// ptxas's own line format and wording (`ptxas FILE, line N; error   : ...`).
+    Ptxas,
+    /// One JSON document (schema ptxsim-check/1) on stdout.
+    Json,
+}
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// PTX files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Validate for this target instead of each file's `.target` (e.g. sm_80, sm_90a).
+    #[arg(long, value_parser = parse_target)]
+    target: Option<SmTarget>,
+    /// Validate as this PTX ISA version instead of each file's `.version` (e.g. 8.3).
+    #[arg(long = "ptx-version", value_parser = parse_version)]
+    ptx_version: Option<PtxVersion>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Rich)]
+    format: Format,
+}
+
+fn parse_target(s: &str) -> Result<SmTarget, String> {
+    SmTarget::parse(s).map_err(|e| e.to_string())
+}
+
+fn parse_version(s: &str) -> Result<PtxVersion, String> {
+    PtxVersion::parse(s).ok_or_else(|| format!("`{s}` is not a PTX version of the form X.Y"))
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let options = CheckOptions {
+        target: args.target,
+        ptx_version: args.ptx_version,
+    };
+    let mut reports = Vec::new();
+    let mut failed = false;
+    for path in &args.files {
+        let bytes = match super::read_file(path) {
+            Ok(b) => b,
+            Err(msg) => {
+                eprintln!("{msg}");
+                failed = true;
+                continue;
+            }
+        };
+        let report = check_source(&path.display().to_string(), &bytes, &options);
+        failed |= report.has_errors();
+        match args.format {
+            Format::Rich => eprint!(
+                "{}",
+                render::rich(&report.file, &report.diagnostics, super::stderr_color())
+            ),
+            Format::Ptxas => eprint!("{}", render::ptxas(&report.file, &report.diagnostics)),
+            Format::Json => {}
+        }
+        reports.push(report);
+    }
+    if let Format::Json = args.format {
+        let doc = render::json(&reports);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("diagnostics serialize")
+        );
+    }
+    if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
