@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the whole PTX corpus, its manifest and the launch files with numpy references:
-#   tests/corpus/{nvcc,triton,rejected}/*.ptx, triton/*.json, manifest.json, run/*.toml, run/data/
+#   tests/corpus/{nvcc,triton,rejected}/*.ptx, triton/*.json, manifest.json, run/*.toml, run/data/,
+#   and the generated summary at the end of docs/corpus.md
 # Needs only the cuda-tools environment (nvcc, ptxas, Triton, numpy; no GPU):
 #   bash tests/corpus/gen/generate.sh
 # Set CUDA_TOOLS to the cuda-tools.sh script if it is not at ../shared/tools/ beside the repository.
@@ -31,4 +32,5 @@ export PYTHONDONTWRITEBYTECODE=1
 rm -rf "$CORPUS/nvcc" "$CORPUS/triton" "$CORPUS/rejected" "$CORPUS/run" "$CORPUS/manifest.json"
 python "$GEN/build_corpus.py" "$STAGE" "$CORPUS"
 python "$GEN/make_launches.py" "$CORPUS"
+python "$GEN/summarize.py" "$CORPUS" "$REPO/docs/corpus.md"
 rm -rf "$STAGE"

@@ -391,16 +391,18 @@ def _(r):
     n = 32
     i = np.arange(n)
     j = (i + 1) % n
-    out = np.zeros((n, 10), dtype=U32)
+    out = np.zeros((n, 12), dtype=U32)
     for k in range(8):
         out[:, k] = j * 100 + k + 1
-    out[:, 8] = i * 100 + 9
-    out[:, 9] = i * 100 + 10
-    return dict(grid=[1], block=[32], args=[Zeros("out", U32, 10 * n), Scalar("n", "s32", n)],
+    out[:, 8] = j * 100 + 11
+    out[:, 9] = i * 100 + 9
+    out[:, 10] = i * 100 + 10
+    return dict(grid=[1], block=[32], args=[Zeros("out", U32, 12 * n), Scalar("n", "s32", n)],
                 expect=[Expect(0, out.ravel())],
                 comment="Shared-memory stores (st.shared, ::cta, .volatile, .relaxed.cta, .release.cta/.gpu, .weak, "
-                        "generic) read back by the next thread after bar.sync; st.local / st.volatile.local read back "
-                        "with ld.local / ld.volatile.local.")
+                        "generic, and st.shared::cluster to the CTA's own shared memory on sm_90+) read back by the "
+                        "next thread after bar.sync; st.local / st.volatile.local read back with ld.local / "
+                        "ld.volatile.local; out[12i + 11] stays 0.")
 
 
 @spec("st_forms", "st_vector_forms")

@@ -136,7 +136,11 @@ extern "C" __global__ void cp_async_mbarrier_forms(const unsigned* __restrict__ 
     for (int j = 0; j < 4; ++j) out[4 * t + j] = sh[0][4 * (127 - t) + j];
     // Phase 1: the .noinc arrival is the thread's arrival.
     CP("cp.async.ca.shared::cta.global", &sh[1][4 * t], in + 512 + 4 * t, 16);
+#if __CUDA_ARCH__ >= 900
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(b) : "memory");
+#else
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" :: "r"(b) : "memory");
+#endif
     done = 0;
     while (!done) {
 #if __CUDA_ARCH__ >= 900

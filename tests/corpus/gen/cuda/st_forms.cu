@@ -60,12 +60,13 @@ extern "C" __global__ void st_global_forms(unsigned* __restrict__ out, int n)
 #undef V
 }
 
-// Shared and local state spaces. Each thread stores through several forms into shared memory, the
-// block synchronises, and thread i reads the slots of thread (i + 1) % n; a local array is written
-// with st.local / st.volatile.local and read back with ld.local.
+// Shared and local state spaces. Each thread stores through nine forms into shared memory, the
+// block synchronises, and thread i reads the slots of thread (i + 1) % n into out[12*i + 0..8]; a
+// local array is written with st.local / st.volatile.local and read back with ld.local into
+// out[12*i + 9..10]; out[12*i + 11] is not written.
 extern "C" __global__ void st_shared_local_forms(unsigned* __restrict__ out, int n)
 {
-    __shared__ unsigned sh[8][64];
+    __shared__ unsigned sh[9][64];
     const int i = threadIdx.x;  // one block, n <= 64
     if (i >= n) return;
     const unsigned base = (unsigned)i * 100;
@@ -77,12 +78,18 @@ extern "C" __global__ void st_shared_local_forms(unsigned* __restrict__ out, int
     asm volatile("st.shared.release.gpu.u32 [%0], %1;" :: "r"(saddr(&sh[5][i])), "r"(base + 6) : "memory");
     asm volatile("st.weak.shared.b32 [%0], %1;" :: "r"(saddr(&sh[6][i])), "r"(base + 7) : "memory");
     asm volatile("st.u32 [%0], %1;" :: "l"(&sh[7][i]), "r"(base + 8) : "memory");  // generic -> shared
+#if __CUDA_ARCH__ >= 900
+    // A .shared::cta address is a valid .shared::cluster address of the executing CTA.
+    asm volatile("st.shared::cluster.u32 [%0], %1;" :: "r"(saddr(&sh[8][i])), "r"(base + 11) : "memory");
+#else
+    asm volatile("st.shared.u32 [%0], %1;" :: "r"(saddr(&sh[8][i])), "r"(base + 11) : "memory");
+#endif
     __syncthreads();
     const int j = (i + 1) % n;
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 9; ++k) {
         unsigned v;
         asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(saddr(&sh[k][j])) : "memory");
-        out[i * 10 + k] = v;
+        out[i * 12 + k] = v;
     }
     unsigned a, b;
     asm volatile("{\n\t.local .align 4 .b8 scratch[8];\n\t"
@@ -91,8 +98,8 @@ extern "C" __global__ void st_shared_local_forms(unsigned* __restrict__ out, int
                  "ld.local.u32 %0, [scratch];\n\t"
                  "ld.volatile.local.u32 %1, [scratch+4];\n\t}"
                  : "=r"(a), "=r"(b) : "r"(base + 9), "r"(base + 10) : "memory");
-    out[i * 10 + 8] = a;
-    out[i * 10 + 9] = b;
+    out[i * 12 + 9] = a;
+    out[i * 12 + 10] = b;
 }
 
 // Vector and 128-bit stores. Thread i writes 8 words at out[8*i..]: a .v2, a .v4 with eviction
