@@ -16,7 +16,10 @@ Usage: python make_launches.py [CORPUS_DIR]   (needs numpy; run by generate.sh a
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import tomllib
 import zlib
 
@@ -522,6 +525,21 @@ def range_policy(primary, secondary, ptr, primary_size, total_size):
     return (count << 37) | (start << 44) | (size_code << 52) | (EVICT[secondary] << 56) | (EVICT[primary] << 57) | (3 << 59)
 
 
+def cccl_policy_values():
+    """The expected policies from CCCL's encoder: build and run gen/cuda/policy_encoding_host.cpp."""
+    nvcc = shutil.which("nvcc")
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if not nvcc or not cxx:
+        raise SystemExit("make_launches.py: needs nvcc (for the CCCL headers) and a host C++ compiler (g++ or $CXX)")
+    include = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "include")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "policy_encoding_host")
+        subprocess.run([cxx, "-std=c++17", "-I" + os.path.join(include, "cccl"), "-I" + include,
+                        os.path.join(HERE, "cuda", "policy_encoding_host.cpp"), "-o", exe], check=True)
+        out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    return [int(line, 16) for line in out.split()]
+
+
 @spec("createpolicy", "createpolicy_values")
 def _(r):
     frac, base = 0.8, 0x40000
@@ -545,6 +563,10 @@ def _(r):
         range_policy("evict_first", "evict_first", 0, 512, 0x40000) & ~RANGE_ADDRESS_BITS,
         fraction_policy("evict_first", fraction=np.float32(frac) * np.float32(0.5)),
     ]
+    cccl = cccl_policy_values()
+    if cccl != p:
+        raise SystemExit(f"createpolicy: numpy encoder disagrees with CCCL's: {[hex(v) for v in p]} vs "
+                         f"{[hex(v) for v in cccl]}")
     return dict(grid=[1], block=[32],
                 args=[Zeros("out", np.uint64, len(p)), Scalar("frac", "f32", frac), Scalar("range_base", "u64", base),
                       In("buf", np.arange(64, dtype=np.float32))],
@@ -557,8 +579,9 @@ def _(r):
                         "with and without a secondary priority; range-based over the synthetic global address "
                         "range_base = 0x40000 (only encoded, never accessed; block_start stays within its 7 bits). "
                         "Entries 15-16 are range policies over the real buffer `buf`, stored with bits 37-50 (which "
-                        "depend on the buffer address) cleared. Reference: CCCL's host-side encoder re-implemented "
-                        "in numpy.")
+                        "depend on the buffer address) cleared. Reference: CCCL's own encoder "
+                        "(gen/cuda/policy_encoding_host.cpp, compiled against the toolkit's CCCL headers), checked "
+                        "against an independent numpy implementation.")
 
 
 @spec("createpolicy", "policy_hinted_scale")
