@@ -1,0 +1,139 @@
+"""Build the PTX corpus from the staged sources: nvcc and Triton output, ptxas verdicts, and
+tests/corpus/manifest.json (file, generator, target, ptxas verdict, kernels, opcode histogram).
+
+Run through generate.sh, which stages the sources at a fixed path first so that `.file`
+directives and debug sections do not depend on where the repository is checked out.
+Usage: python build_corpus.py STAGE_DIR CORPUS_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ptx_stats  # noqa: E402
+
+ALL = [75, 80, 90, 100]
+CP_ASYNC = [80, 90, 100]
+
+# (source in gen/cuda, output stem, targets, extra nvcc flags)
+NVCC_JOBS = [
+    ("cache_intrinsics.cu", "cache_intrinsics", ALL, []),
+    ("reduce.cu", "reduce", ALL, []),
+    ("stencil2d.cu", "stencil2d", ALL, []),
+    ("pipeline_primitives.cu", "pipeline_primitives", ALL, []),
+    ("ld_forms.cu", "ld_forms", ALL, []),
+    ("st_forms.cu", "st_forms", ALL, []),
+    ("seed_extend.cu", "seed_extend", ALL, []),
+    ("cp_async_gemm.cu", "cp_async_gemm", ALL, []),
+    ("createpolicy.cu", "createpolicy", CP_ASYNC, []),
+    ("annotated_ptr.cu", "annotated_ptr", CP_ASYNC, ["-std=c++17"]),
+    ("cp_async_forms.cu", "cp_async_forms", CP_ASYNC, []),
+    ("seed_cp_async.cu", "seed_cp_async", CP_ASYNC, []),
+    ("sm100_wide.cu", "sm100_wide", [100], []),
+    # Parser coverage: .loc/.file with inlining info (-lineinfo), full DWARF sections (-G).
+    ("stencil2d.cu", "stencil2d.lineinfo", [80], ["-lineinfo"]),
+    ("pipeline_primitives.cu", "pipeline_primitives.lineinfo", [90], ["-lineinfo"]),
+    ("cp_async_forms.cu", "cp_async_forms.lineinfo", [100], ["-lineinfo"]),
+    ("seed_extend.cu", "seed_extend.debug", [80], ["-G"]),
+    ("reduce.cu", "reduce.debug", [90], ["-G"]),
+]
+
+
+def run(cmd, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return r
+
+
+def tool_version(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()
+    return out[-1] if out else ""
+
+
+def ptxas_verdict(path, arch):
+    r = subprocess.run(["ptxas", f"-arch={arch}", path, "-o", os.devnull], capture_output=True, text=True)
+    msgs = [ln.replace(path, os.path.basename(path)) for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+    return dict(verdict="accepted" if r.returncode == 0 else "rejected", arch=arch, exit_code=r.returncode,
+                command=f"ptxas -arch={arch} {os.path.basename(path)} -o /dev/null", messages=msgs)
+
+
+def build_nvcc(stage, corpus):
+    out_dir = os.path.join(corpus, "nvcc")
+    os.makedirs(out_dir, exist_ok=True)
+    gens = {}
+    for src, stem, archs, flags in NVCC_JOBS:
+        for a in archs:
+            name = f"{stem}.sm{a}.ptx"
+            cmd = ["nvcc", f"-arch=sm_{a}", "-ptx", *flags, src, "-o", os.path.join(out_dir, name)]
+            run(cmd, cwd=os.path.join(stage, "cuda"))
+            shown = ["nvcc", f"-arch=sm_{a}", "-ptx", *flags, src, "-o", f"tests/corpus/nvcc/{name}"]
+            gens[f"nvcc/{name}"] = dict(tool="nvcc", source=f"tests/corpus/gen/cuda/{src}",
+                                        command=" ".join(shown), flags=flags, cwd="gen/cuda (staged)")
+            print(f"nvcc {name}")
+    return gens
+
+
+def build_triton(stage, corpus):
+    r = run([sys.executable, os.path.join(HERE, "triton", "compile_triton.py"),
+             os.path.join(stage, "triton", "kernels.py"), os.path.join(corpus, "triton"),
+             os.path.join(corpus, "rejected", "triton")])
+    # Triton prints a long reproducer for the kernels it cannot assemble; keep only our summary.
+    print("\n".join(ln for ln in r.stdout.splitlines() if ln.startswith("triton ")))
+    gens = {}
+    for sub in ("triton", "rejected/triton"):
+        d = os.path.join(corpus, sub)
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".ptx"):
+                continue
+            name = f[: -len(".ptx")]
+            cfg, arch = name.rsplit(".sm", 1)
+            gens[f"{sub}/{f}"] = dict(
+                tool="triton", source="tests/corpus/gen/triton/kernels.py", config=f"tests/corpus/gen/triton/configs.py:{cfg}",
+                command=(f"compile_triton.py: triton.compile(ASTSource(kernels.<fn>, signature, constexprs, attrs), "
+                         f"target=GPUTarget('cuda', {arch}, 32), options=<config options>)"),
+                metadata=f"{sub}/{name}.json" if sub == "triton" else None)
+    return gens
+
+
+def main(stage, corpus):
+    gens = {}
+    gens.update(build_nvcc(stage, corpus))
+    gens.update(build_triton(stage, corpus))
+    files = []
+    for rel in sorted(gens):
+        path = os.path.join(corpus, rel)
+        text = open(path).read()
+        tgt = ptx_stats.target(text)
+        verdict = ptxas_verdict(path, tgt)
+        expect_rejected = rel.startswith("rejected/")
+        if (verdict["verdict"] == "rejected") != expect_rejected:
+            raise SystemExit(f"{rel}: unexpected ptxas verdict {verdict}")
+        files.append(dict(
+            file=rel, generator=gens[rel], target=tgt, ptx_version=ptx_stats.version(text),
+            target_line=re.search(r"^\s*\.target\s+([^\n/]*)", text, re.M).group(1).strip(),
+            bytes=len(text.encode()), lines=text.count("\n"), ptxas=verdict,
+            kernels=[dict(name=n, params=[dict(name=p, type=t, attributes=a) for p, t, a in ps])
+                     for n, ps in ptx_stats.entries(text)],
+            opcodes=ptx_stats.opcode_histogram(text)))
+    manifest = dict(
+        description="PTX corpus made by real compilers; regenerate with tests/corpus/gen/generate.sh",
+        tools=dict(nvcc=tool_version(["nvcc", "--version"]), ptxas=tool_version(["ptxas", "--version"]),
+                   triton=__import__("triton").__version__),
+        counts=dict(accepted=sum(f["ptxas"]["verdict"] == "accepted" for f in files),
+                    rejected=sum(f["ptxas"]["verdict"] == "rejected" for f in files)),
+        files=files)
+    with open(os.path.join(corpus, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=False)
+        f.write("\n")
+    print(f"manifest: {manifest['counts']}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerates the whole PTX corpus, its manifest and the launch files with numpy references:
+#   tests/corpus/{nvcc,triton,rejected}/*.ptx, triton/*.json, manifest.json, run/*.toml, run/data/,
+#   and the generated summary at the end of docs/corpus.md
+# Needs only the cuda-tools environment (nvcc, ptxas, Triton, numpy; no GPU):
+#   bash tests/corpus/gen/generate.sh
+# Set CUDA_TOOLS to the cuda-tools.sh script if it is not at ../shared/tools/ beside the repository.
+set -euo pipefail
+GEN=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CORPUS=$(dirname "$GEN")
+REPO=$(cd "$CORPUS/../.." && pwd)
+CUDA_TOOLS=${CUDA_TOOLS:-}
+for c in "$CUDA_TOOLS" "$REPO/../shared/tools/cuda-tools.sh" /work/shared/tools/cuda-tools.sh; do
+  if [ -n "$c" ] && [ -f "$c" ]; then CUDA_TOOLS=$c; break; fi
+done
+[ -f "$CUDA_TOOLS" ] || { echo "generate.sh: cuda-tools.sh not found; set CUDA_TOOLS" >&2; exit 1; }
+# shellcheck disable=SC1090
+source "$CUDA_TOOLS"
+
+# Compilers record absolute source paths (.file, DWARF comp_dir, nvcc's internal name hashes), so
+# the sources are compiled from one fixed location, whatever the checkout path.
+STAGE=/tmp/ptxsim-corpus-src
+exec 9>"$STAGE.lock"
+flock 9
+rm -rf "$STAGE"
+mkdir -p "$STAGE"
+cp -r "$GEN/cuda" "$GEN/triton" "$STAGE/"
+rm -rf "$STAGE/triton/__pycache__"
+export TRITON_CACHE_DIR="$STAGE/triton-cache"   # always compile afresh
+export PYTHONDONTWRITEBYTECODE=1
+
+rm -rf "$CORPUS/nvcc" "$CORPUS/triton" "$CORPUS/rejected" "$CORPUS/run" "$CORPUS/manifest.json"
+python "$GEN/build_corpus.py" "$STAGE" "$CORPUS"
+python "$GEN/make_launches.py" "$CORPUS"
+python "$GEN/summarize.py" "$CORPUS" "$REPO/docs/corpus.md"
+rm -rf "$STAGE"

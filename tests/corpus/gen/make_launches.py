@@ -1,0 +1,1129 @@
+"""Launch files (docs/launch-format.md) with inputs and numpy reference outputs for every corpus
+kernel: tests/corpus/run/<generator>.<ptx stem>.<kernel>.toml and tests/corpus/run/data/.
+
+Every expected output is computed here by numpy from the kernel's documented semantics (the
+comment above each spec says what the kernel does and which PTX rule the result follows); nothing
+comes from ptxsim. Seeds are fixed per kernel (crc32 of its name), so the data never changes
+unless the spec here changes.
+
+Exactness: integer kernels and IEEE-exact float kernels get max_ulp = 0. Float inputs are chosen
+so that every IEEE operation is exact or correctly rounded in numpy the same way (small integers,
+quarters, products that fit in 24 bits), which makes the result independent of summation order,
+FMA contraction and reduction trees. Only kernels using .approx instructions (Triton softmax and
+layer norm: ex2.approx.f32, div.full.f32, sqrt.approx.f32) get a bound, derived in their comments.
+
+Usage: python make_launches.py [CORPUS_DIR]   (needs numpy; run by generate.sh after the PTX)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(HERE)
+RUN = os.path.join(CORPUS, "run")
+sys.path.insert(0, os.path.join(HERE, "triton"))
+import configs as triton_configs  # noqa: E402
+
+
+# ----------------------------------------------------------------------------------------------
+# Launch description
+
+class In:
+    """An input buffer (also used for outputs that must start with known contents)."""
+
+    def __init__(self, name, arr):
+        self.name, self.arr = name, np.ascontiguousarray(arr)
+
+
+class Zeros:
+    def __init__(self, name, dtype, count):
+        self.name, self.dtype, self.count = name, np.dtype(dtype), count
+
+
+class Null:
+    name = "null"
+
+
+class Scalar:
+    def __init__(self, name, ty, value):
+        self.name, self.ty, self.value = name, ty, value
+
+
+class Expect:
+    def __init__(self, arg, arr, max_ulp=0, why=None):
+        self.arg, self.arr, self.max_ulp, self.why = arg, np.ascontiguousarray(arr), max_ulp, why
+
+
+NPY_TO_SPEC = {np.dtype(k): v for k, v in {
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "int8": "s8", "int16": "s16",
+    "int32": "s32", "int64": "s64", "float16": "f16", "float32": "f32", "float64": "f64"}.items()}
+SPEC_BYTES = {"u8": 1, "s8": 1, "u16": 2, "s16": 2, "f16": 2, "bf16": 2, "u32": 4, "s32": 4, "f32": 4,
+              "u64": 8, "s64": 8, "f64": 8}
+PTX_BYTES = {".u8": 1, ".s8": 1, ".b8": 1, ".u16": 2, ".s16": 2, ".b16": 2, ".f16": 2, ".u32": 4, ".s32": 4,
+             ".b32": 4, ".f32": 4, ".u64": 8, ".s64": 8, ".b64": 8, ".f64": 8}
+
+
+def rng(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def fmt_scalar(ty, v):
+    if ty in ("f32", "f16", "bf16"):
+        return f"{ty}:{float(np.float32(v))!r}"
+    if ty == "f64":
+        return f"{ty}:{float(v)!r}"
+    return f"{ty}:{int(v)}"
+
+
+SPECS = []  # (generator source key, kernel entry, label, builder)
+
+
+def spec(source, kernel, label=None):
+    def deco(fn):
+        SPECS.append((source, kernel, label or kernel, fn))
+        return fn
+    return deco
+
+
+U32 = np.uint32
+
+
+# ----------------------------------------------------------------------------------------------
+# cache_intrinsics.cu: __ldg/__ldca/__ldcg/__ldcs/__ldlu/__ldcv and __stwb/__stcg/__stcs/__stwt
+
+@spec("cache_intrinsics", "saxpy_ldg_stcs")
+def _(r):
+    n = 1000
+    x = r.integers(-8, 9, n).astype(np.float32)
+    y = (r.integers(-40, 41, n) / 4).astype(np.float32)
+    a = 2.5
+    out = (a * x.astype(np.float64) + y).astype(np.float32)  # exact: multiples of 1/4, < 2^10
+    return dict(grid=[4], block=[128], args=[In("x", x), In("y", y), Zeros("out", np.float32, n),
+                                             Scalar("a", "f32", a), Scalar("n", "s32", n)],
+                expect=[Expect(2, out)],
+                comment="out = a*x + y over a grid-stride loop (512 threads, 1000 elements); "
+                        "x via ld.global.nc, y via ld.global.cs, out via st.global.cs.")
+
+
+@spec("cache_intrinsics", "stencil3_ldca_stwb")
+def _(r):
+    n = 300
+    x = r.integers(-50, 51, n).astype(np.float64)
+    left = x[np.maximum(np.arange(n) - 1, 0)]
+    right = x[np.minimum(np.arange(n) + 1, n - 1)]
+    out = (0.25 * left + 0.5 * x + 0.25 * right).astype(np.float32)
+    return dict(grid=[3], block=[128], args=[In("in", x.astype(np.float32)), Zeros("out", np.float32, n),
+                                             Scalar("n", "s32", n)],
+                expect=[Expect(1, out)],
+                comment="3-point stencil with clamped borders through ld.global.ca, stored with st.global.wb; "
+                        "threads 300..383 only test the bound.")
+
+
+@spec("cache_intrinsics", "mix_ldcg_ldcv_stcg")
+def _(r):
+    n = 200
+    # |3a - b| < 2^31: no signed overflow (undefined in C++), so the compiler's choice cannot matter.
+    a = r.integers(-(2 ** 28), 2 ** 28, n).astype(np.int32)
+    b = r.integers(-(2 ** 28), 2 ** 28, n).astype(np.int32)
+    out = (3 * a.astype(np.int64) - b.astype(np.int64)).astype(np.int32)
+    return dict(grid=[2], block=[128], args=[In("a", a), In("b", b), Zeros("out", np.int32, n), Scalar("n", "s32", n)],
+                expect=[Expect(2, out)],
+                comment="out = 3*a - b; a via ld.global.cg, b via ld.global.cv, "
+                        "out via st.global.cg.")
+
+
+@spec("cache_intrinsics", "scale_ldlu_stwt")
+def _(r):
+    n = 100
+    x = r.standard_normal(n) * 1e3
+    s = 1.0 / 3.0
+    out = x * s  # one IEEE multiply, correctly rounded in numpy as in mul.f64
+    return dict(grid=[1], block=[128], args=[In("in", x), Zeros("out", np.float64, n), Scalar("s", "f64", s),
+                                             Scalar("n", "s32", n)],
+                expect=[Expect(1, out)],
+                comment="out = in * s in f64 (a single correctly rounded mul.f64); ld.global.lu / st.global.wt.")
+
+
+@spec("cache_intrinsics", "vector_cache_ops")
+def _(r):
+    n = 64
+    f4 = r.standard_normal((n, 4)).astype(np.float32)
+    i2 = r.integers(-(2 ** 29), 2 ** 29, (n, 2)).astype(np.int32)  # no signed overflow in x + y, x - y
+    d2 = r.standard_normal((n, 2))
+    f4_out = f4[:, ::-1]
+    i64 = i2.astype(np.int64)
+    i2_out = np.stack([i64[:, 0] + i64[:, 1], i64[:, 0] - i64[:, 1]], axis=1).astype(np.int32)
+    d2_out = d2[:, ::-1]
+    return dict(grid=[2], block=[32],
+                args=[In("f4", f4.ravel()), Zeros("f4_out", np.float32, 4 * n), In("i2", i2.ravel()),
+                      Zeros("i2_out", np.int32, 2 * n), In("d2", d2.ravel()), Zeros("d2_out", np.float64, 2 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(1, f4_out.ravel()), Expect(3, i2_out.ravel()), Expect(5, d2_out.ravel())],
+                comment="float4 via ld.global.nc.v4.f32 (components reversed), int2 via ld.global.cs.v2 -> "
+                        "(x+y, x-y) via st.global.cg.v2, double2 via ld.global.cg.v2.f64 -> swapped via st.global.cs.")
+
+
+@spec("cache_intrinsics", "narrow_ldg")
+def _(r):
+    n = 64
+    s8 = np.concatenate([[-128, -127, -2, -1, 0, 1, 126, 127], r.integers(-128, 128, n - 8)]).astype(np.int8)
+    u8 = np.concatenate([[0, 1, 127, 128, 129, 254, 255, 200], r.integers(0, 256, n - 8)]).astype(np.uint8)
+    s16 = np.concatenate([[-32768, -32767, -1, 0, 1, 32767, -129, 128], r.integers(-32768, 32768, n - 8)]).astype(np.int16)
+    u16 = np.concatenate([[0, 1, 32767, 32768, 65535, 65534, 255, 256], r.integers(0, 65536, n - 8)]).astype(np.uint16)
+    out = np.stack([s8.astype(np.int32), u8.astype(np.int32), s16.astype(np.int32), u16.astype(np.int32)], axis=1)
+    return dict(grid=[1], block=[64],
+                args=[In("s8", s8), In("u8", u8), In("s16", s16), In("u16", u16), Zeros("out", np.int32, 4 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(4, out.ravel())],
+                comment="8/16-bit loads through __ldg/__ldca/__ldcs: signed types sign-extend, unsigned zero-extend "
+                        "(nvcc loads .s8/.u8/.s16/.u16 and converts).")
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce.cu
+
+def _block_partials(x, grid, block):
+    idx = np.arange(len(x))
+    return np.array([x[(idx // block) % grid == b].sum() for b in range(grid)])
+
+
+@spec("reduce", "_Z16block_reduce_sumILi256EEvPKiPii", "block_reduce_sum_256")
+def _(r):
+    n, grid, block = 3000, 4, 256
+    x = r.integers(-1000, 1001, n).astype(np.int32)
+    part = _block_partials(x.astype(np.int64), grid, block).astype(np.int32)
+    return dict(grid=[grid], block=[block], args=[In("in", x), Zeros("partial", np.int32, grid), Scalar("n", "s32", n)],
+                expect=[Expect(1, part)],
+                comment="block_reduce_sum<256>: grid-stride __ldg sums, shfl.down reduction, one __stcg per block; "
+                        "partial[b] = sum of the elements whose (i // 256) % 4 == b.")
+
+
+@spec("reduce", "_Z16block_reduce_sumILi128EEvPKiPii", "block_reduce_sum_128")
+def _(r):
+    n, grid, block = 1000, 3, 128
+    x = r.integers(-(2 ** 20), 2 ** 20, n).astype(np.int32)
+    part = _block_partials(x.astype(np.int64), grid, block).astype(np.int32)
+    return dict(grid=[grid], block=[block], args=[In("in", x), Zeros("partial", np.int32, grid), Scalar("n", "s32", n)],
+                expect=[Expect(1, part)],
+                comment="block_reduce_sum<128> (4 warps): partial[b] = sum of elements with (i // 128) % 3 == b.")
+
+
+@spec("reduce", "reduce_sum_atomic_f32")
+def _(r):
+    n = 2000
+    x = r.integers(-100, 101, n).astype(np.float32)
+    total = np.array([x.astype(np.float64).sum()], dtype=np.float32)
+    return dict(grid=[4], block=[256], args=[In("in", x), Zeros("out", np.float32, 1), Scalar("n", "s32", n)],
+                expect=[Expect(1, total)],
+                comment="Tree reduction in shared memory, one atomicAdd (red/atom .add.f32) per block. Integer-valued "
+                        "floats with |partial sums| < 2^24 make the result exact in any order, so max_ulp = 0.")
+
+
+@spec("reduce", "reduce_max_count")
+def _(r):
+    n = 1000
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(U32)
+    thr = U32(3_000_000_000)
+    init = np.array([0, 0xFFFFFFFF, 0], dtype=U32)
+    exp = np.array([x.max(), x.min(), (x > thr).sum()], dtype=U32)
+    return dict(grid=[2], block=[128], args=[In("in", x), In("out", init), Scalar("threshold", "u32", thr),
+                                             Scalar("n", "s32", n)],
+                expect=[Expect(1, exp)],
+                comment="out starts as [0, 0xFFFFFFFF, 0]; atomicMax/atomicMin of unsigned values and a ballot/popc "
+                        "count of elements > threshold: out = [max, min, count].")
+
+
+# ----------------------------------------------------------------------------------------------
+# stencil2d.cu
+
+@spec("stencil2d", "stencil2d_5pt")
+def _(r):
+    w, h = 40, 24
+    x = r.integers(-20, 21, (h, w)).astype(np.float64)
+    yy, xx = np.mgrid[0:h, 0:w]
+
+    def at(dy, dx):
+        return x[np.clip(yy + dy, 0, h - 1), np.clip(xx + dx, 0, w - 1)]
+    out = (0.5 * x + 0.125 * (at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1))).astype(np.float32)
+    return dict(grid=[3, 2], block=[16, 16], args=[In("in", x.astype(np.float32).ravel()),
+                                                   Zeros("out", np.float32, w * h), Scalar("width", "s32", w),
+                                                   Scalar("height", "s32", h)],
+                expect=[Expect(1, out.ravel())],
+                comment="5-point stencil over 16x16 shared tiles with halo, clamped borders; the 40x24 grid leaves "
+                        "partial tiles. Integer inputs: every sum of eighths is exact.")
+
+
+@spec("stencil2d", "heat1d_shared")
+def _(r):
+    n, steps = 200, 5
+    x = r.integers(-100, 101, n).astype(np.float64)
+    cur = x
+    for _ in range(steps):
+        left = cur[np.maximum(np.arange(n) - 1, 0)]
+        right = cur[np.minimum(np.arange(n) + 1, n - 1)]
+        cur = 0.25 * left + 0.5 * cur + 0.25 * right
+    return dict(grid=[1], block=[64], shared=2 * n * 4,
+                args=[In("in", x.astype(np.float32)), Zeros("out", np.float32, n), Scalar("n", "s32", n),
+                      Scalar("steps", "s32", steps)],
+                expect=[Expect(1, cur.astype(np.float32))],
+                comment="5 Jacobi steps of 0.25/0.5/0.25 smoothing in dynamic shared memory (2*n floats = 1600 "
+                        "bytes, passed as `shared`), written with st.global.wt. Values stay multiples of 4^-5 of "
+                        "integers below 2^14: exact.")
+
+
+# ----------------------------------------------------------------------------------------------
+# pipeline_primitives.cu
+
+@spec("pipeline_primitives", "pipeline_double_buffer")
+def _(r):
+    tile, blocks, tiles = 512, 2, 2
+    x = r.integers(-1000, 1001, blocks * tiles * tile).astype(np.float32)
+    t = x.reshape(blocks * tiles, tile)[:, ::-1]
+    out = (2.0 * t.astype(np.float64) + 1.0).astype(np.float32).ravel()
+    return dict(grid=[blocks], block=[128], args=[In("in", x), Zeros("out", np.float32, x.size),
+                                                  Scalar("tiles_per_block", "s32", tiles)],
+                expect=[Expect(1, out)],
+                comment="Double-buffered __pipeline_memcpy_async (cp.async.cg 16 B) with __pipeline_wait_prior(1): "
+                        "each 512-float tile is written reversed as 2*v + 1. On sm_75 the same source is a "
+                        "synchronous copy; the result is the same.")
+
+
+@spec("pipeline_primitives", "pipeline_sizes_zfill")
+def _(r):
+    x = r.integers(-(2 ** 31), 2 ** 31, 448, dtype=np.int64).astype(np.int32)
+    out = np.zeros(448, dtype=np.int32)
+    t = np.arange(64)
+    out[t] = x[63 - t]
+    out[64 + 2 * t] = x[64 + 2 * t]
+    out[64 + 2 * t + 1] = np.where(t & 1, 0, x[64 + 2 * t + 1])
+    for j in range(4):
+        keep = j < 4 - (t % 4)
+        out[192 + 4 * t + j] = np.where(keep, x[192 + 4 * t + j], 0)
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", np.int32, 448)],
+                expect=[Expect(1, out)],
+                comment="__pipeline_memcpy_async of 4, 8 and 16 bytes with zfill: cp.async src-size = cp-size - "
+                        "zfill, and the remaining bytes of the 8-byte copies of odd threads and of the 16-byte copy "
+                        "of thread t (zfill (t % 4) * 4 bytes) become zero.")
+
+
+@spec("pipeline_primitives", "pipeline_mbarrier")
+def _(r):
+    x = r.integers(-(2 ** 30), 2 ** 30, 512).astype(np.int32)
+    out = (x.reshape(128, 4)[::-1].ravel().astype(np.int64) + 1).astype(np.int32)
+    return dict(grid=[1], block=[128], args=[In("in", x), Zeros("out", np.int32, 512)],
+                expect=[Expect(1, out)],
+                comment="Completion through an mbarrier: __pipeline_arrive_on (cp.async.mbarrier.arrive.shared.b64), "
+                        "__mbarrier_arrive and a __mbarrier_test_wait loop; out[4t+j] = in[4(127-t)+j] + 1. sm_75 "
+                        "builds a plain shared-memory copy with the same result.")
+
+
+# ----------------------------------------------------------------------------------------------
+# ld_forms.cu / st_forms.cu
+
+def _rotating_forms(r, n, forms):
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(U32)
+    i = np.arange(n)
+    out = np.concatenate([x[(i + k) % n] for k in range(forms)])
+    return x, out
+
+
+@spec("ld_forms", "ld_global_forms")
+def _(r):
+    n = 64
+    x, out = _rotating_forms(r, n, 30)
+    return dict(grid=[2], block=[32], args=[In("in", x), Zeros("out", U32, 30 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, out)],
+                comment="30 ld forms (cache operators, L1 eviction priorities, L2 prefetch sizes, L2 cache hints, "
+                        ".weak/.relaxed/.acquire/.volatile/.mmio with every scope): out[k*n + i] = in[(i + k) % n]. "
+                        "Every hint is a hint: values are plain loads.")
+
+
+@spec("ld_forms", "ld_global_nc_forms")
+def _(r):
+    n = 64
+    x, out = _rotating_forms(r, n, 16)
+    return dict(grid=[2], block=[32], args=[In("in", x), Zeros("out", U32, 16 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, out)],
+                comment="16 ld.global.nc forms (.ca/.cg/.cs, L1 priorities, prefetch sizes, cache hints): "
+                        "out[k*n + i] = in[(i + k) % n].")
+
+
+@spec("ld_forms", "ld_vector_forms")
+def _(r):
+    n = 32
+    x = r.integers(0, 2 ** 32, 4 * n, dtype=np.uint64).astype(U32).reshape(n, 4)
+    j = (np.arange(n) + 1) % n
+    out = np.concatenate([x, x, x, x, x[j], x[j]], axis=1)
+    return dict(grid=[1], block=[32], args=[In("in", x.ravel()), Zeros("out", U32, 24 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, out.ravel())],
+                comment="Thread i: 16 bytes via ld.global.nc.v4.u32, ld.global.L1::evict_first.v2.u64, "
+                        "ld.global.nc.b128, ld.global.cs.b128 (+ mov.b128 unpack, low 64 bits first), then "
+                        "st.shared.b128 and the neighbour's chunk via ld.shared.b128 and ld.volatile.shared.v4.u32.")
+
+
+@spec("ld_forms", "prefetch_forms")
+def _(r):
+    n = 100
+    x = r.standard_normal(n).astype(np.float32)
+    return dict(grid=[1], block=[128], args=[In("in", x), Zeros("out", np.float32, n), Scalar("n", "s32", n)],
+                expect=[Expect(1, x)],
+                comment="prefetch.{global.,}{L1,L2}, prefetchu.L1, prefetch.global.L2::evict_last/evict_normal "
+                        "(sm_80+) are hints; out = in.")
+
+
+@spec("st_forms", "st_global_forms")
+def _(r):
+    n = 64
+    i = np.arange(n)
+    out = np.concatenate([(i * 1000 + k + 1) for k in range(26)]).astype(U32)
+    return dict(grid=[2], block=[32], args=[Zeros("out", U32, 26 * n), Scalar("n", "s32", n)],
+                expect=[Expect(0, out)],
+                comment="26 st forms (cache operators, L1 priorities, cache hints, .weak/.relaxed/.release/"
+                        ".volatile/.mmio with every scope, generic): out[k*n + i] = i*1000 + k + 1.")
+
+
+@spec("st_forms", "st_shared_local_forms")
+def _(r):
+    n = 32
+    i = np.arange(n)
+    j = (i + 1) % n
+    out = np.zeros((n, 12), dtype=U32)
+    for k in range(8):
+        out[:, k] = j * 100 + k + 1
+    out[:, 8] = j * 100 + 11
+    out[:, 9] = i * 100 + 9
+    out[:, 10] = i * 100 + 10
+    return dict(grid=[1], block=[32], args=[Zeros("out", U32, 12 * n), Scalar("n", "s32", n)],
+                expect=[Expect(0, out.ravel())],
+                comment="Shared-memory stores (st.shared, ::cta, .volatile, .relaxed.cta, .release.cta/.gpu, .weak, "
+                        "generic, and st.shared::cluster to the CTA's own shared memory on sm_90+) read back by the "
+                        "next thread after bar.sync; st.local / st.volatile.local read back with ld.local / "
+                        "ld.volatile.local; out[12i + 11] stays 0.")
+
+
+@spec("st_forms", "st_vector_forms")
+def _(r):
+    n = 32
+    x = r.integers(0, 2 ** 32, (n, 4), dtype=np.uint64).astype(U32)
+    a, b, c, d = (x[:, k].astype(np.uint64) for k in range(4))
+    m = np.uint64(0xFFFFFFFF)
+    out = np.zeros(16 * n, dtype=U32)
+    o = out[: 8 * n].reshape(n, 8)
+    o[:, 0], o[:, 1] = a ^ b, c ^ d
+    o[:, 2], o[:, 3] = (a + b) & m, (c + d) & m
+    o[:, 4], o[:, 5], o[:, 6], o[:, 7] = d, c, b, a
+    out[8 * n: 12 * n] = x.ravel()  # b128 of {lo = b:a, hi = d:c}: words a b c d
+    out[12 * n:] = x[:, [2, 3, 0, 1]].ravel()  # b128 of {hi, lo}: words c d a b
+    return dict(grid=[1], block=[32], args=[In("in", x.ravel()), Zeros("out", U32, 16 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, out)],
+                comment="st.global.v2/.cs.v2/.L1::no_allocate.v4 and 128-bit st.global(.L2::cache_hint).b128 and "
+                        "st.relaxed.sys.global.b128 of mov.b128 {lo, hi} (lo is the low 64 bits, little-endian).")
+
+
+# ----------------------------------------------------------------------------------------------
+# seed_extend.cu: sign/zero extension and narrow stores
+
+@spec("seed_extend", "sign_extend_loads")
+def _(r):
+    n = 32
+    b8 = np.concatenate([[-128, -127, -2, -1, 0, 1, 2, 127], r.integers(-128, 128, n - 8)]).astype(np.int8)
+    b16 = np.concatenate([[-32768, -32767, -129, -128, -1, 0, 255, 32767], r.integers(-32768, 32768, n - 8)]).astype(np.int16)
+    b32 = np.concatenate([[-(2 ** 31), -1, 0, 1, 2 ** 31 - 1, -123456789, 0x7F00FF00, -0x10000],
+                          r.integers(-(2 ** 31), 2 ** 31, n - 8)]).astype(np.int32)
+    u8, u16, u32 = b8.view(np.uint8), b16.view(np.uint16), b32.view(np.uint32)
+    out32 = np.stack([b8.astype(np.int32), u8.astype(np.int32), u8.astype(np.int32), b16.astype(np.int32),
+                      u16.astype(np.int32), u16.astype(np.int32), b8.astype(np.int32), b16[::-1].astype(np.int32)],
+                     axis=1)
+    out64 = np.stack([b8.astype(np.int64), u8.astype(np.int64), b16.astype(np.int64), b32.astype(np.int64),
+                      u32.astype(np.int64), b16.astype(np.int64)], axis=1)
+    return dict(grid=[1], block=[32],
+                args=[In("b8", b8), In("b16", b16), In("b32", b32), Zeros("out32", np.int32, 8 * n),
+                      Zeros("out64", np.int64, 6 * n), Scalar("n", "s32", n)],
+                expect=[Expect(3, out32.ravel(), why="ld.s8/.s16 sign-extend into a 32-bit register; ld.u8/.b8/.u16/"
+                                                      ".b16 zero-extend"),
+                        Expect(4, out64.ravel(), why="ld.s8/.s16/.s32 sign-extend into a 64-bit register; ld.u8/.u32 "
+                                                     "zero-extend")],
+                comment="SEED SEMANTIC: destination registers wider than the load type. Per element: out32 = "
+                        "[s8, u8, b8, s16, u16, b16, nc.s8, shared.s16 of element n-1-i], out64 = [s8, u8, s16, s32, "
+                        "u32, nc.s16]. PTX: 'sign-extended to the destination register width for signed integers, "
+                        "zero-extended for unsigned and bit-size types'.")
+
+
+@spec("seed_extend", "narrow_stores")
+def _(r):
+    n = 32
+    w32 = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(U32)
+    w64 = r.integers(0, 2 ** 63, n, dtype=np.uint64) * np.uint64(2) + r.integers(0, 2, n, dtype=np.uint64)
+    o8 = np.concatenate([w32 & 0xFF, w64 & np.uint64(0xFF)]).astype(np.uint8)
+    o16 = np.concatenate([w32 & 0xFFFF, w32[::-1] & 0xFFFF]).astype(np.uint16)
+    o32 = (w64 & np.uint64(0xFFFFFFFF)).astype(U32)
+    return dict(grid=[1], block=[32],
+                args=[In("w32", w32), In("w64", w64), Zeros("o8", np.uint8, 2 * n), Zeros("o16", np.uint16, 2 * n),
+                      Zeros("o32", U32, n), Scalar("n", "s32", n)],
+                expect=[Expect(2, o8), Expect(3, o16), Expect(4, o32)],
+                comment="SEED SEMANTIC: a source register wider than the store type stores only its low bits: "
+                        "st.u8/st.b8 from 32- and 64-bit registers, st.u16 and st.shared.b16 from 32-bit registers, "
+                        "st.u32 from a 64-bit register.")
+
+
+# ----------------------------------------------------------------------------------------------
+# cp_async_gemm.cu
+
+@spec("cp_async_gemm", "sgemm_cp_async")
+def _(r):
+    m, n, k = 32, 64, 32
+    a = r.integers(-4, 5, (m, k)).astype(np.float32)
+    b = r.integers(-4, 5, (k, n)).astype(np.float32)
+    c = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    return dict(grid=[n // 32, m // 32], block=[16, 16],
+                args=[In("A", a.ravel()), In("B", b.ravel()), Zeros("C", np.float32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k)],
+                expect=[Expect(2, c.ravel())],
+                comment="Tiled SGEMM with a double-buffered cp.async.cg (16 B, .L2::128B) pipeline and wait_group 1 "
+                        "(2 K-steps). Integer entries in [-4, 4]: every product and partial sum is exact.")
+
+
+@spec("cp_async_gemm", "transpose_cp_async")
+def _(r):
+    rows, cols = 32, 64
+    x = r.standard_normal((rows, cols)).astype(np.float32)
+    return dict(grid=[cols // 32, rows // 32], block=[32, 8],
+                args=[In("in", x.ravel()), Zeros("out", np.float32, rows * cols), Scalar("rows", "s32", rows),
+                      Scalar("cols", "s32", cols)],
+                expect=[Expect(1, x.T.ravel())],
+                comment="Transpose through a padded 32x33 shared tile filled by 4-byte cp.async.ca + wait_all.")
+
+
+# ----------------------------------------------------------------------------------------------
+# createpolicy.cu: the 64-bit policy encoding (CCCL cuda/__annotated_ptr/access_property_encoding.h)
+
+EVICT = {"evict_unchanged": 0, "evict_first": 1, "evict_last": 2, "evict_normal": 3}
+RANGE_ADDRESS_BITS = 0x0007FFE000000000
+
+
+def fraction_policy(primary, secondary="evict_unchanged", fraction=1.0):
+    eps = np.finfo(np.float32).eps
+    num = int(np.float32(np.float32(fraction) - eps) * np.float32(16.0))  # CCCL: (fraction - FLT_EPSILON) * 16
+    return (num << 52) | (EVICT[secondary] << 56) | (EVICT[primary] << 57) | (2 << 59)
+
+
+def range_policy(primary, secondary, ptr, primary_size, total_size):
+    log2_total = (total_size - 1).bit_length()  # ceil(log2(total_size))
+    size_code = max(0, log2_total - 19)
+    log2_block = 12 + size_code
+    start = ptr >> log2_block
+    end = (ptr + primary_size + (1 << log2_block) - 1) >> log2_block
+    count = min(max(end - start, 1), 127)
+    assert start < 128, "block_start must fit its 7-bit field (see createpolicy.cu)"
+    return (count << 37) | (start << 44) | (size_code << 52) | (EVICT[secondary] << 56) | (EVICT[primary] << 57) | (3 << 59)
+
+
+def cccl_policy_values():
+    """The expected policies from CCCL's encoder: build and run gen/cuda/policy_encoding_host.cpp."""
+    nvcc = shutil.which("nvcc")
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if not nvcc or not cxx:
+        raise SystemExit("make_launches.py: needs nvcc (for the CCCL headers) and a host C++ compiler (g++ or $CXX)")
+    include = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "include")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "policy_encoding_host")
+        subprocess.run([cxx, "-std=c++17", "-I" + os.path.join(include, "cccl"), "-I" + include,
+                        os.path.join(HERE, "cuda", "policy_encoding_host.cpp"), "-o", exe], check=True)
+        out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    return [int(line, 16) for line in out.split()]
+
+
+@spec("createpolicy", "createpolicy_values")
+def _(r):
+    frac, base = 0.8, 0x40000
+    p = [
+        fraction_policy("evict_last"),
+        fraction_policy("evict_last", fraction=1.0),
+        fraction_policy("evict_first", fraction=0.5),
+        fraction_policy("evict_unchanged", fraction=0.25),
+        fraction_policy("evict_normal", fraction=0.75),
+        fraction_policy("evict_last", "evict_unchanged", 0.5),
+        fraction_policy("evict_last", "evict_first", 0.0625),
+        fraction_policy("evict_first", "evict_first"),
+        fraction_policy("evict_normal", "evict_first", frac),
+        fraction_policy("evict_unchanged", "evict_first", 0.3),
+        range_policy("evict_last", "evict_unchanged", base, 0x100000, 0x200000),
+        range_policy("evict_last", "evict_first", base, 3000, 1 << 20),
+        range_policy("evict_normal", "evict_unchanged", base + 4096, 65536, 65536),
+        range_policy("evict_first", "evict_unchanged", base, 4096, 4096),
+        range_policy("evict_unchanged", "evict_first", base + 0x123400, 1 << 24, 1 << 26),
+        range_policy("evict_last", "evict_unchanged", 0, 256, 1024) & ~RANGE_ADDRESS_BITS,
+        range_policy("evict_first", "evict_first", 0, 512, 0x40000) & ~RANGE_ADDRESS_BITS,
+        fraction_policy("evict_first", fraction=np.float32(frac) * np.float32(0.5)),
+    ]
+    cccl = cccl_policy_values()
+    if cccl != p:
+        raise SystemExit(f"createpolicy: numpy encoder disagrees with CCCL's: {[hex(v) for v in p]} vs "
+                         f"{[hex(v) for v in cccl]}")
+    return dict(grid=[1], block=[32],
+                args=[Zeros("out", np.uint64, len(p)), Scalar("frac", "f32", frac), Scalar("range_base", "u64", base),
+                      In("buf", np.arange(64, dtype=np.float32))],
+                expect=[Expect(0, np.array(p, dtype=np.uint64),
+                               why="createpolicy returns the hardware encoding (../shared/REFERENCE.md): fraction code "
+                                   "floor((f - FLT_EPSILON) * 16) at bits 52-55, secondary at 56, primary at 57-58, "
+                                   "mode at 59-60 (2 fraction, 3 range); range: block_count 37-43, block_start 44-50, "
+                                   "block-size code 52-55")],
+                comment="18 policies: fractional with and without a fraction, immediate/hex-float/register fractions, "
+                        "with and without a secondary priority; range-based over the synthetic global address "
+                        "range_base = 0x40000 (only encoded, never accessed; block_start stays within its 7 bits). "
+                        "Entries 15-16 are range policies over the real buffer `buf`, stored with bits 37-50 (which "
+                        "depend on the buffer address) cleared. Reference: CCCL's own encoder "
+                        "(gen/cuda/policy_encoding_host.cpp, compiled against the toolkit's CCCL headers), checked "
+                        "against an independent numpy implementation.")
+
+
+@spec("createpolicy", "policy_hinted_scale")
+def _(r):
+    n = 100
+    x = r.standard_normal(n).astype(np.float32)
+    lut = r.standard_normal(16).astype(np.float32)
+    out = x * lut[np.arange(n) & 15]  # one correctly rounded f32 multiply
+    prop = 0x14F0000000000000  # CUDA's "persisting" access property (fraction 100 %, evict_last)
+    return dict(grid=[1], block=[128],
+                args=[In("in", x), In("lut", lut), Zeros("out", np.float32, n), Scalar("prop", "u64", prop),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(2, out)],
+                comment="Policies used as hints: fractional evict_first for the input, a range policy over the LUT, "
+                        "createpolicy.cvt.L2.b64 of the access property 0x14F0000000000000 for the output store. "
+                        "out[i] = in[i] * lut[i % 16] (mul.f32, correctly rounded in numpy too).")
+
+
+# ----------------------------------------------------------------------------------------------
+# annotated_ptr.cu (CCCL library code)
+
+@spec("annotated_ptr", "annotated_axpy")
+def _(r):
+    n = 200
+    x = r.integers(-16, 17, n).astype(np.float32)
+    y = r.integers(-16, 17, n).astype(np.float32)
+    a = 1.5
+    return dict(grid=[2], block=[128], args=[In("x", x), In("y", y), Zeros("out", np.float32, n), Scalar("a", "f32", a),
+                                             Scalar("n", "s32", n)],
+                expect=[Expect(2, (a * x.astype(np.float64) + y).astype(np.float32))],
+                comment="cuda::annotated_ptr loads with streaming/persisting properties and a range access_property "
+                        "on the output (createpolicy + .L2::cache_hint); out = a*x + y, exact for these inputs.")
+
+
+@spec("annotated_ptr", "annotated_fraction")
+def _(r):
+    n = 200
+    x = r.integers(-(2 ** 29), 2 ** 29, n).astype(np.int32)
+    return dict(grid=[2], block=[128], args=[In("x", x), Zeros("out", np.int32, n), Scalar("n", "s32", n)],
+                expect=[Expect(1, (2 * x.astype(np.int64)).astype(np.int32))],
+                comment="50 % persisting fractional access_property on x, normal property on out; out = 2*x.")
+
+
+@spec("annotated_ptr", "apply_property_sum")
+def _(r):
+    n = 300
+    x = r.integers(-1000, 1001, n).astype(np.int32)
+    return dict(grid=[3], block=[128], args=[In("x", x), Zeros("out", np.int32, 1), Scalar("n", "s32", n)],
+                expect=[Expect(1, np.array([x.sum()], dtype=np.int32))],
+                comment="cuda::apply_access_property (prefetch.global.L2::evict_last / evict_normal loops) around an "
+                        "atomicAdd sum; out[0] = sum(x).")
+
+
+# ----------------------------------------------------------------------------------------------
+# cp_async_forms.cu
+
+@spec("cp_async_forms", "cp_async_all_forms")
+def _(r):
+    slice_ = 144
+    x = r.integers(0, 256, 64 * slice_).astype(np.uint8)
+    covered = np.zeros(slice_, dtype=bool)
+    for lo, hi in [(0, 4), (4, 12), (16, 32), (32, 48), (48, 52), (64, 80), (80, 88), (96, 112), (112, 116),
+                   (128, 144)]:
+        covered[lo:hi] = True
+    sh = np.where(covered, x.reshape(64, slice_), 0).astype(np.uint8)
+    out = sh[::-1].ravel()
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", np.uint8, x.size)],
+                expect=[Expect(1, out)],
+                comment="Ten cp.async forms (.ca 4/8/16, .cg 16, .shared::cta, .L2::64B/128B/256B, .L2::cache_hint) "
+                        "in three groups, wait_group 2/1/0 and wait_all; thread t writes out the slice of thread "
+                        "63 - t. Bytes no copy covers stay 0 (cleared before the copies).")
+
+
+@spec("cp_async_forms", "cp_async_src_size_forms")
+def _(r):
+    x = r.integers(0, 256, 32 * 64).astype(np.uint8).reshape(32, 64)
+    out = np.full((32, 64), 0xAB, dtype=np.uint8)
+    for t in range(32):
+        for off, size, src in [(0, 4, t % 5), (8, 8, t % 9), (16, 16, t % 17), (32, 16, (3 * t) % 17),
+                               (48, 16, 7)]:
+            out[t, off:off + size] = 0
+            out[t, off:off + src] = x[t, off:off + src]
+    return dict(grid=[1], block=[32], args=[In("in", x.ravel()), Zeros("out", np.uint8, x.size)],
+                expect=[Expect(1, out.ravel(), why="cp.async copies src-size bytes and zero-fills up to cp-size")],
+                comment="SEED SEMANTIC (zero fill): src-size as an immediate and a register, with .cg, a cache hint "
+                        "and .L2::128B. Shared memory starts as 0xAB; bytes [4,8) of each slot are never copied and "
+                        "keep 0xAB.")
+
+
+@spec("cp_async_forms", "cp_async_ignore_src_forms")
+def _(r):
+    x = r.integers(0, 256, 32 * 32).astype(np.uint8).reshape(32, 32)
+    out = np.full((32, 32), 0xCD, dtype=np.uint8)
+    for t in range(32):
+        for off, size, ignore in [(0, 4, t % 2 == 1), (8, 8, t % 3 == 0), (16, 16, t % 4 == 1)]:
+            out[t, off:off + size] = 0 if ignore else x[t, off:off + size]
+    return dict(grid=[1], block=[32], args=[In("in", x.ravel()), Zeros("out", np.uint8, x.size)],
+                expect=[Expect(1, out.ravel(), why="a true ignore-src predicate writes cp-size zeros")],
+                comment="SEED SEMANTIC (ignore-src): predicate operand on .ca 4, .ca 8 + .L2::64B and .cg 16 + cache "
+                        "hint. Shared memory starts as 0xCD; bytes [4,8) are never copied.")
+
+
+@spec("cp_async_forms", "cp_async_mbarrier_forms")
+def _(r):
+    x = r.integers(0, 2 ** 32, 1024, dtype=np.uint64).astype(U32)
+    out = np.concatenate([x[:512].reshape(128, 4)[::-1].ravel(), x[512:].reshape(128, 4)[::-1].ravel()])
+    return dict(grid=[1], block=[128], args=[In("in", x), Zeros("out", U32, 1024)],
+                expect=[Expect(1, out)],
+                comment="mbarrier completion: phase 0 cp.async.mbarrier.arrive + mbarrier.arrive + test_wait "
+                        "(try_wait on sm_90+), phase 1 cp.async.mbarrier.arrive.noinc + test_wait.parity "
+                        "(try_wait.parity on sm_90+); each phase reads the chunk of thread 127 - t.")
+
+
+# ----------------------------------------------------------------------------------------------
+# seed_cp_async.cu
+
+FORGOTTEN = ("ptxsim models cp.async completion only at cp.async.wait_group/wait_all (or an mbarrier phase), "
+             "deterministically; on hardware this read races with the copy.")
+
+
+@spec("seed_cp_async", "cp_async_zero_fill")
+def _(r):
+    x = r.integers(1, 256, 17 * 16).astype(np.uint8).reshape(17, 16)
+    out = np.where(np.arange(16)[None, :] < np.arange(17)[:, None], x, 0).astype(np.uint8)
+    return dict(grid=[1], block=[17], args=[In("in", x.ravel()), Zeros("out", np.uint8, x.size)],
+                expect=[Expect(1, out.ravel(), why="src-size t < 16: bytes [t, 16) of slot t are zero")],
+                comment="SEED SEMANTIC (zero fill): thread t copies 16 bytes with src-size t (0..16) over 0xEE; "
+                        "out[16t + k] = in[16t + k] for k < t, else 0.")
+
+
+@spec("seed_cp_async", "cp_async_ignore_src")
+def _(r):
+    x = r.integers(1, 2 ** 32, 128, dtype=np.uint64).astype(U32).reshape(32, 4)
+    out = np.where((np.arange(32) % 2 == 1)[:, None], 0, x).astype(U32)
+    return dict(grid=[1], block=[32], args=[In("in", x.ravel()), Zeros("out", U32, 128)],
+                expect=[Expect(1, out.ravel(), why="ignore-src true: 16 zero bytes replace 0xDEADBEEF")],
+                comment="SEED SEMANTIC (ignore-src): odd threads set the predicate; their slots become zeros.")
+
+
+@spec("seed_cp_async", "cp_async_forgotten_wait")
+def _(r):
+    x = r.integers(0, 2 ** 31, 64).astype(U32)
+    t = np.arange(64)
+    out = (0xDEAD0000 + (t ^ 1)).astype(U32)
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", U32, 64)],
+                expect=[Expect(1, out, why="the OLD shared contents 0xDEAD0000 + (t ^ 1): no wait before the read")],
+                comment="SEED SEMANTIC (forgotten wait): cp.async + commit_group, then bar.sync WITHOUT "
+                        "cp.async.wait_group/wait_all, then a read of the neighbour's slot. " + FORGOTTEN)
+
+
+@spec("seed_cp_async", "cp_async_with_wait")
+def _(r):
+    x = r.integers(0, 2 ** 31, 64).astype(U32)
+    t = np.arange(64)
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", U32, 64)],
+                expect=[Expect(1, x[t ^ 1])],
+                comment="The correct version of cp_async_forgotten_wait: wait_all before bar.sync, out[t] = in[t ^ 1].")
+
+
+@spec("seed_cp_async", "cp_async_wait_group_pending")
+def _(r):
+    x = r.integers(0, 2 ** 31, 128).astype(U32)
+    t = np.arange(64)
+    out = np.concatenate([x[t ^ 1], 0xB0000000 + (t ^ 1)]).astype(U32)
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", U32, 128)],
+                expect=[Expect(1, out, why="group A complete after wait_group 1; group B still pending (old values)")],
+                comment="SEED SEMANTIC (partial wait): two commit groups, cp.async.wait_group 1, bar.sync, read both. "
+                        "out[t] = in[t ^ 1] (older group landed), out[64 + t] = 0xB0000000 + (t ^ 1) (newest group "
+                        "not waited for). " + FORGOTTEN)
+
+
+@spec("seed_cp_async", "pipeline_forgotten_wait")
+def _(r):
+    x = r.integers(0, 2 ** 31, 64).astype(U32)
+    t = np.arange(64)
+    return dict(grid=[1], block=[64], args=[In("in", x), Zeros("out", U32, 64)],
+                expect=[Expect(1, (0xDEAD0000 + (t ^ 1)).astype(U32), why="old shared contents: no wait")],
+                comment="SEED SEMANTIC (forgotten wait) written with __pipeline_memcpy_async/__pipeline_commit and no "
+                        "__pipeline_wait_prior. " + FORGOTTEN)
+
+
+# ----------------------------------------------------------------------------------------------
+# sm100_wide.cu: 256-bit forms and sinks
+
+@spec("sm100_wide", "wide_v8_v4_evict")
+def _(r):
+    n = 32
+    a = r.integers(0, 2 ** 32, (n, 8), dtype=np.uint64).astype(U32)
+    q = r.integers(0, 2 ** 64, (n, 4), dtype=np.uint64)
+    return dict(grid=[1], block=[32],
+                args=[In("in32", a.ravel()), Zeros("out32", U32, 8 * n), In("in64", q.ravel()),
+                      Zeros("out64", np.uint64, 4 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, a[:, ::-1].ravel()), Expect(3, q[:, [1, 2, 3, 0]].ravel())],
+                comment="ld.global.L2::evict_last.v8.b32 -> st.global.L2::evict_first.v8.f32 (word order reversed); "
+                        "ld.global.nc.L1::evict_first.L2::evict_normal.v4.b64 -> "
+                        "st.global.L1::no_allocate.L2::evict_last.v4.u64 (rotated by one). Buffers must be 32-byte "
+                        "aligned.")
+
+
+@spec("sm100_wide", "wide_v8_hint_forms")
+def _(r):
+    n = 32
+    a = r.integers(0, 2 ** 32, (n, 8), dtype=np.uint64).astype(U32)
+    out = ((a.astype(np.uint64) + np.arange(8, dtype=np.uint64)) & np.uint64(0xFFFFFFFF)).astype(U32)
+    return dict(grid=[1], block=[32], args=[In("in32", a.ravel()), Zeros("out32", U32, 8 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, out.ravel())],
+                comment="v8 loads (.L2::evict_last.L2::cache_hint / plain ld.global.nc.v8.s32) and stores "
+                        "(.L2::evict_normal.L2::cache_hint / st.relaxed.gpu...L2::evict_first.v8.u32): "
+                        "out[8i + k] = in[8i + k] + k.")
+
+
+@spec("sm100_wide", "sink_v8_v4")
+def _(r):
+    n = 32
+    a = r.integers(0, 2 ** 32, (n, 8), dtype=np.uint64).astype(U32)
+    q = r.integers(0, 2 ** 64, (n, 4), dtype=np.uint64)
+    mem = rng("sink_v8_v4/mem").integers(0, 2 ** 32, (n, 8), dtype=np.uint64).astype(U32)
+    mem64 = rng("sink_v8_v4/mem64").integers(0, 2 ** 64, (n, 4), dtype=np.uint64)
+    regs = np.tile((0x5EED0000 + np.arange(8)).astype(U32), (n, 1))
+    for k in (0, 2, 4, 5, 7):
+        regs[:, k] = a[:, k]
+    mem_out = mem.copy()
+    for k in (0, 2, 3, 5, 7):
+        mem_out[:, k] = ~regs[:, k]
+    regs64 = np.tile(np.uint64(0x5EED5EED00000000) + np.arange(4, dtype=np.uint64), (n, 1))
+    regs64[:, 0], regs64[:, 2] = q[:, 0], q[:, 2]
+    mem64_out = mem64.copy()
+    mem64_out[:, 1] = regs64[:, 1] ^ regs64[:, 0]
+    mem64_out[:, 3] = regs64[:, 3] ^ regs64[:, 2]
+    return dict(grid=[1], block=[32],
+                args=[In("in32", a.ravel()), Zeros("out_regs", U32, 8 * n), In("out_mem", mem.ravel()),
+                      In("in64", q.ravel()), Zeros("out64_regs", np.uint64, 4 * n), In("out64_mem", mem64.ravel())],
+                expect=[Expect(1, regs.ravel(), why="load sinks write no register: slots 1 3 6 keep 0x5EED0000 + k"),
+                        Expect(2, mem_out.ravel(), why="store sinks leave memory words 1 4 6 untouched"),
+                        Expect(4, regs64.ravel(), why="v4.b64 load {q0, _, q2, _}: q1, q3 keep 0x5EED5EED0000000k"),
+                        Expect(5, mem64_out.ravel(), why="v4.b64 store {_, x, _, y}: words 0 and 2 untouched")],
+                comment="SEED SEMANTIC (sinks): `_` in ld/st .v8.b32 and .v4.b64 vector operands. out_mem and "
+                        "out64_mem start as random patterns (input files), so untouched words are visible.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton kernels (configs.py)
+
+def triton_spec(name):
+    def deco(fn):
+        SPECS.append(("triton:" + name, None, name, fn))
+        return fn
+    return deco
+
+
+def _cfg(name):
+    (c,) = [c for c in triton_configs.KERNELS if c["name"] == name]
+    return c
+
+
+def _vadd(name, dtype, two_outputs=False):
+    c = _cfg(name)
+    n = dict((a[0], a[2]) for a in c["args"] if len(a) == 3)["n_elements"]
+    r = rng(name)
+    if dtype == np.float16:
+        x = (r.standard_normal(n) * 8).astype(np.float16)
+        y = (r.standard_normal(n) * 8).astype(np.float16)
+    else:
+        x = r.standard_normal(n).astype(dtype)
+        y = r.standard_normal(n).astype(dtype)
+    args = [In("x", x), In("y", y), Zeros("out", dtype, n)]
+    expect = [Expect(2, x + y)]  # one IEEE add (numpy f16 add rounds once: f32 has >= 2*11+2 bits)
+    if two_outputs:
+        args.append(Zeros("out2", dtype, n))
+        expect.append(Expect(3, x - y))
+    args += [Scalar("n_elements", "s32", n), Null(), Null()]
+    return args, expect
+
+
+@triton_spec("vadd_evict_last")
+def _(r):
+    args, expect = _vadd("vadd_evict_last", np.float32)
+    return dict(args=args, expect=expect,
+                comment="out = x + y; loads with eviction_policy='evict_last' (createpolicy.fractional + "
+                        ".L1::evict_last.L2::cache_hint); n = 1536 is a multiple of 16, so Triton emits v4 accesses.")
+
+
+@triton_spec("vadd_evict_first")
+def _(r):
+    args, expect = _vadd("vadd_evict_first", np.float32)
+    return dict(args=args, expect=expect,
+                comment="out = x + y with evict_first/evict_last loads and an evict_first store; n = 1500 keeps "
+                        "per-element masks (scalar predicated accesses).")
+
+
+@triton_spec("vadd_cg_cs")
+def _(r):
+    args, expect = _vadd("vadd_cg_cs", np.float32)
+    return dict(args=args, expect=expect, comment="out = x + y; ld.global.cg / ld.global.cs / st.global.cs (v4).")
+
+
+@triton_spec("vadd_ca_wt")
+def _(r):
+    args, expect = _vadd("vadd_ca_wt", np.float32)
+    return dict(args=args, expect=expect, comment="out = x + y; ld.global.ca / st.global.wt, masked tail.")
+
+
+@triton_spec("vadd_cv_wb_cg")
+def _(r):
+    args, expect = _vadd("vadd_cv_wb_cg", np.float32, two_outputs=True)
+    return dict(args=args, expect=expect,
+                comment="out = x + y via st.global.wb, out2 = x - y via st.global.cg; x via ld.global.cv.")
+
+
+@triton_spec("vadd_f16_evict")
+def _(r):
+    args, expect = _vadd("vadd_f16_evict", np.float16)
+    return dict(args=args, expect=expect,
+                comment="fp16 out = x + y with evict_first/evict_last loads and st.global.cs; one correctly rounded "
+                        "f16 add per element.")
+
+
+SOFTMAX_LOG2E = np.float32(np.uint32(0x3FB8AA3B).view(np.float32))
+
+
+@triton_spec("softmax")
+def _(r):
+    c = _cfg("softmax")
+    vals = dict((a[0], a[2]) for a in c["args"] if len(a) == 3)
+    rows, cols = c["grid"][0], vals["n_cols"]
+    x = (r.integers(-32, 33, (rows, cols)) / 8).astype(np.float32)  # multiples of 1/8 in [-4, 4]
+    d = x - x.max(axis=1, keepdims=True)  # exact in f32
+    t = d * SOFTMAX_LOG2E  # mul.f32 by 0f3FB8AA3B, as in the PTX: emulated in f32
+    e = np.exp2(t.astype(np.float64))
+    out = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    why = ("max_ulp = 24: the reference rounds the IEEE steps exactly as the PTX does (sub.f32, mul.f32 by "
+           "0f3FB8AA3B) and evaluates exp2, the sum and the division exactly. The PTX ISA allows: ex2.approx.f32 "
+           "<= 2 ulp per term (relative 4 * 2^-24), so the sum too, plus <= 8 * 2^-24 from f32 additions along "
+           "Triton's reduction tree (depth <= 8; all terms positive); the quotient inherits 4 + 4 + 8 = 16 * 2^-24 "
+           "(<= 16 ulp) and div.full.f32 adds <= 2 ulp: < 19 ulp with rounding; 24 leaves margin.")
+    return dict(args=[Zeros("output", np.float32, rows * cols), In("input", x.ravel()),
+                      Scalar("input_row_stride", "s32", cols), Scalar("output_row_stride", "s32", cols),
+                      Scalar("n_cols", "s32", cols), Null(), Null()],
+                expect=[Expect(0, out.ravel(), max_ulp=24, why=why)], requires_ptx_text=["0f3FB8AA3B", "ex2.approx.f32"],
+                comment="Fused row softmax, 8 rows x 100 columns (BLOCK_SIZE 128, masked with -inf).")
+
+
+@triton_spec("layer_norm")
+def _(r):
+    c = _cfg("layer_norm")
+    vals = dict((a[0], a[2]) for a in c["args"] if len(a) == 3)
+    rows, n, eps = c["grid"][0], vals["N"], np.float32(vals["eps"])
+    half = r.integers(-8, 9, (rows, n // 2))
+    x = np.concatenate([half, -half], axis=1)
+    x = np.stack([row[rng(f"layer_norm/perm{i}").permutation(n)] for i, row in enumerate(x)]).astype(np.float32)
+    w = (r.integers(1, 9, n) / 4).astype(np.float32)
+    b = np.where(np.arange(n) % 2 == 0, 0.0, 64.0).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1)  # exactly 0: each row is a multiset and its negation
+    assert np.all(mean == 0)
+    var = (x64 * x64).mean(axis=1)  # integer sum / 256: exact
+    var_eps = (var.astype(np.float32) + eps).astype(np.float64)  # add.f32 in the PTX, IEEE
+    rstd = 1.0 / np.sqrt(var_eps)
+    y = (x64 * rstd[:, None]) * w + b
+    return dict(args=[In("X", x.ravel()), Zeros("Y", np.float32, rows * n), In("W", w), In("B", b),
+                      Zeros("Mean", np.float32, rows), Zeros("Rstd", np.float32, rows), Scalar("stride", "s32", n),
+                      Scalar("N", "s32", n), Scalar("eps", "f32", eps), Null(), Null()],
+                expect=[Expect(4, mean.astype(np.float32), max_ulp=2,
+                               why="mean = div.full.f32(sum, 256) with an exact integer sum of 0: div.full <= 2 ulp"),
+                        Expect(5, rstd.astype(np.float32), max_ulp=10,
+                               why="rstd = div.full(1, sqrt.approx.ftz(var + eps)): var from div.full (<= 2 ulp, "
+                                   "halved by the square root), sqrt.approx relative error <= 2^-23, div.full <= 2 "
+                                   "ulp: < 9 ulp with rounding; 10 allowed"),
+                        Expect(1, y.astype(np.float32).ravel(), max_ulp=12,
+                               why="y = fma((x - mean) * rstd, w, b): rstd's error (<= 10 ulp) plus one mul and one "
+                                   "fma rounding; b = 64 on odd columns where |x_hat * w| <= 8 keeps it < 2 ulp")],
+                requires_ptx_text=["div.full.f32", "sqrt.approx.ftz.f32", "fma.rn.f32"],
+                comment="Layer norm forward, 4 rows x 256 (BLOCK_SIZE 128, two loop iterations). Rows are "
+                        "integers in [-8, 8] whose mean is exactly 0, so mean, the centred values and the variance "
+                        "sum are exact and only the .approx steps (div.full.f32, sqrt.approx.ftz.f32) need bounds.")
+
+
+def _matmul(name, dtype):
+    c = _cfg(name)
+    vals = dict((a[0], a[2]) for a in c["args"] if len(a) == 3)
+    m, n, k = vals["M"], vals["N"], vals["K"]
+    r = rng(name)
+    a = r.integers(-3, 4, (m, k)).astype(dtype)
+    b = r.integers(-3, 4, (k, n)).astype(dtype)
+    out = (a.astype(np.float64) @ b.astype(np.float64)).astype(dtype)  # |c| <= 576: exact in fp16/tf32/fp32
+    args = [In("a", a.ravel()), In("b", b.ravel()), Zeros("c", dtype, m * n)]
+    for s in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm"):
+        args.append(Scalar(s, "s32", vals[s]))
+    return args + [Null(), Null()], [Expect(2, out.ravel())], (m, n, k)
+
+
+@triton_spec("matmul_fp16")
+def _(r):
+    args, expect, (m, n, k) = _matmul("matmul_fp16", np.float16)
+    return dict(args=args, expect=expect,
+                comment=f"fp16 matmul {m}x{k} @ {k}x{n}, fp32 accumulation, fp16 output (tensor cores: mma.sync on "
+                        "sm_80, wgmma on sm_90). Integer entries in [-3, 3]: products, sums (|c| <= 576) and the "
+                        "fp16 result are exact in any order.")
+
+
+@triton_spec("matmul_fp32_tf32")
+def _(r):
+    args, expect, (m, n, k) = _matmul("matmul_fp32_tf32", np.float32)
+    return dict(args=args, expect=expect,
+                comment=f"fp32 matmul {m}x{k} @ {k}x{n} with tf32 tensor cores. Small integers are exact in tf32 "
+                        "(10-bit mantissa), so the result is exact.")
+
+
+@triton_spec("matmul_fp32_ieee")
+def _(r):
+    args, expect, (m, n, k) = _matmul("matmul_fp32_ieee", np.float32)
+    return dict(args=args, expect=expect,
+                comment=f"fp32 matmul {m}x{k} @ {k}x{n} with input_precision='ieee' (fma.rn.f32 loops); exact.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing
+
+def toml_str(s):
+    return json.dumps(s)  # a JSON string is a valid TOML basic string
+
+
+def comment_block(text, width=98):
+    words, lines, cur = text.split(), [], "#"
+    for wd in words:
+        if len(cur) + 1 + len(wd) > width:
+            lines.append(cur)
+            cur = "#"
+        cur += " " + wd
+    lines.append(cur)
+    return lines
+
+
+def save(rel, arr):
+    path = os.path.join(RUN, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.save(path, arr, allow_pickle=False)
+
+
+def check_params(ptx_rel, kernel, params, args):
+    if len(params) != len(args):
+        raise SystemExit(f"{ptx_rel} {kernel}: {len(args)} args for {len(params)} params")
+    for p, a in zip(params, args):
+        size = PTX_BYTES[p["type"]]
+        if isinstance(a, Scalar):
+            ok = SPEC_BYTES[a.ty] == size
+        else:
+            ok = size == 8
+        if not ok:
+            raise SystemExit(f"{ptx_rel} {kernel}: arg {a.name} does not fit param {p}")
+
+
+def main():
+    manifest = json.load(open(os.path.join(CORPUS, "manifest.json")))
+    files = [f for f in manifest["files"] if f["ptxas"]["verdict"] == "accepted"]
+    os.makedirs(RUN, exist_ok=True)
+    written, data_bytes = [], 0
+    for source, kernel, label, builder in SPECS:
+        if source.startswith("triton:"):
+            cfg_name = source.split(":", 1)[1]
+            targets = [f for f in files if f["generator"]["tool"] == "triton"
+                       and f["generator"]["config"].endswith(":" + cfg_name)]
+            group = f"triton/{cfg_name}"
+        else:
+            targets = [f for f in files if f["generator"]["tool"] == "nvcc"
+                       and f["generator"]["source"].endswith(f"/{source}.cu")
+                       and any(k["name"] == kernel for k in f["kernels"])]
+            group = f"nvcc/{source}/{label}"
+        if not targets:
+            raise SystemExit(f"no corpus file for {source} {kernel}")
+        d = builder(rng(group))
+        # Inputs and expected outputs, shared by every target of this kernel.
+        arg_specs = []
+        for a in d["args"]:
+            if isinstance(a, In):
+                rel = f"data/{group}/{a.name}.npy"
+                save(rel, a.arr)
+                data_bytes += a.arr.nbytes
+                arg_specs.append(rel)
+            elif isinstance(a, Zeros):
+                arg_specs.append(f"zeros:{NPY_TO_SPEC[a.dtype]}:{a.count}")
+            elif isinstance(a, Null):
+                arg_specs.append("null")
+            else:
+                arg_specs.append(fmt_scalar(a.ty, a.value))
+        expects = []
+        for e in d["expect"]:
+            a = d["args"][e.arg]
+            want_dtype, want_count = (a.arr.dtype, a.arr.size) if isinstance(a, In) else (a.dtype, a.count)
+            if e.arr.dtype != want_dtype or e.arr.size != want_count:
+                raise SystemExit(f"{group}: expected output {e.arg} is {e.arr.dtype}[{e.arr.size}], buffer is "
+                                 f"{want_dtype}[{want_count}]")
+            rel = f"data/{group}/expected_{a.name}.npy"
+            save(rel, e.arr)
+            data_bytes += e.arr.nbytes
+            expects.append((e, rel))
+        for f in targets:
+            meta = None
+            if source.startswith("triton:"):
+                meta = json.load(open(os.path.join(CORPUS, f["file"][: -len(".ptx")] + ".json")))
+                kname, grid, block, shared = meta["entry"], meta["grid"], meta["block"], meta["shared"]
+            else:
+                kname, grid, block, shared = kernel, d["grid"], d["block"], d.get("shared", 0)
+            (k,) = [k for k in f["kernels"] if k["name"] == kname]
+            check_params(f["file"], kname, k["params"], d["args"])
+            stem = f["file"][: -len(".ptx")].replace("/", ".")
+            name = stem if source.startswith("triton:") else f"{stem}.{label}"
+            lines = [f"# {name}: launch of `{kname}` from {f['file']} ({f['target']}).",
+                     *comment_block(d["comment"]),
+                     f"# Source: {f['generator']['source']}"
+                     + (f" ({f['generator']['config']})" if meta else "") + ".",
+                     "# Inputs and expected outputs: tests/corpus/gen/make_launches.py (numpy, fixed seeds)."]
+            if meta:
+                lines += comment_block(f"Triton metadata ({f['file'][:-4]}.json): num_warps={meta['num_warps']}, "
+                                       f"shared={meta['shared']} bytes (dynamic shared memory); block = 32*num_warps; "
+                                       "the two trailing pointer params are Triton's scratch buffers, passed as null.")
+            for needle in d.get("requires_ptx_text", []):
+                if needle not in open(os.path.join(CORPUS, f["file"])).read():
+                    raise SystemExit(f"{f['file']}: the reference assumes `{needle}` in the PTX")
+            lines += ["", f"ptx = {toml_str('../' + f['file'])}", f"kernel = {toml_str(kname)}",
+                      f"grid = {json.dumps(grid)}", f"block = {json.dumps(block)}", f"shared = {shared}",
+                      "args = ["]
+            for p, s in zip(k["params"], arg_specs):
+                lines.append(f"    {toml_str(s)},  # {p['name']} ({p['type']})")
+            lines.append("]")
+            for e, rel in expects:
+                lines += [""]
+                if e.why:
+                    lines += comment_block(e.why)
+                lines += ["[[expect]]", f"arg = {e.arg}", f"npy = {toml_str(rel)}", f"max_ulp = {e.max_ulp}"]
+            text = "\n".join(lines) + "\n"
+            path = os.path.join(RUN, name + ".toml")
+            with open(path, "w") as fh:
+                fh.write(text)
+            tomllib.loads(text)  # must be valid TOML
+            written.append(dict(launch=f"run/{name}.toml", ptx=f["file"], kernel=kname,
+                                expect=[dict(arg=e.arg, max_ulp=e.max_ulp) for e, _ in expects]))
+    with open(os.path.join(RUN, "index.json"), "w") as fh:
+        json.dump(dict(launches=written), fh, indent=1)
+        fh.write("\n")
+    print(f"launches: {len(written)} files, {data_bytes} bytes of .npy payload")
+
+
+if __name__ == "__main__":
+    main()
