@@ -64,7 +64,7 @@ pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckRe
     let text = match ptx_syntax::decode_source(bytes) {
         Ok(t) => t,
         Err(e) => {
-            let valid = String::from_utf8_lossy(&bytes[..e.span.start as usize]).into_owned();
+            let valid = String::from_utf8_lossy(bytes).into_owned();
             return CheckReport {
                 file: SourceFile::new(name, valid),
                 module: None,

@@ -62,9 +62,13 @@ fn rich_one(
         out.extend_from_slice("───╯\n".as_bytes());
         return;
     }
-    // Underline at most to the end of the first line of the span.
-    let start = start as usize;
-    let end = (d.span.end as usize).clamp(start, line_range.end.max(start));
+    // Underline at most to the end of the first line of the span, on character boundaries
+    // (a span may start inside a replaced invalid byte sequence).
+    let start = floor_char_boundary(&file.text, start as usize);
+    let end = ceil_char_boundary(
+        &file.text,
+        (d.span.end as usize).clamp(start, line_range.end.max(start)),
+    );
     let name = file.name.as_str();
     let mut report = Report::build(kind, (name, start..end))
         .with_code(d.code)
@@ -80,6 +84,22 @@ fn rich_one(
     }
     // Writing to a Vec cannot fail.
     let _ = report.finish().write((name, source), &mut *out);
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 fn label_text(d: &Diagnostic) -> &str {

@@ -1581,12 +1581,20 @@ fn section(i: &mut Input<'_, '_>) -> PResult<Item> {
     }
 }
 
-/// A value in section data: an expression, or a section name (`.b32 .debug_abbrev`).
+/// A value in section data: an expression whose names may be section names
+/// (`.b32 .debug_abbrev`, `.b32 .debug_loc+133`).
 fn section_value(i: &mut Input<'_, '_>) -> PResult<Expr> {
-    if at(i, Tok::Dot) {
-        return Ok(Expr::Name(name_of(bump(i))));
+    if !at(i, Tok::Dot) {
+        return expr(i);
     }
-    expr(i)
+    let mut lhs = Expr::Name(name_of(bump(i)));
+    while let Some(op @ (BinaryOp::Add | BinaryOp::Sub)) = binary_op(peek(i).kind) {
+        bump(i);
+        let rhs = expr_bp(i, op.precedence() + 1)?;
+        let span = lhs.span().to(rhs.span());
+        lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs), span);
+    }
+    Ok(lhs)
 }
 
 fn item(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<Option<Item>> {

@@ -468,7 +468,7 @@ fn createpolicy_and_prefetch_are_typed() {
 #[test]
 fn debug_sections() {
     let m = module(
-        ".version 8.0\n.target sm_80\n.address_size 64\n.section .debug_abbrev\n{\n.b8 1 // DW_TAG\n.b8 17,1,37\n}\n.section .debug_info\n{\n.b32 35\n.b32 .debug_abbrev\n$L__info_string0:\n.b64 $L__func_begin0\n.b32 $L__func_end0-$L__func_begin0\n}\n",
+        ".version 8.0\n.target sm_80\n.address_size 64\n.section .debug_abbrev\n{\n.b8 1 // DW_TAG\n.b8 17,1,37\n}\n.section .debug_info\n{\n.b32 35\n.b32 .debug_abbrev\n$L__info_string0:\n.b64 $L__func_begin0\n.b32 $L__func_end0-$L__func_begin0\n.b32 .debug_loc+133\n}\n",
     );
     let sections: Vec<_> = m
         .items

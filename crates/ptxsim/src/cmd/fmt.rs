@@ -26,11 +26,9 @@ pub fn run(args: Args) -> ExitCode {
     let text = match ptx_syntax::decode_source(&bytes) {
         Ok(t) => t,
         Err(e) => {
-            let file = SourceFile::new(
-                &name,
-                String::from_utf8_lossy(&bytes[..e.span.start as usize]),
-            );
+            let file = SourceFile::new(&name, String::from_utf8_lossy(&bytes));
             let d = Diagnostic::from_parse_error(&e, None);
+            // The invalid bytes show as U+FFFD; offsets before the first one are unchanged.
             eprint!("{}", render::rich(&file, &[d], super::stderr_color()));
             return ExitCode::from(2);
         }

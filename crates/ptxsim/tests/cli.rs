@@ -1,0 +1,131 @@
+//! The `ptxsim` binary as a user runs it: exit codes, file:line:col diagnostics, formats.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn ptxsim() -> Command {
+    Command::cargo_bin("ptxsim").unwrap()
+}
+
+/// A fresh directory for one test's files.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = ptxsim()
+        .arg("--help")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for sub in ["check", "fmt"] {
+        assert!(text.contains(sub), "{text}");
+    }
+}
+
+#[test]
+fn syntax_error_reports_file_line_col_excerpt_and_exits_2() {
+    let dir = temp_dir("syntax");
+    let f = write(
+        &dir,
+        "bad.ptx",
+        format!("{HEAD}.entry k() {{\n\tmov.u32 %r1, 0x;\n}}\n").as_bytes(),
+    );
+    let out = ptxsim()
+        .args(["check", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{f}:5:15")), "{err}");
+    assert!(err.contains("mov.u32 %r1, 0x;"), "source line shown: {err}");
+    assert!(err.contains("invalid number `0x`"), "{err}");
+
+    let out = ptxsim()
+        .args(["check", "--format", "ptxas", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "ptxas {f}, line 5; fatal   : Parsing error near '0x': syntax error\n\
+             ptxas fatal   : Ptx assembly aborted due to errors\n"
+        )
+    );
+
+    let out = ptxsim()
+        .args(["check", "--format", "json", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "ptxsim-check/1");
+    assert_eq!(v["files"][0]["diagnostics"][0]["line"], 5);
+    assert_eq!(v["files"][0]["diagnostics"][0]["column"], 15);
+}
+
+#[test]
+fn clean_file_exits_0_and_fmt_prints_it() {
+    let dir = temp_dir("clean");
+    let f = write(
+        &dir,
+        "ok.ptx",
+        format!("{HEAD}.visible .entry k()\n{{\n\tret;\n}}\n").as_bytes(),
+    );
+    ptxsim().args(["check", &f]).assert().success();
+    let out = ptxsim()
+        .args(["fmt", &f])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .contains(".visible .entry k"));
+}
+
+#[test]
+fn non_utf8_and_missing_files_fail_cleanly() {
+    let dir = temp_dir("binary");
+    let f = write(&dir, "bin.ptx", b".version 8.0\n\xff\xfe\x00\x01");
+    let out = ptxsim()
+        .args(["check", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("not UTF-8") && err.contains(&format!("{f}:2:1")),
+        "{err}"
+    );
+    let out = ptxsim()
+        .args(["check", "/nonexistent/x.ptx"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("cannot read /nonexistent/x.ptx"));
+    ptxsim().args(["fmt", &f]).assert().code(2);
+}
