@@ -52,11 +52,17 @@ pub(crate) struct Evicted {
     pub class: EvictionClass,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-struct Meta {
+/// One way: its tag and state, 16 bytes, so a 16-way set is four adjacent host cache lines.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+struct Way {
+    tag: u64,
     valid: u8,
     dirty: u8,
     class: u8,
+    /// LRU rank within the set: 0 = most recently used. The ranks of a set are always a
+    /// permutation of `0..ways`, so LRU order is exact however long the run.
+    age: u8,
 }
 
 const INVALID: u64 = u64::MAX;
@@ -105,10 +111,7 @@ pub(crate) struct SectorCache {
     ways: usize,
     indexer: SetIndexer,
     line_bytes: usize,
-    tags: Vec<u64>,
-    meta: Vec<Meta>,
-    stamp: Vec<u64>,
-    clock: u64,
+    slots: Vec<Way>,
     /// Most evict-last lines one set may hold.
     last_cap: u32,
     /// Valid lines per class.
@@ -119,20 +122,24 @@ pub(crate) struct SectorCache {
 
 impl SectorCache {
     pub fn new(cfg: &CacheConfig, last_cap: u32, keep_data: bool) -> Self {
-        let sets = cfg.sets();
-        let slots = (sets * u64::from(cfg.ways)) as usize;
+        let sets = cfg.sets().max(1);
+        let ways = cfg.ways as usize;
         let line_bytes = cfg.line_bytes as usize;
+        let mut slots = Vec::with_capacity(sets as usize * ways);
+        for _ in 0..sets {
+            for w in 0..ways {
+                slots.push(Way { tag: INVALID, valid: 0, dirty: 0, class: 1, age: w as u8 });
+            }
+        }
+        let n = slots.len();
         Self {
-            ways: cfg.ways as usize,
-            indexer: SetIndexer::new(cfg.set_hash, sets.max(1)),
+            ways,
+            indexer: SetIndexer::new(cfg.set_hash, sets),
             line_bytes,
-            tags: vec![INVALID; slots],
-            meta: vec![Meta::default(); slots],
-            stamp: vec![0; slots],
-            clock: 0,
+            slots,
             last_cap,
             occupancy: [0; 3],
-            data: if keep_data { vec![0; slots * line_bytes] } else { Vec::new() },
+            data: if keep_data { vec![0; n * line_bytes] } else { Vec::new() },
         }
     }
 
@@ -142,10 +149,7 @@ impl SectorCache {
             ways: 1,
             indexer: SetIndexer::new(SetHash::Modulo, 1),
             line_bytes: 0,
-            tags: vec![INVALID],
-            meta: vec![Meta::default()],
-            stamp: vec![0],
-            clock: 0,
+            slots: vec![Way { tag: INVALID, valid: 0, dirty: 0, class: 1, age: 0 }],
             last_cap: 0,
             occupancy: [0; 3],
             data: Vec::new(),
@@ -156,9 +160,9 @@ impl SectorCache {
     #[inline(always)]
     pub fn lookup(&self, line: u64) -> (usize, Option<usize>) {
         let base = self.indexer.set_of(line) as usize * self.ways;
-        let tags = &self.tags[base..base + self.ways];
-        for (w, &t) in tags.iter().enumerate() {
-            if t == line {
+        let set = &self.slots[base..base + self.ways];
+        for (w, way) in set.iter().enumerate() {
+            if way.tag == line {
                 return (base, Some(base + w));
             }
         }
@@ -167,30 +171,45 @@ impl SectorCache {
 
     #[inline(always)]
     pub fn valid(&self, slot: usize) -> u8 {
-        self.meta[slot].valid
+        self.slots[slot].valid
     }
 
     #[inline(always)]
     pub fn dirty(&self, slot: usize) -> u8 {
-        self.meta[slot].dirty
+        self.slots[slot].dirty
     }
 
     #[inline(always)]
     pub fn class(&self, slot: usize) -> EvictionClass {
-        EvictionClass::from_u8(self.meta[slot].class)
+        EvictionClass::from_u8(self.slots[slot].class)
     }
 
     #[inline(always)]
     pub fn line_of(&self, slot: usize) -> u64 {
-        self.tags[slot]
+        self.slots[slot].tag
+    }
+
+    /// Makes `slot` the most recently used way of its set.
+    #[inline(always)]
+    fn promote(&mut self, slot: usize) {
+        let base = slot - slot % self.ways;
+        let age = self.slots[slot].age;
+        if age == 0 {
+            return;
+        }
+        for way in &mut self.slots[base..base + self.ways] {
+            if way.age < age {
+                way.age += 1;
+            }
+        }
+        self.slots[slot].age = 0;
     }
 
     /// Marks the slot most recently used and applies the hint. Returns true when an
     /// evict-last request was turned into normal because the set's carve-out is full.
     #[inline(always)]
     pub fn touch(&mut self, slot: usize, hint: Hint) -> bool {
-        self.clock += 1;
-        self.stamp[slot] = self.clock;
+        self.promote(slot);
         match hint {
             Hint::Unchanged => false,
             Hint::Set(c) => self.set_class(slot, c),
@@ -198,7 +217,7 @@ impl SectorCache {
     }
 
     fn set_class(&mut self, slot: usize, want: EvictionClass) -> bool {
-        let old = self.meta[slot].class;
+        let old = self.slots[slot].class;
         let mut class = want;
         let mut capped = false;
         if want == EvictionClass::EvictLast && old != EvictionClass::EvictLast as u8 {
@@ -211,16 +230,15 @@ impl SectorCache {
         if class as u8 != old {
             self.occupancy[old as usize] -= 1;
             self.occupancy[class as usize] += 1;
-            self.meta[slot].class = class as u8;
+            self.slots[slot].class = class as u8;
         }
         capped
     }
 
     fn last_lines_in_set(&self, base: usize) -> u32 {
-        (base..base + self.ways)
-            .filter(|&s| {
-                self.tags[s] != INVALID && self.meta[s].class == EvictionClass::EvictLast as u8
-            })
+        self.slots[base..base + self.ways]
+            .iter()
+            .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
             .count() as u32
     }
 
@@ -230,25 +248,23 @@ impl SectorCache {
     #[inline]
     pub fn allocate(&mut self, base: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
         let mut victim = base;
-        let mut best = u128::MAX;
-        for s in base..base + self.ways {
-            if self.tags[s] == INVALID {
-                victim = s;
+        let mut best = u16::MAX;
+        for (w, way) in self.slots[base..base + self.ways].iter().enumerate() {
+            if way.tag == INVALID {
+                victim = base + w;
                 break;
             }
-            let key = (u128::from(self.meta[s].class) << 64) | u128::from(self.stamp[s]);
+            // Lowest class first; within a class the oldest (highest rank).
+            let key = (u16::from(way.class) << 8) | u16::from(255 - way.age);
             if key < best {
                 best = key;
-                victim = s;
+                victim = base + w;
             }
         }
-        let evicted = if self.tags[victim] != INVALID {
-            let m = self.meta[victim];
-            self.occupancy[m.class as usize] -= 1;
-            Some(Evicted {
-                dirty: m.dirty,
-                class: EvictionClass::from_u8(m.class),
-            })
+        let old = self.slots[victim];
+        let evicted = if old.tag != INVALID {
+            self.occupancy[old.class as usize] -= 1;
+            Some(Evicted { dirty: old.dirty, class: EvictionClass::from_u8(old.class) })
         } else {
             None
         };
@@ -258,36 +274,39 @@ impl SectorCache {
             class = EvictionClass::Normal;
             capped = true;
         }
-        self.tags[victim] = line;
-        self.meta[victim] = Meta { valid: 0, dirty: 0, class: class as u8 };
+        let w = &mut self.slots[victim];
+        w.tag = line;
+        w.valid = 0;
+        w.dirty = 0;
+        w.class = class as u8;
         self.occupancy[class as usize] += 1;
-        self.clock += 1;
-        self.stamp[victim] = self.clock;
+        self.promote(victim);
         (victim, evicted, capped)
     }
 
     #[inline(always)]
     pub fn add_valid(&mut self, slot: usize, mask: u8) {
-        self.meta[slot].valid |= mask;
+        self.slots[slot].valid |= mask;
     }
 
     #[inline(always)]
     pub fn set_dirty(&mut self, slot: usize, dirty: u8) {
-        self.meta[slot].dirty = dirty;
+        self.slots[slot].dirty = dirty;
     }
 
     /// Drops sectors; frees the way when none is left. Returns the sectors that were valid
     /// and the dirty ones among them.
     pub fn drop_sectors(&mut self, slot: usize, mask: u8) -> (u8, u8) {
-        let m = &mut self.meta[slot];
-        let dropped = m.valid & mask;
-        let dirty = m.dirty & mask;
-        m.valid &= !mask;
-        m.dirty &= !mask;
-        if m.valid == 0 {
-            let class = m.class as usize;
-            self.tags[slot] = INVALID;
-            self.meta[slot] = Meta::default();
+        let w = &mut self.slots[slot];
+        let dropped = w.valid & mask;
+        let dirty = w.dirty & mask;
+        w.valid &= !mask;
+        w.dirty &= !mask;
+        if w.valid == 0 && w.tag != INVALID {
+            let class = w.class as usize;
+            w.tag = INVALID;
+            w.dirty = 0;
+            w.class = 1;
             self.occupancy[class] -= 1;
         }
         (dropped, dirty)
@@ -295,7 +314,7 @@ impl SectorCache {
 
     /// The slots holding a line.
     pub fn resident_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        self.tags.iter().enumerate().filter(|(_, &t)| t != INVALID).map(|(s, _)| s)
+        self.slots.iter().enumerate().filter(|(_, w)| w.tag != INVALID).map(|(s, _)| s)
     }
 
     /// Valid lines per class: `[evict_first, normal, evict_last]`.
@@ -305,7 +324,7 @@ impl SectorCache {
 
     /// Most evict-last lines of any one set.
     pub fn max_last_lines_per_set(&self) -> u32 {
-        (0..self.tags.len() / self.ways)
+        (0..self.slots.len() / self.ways)
             .map(|set| self.last_lines_in_set(set * self.ways))
             .max()
             .unwrap_or(0)

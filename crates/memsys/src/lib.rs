@@ -27,7 +27,7 @@ mod error;
 mod memory;
 mod policy;
 pub mod replay;
-mod rng;
+pub(crate) mod rng;
 mod stats;
 mod system;
 mod types;

@@ -2,7 +2,7 @@
 //! run is reproducible from the configuration's seed alone.
 
 #[derive(Debug, Clone)]
-pub(crate) struct SplitMix64(u64);
+pub struct SplitMix64(u64);
 
 impl SplitMix64 {
     pub fn new(seed: u64) -> Self {

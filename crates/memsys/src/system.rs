@@ -11,8 +11,8 @@ use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 use crate::rng::SplitMix64;
 use crate::stats::{Attr, OccupancySample, Stats};
 use crate::types::{
-    AccessKind, CacheOperator, L1EvictionPriority, L2EvictionPriority, LaneAccess, Outcome,
-    PrefetchSize, Request, Scope, Semantics, Space,
+    AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess, Outcome,
+    PrefetchSize, Request, Scope, Semantics, SmId, Space,
 };
 
 /// Most lane accesses one request may carry (a warp's 32 lanes, twice over for split vectors).
@@ -110,9 +110,21 @@ fn l2_hint(p: L2EvictionPriority) -> Hint {
     }
 }
 
+/// Set bits of every byte value (a table: `count_ones` without a popcnt target feature is a
+/// dozen instructions on the hot path).
+const POPCOUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn pop(m: u8) -> u64 {
-    u64::from(m.count_ones())
+    u64::from(POPCOUNT[m as usize])
 }
 
 /// The memory hierarchy: one L1 per SM (holding its own copy of the data, not coherent with
@@ -136,6 +148,9 @@ pub struct MemSystem {
     range_policies: Vec<RangePolicy>,
     groups: Vec<Group>,
     hit_data: Vec<u8>,
+    /// The last request resolved by [`MemSystem::access`] and its route (traces repeat a few
+    /// request shapes, so this skips most routing work).
+    last_request: Option<(Request, Route)>,
 }
 
 impl MemSystem {
@@ -173,6 +188,7 @@ impl MemSystem {
             range_policies: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
             hit_data: Vec::new(),
+            last_request: None,
             cfg,
         })
     }
@@ -309,9 +325,95 @@ impl MemSystem {
     }
 
     /// One access without data (trace replay): `bytes` at `addr` with the request's hints.
+    /// Counts exactly what a one-lane [`MemSystem::load`]/[`MemSystem::store`] would; in a
+    /// memory system that holds data it is routed through them (atomics add nothing).
     #[inline]
     pub fn access(&mut self, req: &Request, addr: u64, bytes: u32) -> Result<Outcome, MemError> {
-        self.execute(req, &[LaneAccess { addr, bytes }], Data::None)
+        if self.keep_data {
+            return self.execute(req, &[LaneAccess { addr, bytes }], Data::None);
+        }
+        let at = self.attr(req.sm.0, req.instr.0)?;
+        if bytes == 0 || bytes > MAX_LANE_BYTES {
+            return Err(MemError::BadSize { addr, bytes });
+        }
+        let Some(end) = addr.checked_add(u64::from(bytes)) else {
+            return Err(MemError::Unmapped { addr, bytes });
+        };
+        // The route does not depend on the SM or the instruction id.
+        let shape = Request { sm: SmId(0), instr: InstrId(0), ..*req };
+        let route = match &self.last_request {
+            Some((r, route)) if *r == shape => *route,
+            _ => {
+                let route = self.resolve(req)?;
+                self.last_request = Some((shape, route));
+                route
+            }
+        };
+        self.ensure_l1(at.sm);
+        let mut out = Outcome::default();
+        let mut level = 0u8;
+        self.stats.requests += 1;
+        if matches!(route.l1, L1Path::Cached { .. })
+            || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read)
+        {
+            self.stats.bump(at, |c| c.l1.requests += 1);
+        }
+        let spl_mask = (1u64 << self.sectors_per_line_shift) - 1;
+        let first = addr >> self.sector_shift;
+        let last = (end - 1) >> self.sector_shift;
+        let mut reached_l2 = false;
+        let mut s = first;
+        while s <= last {
+            let line = s >> self.sectors_per_line_shift;
+            let line_last = last.min(line << self.sectors_per_line_shift | spl_mask);
+            let mut mask = 0u8;
+            for x in s..=line_last {
+                mask |= 1 << (x & spl_mask);
+            }
+            match route.op {
+                Op::Read => reached_l2 |= self.read_group(at, &route, line, mask, &mut out, &mut level).1,
+                Op::Write { through } => {
+                    self.write_group(at, &route, line, mask, through, &[], None, &mut out, &mut level);
+                    reached_l2 |= route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => {
+                    self.own_l1_invalidate(at, line, mask);
+                    self.l2_read(at, &route, line, mask, &mut out, &mut level);
+                    if route.l2 == L2Path::Cached {
+                        let (_, slot) = self.l2.lookup(line);
+                        if let Some(sl) = slot {
+                            let d = self.l2.dirty(sl) | mask;
+                            self.l2.set_dirty(sl, d);
+                        }
+                        reached_l2 = true;
+                    }
+                }
+            }
+            s = line_last + 1;
+        }
+        self.finish(at, &route, reached_l2, level, &mut out);
+        Ok(out)
+    }
+
+    /// The end of every request: L2 request count, acquire invalidation, latency, timeline.
+    #[inline]
+    fn finish(&mut self, at: Attr, route: &Route, reached_l2: bool, level: u8, out: &mut Outcome) {
+        if reached_l2 {
+            self.stats.bump(at, |c| c.l2.requests += 1);
+        }
+        if route.invalidate_l1_after {
+            self.invalidate_l1_at(at);
+        }
+        out.latency_cycles = match level {
+            0 | 1 => self.cfg.l1.latency_cycles,
+            2 => self.cfg.l2.latency_cycles,
+            _ => self.cfg.dram_latency_cycles,
+        };
+        let interval = self.cfg.timeline_interval;
+        if interval > 0 && self.stats.requests % interval == 0 {
+            let sample = self.occupancy_sample();
+            self.stats.timeline.push(sample);
+        }
     }
 
     /// Discards every L1 line of one SM (`fence`/`membar` at gpu scope, kernel boundaries).
@@ -696,10 +798,6 @@ impl MemSystem {
                 }
             }
         }
-        if reached_l2 {
-            self.stats.bump(at, |c| c.l2.requests += 1);
-        }
-
         // Move the data.
         if self.keep_data {
             match &mut data {
@@ -732,20 +830,7 @@ impl MemSystem {
             }
         }
         self.groups = groups;
-
-        if route.invalidate_l1_after {
-            self.invalidate_l1_at(at);
-        }
-        out.latency_cycles = match level {
-            0 | 1 => self.cfg.l1.latency_cycles,
-            2 => self.cfg.l2.latency_cycles,
-            _ => self.cfg.dram_latency_cycles,
-        };
-        let interval = self.cfg.timeline_interval;
-        if interval > 0 && self.stats.requests % interval == 0 {
-            let sample = self.occupancy_sample();
-            self.stats.timeline.push(sample);
-        }
+        self.finish(at, &route, reached_l2, level, &mut out);
         Ok(out)
     }
 
