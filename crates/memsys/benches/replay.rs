@@ -25,7 +25,11 @@ fn bench(c: &mut Criterion) {
         )
     });
     g.bench_function("generate_only_10M", |b| {
-        b.iter(|| replay::synthetic(1).take(ACCESSES as usize).fold(0u64, |a, t| a ^ t.addr))
+        b.iter(|| {
+            replay::synthetic(1)
+                .take(ACCESSES as usize)
+                .fold(0u64, |a, t| a ^ t.addr)
+        })
     });
     g.finish();
 }

@@ -8,7 +8,10 @@ use memsys::{replay, CacheOperator, GpuConfig, MemSystem, Request};
 
 fn main() -> Result<(), memsys::MemError> {
     let args: Vec<String> = std::env::args().collect();
-    let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
+    let n: usize = args
+        .get(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000_000);
     let mode = args.get(2).map(String::as_str).unwrap_or("synthetic");
     let mut m = MemSystem::tags_only(GpuConfig::a100())?;
     let small = |op: CacheOperator, span: u64| {
@@ -25,6 +28,9 @@ fn main() -> Result<(), memsys::MemError> {
         _ => replay::run(&mut m, replay::synthetic(1).take(n))?,
     };
     let dt = t.elapsed().as_secs_f64();
-    println!("{mode}: {n} accesses in {dt:.3} s: {:.1} M accesses/s", n as f64 / dt / 1e6);
+    println!(
+        "{mode}: {n} accesses in {dt:.3} s: {:.1} M accesses/s",
+        n as f64 / dt / 1e6
+    );
     Ok(())
 }

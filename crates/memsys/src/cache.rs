@@ -60,12 +60,24 @@ struct Way {
     valid: u8,
     dirty: u8,
     class: u8,
-    /// LRU rank within the set: 0 = most recently used. The ranks of a set are always a
-    /// permutation of `0..ways`, so LRU order is exact however long the run.
-    age: u8,
+    _pad: u8,
+    /// Last-use time on the cache's 32-bit clock; when the clock wraps, every set's stamps are
+    /// renumbered in order, so LRU order stays exact however long the run.
+    stamp: u32,
 }
 
 const INVALID: u64 = u64::MAX;
+
+impl Way {
+    const EMPTY: Way = Way {
+        tag: INVALID,
+        valid: 0,
+        dirty: 0,
+        class: 1,
+        _pad: 0,
+        stamp: 0,
+    };
+}
 
 /// Maps a line number to its set.
 #[derive(Debug, Clone, Copy)]
@@ -81,8 +93,17 @@ struct SetIndexer {
 impl SetIndexer {
     fn new(hash: SetHash, sets: u64) -> Self {
         let mask = sets.is_power_of_two().then(|| sets - 1);
-        let fastmod = if sets > 1 { (u64::MAX / sets).wrapping_add(1) } else { 0 };
-        Self { hash, sets, mask, fastmod }
+        let fastmod = if sets > 1 {
+            (u64::MAX / sets).wrapping_add(1)
+        } else {
+            0
+        };
+        Self {
+            hash,
+            sets,
+            mask,
+            fastmod,
+        }
     }
 
     #[inline(always)]
@@ -112,6 +133,7 @@ pub(crate) struct SectorCache {
     indexer: SetIndexer,
     line_bytes: usize,
     slots: Vec<Way>,
+    clock: u32,
     /// Most evict-last lines one set may hold.
     last_cap: u32,
     /// Valid lines per class.
@@ -126,20 +148,21 @@ impl SectorCache {
         let ways = cfg.ways as usize;
         let line_bytes = cfg.line_bytes as usize;
         let mut slots = Vec::with_capacity(sets as usize * ways);
-        for _ in 0..sets {
-            for w in 0..ways {
-                slots.push(Way { tag: INVALID, valid: 0, dirty: 0, class: 1, age: w as u8 });
-            }
-        }
+        slots.resize(sets as usize * ways, Way::EMPTY);
         let n = slots.len();
         Self {
             ways,
             indexer: SetIndexer::new(cfg.set_hash, sets),
             line_bytes,
             slots,
+            clock: 0,
             last_cap,
             occupancy: [0; 3],
-            data: if keep_data { vec![0; n * line_bytes] } else { Vec::new() },
+            data: if keep_data {
+                vec![0; n * line_bytes]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -149,7 +172,8 @@ impl SectorCache {
             ways: 1,
             indexer: SetIndexer::new(SetHash::Modulo, 1),
             line_bytes: 0,
-            slots: vec![Way { tag: INVALID, valid: 0, dirty: 0, class: 1, age: 0 }],
+            slots: vec![Way::EMPTY],
+            clock: 0,
             last_cap: 0,
             occupancy: [0; 3],
             data: Vec::new(),
@@ -192,17 +216,27 @@ impl SectorCache {
     /// Makes `slot` the most recently used way of its set.
     #[inline(always)]
     fn promote(&mut self, slot: usize) {
-        let base = slot - slot % self.ways;
-        let age = self.slots[slot].age;
-        if age == 0 {
-            return;
+        if self.clock == u32::MAX {
+            self.renumber();
         }
-        for way in &mut self.slots[base..base + self.ways] {
-            if way.age < age {
-                way.age += 1;
+        self.clock += 1;
+        self.slots[slot].stamp = self.clock;
+    }
+
+    /// Renumbers every set's stamps `1..=ways` in LRU order and restarts the clock after them.
+    #[cold]
+    fn renumber(&mut self) {
+        let ways = self.ways;
+        let mut order: Vec<usize> = Vec::with_capacity(ways);
+        for set in self.slots.chunks_mut(ways) {
+            order.clear();
+            order.extend(0..ways);
+            order.sort_by_key(|&w| set[w].stamp);
+            for (rank, &w) in order.iter().enumerate() {
+                set[w].stamp = rank as u32 + 1;
             }
         }
-        self.slots[slot].age = 0;
+        self.clock = ways as u32;
     }
 
     /// Marks the slot most recently used and applies the hint. Returns true when an
@@ -236,6 +270,9 @@ impl SectorCache {
     }
 
     fn last_lines_in_set(&self, base: usize) -> u32 {
+        if self.last_cap as usize >= self.ways {
+            return 0; // no cap (L1): the count is never needed
+        }
         self.slots[base..base + self.ways]
             .iter()
             .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
@@ -246,16 +283,21 @@ impl SectorCache {
     /// has no valid sectors. Returns the slot, the evicted line if any, and whether an
     /// evict-last request was capped to normal.
     #[inline]
-    pub fn allocate(&mut self, base: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+    pub fn allocate(
+        &mut self,
+        base: usize,
+        line: u64,
+        hint: Hint,
+    ) -> (usize, Option<Evicted>, bool) {
         let mut victim = base;
-        let mut best = u16::MAX;
+        let mut best = u64::MAX;
         for (w, way) in self.slots[base..base + self.ways].iter().enumerate() {
-            if way.tag == INVALID {
-                victim = base + w;
-                break;
-            }
-            // Lowest class first; within a class the oldest (highest rank).
-            let key = (u16::from(way.class) << 8) | u16::from(255 - way.age);
+            // Invalid ways first, then the lowest class, then the least recently used.
+            let key = if way.tag == INVALID {
+                0
+            } else {
+                (u64::from(way.class) + 1) << 32 | u64::from(way.stamp)
+            };
             if key < best {
                 best = key;
                 victim = base + w;
@@ -264,7 +306,10 @@ impl SectorCache {
         let old = self.slots[victim];
         let evicted = if old.tag != INVALID {
             self.occupancy[old.class as usize] -= 1;
-            Some(Evicted { dirty: old.dirty, class: EvictionClass::from_u8(old.class) })
+            Some(Evicted {
+                dirty: old.dirty,
+                class: EvictionClass::from_u8(old.class),
+            })
         } else {
             None
         };
@@ -314,7 +359,11 @@ impl SectorCache {
 
     /// The slots holding a line.
     pub fn resident_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        self.slots.iter().enumerate().filter(|(_, w)| w.tag != INVALID).map(|(s, _)| s)
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.tag != INVALID)
+            .map(|(s, _)| s)
     }
 
     /// Valid lines per class: `[evict_first, normal, evict_last]`.
@@ -325,7 +374,12 @@ impl SectorCache {
     /// Most evict-last lines of any one set.
     pub fn max_last_lines_per_set(&self) -> u32 {
         (0..self.slots.len() / self.ways)
-            .map(|set| self.last_lines_in_set(set * self.ways))
+            .map(|set| {
+                self.slots[set * self.ways..(set + 1) * self.ways]
+                    .iter()
+                    .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
+                    .count() as u32
+            })
             .max()
             .unwrap_or(0)
     }
@@ -364,7 +418,8 @@ mod tests {
             let ix = SetIndexer::new(SetHash::XorFold, sets);
             for h in [0u64, 1, 2, 12345, 0xFFFF_FFFF, 0x8000_0000, 0xDEAD_BEEF] {
                 let folded = h; // values below 2^16 fold to themselves; larger ones checked below
-                let direct = (folded ^ (folded >> 16) ^ (folded >> 32) ^ (folded >> 48)) & 0xFFFF_FFFF;
+                let direct =
+                    (folded ^ (folded >> 16) ^ (folded >> 32) ^ (folded >> 48)) & 0xFFFF_FFFF;
                 assert_eq!(ix.set_of(h), direct % sets, "sets {sets} h {h}");
             }
         }

@@ -53,10 +53,17 @@ impl CacheConfig {
     fn validate(&self, level: &str, may_be_empty: bool) -> Result<(), MemError> {
         let err = |m: String| Err(MemError::Config(format!("{level}: {m}")));
         if self.size_bytes == 0 {
-            return if may_be_empty { Ok(()) } else { err("size_bytes must be > 0".into()) };
+            return if may_be_empty {
+                Ok(())
+            } else {
+                err("size_bytes must be > 0".into())
+            };
         }
         if !self.sector_bytes.is_power_of_two() || self.sector_bytes < 4 {
-            return err(format!("sector_bytes {} must be a power of two >= 4", self.sector_bytes));
+            return err(format!(
+                "sector_bytes {} must be a power of two >= 4",
+                self.sector_bytes
+            ));
         }
         if !self.line_bytes.is_power_of_two() || self.line_bytes < self.sector_bytes {
             return err(format!(
@@ -156,8 +163,16 @@ impl GpuConfig {
         Self {
             name: "h100".into(),
             sm_count: 132,
-            l1: CacheConfig { size_bytes: 192 * KIB, latency_cycles: 40, ..Self::a100().l1 },
-            l2: CacheConfig { size_bytes: 50 * MIB, latency_cycles: 281, ..Self::a100().l2 },
+            l1: CacheConfig {
+                size_bytes: 192 * KIB,
+                latency_cycles: 40,
+                ..Self::a100().l1
+            },
+            l2: CacheConfig {
+                size_bytes: 50 * MIB,
+                latency_cycles: 281,
+                ..Self::a100().l2
+            },
             persisting_l2_bytes: 50 * MIB / 4 * 3,
             dram_latency_cycles: 690,
             ..Self::a100()
@@ -175,8 +190,16 @@ impl GpuConfig {
         Self {
             name: "b200".into(),
             sm_count: 148,
-            l1: CacheConfig { size_bytes: 192 * KIB, latency_cycles: 40, ..Self::a100().l1 },
-            l2: CacheConfig { size_bytes: 126 * MIB, latency_cycles: 295, ..Self::a100().l2 },
+            l1: CacheConfig {
+                size_bytes: 192 * KIB,
+                latency_cycles: 40,
+                ..Self::a100().l1
+            },
+            l2: CacheConfig {
+                size_bytes: 126 * MIB,
+                latency_cycles: 295,
+                ..Self::a100().l2
+            },
             persisting_l2_bytes: 126 * MIB / 4 * 3,
             dram_latency_cycles: 860,
             ..Self::a100()
@@ -211,7 +234,9 @@ impl GpuConfig {
             None => Self::a100(),
             Some(toml::Value::String(name)) => Self::preset(&name)?,
             Some(other) => {
-                return Err(MemError::Config(format!("preset must be a string, not {other}")))
+                return Err(MemError::Config(format!(
+                    "preset must be a string, not {other}"
+                )))
             }
         };
         let mut merged =
@@ -232,7 +257,12 @@ impl GpuConfig {
         Self {
             name: format!("single-level {sets}x{ways}x{line_bytes}"),
             sm_count: 1,
-            l1: CacheConfig { size_bytes: 0, line_bytes, sector_bytes: line_bytes, ..base.l1 },
+            l1: CacheConfig {
+                size_bytes: 0,
+                line_bytes,
+                sector_bytes: line_bytes,
+                ..base.l1
+            },
             l2: CacheConfig {
                 size_bytes: u64::from(sets) * u64::from(ways) * u64::from(line_bytes),
                 ways,
@@ -249,7 +279,10 @@ impl GpuConfig {
     /// Checks that the configuration describes caches memsys can build.
     pub fn validate(&self) -> Result<(), MemError> {
         if self.sm_count == 0 || self.sm_count > 65_536 {
-            return Err(MemError::Config(format!("sm_count {} must be in 1..=65536", self.sm_count)));
+            return Err(MemError::Config(format!(
+                "sm_count {} must be in 1..=65536",
+                self.sm_count
+            )));
         }
         self.l1.validate("l1", true)?;
         self.l2.validate("l2", false)?;

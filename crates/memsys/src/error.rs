@@ -26,7 +26,11 @@ pub enum MemError {
     BufferSize { got: usize, need: usize },
     /// An allocation request that cannot be honoured.
     #[error("cannot allocate {bytes} bytes aligned to {align}: {why}")]
-    Alloc { bytes: u64, align: u64, why: &'static str },
+    Alloc {
+        bytes: u64,
+        align: u64,
+        why: &'static str,
+    },
     /// A host read or write outside every allocation.
     #[error("host access 0x{addr:x}..+{bytes} is outside every global allocation")]
     HostUnmapped { addr: u64, bytes: u64 },

@@ -30,7 +30,10 @@ fn align_up(v: u64, a: u64) -> Option<u64> {
 
 impl GlobalMemory {
     pub fn new() -> Self {
-        Self { allocs: Vec::new(), next: GLOBAL_BASE }
+        Self {
+            allocs: Vec::new(),
+            next: GLOBAL_BASE,
+        }
     }
 
     pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, MemError> {
@@ -47,7 +50,11 @@ impl GlobalMemory {
         let base = align_up(self.next, align.max(GRANULE)).ok_or(err("address space exhausted"))?;
         let padded = align_up(bytes, GRANULE).ok_or(err("size overflows"))?;
         self.next = base + padded + GUARD;
-        self.allocs.push(Allocation { base, size: bytes, data: vec![0; padded as usize] });
+        self.allocs.push(Allocation {
+            base,
+            size: bytes,
+            data: vec![0; padded as usize],
+        });
         Ok(base)
     }
 
@@ -57,7 +64,10 @@ impl GlobalMemory {
                 self.allocs.remove(i);
                 Ok(())
             }
-            Err(_) => Err(MemError::HostUnmapped { addr: base, bytes: 0 }),
+            Err(_) => Err(MemError::HostUnmapped {
+                addr: base,
+                bytes: 0,
+            }),
         }
     }
 
@@ -101,7 +111,8 @@ impl GlobalMemory {
 
     pub fn host_write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {
         let len = src.len() as u64;
-        self.find(addr, len).ok_or(MemError::HostUnmapped { addr, bytes: len })?;
+        self.find(addr, len)
+            .ok_or(MemError::HostUnmapped { addr, bytes: len })?;
         self.bytes_mut(addr, src.len())
             .ok_or(MemError::HostUnmapped { addr, bytes: len })?
             .copy_from_slice(src);
@@ -110,9 +121,11 @@ impl GlobalMemory {
 
     pub fn host_read(&self, addr: u64, dst: &mut [u8]) -> Result<(), MemError> {
         let len = dst.len() as u64;
-        self.find(addr, len).ok_or(MemError::HostUnmapped { addr, bytes: len })?;
+        self.find(addr, len)
+            .ok_or(MemError::HostUnmapped { addr, bytes: len })?;
         dst.copy_from_slice(
-            self.bytes(addr, dst.len()).ok_or(MemError::HostUnmapped { addr, bytes: len })?,
+            self.bytes(addr, dst.len())
+                .ok_or(MemError::HostUnmapped { addr, bytes: len })?,
         );
         Ok(())
     }

@@ -152,7 +152,9 @@ impl CachePolicy {
         fraction: f32,
     ) -> Result<u64, MemError> {
         if !(fraction > 0.0 && fraction <= 1.0) {
-            return Err(MemError::Policy(format!("fraction {fraction} is outside (0, 1]")));
+            return Err(MemError::Policy(format!(
+                "fraction {fraction} is outside (0, 1]"
+            )));
         }
         let code = ((fraction - f32::EPSILON) * 16.0f32) as u32;
         Ok((u64::from(code) << 52)
@@ -271,9 +273,15 @@ mod tests {
     fn cutlass_and_cccl_constants_decode() {
         // CCCL names these; REFERENCE.md lists their meaning.
         let first = CachePolicy::decode(0x12F0_0000_0000_0000);
-        assert_eq!((first.mode, first.primary, first.fraction_code), (PolicyMode::Fraction, First, 15));
+        assert_eq!(
+            (first.mode, first.primary, first.fraction_code),
+            (PolicyMode::Fraction, First, 15)
+        );
         let last = CachePolicy::decode(0x14F0_0000_0000_0000);
-        assert_eq!((last.mode, last.primary, last.fraction()), (PolicyMode::Fraction, Last, 1.0));
+        assert_eq!(
+            (last.mode, last.primary, last.fraction()),
+            (PolicyMode::Fraction, Last, 1.0)
+        );
         let normal = CachePolicy::decode(0x10F0_0000_0000_0000);
         assert_eq!(normal.primary, Unchanged);
         let demote = CachePolicy::decode(0x16F0_0000_0000_0000);
@@ -284,13 +292,31 @@ mod tests {
 
     #[test]
     fn fractional_matches_cccl_constants() {
-        assert_eq!(CachePolicy::fractional(First, Unchanged, 1.0).unwrap(), 0x12F0_0000_0000_0000);
-        assert_eq!(CachePolicy::fractional(Last, Unchanged, 1.0).unwrap(), 0x14F0_0000_0000_0000);
-        assert_eq!(CachePolicy::fractional(Unchanged, Unchanged, 1.0).unwrap(), 0x10F0_0000_0000_0000);
-        assert_eq!(CachePolicy::fractional(Normal, Unchanged, 1.0).unwrap(), 0x16F0_0000_0000_0000);
+        assert_eq!(
+            CachePolicy::fractional(First, Unchanged, 1.0).unwrap(),
+            0x12F0_0000_0000_0000
+        );
+        assert_eq!(
+            CachePolicy::fractional(Last, Unchanged, 1.0).unwrap(),
+            0x14F0_0000_0000_0000
+        );
+        assert_eq!(
+            CachePolicy::fractional(Unchanged, Unchanged, 1.0).unwrap(),
+            0x10F0_0000_0000_0000
+        );
+        assert_eq!(
+            CachePolicy::fractional(Normal, Unchanged, 1.0).unwrap(),
+            0x16F0_0000_0000_0000
+        );
         // (0.5 - eps) * 16 = 7.99.. -> 7; 1/16 -> 0; secondary evict_first sets bit 56.
-        assert_eq!(CachePolicy::fractional(Last, First, 0.5).unwrap(), 0x1570_0000_0000_0000);
-        assert_eq!(CachePolicy::fractional(Last, Unchanged, 0.0625).unwrap(), 0x1400_0000_0000_0000);
+        assert_eq!(
+            CachePolicy::fractional(Last, First, 0.5).unwrap(),
+            0x1570_0000_0000_0000
+        );
+        assert_eq!(
+            CachePolicy::fractional(Last, Unchanged, 0.0625).unwrap(),
+            0x1400_0000_0000_0000
+        );
         assert!(CachePolicy::fractional(Last, Unchanged, 0.0).is_err());
         assert!(CachePolicy::fractional(Last, Unchanged, 1.5).is_err());
         assert!(CachePolicy::fractional(Last, Last, 0.5).is_err());
@@ -304,7 +330,10 @@ mod tests {
         let expect = (64u64 << 37) | (64 << 44) | (2 << 52) | (1 << 56) | (2 << 57) | (3 << 59);
         assert_eq!(v, expect);
         let p = CachePolicy::decode(v);
-        assert_eq!((p.block_bytes(), p.block_start, p.block_count), (16384, 64, 64));
+        assert_eq!(
+            (p.block_bytes(), p.block_start, p.block_count),
+            (16384, 64, 64)
+        );
         assert!(p.in_primary_blocks(0x10_0000));
         assert!(p.in_primary_blocks(0x1F_FFFF));
         assert!(!p.in_primary_blocks(0x20_0000));
@@ -317,14 +346,24 @@ mod tests {
 
     #[test]
     fn decode_encode_round_trip() {
-        for v in [0x12F0_0000_0000_0000u64, 0x7FF7_FFE0_0000_0000, 0x1570_0000_0000_0000, 0] {
+        for v in [
+            0x12F0_0000_0000_0000u64,
+            0x7FF7_FFE0_0000_0000,
+            0x1570_0000_0000_0000,
+            0,
+        ] {
             assert_eq!(CachePolicy::decode(v).encode(), v, "{v:#x}");
         }
     }
 
     #[test]
     fn range_classifies_all_three_ranges() {
-        let r = RangePolicy { value: 0, base: 0x1000, primary_size: 0x100, total_size: 0x300 };
+        let r = RangePolicy {
+            value: 0,
+            base: 0x1000,
+            primary_size: 0x100,
+            total_size: 0x300,
+        };
         assert_eq!(r.classify(0x1000), RangeHit::Primary);
         assert_eq!(r.classify(0x10FF), RangeHit::Primary);
         assert_eq!(r.classify(0x1100), RangeHit::Secondary);

@@ -28,7 +28,10 @@ where
     let mut n = 0u64;
     for a in accesses {
         mem.access(&a.request, a.addr, a.bytes)
-            .map_err(|e| MemError::Replay { index: n, source: Box::new(e) })?;
+            .map_err(|e| MemError::Replay {
+                index: n,
+                source: Box::new(e),
+            })?;
         n += 1;
     }
     Ok(n)
@@ -67,7 +70,10 @@ pub fn render(stats: &Stats, json: bool) -> String {
 ///
 /// Sizes are 4, 8 or 16 bytes (`(r >> 40) % 3`), aligned, so each access is one sector.
 pub fn synthetic(seed: u64) -> Synthetic {
-    Synthetic { rng: crate::rng::SplitMix64::new(seed), stream: [0; 16] }
+    Synthetic {
+        rng: crate::rng::SplitMix64::new(seed),
+        stream: [0; 16],
+    }
 }
 
 /// Iterator over the synthetic benchmark workload ([`synthetic`]).
@@ -120,7 +126,11 @@ impl Iterator for Synthetic {
             }
             14 => {
                 req.kind = AccessKind::Store;
-                req.operator = Some(if sm % 2 == 0 { CacheOperator::Wb } else { CacheOperator::Cs });
+                req.operator = Some(if sm % 2 == 0 {
+                    CacheOperator::Wb
+                } else {
+                    CacheOperator::Cs
+                });
                 SYNTH_HOT_BASE + (sector % (SYNTH_HOT_BYTES / 32)) * 32
             }
             _ => {
@@ -131,7 +141,15 @@ impl Iterator for Synthetic {
             }
         };
         req.instr = InstrId(sel as u32);
-        let bytes = if req.kind == AccessKind::AsyncCopy { 16 } else { bytes };
-        Some(TraceAccess { request: req, addr, bytes })
+        let bytes = if req.kind == AccessKind::AsyncCopy {
+            16
+        } else {
+            bytes
+        };
+        Some(TraceAccess {
+            request: req,
+            addr,
+            bytes,
+        })
     }
 }

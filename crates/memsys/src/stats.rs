@@ -162,7 +162,11 @@ pub(crate) struct Attr {
 
 impl Stats {
     pub(crate) fn new(gpu: &str, sm_count: usize) -> Self {
-        Self { gpu: gpu.to_string(), per_sm: vec![Counters::default(); sm_count], ..Self::default() }
+        Self {
+            gpu: gpu.to_string(),
+            per_sm: vec![Counters::default(); sm_count],
+            ..Self::default()
+        }
     }
 
     /// Applies `f` to the SM's and the instruction's counters.
@@ -196,8 +200,11 @@ impl Stats {
             #[serde(flatten)]
             stats: &'a Stats,
         }
-        serde_json::to_string_pretty(&WithTotal { total: self.total(), stats: self })
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        serde_json::to_string_pretty(&WithTotal {
+            total: self.total(),
+            stats: self,
+        })
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
     /// A human-readable summary of the totals.

@@ -11,9 +11,12 @@ use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 use crate::rng::SplitMix64;
 use crate::stats::{Attr, OccupancySample, Stats};
 use crate::types::{
-    AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess, Outcome,
-    PrefetchSize, Request, Scope, Semantics, SmId, Space,
+    AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,
+    Outcome, PrefetchSize, Request, Scope, Semantics, SmId, Space,
 };
+
+/// Request shapes whose routes [`MemSystem::access`] remembers.
+const ROUTE_CACHE: usize = 8;
 
 /// Most lane accesses one request may carry (a warp's 32 lanes, twice over for split vectors).
 pub const MAX_LANES: usize = 64;
@@ -150,7 +153,8 @@ pub struct MemSystem {
     hit_data: Vec<u8>,
     /// The last request resolved by [`MemSystem::access`] and its route (traces repeat a few
     /// request shapes, so this skips most routing work).
-    last_request: Option<(Request, Route)>,
+    routes: [(Request, Option<Route>); ROUTE_CACHE],
+    next_route: usize,
 }
 
 impl MemSystem {
@@ -188,7 +192,8 @@ impl MemSystem {
             range_policies: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
             hit_data: Vec::new(),
-            last_request: None,
+            routes: [(Request::default(), None); ROUTE_CACHE],
+            next_route: 0,
             cfg,
         })
     }
@@ -263,7 +268,12 @@ impl MemSystem {
     ) -> Result<u64, MemError> {
         let value = CachePolicy::range(base, primary_size, total_size, primary, secondary)?;
         self.range_policies.retain(|r| r.value != value);
-        self.range_policies.push(RangePolicy { value, base, primary_size, total_size });
+        self.range_policies.push(RangePolicy {
+            value,
+            base,
+            primary_size,
+            total_size,
+        });
         Ok(value)
     }
 
@@ -288,7 +298,9 @@ impl MemSystem {
         out: &mut [u8],
     ) -> Result<Outcome, MemError> {
         if matches!(req.kind, AccessKind::Store | AccessKind::Atomic) {
-            return Err(MemError::Unsupported { what: "a store or atomic request passed to load" });
+            return Err(MemError::Unsupported {
+                what: "a store or atomic request passed to load",
+            });
         }
         if req.kind == AccessKind::Prefetch && out.is_empty() {
             return self.execute(req, lanes, Data::None);
@@ -304,7 +316,9 @@ impl MemSystem {
         data: &[u8],
     ) -> Result<Outcome, MemError> {
         if req.kind != AccessKind::Store {
-            return Err(MemError::Unsupported { what: "a non-store request passed to store" });
+            return Err(MemError::Unsupported {
+                what: "a non-store request passed to store",
+            });
         }
         self.execute(req, lanes, Data::In(data))
     }
@@ -319,7 +333,9 @@ impl MemSystem {
         update: &mut dyn FnMut(usize, &mut [u8]),
     ) -> Result<Outcome, MemError> {
         if req.kind != AccessKind::Atomic {
-            return Err(MemError::Unsupported { what: "a non-atomic request passed to atomic" });
+            return Err(MemError::Unsupported {
+                what: "a non-atomic request passed to atomic",
+            });
         }
         self.execute(req, lanes, Data::Atomic(update))
     }
@@ -340,12 +356,21 @@ impl MemSystem {
             return Err(MemError::Unmapped { addr, bytes });
         };
         // The route does not depend on the SM or the instruction id.
-        let shape = Request { sm: SmId(0), instr: InstrId(0), ..*req };
-        let route = match &self.last_request {
-            Some((r, route)) if *r == shape => *route,
+        let shape = Request {
+            sm: SmId(0),
+            instr: InstrId(0),
+            ..*req
+        };
+        let cached = self
+            .routes
+            .iter()
+            .find(|(r, route)| route.is_some() && *r == shape);
+        let route = match cached {
+            Some((_, Some(route))) => *route,
             _ => {
                 let route = self.resolve(req)?;
-                self.last_request = Some((shape, route));
+                self.routes[self.next_route] = (shape, Some(route));
+                self.next_route = (self.next_route + 1) % ROUTE_CACHE;
                 route
             }
         };
@@ -371,9 +396,23 @@ impl MemSystem {
                 mask |= 1 << (x & spl_mask);
             }
             match route.op {
-                Op::Read => reached_l2 |= self.read_group(at, &route, line, mask, &mut out, &mut level).1,
+                Op::Read => {
+                    reached_l2 |= self
+                        .read_group(at, &route, line, mask, &mut out, &mut level)
+                        .1
+                }
                 Op::Write { through } => {
-                    self.write_group(at, &route, line, mask, through, &[], None, &mut out, &mut level);
+                    self.write_group(
+                        at,
+                        &route,
+                        line,
+                        mask,
+                        through,
+                        &[],
+                        None,
+                        &mut out,
+                        &mut level,
+                    );
                     reached_l2 |= route.l2 != L2Path::Uncached;
                 }
                 Op::Atomic => {
@@ -501,7 +540,12 @@ impl MemSystem {
 
     fn occupancy_sample(&self) -> OccupancySample {
         let [f, n, l] = self.l2.occupancy();
-        OccupancySample { request: self.stats.requests, evict_first: f, normal: n, evict_last: l }
+        OccupancySample {
+            request: self.stats.requests,
+            evict_first: f,
+            normal: n,
+            evict_last: l,
+        }
     }
 
     // ---------------------------------------------------------------- routing
@@ -536,7 +580,8 @@ impl MemSystem {
             }
             Space::Const | Space::Param if !req.kind.is_read() => {
                 return Err(MemError::Unsupported {
-                    what: "a write to the const or param space (stores to const memory are illegal)",
+                    what:
+                        "a write to the const or param space (stores to const memory are illegal)",
                 })
             }
             _ => {}
@@ -552,7 +597,10 @@ impl MemSystem {
         }
         let prefetch_bytes = prefetch.map_or(0, PrefetchSize::bytes);
         let cta_scoped = req.scope == Scope::Cta
-            && matches!(req.semantics, Semantics::Relaxed | Semantics::Acquire | Semantics::Release);
+            && matches!(
+                req.semantics,
+                Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+            );
         let coherent = !cta_scoped
             && matches!(
                 req.semantics,
@@ -656,15 +704,21 @@ impl MemSystem {
     /// `.L2::primary_priority`" — drawn from the seeded generator.
     #[inline]
     fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
-        let Some(p) = route.policy else { return route.l2_hint };
+        let Some(p) = route.policy else {
+            return route.l2_hint;
+        };
         match p.mode {
             PolicyMode::Fraction => {
-                let primary = p.fraction_code == 15
-                    || self.rng.chance_in_16(u32::from(p.fraction_code) + 1);
+                let primary =
+                    p.fraction_code == 15 || self.rng.chance_in_16(u32::from(p.fraction_code) + 1);
                 l2_hint(if primary { p.primary } else { p.secondary })
             }
             PolicyMode::Range => {
-                let exact = self.range_policies.iter().rev().find(|r| r.value == route.policy_value);
+                let exact = self
+                    .range_policies
+                    .iter()
+                    .rev()
+                    .find(|r| r.value == route.policy_value);
                 let hit = match exact {
                     Some(r) => r.classify(addr),
                     None if p.in_primary_blocks(addr) => RangeHit::Primary,
@@ -682,10 +736,16 @@ impl MemSystem {
 
     fn attr(&mut self, sm: u32, instr: u32) -> Result<Attr, MemError> {
         if sm >= self.cfg.sm_count {
-            return Err(MemError::NoSuchSm { sm, sm_count: self.cfg.sm_count });
+            return Err(MemError::NoSuchSm {
+                sm,
+                sm_count: self.cfg.sm_count,
+            });
         }
         self.stats.ensure_instr(instr as usize);
-        Ok(Attr { sm: sm as usize, instr: instr as usize })
+        Ok(Attr {
+            sm: sm as usize,
+            instr: instr as usize,
+        })
     }
 
     fn ensure_l1(&mut self, sm: usize) {
@@ -705,27 +765,45 @@ impl MemSystem {
     ) -> Result<Outcome, MemError> {
         let at = self.attr(req.sm.0, req.instr.0)?;
         if lanes.len() > MAX_LANES {
-            return Err(MemError::TooManyLanes { lanes: lanes.len(), max: MAX_LANES });
+            return Err(MemError::TooManyLanes {
+                lanes: lanes.len(),
+                max: MAX_LANES,
+            });
         }
         let mut total = 0usize;
         for l in lanes {
             if l.bytes == 0 || l.bytes > MAX_LANE_BYTES {
-                return Err(MemError::BadSize { addr: l.addr, bytes: l.bytes });
+                return Err(MemError::BadSize {
+                    addr: l.addr,
+                    bytes: l.bytes,
+                });
             }
             if l.addr.checked_add(u64::from(l.bytes)).is_none() {
-                return Err(MemError::Unmapped { addr: l.addr, bytes: l.bytes });
+                return Err(MemError::Unmapped {
+                    addr: l.addr,
+                    bytes: l.bytes,
+                });
             }
             if self.keep_data && self.mem.find(l.addr, u64::from(l.bytes)).is_none() {
-                return Err(MemError::Unmapped { addr: l.addr, bytes: l.bytes });
+                return Err(MemError::Unmapped {
+                    addr: l.addr,
+                    bytes: l.bytes,
+                });
             }
             total += l.bytes as usize;
         }
         match &data {
             Data::Out(b) if b.len() != total => {
-                return Err(MemError::BufferSize { got: b.len(), need: total })
+                return Err(MemError::BufferSize {
+                    got: b.len(),
+                    need: total,
+                })
             }
             Data::In(b) if b.len() != total => {
-                return Err(MemError::BufferSize { got: b.len(), need: total })
+                return Err(MemError::BufferSize {
+                    got: b.len(),
+                    need: total,
+                })
             }
             _ => {}
         }
@@ -743,7 +821,11 @@ impl MemSystem {
                 let bit = 1u8 << (s & ((1 << self.sectors_per_line_shift) - 1));
                 match groups.iter_mut().rev().find(|g| g.line == line) {
                     Some(g) => g.mask |= bit,
-                    None => groups.push(Group { line, mask: bit, l1_hit: 0 }),
+                    None => groups.push(Group {
+                        line,
+                        mask: bit,
+                        l1_hit: 0,
+                    }),
                 }
             }
         }
@@ -757,7 +839,9 @@ impl MemSystem {
         let mut level = 0u8; // 1 = L1, 2 = L2, 3 = DRAM
         self.stats.requests += 1;
         let touches_l1 = matches!(route.l1, L1Path::Cached { .. })
-            || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read);
+            || (self.l1_enabled
+                && matches!(route.own_l1, OwnL1::Update(_))
+                && route.op != Op::Read);
         if touches_l1 {
             self.stats.bump(at, |c| c.l1.requests += 1);
         }
@@ -769,7 +853,8 @@ impl MemSystem {
         for (gi, g) in groups.iter_mut().enumerate() {
             match route.op {
                 Op::Read => {
-                    let (hit, l2) = self.read_group(at, &route, g.line, g.mask, &mut out, &mut level);
+                    let (hit, l2) =
+                        self.read_group(at, &route, g.line, g.mask, &mut out, &mut level);
                     g.l1_hit = hit;
                     reached_l2 |= l2;
                     if capture && hit != 0 {
@@ -781,7 +866,9 @@ impl MemSystem {
                     }
                 }
                 Op::Write { through } => {
-                    self.write_group(at, &route, g.line, g.mask, through, lanes, input, &mut out, &mut level);
+                    self.write_group(
+                        at, &route, g.line, g.mask, through, lanes, input, &mut out, &mut level,
+                    );
                     reached_l2 |= route.l2 != L2Path::Uncached;
                 }
                 Op::Atomic => {
@@ -943,7 +1030,14 @@ impl MemSystem {
 
     /// Installs a line in L2, writing back the victim's dirty sectors.
     #[inline]
-    fn l2_allocate(&mut self, at: Attr, base: usize, line: u64, hint: Hint, out: &mut Outcome) -> usize {
+    fn l2_allocate(
+        &mut self,
+        at: Attr,
+        base: usize,
+        line: u64,
+        hint: Hint,
+        out: &mut Outcome,
+    ) -> usize {
         let (slot, evicted, capped) = self.l2.allocate(base, line, hint);
         let sb = self.sector_bytes;
         if let Some(ev) = evicted {
@@ -1045,6 +1139,7 @@ impl MemSystem {
     /// Spec (`.level::prefetch_size`): "a hint to fetch additional data of the specified size
     /// into the respective cache level": on an L2 miss, the rest of the aligned 64/128/256 B
     /// block around each missed sector is filled too (256 B blocks span two lines).
+    #[allow(clippy::too_many_arguments)]
     fn prefetch_fill(
         &mut self,
         at: Attr,

@@ -133,11 +133,15 @@ impl PrefetchSize {
 
 /// Index of an instruction in the interpreter's lowered code (or a trace's op table); the
 /// statistics keep one counter set per id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 pub struct InstrId(pub u32);
 
 /// Index of a streaming multiprocessor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 pub struct SmId(pub u32);
 
 /// Everything about a warp-level memory instruction except its lanes' addresses.
@@ -164,12 +168,19 @@ pub struct Request {
 impl Request {
     /// A plain weak global load from `sm` (`ld.global`), for building requests field by field.
     pub fn load(sm: u32) -> Self {
-        Self { sm: SmId(sm), ..Self::default() }
+        Self {
+            sm: SmId(sm),
+            ..Self::default()
+        }
     }
 
     /// A plain weak global store from `sm` (`st.global`).
     pub fn store(sm: u32) -> Self {
-        Self { sm: SmId(sm), kind: AccessKind::Store, ..Self::default() }
+        Self {
+            sm: SmId(sm),
+            kind: AccessKind::Store,
+            ..Self::default()
+        }
     }
 
     /// Sets the cache operator.

@@ -9,10 +9,25 @@ use proptest::prelude::*;
 /// One random step of a kernel's memory traffic.
 #[derive(Debug, Clone)]
 enum Step {
-    Load { sm: u32, word: u64, lanes: u8, req: Request },
-    Store { sm: u32, word: u64, value: u32, req: Request },
-    Atomic { sm: u32, word: u64 },
-    InvalidateL1 { sm: u32 },
+    Load {
+        sm: u32,
+        word: u64,
+        lanes: u8,
+        req: Request,
+    },
+    Store {
+        sm: u32,
+        word: u64,
+        value: u32,
+        req: Request,
+    },
+    Atomic {
+        sm: u32,
+        word: u64,
+    },
+    InvalidateL1 {
+        sm: u32,
+    },
 }
 
 /// Words of the 16 KiB test buffer (4x the tiny L2, so lines get evicted).
@@ -74,23 +89,34 @@ fn read_request() -> impl Strategy<Value = Request> {
         1 => Just(Semantics::Mmio),
     ];
     let kind = prop_oneof![Just(AccessKind::Load), Just(AccessKind::AsyncCopy)];
-    (op, sem, kind, l1p(), l2p(), policy(), prefetch(), any::<bool>(), 0u32..4).prop_map(
-        |(operator, semantics, kind, l1_priority, l2_priority, policy, prefetch, nc, instr)| {
-            Request {
-                kind,
-                operator,
-                semantics,
-                scope: if nc { Scope::Cta } else { Scope::Gpu },
-                non_coherent: nc,
-                l1_priority,
-                l2_priority,
-                policy,
-                prefetch,
-                instr: InstrId(instr),
-                ..Request::default()
-            }
-        },
+    (
+        op,
+        sem,
+        kind,
+        l1p(),
+        l2p(),
+        policy(),
+        prefetch(),
+        any::<bool>(),
+        0u32..4,
     )
+        .prop_map(
+            |(operator, semantics, kind, l1_priority, l2_priority, policy, prefetch, nc, instr)| {
+                Request {
+                    kind,
+                    operator,
+                    semantics,
+                    scope: if nc { Scope::Cta } else { Scope::Gpu },
+                    non_coherent: nc,
+                    l1_priority,
+                    l2_priority,
+                    policy,
+                    prefetch,
+                    instr: InstrId(instr),
+                    ..Request::default()
+                }
+            },
+        )
 }
 
 fn write_request() -> impl Strategy<Value = Request> {
@@ -144,12 +170,21 @@ fn run(sms: u32, steps: &[Step]) -> Result<MemSystem, TestCaseError> {
     let mut shadow = vec![0u32; WORDS as usize];
     for s in steps {
         match s {
-            Step::Load { sm, word, lanes, req } => {
+            Step::Load {
+                sm,
+                word,
+                lanes,
+                req,
+            } => {
                 let n = (*lanes as u64).min(WORDS - word);
-                let lanes: Vec<LaneAccess> =
-                    (0..n).map(|i| LaneAccess::new(base + 4 * (word + i), 4)).collect();
+                let lanes: Vec<LaneAccess> = (0..n)
+                    .map(|i| LaneAccess::new(base + 4 * (word + i), 4))
+                    .collect();
                 let mut out = vec![0u8; lanes.len() * 4];
-                let r = Request { sm: SmId(*sm), ..*req };
+                let r = Request {
+                    sm: SmId(*sm),
+                    ..*req
+                };
                 let o = m.load(&r, &lanes, &mut out).unwrap();
                 for i in 0..n as usize {
                     let got = u32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
@@ -161,18 +196,36 @@ fn run(sms: u32, steps: &[Step]) -> Result<MemSystem, TestCaseError> {
                     }
                 }
             }
-            Step::Store { sm, word, value, req } => {
-                let r = Request { sm: SmId(*sm), ..*req };
-                m.store(&r, &[LaneAccess::new(base + 4 * word, 4)], &value.to_le_bytes()).unwrap();
+            Step::Store {
+                sm,
+                word,
+                value,
+                req,
+            } => {
+                let r = Request {
+                    sm: SmId(*sm),
+                    ..*req
+                };
+                m.store(
+                    &r,
+                    &[LaneAccess::new(base + 4 * word, 4)],
+                    &value.to_le_bytes(),
+                )
+                .unwrap();
                 shadow[*word as usize] = *value;
             }
             Step::Atomic { sm, word } => {
-                let r = Request { sm: SmId(*sm), kind: AccessKind::Atomic, ..Request::default() };
+                let r = Request {
+                    sm: SmId(*sm),
+                    kind: AccessKind::Atomic,
+                    ..Request::default()
+                };
                 let mut inc = |_: usize, b: &mut [u8]| {
                     let v = u32::from_le_bytes(b.try_into().unwrap()).wrapping_add(1);
                     b.copy_from_slice(&v.to_le_bytes());
                 };
-                m.atomic(&r, &[LaneAccess::new(base + 4 * word, 4)], &mut inc).unwrap();
+                m.atomic(&r, &[LaneAccess::new(base + 4 * word, 4)], &mut inc)
+                    .unwrap();
                 shadow[*word as usize] = shadow[*word as usize].wrapping_add(1);
             }
             Step::InvalidateL1 { sm } => m.invalidate_l1(*sm).unwrap(),
@@ -270,5 +323,36 @@ proptest! {
         if p.block_count < 127 {
             prop_assert!(p.in_primary_blocks(base + u64::from(primary) - 1));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The replay fast path (`access` on a tags-only system) counts exactly what the general
+    /// warp path counts for the same single-lane requests.
+    #[test]
+    fn replay_path_counts_like_the_warp_path(steps in prop::collection::vec(step(2), 1..300)) {
+        let mut cfg = tiny();
+        cfg.timeline_interval = 5;
+        let mut tags = MemSystem::tags_only(cfg.clone()).unwrap();
+        let mut full = MemSystem::new(cfg).unwrap();
+        let base = full.alloc(WORDS * 4, 1 << 16).unwrap();
+        for s in &steps {
+            let (req, word, bytes) = match s {
+                Step::Load { sm, word, lanes, req } => {
+                    (Request { sm: SmId(*sm), ..*req }, *word, 4 * u32::from(*lanes).min((WORDS - word) as u32))
+                }
+                Step::Store { sm, word, req, .. } => (Request { sm: SmId(*sm), ..*req }, *word, 4),
+                Step::Atomic { sm, word } => {
+                    (Request { sm: SmId(*sm), kind: AccessKind::Atomic, ..Request::default() }, *word, 4)
+                }
+                Step::InvalidateL1 { .. } => continue,
+            };
+            let a = tags.access(&req, base + 4 * word, bytes).unwrap();
+            let b = full.access(&req, base + 4 * word, bytes).unwrap();
+            prop_assert_eq!(a, b, "{:?}", s);
+        }
+        prop_assert_eq!(tags.stats(), full.stats());
     }
 }

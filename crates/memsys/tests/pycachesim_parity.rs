@@ -8,7 +8,9 @@ use memsys::{replay, AccessKind, GpuConfig, MemSystem, Request};
 use serde_json::Value;
 
 fn repo_file(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
 }
 
 fn golden() -> Value {
@@ -22,7 +24,9 @@ fn parse_trace(text: &str) -> Vec<(u64, u32)> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             let mut f = l.split_whitespace();
-            let addr = f.next().and_then(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok());
+            let addr = f
+                .next()
+                .and_then(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok());
             let bytes = f.next().and_then(|b| b.parse().ok());
             (addr.expect("hex address"), bytes.expect("byte count"))
         })
@@ -37,17 +41,30 @@ fn one_level_lru_matches_pycachesim_on_every_trace() {
     for t in traces {
         let name = t["name"].as_str().unwrap();
         let num = |k: &str| t[k].as_u64().unwrap();
-        let accesses = parse_trace(&std::fs::read_to_string(repo_file(t["file"].as_str().unwrap())).unwrap());
+        let accesses =
+            parse_trace(&std::fs::read_to_string(repo_file(t["file"].as_str().unwrap())).unwrap());
         assert_eq!(accesses.len() as u64, num("accesses"), "{name}");
-        let cfg = GpuConfig::single_level(num("sets") as u32, num("ways") as u32, num("line_bytes") as u32);
+        let cfg = GpuConfig::single_level(
+            num("sets") as u32,
+            num("ways") as u32,
+            num("line_bytes") as u32,
+        );
         let mut m = MemSystem::tags_only(cfg).unwrap();
         let ld = Request::load(0);
         for &(addr, bytes) in &accesses {
             m.access(&ld, addr, bytes).unwrap();
         }
         let l2 = m.stats().total().l2;
-        assert_eq!((l2.read_hits, l2.read_misses), (num("hits"), num("misses")), "{name}");
-        assert_eq!(m.stats().total().l1.read_sectors, 0, "{name}: one level only");
+        assert_eq!(
+            (l2.read_hits, l2.read_misses),
+            (num("hits"), num("misses")),
+            "{name}"
+        );
+        assert_eq!(
+            m.stats().total().l1.read_sectors,
+            0,
+            "{name}: one level only"
+        );
     }
 }
 

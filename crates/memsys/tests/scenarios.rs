@@ -13,13 +13,34 @@ fn ca_allocates_in_l1_and_l2_with_normal_priority() {
     let x = line(base, 0);
     let (_, first) = load_u32(&mut m, &ld(0), x);
     // Cold: one sector misses in L1 and in L2, 32 B come from DRAM.
-    assert_eq!((first.l1_hits, first.l1_misses, first.l2_hits, first.l2_misses), (0, 1, 0, 1));
+    assert_eq!(
+        (
+            first.l1_hits,
+            first.l1_misses,
+            first.l2_hits,
+            first.l2_misses
+        ),
+        (0, 1, 0, 1)
+    );
     assert_eq!(first.dram_sectors_read, 1);
     let (_, second) = load_u32(&mut m, &ld(0), x);
-    assert_eq!((second.l1_hits, second.l1_misses, second.l2_hits + second.l2_misses), (1, 0, 0));
+    assert_eq!(
+        (
+            second.l1_hits,
+            second.l1_misses,
+            second.l2_hits + second.l2_misses
+        ),
+        (1, 0, 0)
+    );
     let t = total(&m);
-    assert_eq!((t.l1.read_sectors, t.l1.read_hits, t.l1.read_misses), (2, 1, 1));
-    assert_eq!((t.l2.read_sectors, t.l2.read_misses, t.dram.bytes_read), (1, 1, 32));
+    assert_eq!(
+        (t.l1.read_sectors, t.l1.read_hits, t.l1.read_misses),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        (t.l2.read_sectors, t.l2.read_misses, t.dram.bytes_read),
+        (1, 1, 32)
+    );
     assert_eq!(t.l1.allocations, 1);
     assert_eq!(m.l1_line(0, x).unwrap().class, EvictionClass::Normal);
     assert_eq!(m.l2_line(x).unwrap().class, EvictionClass::Normal);
@@ -34,7 +55,10 @@ fn cg_load_bypasses_l1() {
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), x);
     let (_, o) = load_u32(&mut m, &ld_op(0, CacheOperator::Cg), x);
     // Second .cg load: no L1 lookup, one L2 sector hit.
-    assert_eq!((o.l1_hits, o.l1_misses, o.l2_hits, o.l2_misses), (0, 0, 1, 0));
+    assert_eq!(
+        (o.l1_hits, o.l1_misses, o.l2_hits, o.l2_misses),
+        (0, 0, 1, 0)
+    );
     let t = total(&m);
     assert_eq!((t.l1.requests, t.l1.read_sectors), (0, 0));
     assert_eq!((t.l2.read_hits, t.l2.read_misses), (1, 1));
@@ -47,8 +71,16 @@ fn cs_and_lu_allocate_evict_first_in_l1_and_l2() {
         let (mut m, base) = system(tiny());
         let x = line(base, 0);
         load_u32(&mut m, &ld_op(0, op), x);
-        assert_eq!(m.l1_line(0, x).unwrap().class, EvictionClass::EvictFirst, "{op:?}");
-        assert_eq!(m.l2_line(x).unwrap().class, EvictionClass::EvictFirst, "{op:?}");
+        assert_eq!(
+            m.l1_line(0, x).unwrap().class,
+            EvictionClass::EvictFirst,
+            "{op:?}"
+        );
+        assert_eq!(
+            m.l2_line(x).unwrap().class,
+            EvictionClass::EvictFirst,
+            "{op:?}"
+        );
     }
 }
 
@@ -79,7 +111,16 @@ fn cv_invalidates_the_l2_line_and_fetches_again() {
     load_u32(&mut m, &ld(0), x); // L1 + L2 hold sector 0
     let (_, o) = load_u32(&mut m, &ld_op(0, CacheOperator::Cv), x);
     // Never hits in L1 (no lookup), discards the L2 line (1 valid sector), refetches 32 B.
-    assert_eq!((o.l1_hits, o.l1_misses, o.l2_hits, o.l2_misses, o.dram_sectors_read), (0, 0, 0, 1, 1));
+    assert_eq!(
+        (
+            o.l1_hits,
+            o.l1_misses,
+            o.l2_hits,
+            o.l2_misses,
+            o.dram_sectors_read
+        ),
+        (0, 0, 0, 1, 1)
+    );
     let t = total(&m);
     assert_eq!(t.l2.invalidations, 1);
     assert_eq!(t.dram.bytes_read, 64);
@@ -96,12 +137,18 @@ fn cv_invalidates_the_l2_line_and_fetches_again() {
 fn nc_load_goes_through_the_read_only_l1_path() {
     let (mut m, base) = system(tiny());
     let x = line(base, 1);
-    let nc = Request { non_coherent: true, ..ld(0) };
+    let nc = Request {
+        non_coherent: true,
+        ..ld(0)
+    };
     load_u32(&mut m, &nc, x);
     let (_, o) = load_u32(&mut m, &nc, x);
     assert_eq!(o.l1_hits, 1);
     // With .cg it caches at L2 only.
-    let nc_cg = Request { non_coherent: true, ..ld_op(1, CacheOperator::Cg) };
+    let nc_cg = Request {
+        non_coherent: true,
+        ..ld_op(1, CacheOperator::Cg)
+    };
     load_u32(&mut m, &nc_cg, line(base, 2));
     assert!(m.l1_line(1, line(base, 2)).is_none());
 }
@@ -113,7 +160,10 @@ fn wb_store_dirties_l2_and_writes_back_on_eviction() {
     let (mut m, base) = system(tiny());
     let o = store_u32(&mut m, &st(0), line(base, 0), 1);
     // Write miss allocates without reading DRAM (byte-masked partial sector write).
-    assert_eq!((o.l2_misses, o.dram_sectors_read, o.dram_sectors_written), (1, 0, 0));
+    assert_eq!(
+        (o.l2_misses, o.dram_sectors_read, o.dram_sectors_written),
+        (1, 0, 0)
+    );
     assert_eq!(m.l2_line(line(base, 0)).unwrap().dirty_sectors, 0b0001);
     // Four more lines of set 0 push line 0 out (it is the LRU normal line): 1 dirty sector.
     let cg = ld_op(0, CacheOperator::Cg);
@@ -143,7 +193,10 @@ fn cg_store_drops_own_l1_copy() {
     let x = line(base, 3);
     load_u32(&mut m, &ld(0), x);
     store_u32(&mut m, &st_op(0, CacheOperator::Cg), x, 5);
-    assert!(m.l1_line(0, x).is_none(), "the only valid sector was dropped");
+    assert!(
+        m.l1_line(0, x).is_none(),
+        "the only valid sector was dropped"
+    );
     let (v, o) = load_u32(&mut m, &ld(0), x);
     assert_eq!((v, o.l1_hits, o.l1_misses, o.l2_hits), (5, 0, 1, 1));
     assert_eq!(total(&m).l1.invalidations, 1);
@@ -153,7 +206,10 @@ fn cg_store_drops_own_l1_copy() {
 fn cs_store_allocates_evict_first() {
     let (mut m, base) = system(tiny());
     store_u32(&mut m, &st_op(0, CacheOperator::Cs), line(base, 0), 1);
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::EvictFirst);
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::EvictFirst
+    );
 }
 
 #[test]
@@ -170,8 +226,16 @@ fn wt_store_writes_through_to_dram() {
 fn mmio_is_never_cached() {
     let (mut m, base) = system(tiny());
     let x = line(base, 0);
-    let mmio_ld = Request { semantics: Semantics::Mmio, scope: Scope::Sys, ..ld(0) };
-    let mmio_st = Request { semantics: Semantics::Mmio, scope: Scope::Sys, ..st(0) };
+    let mmio_ld = Request {
+        semantics: Semantics::Mmio,
+        scope: Scope::Sys,
+        ..ld(0)
+    };
+    let mmio_st = Request {
+        semantics: Semantics::Mmio,
+        scope: Scope::Sys,
+        ..st(0)
+    };
     store_u32(&mut m, &mmio_st, x, 9);
     let (v, o) = load_u32(&mut m, &mmio_ld, x);
     assert_eq!((v, o.dram_sectors_read), (9, 1));
@@ -186,7 +250,10 @@ fn coherent_semantics_go_to_l2() {
     for sem in [Semantics::Volatile, Semantics::Relaxed, Semantics::Acquire] {
         let (mut m, base) = system(tiny());
         let x = line(base, 0);
-        let r = Request { semantics: sem, ..ld(0) };
+        let r = Request {
+            semantics: sem,
+            ..ld(0)
+        };
         load_u32(&mut m, &r, x);
         let (_, o) = load_u32(&mut m, &r, x);
         assert_eq!((o.l1_hits, o.l1_misses, o.l2_hits), (0, 0, 1), "{sem:?}");
@@ -194,7 +261,11 @@ fn coherent_semantics_go_to_l2() {
     }
     // At .cta scope the SM's L1 is coherent for the CTA and is used.
     let (mut m, base) = system(tiny());
-    let r = Request { semantics: Semantics::Relaxed, scope: Scope::Cta, ..ld(0) };
+    let r = Request {
+        semantics: Semantics::Relaxed,
+        scope: Scope::Cta,
+        ..ld(0)
+    };
     load_u32(&mut m, &r, line(base, 0));
     assert_eq!(load_u32(&mut m, &r, line(base, 0)).1.l1_hits, 1);
 }
@@ -204,7 +275,11 @@ fn acquire_invalidates_the_sms_l1() {
     let (mut m, base) = system(tiny());
     load_u32(&mut m, &ld(0), line(base, 1));
     load_u32(&mut m, &ld(0), line(base, 2));
-    let acq = Request { semantics: Semantics::Acquire, scope: Scope::Gpu, ..ld(0) };
+    let acq = Request {
+        semantics: Semantics::Acquire,
+        scope: Scope::Gpu,
+        ..ld(0)
+    };
     load_u32(&mut m, &acq, line(base, 9));
     assert!(m.l1_line(0, line(base, 1)).is_none() && m.l1_line(0, line(base, 2)).is_none());
     assert_eq!(total(&m).l1.invalidations, 2);
@@ -216,7 +291,10 @@ fn atomics_act_at_l2_and_drop_own_l1_copy() {
     let x = line(base, 0);
     load_u32(&mut m, &ld(0), x);
     load_u32(&mut m, &ld(1), x);
-    let atom = Request { kind: AccessKind::Atomic, ..ld(0) };
+    let atom = Request {
+        kind: AccessKind::Atomic,
+        ..ld(0)
+    };
     let mut add = |_: usize, b: &mut [u8]| {
         let v = u32::from_le_bytes(b.try_into().unwrap()) + 5;
         b.copy_from_slice(&v.to_le_bytes());
@@ -260,11 +338,17 @@ fn victims_go_evict_first_then_normal_then_evict_last_lru_within_class() {
 fn evict_last_occupancy_is_capped_by_the_carve_out() {
     let (mut m, base) = system(tiny());
     // Carve-out 2 KiB of 4 KiB with 4 ways: 2 evict-last ways per set.
-    let last = Request { l2_priority: Some(L2EvictionPriority::Last), ..ld_op(0, CacheOperator::Cg) };
+    let last = Request {
+        l2_priority: Some(L2EvictionPriority::Last),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     for i in [0, 8, 16] {
         load_u32(&mut m, &last, line(base, i));
     }
-    assert_eq!(m.l2_line(line(base, 16)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l2_line(line(base, 16)).unwrap().class,
+        EvictionClass::Normal
+    );
     assert_eq!(total(&m).l2.evict_last_capped, 1);
     assert_eq!(m.l2_max_evict_last_per_set(), 2);
     // No carve-out: every evict-last request becomes normal.
@@ -272,20 +356,29 @@ fn evict_last_occupancy_is_capped_by_the_carve_out() {
     cfg.persisting_l2_bytes = 0;
     let (mut m, base) = system(cfg);
     load_u32(&mut m, &last, line(base, 0));
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::Normal
+    );
 }
 
 #[test]
 fn l1_evict_unchanged_keeps_a_resident_lines_priority() {
     let (mut m, base) = system(tiny());
-    let with = |p: L1EvictionPriority| Request { l1_priority: Some(p), ..ld(0) };
+    let with = |p: L1EvictionPriority| Request {
+        l1_priority: Some(p),
+        ..ld(0)
+    };
     let x = line(base, 0);
     load_u32(&mut m, &with(L1EvictionPriority::Last), x);
     load_u32(&mut m, &with(L1EvictionPriority::Unchanged), x);
     assert_eq!(m.l1_line(0, x).unwrap().class, EvictionClass::EvictLast);
     // On allocation evict_unchanged means normal.
     load_u32(&mut m, &with(L1EvictionPriority::Unchanged), line(base, 1));
-    assert_eq!(m.l1_line(0, line(base, 1)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l1_line(0, line(base, 1)).unwrap().class,
+        EvictionClass::Normal
+    );
     // evict_normal demotes; evict_first sets first.
     load_u32(&mut m, &with(L1EvictionPriority::Normal), x);
     assert_eq!(m.l1_line(0, x).unwrap().class, EvictionClass::Normal);
@@ -296,7 +389,10 @@ fn l1_evict_unchanged_keeps_a_resident_lines_priority() {
 #[test]
 fn l1_no_allocate_does_not_fill_l1_but_still_hits() {
     let (mut m, base) = system(tiny());
-    let na = Request { l1_priority: Some(L1EvictionPriority::NoAllocate), ..ld(0) };
+    let na = Request {
+        l1_priority: Some(L1EvictionPriority::NoAllocate),
+        ..ld(0)
+    };
     load_u32(&mut m, &na, line(base, 0));
     assert!(m.l1_line(0, line(base, 0)).is_none());
     assert!(m.l2_line(line(base, 0)).is_some());
@@ -310,14 +406,26 @@ fn l1_no_allocate_does_not_fill_l1_but_still_hits() {
 #[test]
 fn l2_evict_normal_demotes_an_evict_last_line() {
     let (mut m, base) = system(tiny());
-    let with = |p| Request { l2_priority: Some(p), ..ld_op(0, CacheOperator::Cg) };
+    let with = |p| Request {
+        l2_priority: Some(p),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     load_u32(&mut m, &with(L2EvictionPriority::Last), line(base, 0));
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::EvictLast);
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::EvictLast
+    );
     // A plain access keeps it (no qualifier = unchanged on a hit).
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 0));
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::EvictLast);
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::EvictLast
+    );
     load_u32(&mut m, &with(L2EvictionPriority::Normal), line(base, 0));
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::Normal
+    );
 }
 
 /// The example: a cyclic scan over twice the L2, where the first quarter of the data
@@ -360,7 +468,10 @@ fn evict_last_quarter_survives_a_cyclic_scan_of_twice_the_l2() {
 #[test]
 fn streaming_stores_do_not_evict_persisting_lines() {
     let (mut m, base) = system(tiny());
-    let last = Request { l2_priority: Some(L2EvictionPriority::Last), ..ld_op(0, CacheOperator::Cg) };
+    let last = Request {
+        l2_priority: Some(L2EvictionPriority::Last),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     for i in 0..16 {
         load_u32(&mut m, &last, line(base, i));
     }
@@ -368,7 +479,11 @@ fn streaming_stores_do_not_evict_persisting_lines() {
         store_u32(&mut m, &st_op(0, CacheOperator::Cs), line(base, i), 1);
     }
     for i in 0..16 {
-        assert_eq!(m.l2_line(line(base, i)).unwrap().class, EvictionClass::EvictLast, "line {i}");
+        assert_eq!(
+            m.l2_line(line(base, i)).unwrap().class,
+            EvictionClass::EvictLast,
+            "line {i}"
+        );
     }
     assert_eq!(total(&m).l2.evictions.evict_last, 0);
 }
@@ -378,14 +493,27 @@ fn streaming_stores_do_not_evict_persisting_lines() {
 #[test]
 fn fraction_policy_one_gives_the_primary_priority() {
     let (mut m, base) = system(tiny());
-    let p = CachePolicy::fractional(L2EvictionPriority::Last, L2EvictionPriority::Unchanged, 1.0).unwrap();
+    let p = CachePolicy::fractional(L2EvictionPriority::Last, L2EvictionPriority::Unchanged, 1.0)
+        .unwrap();
     assert_eq!(p, 0x14F0_0000_0000_0000);
-    let r = Request { policy: Some(p), ..ld_op(0, CacheOperator::Cg) };
+    let r = Request {
+        policy: Some(p),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     load_u32(&mut m, &r, line(base, 0));
-    assert_eq!(m.l2_line(line(base, 0)).unwrap().class, EvictionClass::EvictLast);
-    let first = Request { policy: Some(0x12F0_0000_0000_0000), ..ld_op(0, CacheOperator::Cg) };
+    assert_eq!(
+        m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::EvictLast
+    );
+    let first = Request {
+        policy: Some(0x12F0_0000_0000_0000),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     load_u32(&mut m, &first, line(base, 1));
-    assert_eq!(m.l2_line(line(base, 1)).unwrap().class, EvictionClass::EvictFirst);
+    assert_eq!(
+        m.l2_line(line(base, 1)).unwrap().class,
+        EvictionClass::EvictFirst
+    );
 }
 
 #[test]
@@ -396,9 +524,16 @@ fn fraction_policy_draws_from_the_seeded_generator() {
         let mut cfg = GpuConfig::a100();
         cfg.seed = seed;
         let (mut m, base) = system(cfg);
-        let p = CachePolicy::fractional(L2EvictionPriority::First, L2EvictionPriority::Unchanged, 0.5)
-            .unwrap();
-        let r = Request { policy: Some(p), ..ld_op(0, CacheOperator::Cg) };
+        let p = CachePolicy::fractional(
+            L2EvictionPriority::First,
+            L2EvictionPriority::Unchanged,
+            0.5,
+        )
+        .unwrap();
+        let r = Request {
+            policy: Some(p),
+            ..ld_op(0, CacheOperator::Cg)
+        };
         (0..4000)
             .map(|i| {
                 load_u32(&mut m, &r, line(base, i));
@@ -409,7 +544,10 @@ fn fraction_policy_draws_from_the_seeded_generator() {
     let a = classes(1);
     let first = a.iter().filter(|&&f| f).count();
     // Binomial(4000, 0.5): mean 2000, sd ~31.6; 6 sd = 190.
-    assert!((1810..=2190).contains(&first), "{first} of 4000 evict-first");
+    assert!(
+        (1810..=2190).contains(&first),
+        "{first} of 4000 evict-first"
+    );
     assert_eq!(a, classes(1), "same seed, same draws");
     assert_ne!(a, classes(2), "another seed, other draws");
 }
@@ -420,19 +558,47 @@ fn range_policy_primary_secondary_and_unchanged_outside() {
     // Primary [base+16K, +4K); total 12K: trailing secondary [+20K, +28K), preceding [+8K, +16K).
     let a = base + 16 * 1024;
     let p = m
-        .create_range_policy(a, 4096, 12 * 1024, L2EvictionPriority::Last, L2EvictionPriority::First)
+        .create_range_policy(
+            a,
+            4096,
+            12 * 1024,
+            L2EvictionPriority::Last,
+            L2EvictionPriority::First,
+        )
         .unwrap();
-    assert_eq!(p, CachePolicy::range(a, 4096, 12 * 1024, L2EvictionPriority::Last, L2EvictionPriority::First).unwrap());
-    let r = Request { policy: Some(p), ..ld_op(0, CacheOperator::Cg) };
+    assert_eq!(
+        p,
+        CachePolicy::range(
+            a,
+            4096,
+            12 * 1024,
+            L2EvictionPriority::Last,
+            L2EvictionPriority::First
+        )
+        .unwrap()
+    );
+    let r = Request {
+        policy: Some(p),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     let class_at = |m: &mut MemSystem, addr: u64| {
         load_u32(m, &r, addr);
         m.l2_line(addr).unwrap().class
     };
     assert_eq!(class_at(&mut m, a), EvictionClass::EvictLast);
-    assert_eq!(class_at(&mut m, a + 4096 + 128 * 3), EvictionClass::EvictFirst);
-    assert_eq!(class_at(&mut m, a - 8 * 1024 + 128), EvictionClass::EvictFirst);
+    assert_eq!(
+        class_at(&mut m, a + 4096 + 128 * 3),
+        EvictionClass::EvictFirst
+    );
+    assert_eq!(
+        class_at(&mut m, a - 8 * 1024 + 128),
+        EvictionClass::EvictFirst
+    );
     // Outside both ranges: unchanged, i.e. normal on allocation.
-    assert_eq!(class_at(&mut m, a + 12 * 1024 + 128 * 5), EvictionClass::Normal);
+    assert_eq!(
+        class_at(&mut m, a + 12 * 1024 + 128 * 5),
+        EvictionClass::Normal
+    );
     assert_eq!(class_at(&mut m, base + 128 * 6), EvictionClass::Normal);
 }
 
@@ -441,7 +607,10 @@ fn policy_bits_61_and_62_are_honoured() {
     let (mut m, base) = system(tiny());
     // Fraction 1.0 evict_normal with L1 no-allocate (bit 61) and 256 B promotion (bit 62).
     let p = 0x16F0_0000_0000_0000u64 | (1 << 61) | (1 << 62);
-    let r = Request { policy: Some(p), ..ld(0) };
+    let r = Request {
+        policy: Some(p),
+        ..ld(0)
+    };
     load_u32(&mut m, &r, line(base, 0));
     assert!(m.l1_line(0, line(base, 0)).is_none());
     assert_eq!(m.l2_line(line(base, 0)).unwrap().valid_sectors, 0b1111);
@@ -460,12 +629,27 @@ fn prefetch_size_fills_the_aligned_block_on_a_miss() {
     ];
     for (size, l0, l1, fills, dram) in cases {
         let (mut m, base) = system(tiny());
-        let r = Request { prefetch: Some(size), ..ld_op(0, CacheOperator::Cg) };
+        let r = Request {
+            prefetch: Some(size),
+            ..ld_op(0, CacheOperator::Cg)
+        };
         load_u32(&mut m, &r, line(base, 0));
-        assert_eq!(m.l2_line(line(base, 0)).unwrap().valid_sectors, l0, "{size:?}");
-        assert_eq!(m.l2_line(line(base, 1)).map(|l| l.valid_sectors), l1, "{size:?}");
+        assert_eq!(
+            m.l2_line(line(base, 0)).unwrap().valid_sectors,
+            l0,
+            "{size:?}"
+        );
+        assert_eq!(
+            m.l2_line(line(base, 1)).map(|l| l.valid_sectors),
+            l1,
+            "{size:?}"
+        );
         let t = total(&m);
-        assert_eq!((t.l2.prefetch_fills, t.dram.bytes_read), (fills, dram), "{size:?}");
+        assert_eq!(
+            (t.l2.prefetch_fills, t.dram.bytes_read),
+            (fills, dram),
+            "{size:?}"
+        );
         // The prefetched neighbour sector now hits.
         let (_, o) = load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 0) + 32);
         assert_eq!(o.l2_hits, 1, "{size:?}");
@@ -475,7 +659,10 @@ fn prefetch_size_fills_the_aligned_block_on_a_miss() {
     }
     // A 64 B block aligned at sector 2 when the access is in sector 3.
     let (mut m, base) = system(tiny());
-    let r = Request { prefetch: Some(PrefetchSize::B64), ..ld_op(0, CacheOperator::Cg) };
+    let r = Request {
+        prefetch: Some(PrefetchSize::B64),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     load_u32(&mut m, &r, line(base, 0) + 96);
     assert_eq!(m.l2_line(line(base, 0)).unwrap().valid_sectors, 0b1100);
 }
@@ -485,9 +672,13 @@ fn prefetch_size_fills_the_aligned_block_on_a_miss() {
 #[test]
 fn cp_async_ca_fills_l1_and_l2_cg_only_l2_with_hints() {
     let (mut m, base) = system(tiny());
-    let ca = Request { kind: AccessKind::AsyncCopy, ..ld_op(0, CacheOperator::Ca) };
+    let ca = Request {
+        kind: AccessKind::AsyncCopy,
+        ..ld_op(0, CacheOperator::Ca)
+    };
     let mut buf = [0u8; 16];
-    m.load(&ca, &[LaneAccess::new(line(base, 0), 16)], &mut buf).unwrap();
+    m.load(&ca, &[LaneAccess::new(line(base, 0), 16)], &mut buf)
+        .unwrap();
     assert!(m.l1_line(0, line(base, 0)).is_some() && m.l2_line(line(base, 0)).is_some());
     let cg = Request {
         kind: AccessKind::AsyncCopy,
@@ -495,10 +686,14 @@ fn cp_async_ca_fills_l1_and_l2_cg_only_l2_with_hints() {
         prefetch: Some(PrefetchSize::B128),
         ..ld_op(0, CacheOperator::Cg)
     };
-    m.load(&cg, &[LaneAccess::new(line(base, 1), 16)], &mut buf).unwrap();
+    m.load(&cg, &[LaneAccess::new(line(base, 1), 16)], &mut buf)
+        .unwrap();
     assert!(m.l1_line(0, line(base, 1)).is_none());
     let l = m.l2_line(line(base, 1)).unwrap();
-    assert_eq!((l.class, l.valid_sectors), (EvictionClass::EvictLast, 0b1111));
+    assert_eq!(
+        (l.class, l.valid_sectors),
+        (EvictionClass::EvictLast, 0b1111)
+    );
 }
 
 // ------------------------------------------------------------------ warp coalescing
@@ -506,7 +701,9 @@ fn cp_async_ca_fills_l1_and_l2_cg_only_l2_with_hints() {
 #[test]
 fn a_coalesced_warp_touches_four_sectors_of_one_line() {
     let (mut m, base) = system(tiny());
-    let lanes: Vec<LaneAccess> = (0..32).map(|i| LaneAccess::new(line(base, 0) + 4 * i, 4)).collect();
+    let lanes: Vec<LaneAccess> = (0..32)
+        .map(|i| LaneAccess::new(line(base, 0) + 4 * i, 4))
+        .collect();
     let mut out = vec![0u8; 128];
     let o = m.load(&ld(0), &lanes, &mut out).unwrap();
     // 32 lanes x 4 B = 128 B = one line = 4 sectors, one request per level.
@@ -514,8 +711,12 @@ fn a_coalesced_warp_touches_four_sectors_of_one_line() {
     let t = total(&m);
     assert_eq!((t.l1.requests, t.l2.requests, t.l2.allocations), (1, 1, 1));
     // A strided warp (one lane per line) touches 32 lines.
-    let strided: Vec<LaneAccess> = (0..32).map(|i| LaneAccess::new(line(base, 100 + i), 4)).collect();
-    let o = m.load(&ld_op(0, CacheOperator::Cg), &strided, &mut out).unwrap();
+    let strided: Vec<LaneAccess> = (0..32)
+        .map(|i| LaneAccess::new(line(base, 100 + i), 4))
+        .collect();
+    let o = m
+        .load(&ld_op(0, CacheOperator::Cg), &strided, &mut out)
+        .unwrap();
     assert_eq!(o.l2_misses, 32);
 }
 
@@ -530,9 +731,15 @@ fn counters_are_attributed_per_sm_and_per_instruction() {
     let s = m.stats();
     assert_eq!(s.per_instr.len(), 4);
     assert_eq!(s.per_instr[3].l1.read_misses, 1);
-    assert_eq!((s.per_instr[1].l1.read_hits, s.per_instr[1].l1.read_misses), (1, 1));
+    assert_eq!(
+        (s.per_instr[1].l1.read_hits, s.per_instr[1].l1.read_misses),
+        (1, 1)
+    );
     // SM 1's L1 missed once, then L2 hit (SM 0 had brought the line in).
-    assert_eq!((s.per_sm[1].l2.read_hits, s.per_sm[0].l2.read_misses), (1, 1));
+    assert_eq!(
+        (s.per_sm[1].l2.read_hits, s.per_sm[0].l2.read_misses),
+        (1, 1)
+    );
     assert_eq!(s.per_instr[0], Counters::default());
     let by_instr = s.per_instr.iter().fold(Counters::default(), |mut a, c| {
         a += c;
@@ -547,7 +754,10 @@ fn the_timeline_samples_l2_occupancy_by_class() {
     let mut cfg = tiny();
     cfg.timeline_interval = 2;
     let (mut m, base) = system(cfg);
-    let last = Request { l2_priority: Some(L2EvictionPriority::Last), ..ld_op(0, CacheOperator::Cg) };
+    let last = Request {
+        l2_priority: Some(L2EvictionPriority::Last),
+        ..ld_op(0, CacheOperator::Cg)
+    };
     load_u32(&mut m, &last, line(base, 0));
     load_u32(&mut m, &ld_op(0, CacheOperator::Cs), line(base, 1));
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 2));
@@ -555,8 +765,14 @@ fn the_timeline_samples_l2_occupancy_by_class() {
     let s = m.stats();
     assert_eq!(s.timeline.len(), 2);
     let (a, b) = (s.timeline[0], s.timeline[1]);
-    assert_eq!((a.request, a.evict_last, a.evict_first, a.normal), (2, 1, 1, 0));
-    assert_eq!((b.request, b.evict_last, b.evict_first, b.normal), (4, 1, 1, 2));
+    assert_eq!(
+        (a.request, a.evict_last, a.evict_first, a.normal),
+        (2, 1, 1, 0)
+    );
+    assert_eq!(
+        (b.request, b.evict_last, b.evict_first, b.normal),
+        (4, 1, 1, 2)
+    );
     assert!(s.to_json().contains("\"timeline\""));
     assert!(s.render_text().contains("L2 lines now"));
 }
@@ -577,9 +793,18 @@ fn flush_writes_back_every_dirty_sector_as_host_traffic() {
 fn latency_reports_the_slowest_level() {
     let (mut m, base) = system(tiny());
     let cfg = m.config().clone();
-    assert_eq!(load_u32(&mut m, &ld(0), line(base, 0)).1.latency_cycles, cfg.dram_latency_cycles);
-    assert_eq!(load_u32(&mut m, &ld(0), line(base, 0)).1.latency_cycles, cfg.l1.latency_cycles);
-    assert_eq!(load_u32(&mut m, &ld(1), line(base, 0)).1.latency_cycles, cfg.l2.latency_cycles);
+    assert_eq!(
+        load_u32(&mut m, &ld(0), line(base, 0)).1.latency_cycles,
+        cfg.dram_latency_cycles
+    );
+    assert_eq!(
+        load_u32(&mut m, &ld(0), line(base, 0)).1.latency_cycles,
+        cfg.l1.latency_cycles
+    );
+    assert_eq!(
+        load_u32(&mut m, &ld(1), line(base, 0)).1.latency_cycles,
+        cfg.l2.latency_cycles
+    );
 }
 
 // ------------------------------------------------------------------ faults
@@ -589,26 +814,57 @@ fn bad_requests_are_errors_naming_the_address() {
     let (mut m, base) = system(tiny());
     let mut out = [0u8; 4];
     let past_end = base + (1 << 20);
-    let err = m.load(&ld(0), &[LaneAccess::new(past_end, 4)], &mut out).unwrap_err();
-    assert_eq!(err, MemError::Unmapped { addr: past_end, bytes: 4 });
+    let err = m
+        .load(&ld(0), &[LaneAccess::new(past_end, 4)], &mut out)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        MemError::Unmapped {
+            addr: past_end,
+            bytes: 4
+        }
+    );
     assert!(err.to_string().contains(&format!("{past_end:x}")));
     // Straddling the end of the allocation.
-    assert!(m.load(&ld(0), &[LaneAccess::new(past_end - 2, 4)], &mut out).is_err());
+    assert!(m
+        .load(&ld(0), &[LaneAccess::new(past_end - 2, 4)], &mut out)
+        .is_err());
     assert!(matches!(
         m.load(&ld(7), &[LaneAccess::new(base, 4)], &mut out),
         Err(MemError::NoSuchSm { sm: 7, sm_count: 2 })
     ));
-    let shared = Request { space: Space::Shared, ..ld(0) };
-    assert!(matches!(m.load(&shared, &[LaneAccess::new(base, 4)], &mut out), Err(MemError::Unsupported { .. })));
+    let shared = Request {
+        space: Space::Shared,
+        ..ld(0)
+    };
+    assert!(matches!(
+        m.load(&shared, &[LaneAccess::new(base, 4)], &mut out),
+        Err(MemError::Unsupported { .. })
+    ));
     assert!(matches!(
         m.load(&ld(0), &[LaneAccess::new(base, 8)], &mut out),
         Err(MemError::BufferSize { got: 4, need: 8 })
     ));
-    let to_const = Request { space: Space::Const, ..st(0) };
-    assert!(m.store(&to_const, &[LaneAccess::new(base, 4)], &[0; 4]).is_err());
-    assert!(m.load(&ld_op(0, CacheOperator::Wt), &[LaneAccess::new(base, 4)], &mut out).is_err());
-    assert!(m.load(&ld(0), &[LaneAccess::new(base, 0)], &mut []).is_err());
-    assert!(m.load(&ld(0), &[LaneAccess::new(u64::MAX - 1, 4)], &mut out).is_err());
+    let to_const = Request {
+        space: Space::Const,
+        ..st(0)
+    };
+    assert!(m
+        .store(&to_const, &[LaneAccess::new(base, 4)], &[0; 4])
+        .is_err());
+    assert!(m
+        .load(
+            &ld_op(0, CacheOperator::Wt),
+            &[LaneAccess::new(base, 4)],
+            &mut out
+        )
+        .is_err());
+    assert!(m
+        .load(&ld(0), &[LaneAccess::new(base, 0)], &mut [])
+        .is_err());
+    assert!(m
+        .load(&ld(0), &[LaneAccess::new(u64::MAX - 1, 4)], &mut out)
+        .is_err());
     // Nothing was counted for the rejected requests.
     assert_eq!(m.stats().requests, 0);
 }

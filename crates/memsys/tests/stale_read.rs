@@ -38,9 +38,29 @@ fn cg_cv_volatile_relaxed_and_acquire_read_the_new_value() {
     let cases = [
         ("ld.cg", ld_op(0, CacheOperator::Cg)),
         ("ld.cv", ld_op(0, CacheOperator::Cv)),
-        ("ld.volatile", Request { semantics: Semantics::Volatile, ..ld(0) }),
-        ("ld.relaxed.gpu", Request { semantics: Semantics::Relaxed, scope: Scope::Gpu, ..ld(0) }),
-        ("ld.acquire.gpu", Request { semantics: Semantics::Acquire, scope: Scope::Gpu, ..ld(0) }),
+        (
+            "ld.volatile",
+            Request {
+                semantics: Semantics::Volatile,
+                ..ld(0)
+            },
+        ),
+        (
+            "ld.relaxed.gpu",
+            Request {
+                semantics: Semantics::Relaxed,
+                scope: Scope::Gpu,
+                ..ld(0)
+            },
+        ),
+        (
+            "ld.acquire.gpu",
+            Request {
+                semantics: Semantics::Acquire,
+                scope: Scope::Gpu,
+                ..ld(0)
+            },
+        ),
     ];
     for (name, req) in cases {
         let (v, o) = scenario(req);
@@ -57,7 +77,11 @@ fn the_stale_copy_goes_away_after_an_acquire_or_an_l1_invalidation() {
     let x = line(base, 5);
     load_u32(&mut m, &ld(0), x);
     store_u32(&mut m, &st(1), x, NEW);
-    let flag = Request { semantics: Semantics::Acquire, scope: Scope::Gpu, ..ld(0) };
+    let flag = Request {
+        semantics: Semantics::Acquire,
+        scope: Scope::Gpu,
+        ..ld(0)
+    };
     load_u32(&mut m, &flag, line(base, 40));
     let (v, o) = load_u32(&mut m, &ld(0), x);
     assert_eq!((v, o.stale_lanes), (NEW, 0));
@@ -81,5 +105,8 @@ fn only_the_stale_lanes_of_a_warp_are_flagged() {
     let o = m.load(&ld(0), &lanes, &mut out).unwrap();
     assert_eq!(o.stale_lanes, (1 << 2) | (1 << 5));
     assert_eq!(m.stats().total().stale_reads, 2);
-    assert!(out.iter().all(|&b| b == 0), "all lanes read SM 0's old copy");
+    assert!(
+        out.iter().all(|&b| b == 0),
+        "all lanes read SM 0's old copy"
+    );
 }

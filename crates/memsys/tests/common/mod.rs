@@ -36,12 +36,15 @@ pub fn line(base: u64, i: u64) -> u64 {
 
 pub fn load_u32(m: &mut MemSystem, req: &Request, addr: u64) -> (u32, Outcome) {
     let mut out = [0u8; 4];
-    let o = m.load(req, &[LaneAccess::new(addr, 4)], &mut out).expect("load");
+    let o = m
+        .load(req, &[LaneAccess::new(addr, 4)], &mut out)
+        .expect("load");
     (u32::from_le_bytes(out), o)
 }
 
 pub fn store_u32(m: &mut MemSystem, req: &Request, addr: u64, v: u32) -> Outcome {
-    m.store(req, &[LaneAccess::new(addr, 4)], &v.to_le_bytes()).expect("store")
+    m.store(req, &[LaneAccess::new(addr, 4)], &v.to_le_bytes())
+        .expect("store")
 }
 
 pub fn ld(sm: u32) -> Request {
