@@ -1,1 +1,45 @@
-//! memsys (placeholder)
+//! `memsys`: the GPU memory hierarchy ptxsim runs kernels on. It knows nothing of PTX text:
+//! the interpreter (or a trace) hands it typed warp-level requests — SM, kind, state space,
+//! cache operator, memory semantics, L1/L2 eviction priority, `createpolicy` value, prefetch
+//! size, instruction id — with each active lane's address and size.
+//!
+//! The model:
+//! - one L1 per SM that **holds its own copy of the data** and is not coherent with the other
+//!   SMs, so the stale `.ca` read the PTX ISA warns about really happens and is reported
+//!   ([`Outcome::stale_lanes`]);
+//! - one shared L2, the point of coherence (its data is the global image, [`MemSystem::read`]);
+//! - DRAM traffic from L2 misses, prefetch fills, dirty write-backs and write-through;
+//! - 128-byte lines of four 32-byte sectors, set-associative, sector-granular fills; victims
+//!   are chosen evict-first < normal < evict-last, LRU within a class, with evict-last
+//!   occupancy capped by the persisting carve-out;
+//! - every cache operator, `.L1::`/`.L2::` priority, `.L2::cache_hint` policy (decoded and
+//!   encoded bit-exactly as CCCL does, [`CachePolicy`]) and prefetch size has its effect; the
+//!   rules and their spec sentences are on [`MemSystem`]'s routing and in the README;
+//! - counters per level, per SM and per instruction ([`Stats`]), an optional L2 occupancy
+//!   timeline, and a replay driver for traces ([`replay`]).
+//!
+//! Configurations ([`GpuConfig`]) come as presets (`a100`, `h100`, `b200`) with their
+//! sources cited, and any field can be overridden from TOML.
+
+mod cache;
+mod config;
+mod error;
+mod memory;
+mod policy;
+pub mod replay;
+pub(crate) mod rng;
+mod stats;
+mod system;
+mod types;
+
+pub use cache::EvictionClass;
+pub use config::{CacheConfig, GpuConfig, SetHash};
+pub use error::MemError;
+pub use memory::GLOBAL_BASE;
+pub use policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
+pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
+pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
+pub use types::{
+    AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,
+    Outcome, PrefetchSize, Request, Scope, Semantics, SmId, Space,
+};

@@ -1,0 +1,155 @@
+//! Trace replay: run a stream of single accesses through a tags-only memory system and
+//! collect the statistics. The text trace format (`<sm> <ptx-op> <addr> <bytes> [<policy>]`)
+//! is parsed by the `ptx-trace` crate with the front end's qualifier tables; this module takes
+//! the already-typed accesses.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::GpuConfig;
+use crate::error::MemError;
+use crate::stats::Stats;
+use crate::system::MemSystem;
+use crate::types::Request;
+
+/// One access of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceAccess {
+    pub request: Request,
+    pub addr: u64,
+    pub bytes: u32,
+}
+
+/// Runs `accesses` through `mem` in order; returns how many ran. An access that fails stops
+/// the replay with [`MemError::Replay`] naming its position.
+pub fn run<I>(mem: &mut MemSystem, accesses: I) -> Result<u64, MemError>
+where
+    I: IntoIterator<Item = TraceAccess>,
+{
+    let mut n = 0u64;
+    for a in accesses {
+        mem.access(&a.request, a.addr, a.bytes)
+            .map_err(|e| MemError::Replay {
+                index: n,
+                source: Box::new(e),
+            })?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Builds a tags-only memory system for `cfg`, replays `accesses` and returns the statistics.
+pub fn replay<I>(cfg: GpuConfig, accesses: I) -> Result<Stats, MemError>
+where
+    I: IntoIterator<Item = TraceAccess>,
+{
+    let mut mem = MemSystem::tags_only(cfg)?;
+    run(&mut mem, accesses)?;
+    Ok(mem.stats())
+}
+
+/// Renders statistics as text (`json == false`) or pretty JSON.
+pub fn render(stats: &Stats, json: bool) -> String {
+    if json {
+        stats.to_json()
+    } else {
+        stats.render_text()
+    }
+}
+
+/// The documented synthetic workload of the replay benchmark (and of the pycachesim rate
+/// measurement in `tests/memsys/pycachesim_parity.py`, which mirrors it line for line).
+///
+/// Access `i` draws `r` from SplitMix64(seed) and picks, with `sel = (r >> 8) & 15`:
+/// - `sel` 0-7 (50%): SM `r & 15` streams through its own 256 MiB region, 32 B per access,
+///   with `ld.global.cs`/`ld.global.cg.L2::evict_first` alternating by SM;
+/// - 8-11 (25%): a random 32 B sector of an 8 MiB hot region, `ld.global.L1::evict_last
+///   .L2::cache_hint` with the fraction-1.0 evict_last policy `0x14F0000000000000`;
+/// - 12-13 (12.5%): a random sector of a 256 MiB region, `ld.global.ca.L2::128B`;
+/// - 14: `st.global.wb` (SM even) or `st.global.cs` (SM odd) to a random sector of the hot region;
+/// - 15: `cp.async.cg.shared.global.L2::256B` of 16 B from the random region.
+///
+/// Sizes are 4, 8 or 16 bytes (`(r >> 40) % 3`), aligned, so each access is one sector.
+pub fn synthetic(seed: u64) -> Synthetic {
+    Synthetic {
+        rng: crate::rng::SplitMix64::new(seed),
+        stream: [0; 16],
+    }
+}
+
+/// Iterator over the synthetic benchmark workload ([`synthetic`]).
+pub struct Synthetic {
+    rng: crate::rng::SplitMix64,
+    stream: [u64; 16],
+}
+
+/// Regions of the synthetic workload.
+pub const SYNTH_STREAM_BASE: u64 = 0x7f00_0000_0000;
+pub const SYNTH_STREAM_BYTES: u64 = 256 << 20;
+pub const SYNTH_HOT_BASE: u64 = 0x7f20_0000_0000;
+pub const SYNTH_HOT_BYTES: u64 = 8 << 20;
+pub const SYNTH_RANDOM_BASE: u64 = 0x7f40_0000_0000;
+pub const SYNTH_RANDOM_BYTES: u64 = 256 << 20;
+
+impl Iterator for Synthetic {
+    type Item = TraceAccess;
+
+    #[inline]
+    fn next(&mut self) -> Option<TraceAccess> {
+        use crate::types::*;
+        let r = self.rng.next_u64();
+        let sm = (r & 15) as u32;
+        let sel = (r >> 8) & 15;
+        let bytes = [4u32, 8, 16][((r >> 40) % 3) as usize];
+        let sector = r >> 16;
+        let mut req = Request::load(sm);
+        let addr = match sel {
+            0..=7 => {
+                let off = self.stream[sm as usize];
+                self.stream[sm as usize] = (off + 32) % SYNTH_STREAM_BYTES;
+                if sm % 2 == 0 {
+                    req.operator = Some(CacheOperator::Cs);
+                } else {
+                    req.operator = Some(CacheOperator::Cg);
+                    req.l2_priority = Some(L2EvictionPriority::First);
+                }
+                SYNTH_STREAM_BASE + u64::from(sm) * SYNTH_STREAM_BYTES + off
+            }
+            8..=11 => {
+                req.l1_priority = Some(L1EvictionPriority::Last);
+                req.policy = Some(0x14F0_0000_0000_0000);
+                SYNTH_HOT_BASE + (sector % (SYNTH_HOT_BYTES / 32)) * 32
+            }
+            12 | 13 => {
+                req.operator = Some(CacheOperator::Ca);
+                req.prefetch = Some(PrefetchSize::B128);
+                SYNTH_RANDOM_BASE + (sector % (SYNTH_RANDOM_BYTES / 32)) * 32
+            }
+            14 => {
+                req.kind = AccessKind::Store;
+                req.operator = Some(if sm % 2 == 0 {
+                    CacheOperator::Wb
+                } else {
+                    CacheOperator::Cs
+                });
+                SYNTH_HOT_BASE + (sector % (SYNTH_HOT_BYTES / 32)) * 32
+            }
+            _ => {
+                req.kind = AccessKind::AsyncCopy;
+                req.operator = Some(CacheOperator::Cg);
+                req.prefetch = Some(PrefetchSize::B256);
+                SYNTH_RANDOM_BASE + (sector % (SYNTH_RANDOM_BYTES / 32)) * 32
+            }
+        };
+        req.instr = InstrId(sel as u32);
+        let bytes = if req.kind == AccessKind::AsyncCopy {
+            16
+        } else {
+            bytes
+        };
+        Some(TraceAccess {
+            request: req,
+            addr,
+            bytes,
+        })
+    }
+}

@@ -1,0 +1,261 @@
+//! Counters: per level, per SM and per instruction, plus an optional L2 occupancy timeline.
+//! Sector counts are in the sector size of the configuration (32 B on the presets); DRAM
+//! traffic is counted in bytes at sector granularity, as Nsight Compute's `dram__bytes` are.
+
+use std::fmt::Write as _;
+use std::ops::AddAssign;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache::EvictionClass;
+
+/// Evictions by the class of the evicted line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvictionCounts {
+    pub evict_first: u64,
+    pub normal: u64,
+    pub evict_last: u64,
+}
+
+impl EvictionCounts {
+    pub fn total(&self) -> u64 {
+        self.evict_first + self.normal + self.evict_last
+    }
+
+    pub(crate) fn add(&mut self, class: EvictionClass) {
+        match class {
+            EvictionClass::EvictFirst => self.evict_first += 1,
+            EvictionClass::Normal => self.normal += 1,
+            EvictionClass::EvictLast => self.evict_last += 1,
+        }
+    }
+}
+
+/// What happened at one cache level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelCounters {
+    /// Warp-level requests that reached this level.
+    pub requests: u64,
+    /// Sectors looked up by reads (loads, copies, prefetches, atomics), and how they resolved.
+    pub read_sectors: u64,
+    pub read_hits: u64,
+    pub read_misses: u64,
+    /// Sectors written by stores, and whether the line held them already.
+    pub write_sectors: u64,
+    pub write_hits: u64,
+    pub write_misses: u64,
+    /// Lines installed.
+    pub allocations: u64,
+    /// Sectors filled on demand.
+    pub sector_fills: u64,
+    /// Extra sectors filled by a prefetch-size hint (`.L2::64B/128B/256B`).
+    pub prefetch_fills: u64,
+    /// Lines evicted, by the class they had.
+    pub evictions: EvictionCounts,
+    /// Dirty sectors written back to the next level.
+    pub writebacks: u64,
+    /// Valid sectors discarded by `.cv`, bypassing stores, atomics or L1 invalidation.
+    pub invalidations: u64,
+    /// Evict-last requests turned into normal because the persisting carve-out was full.
+    pub evict_last_capped: u64,
+}
+
+impl LevelCounters {
+    pub fn hits(&self) -> u64 {
+        self.read_hits + self.write_hits
+    }
+
+    pub fn misses(&self) -> u64 {
+        self.read_misses + self.write_misses
+    }
+
+    /// Sector hit rate of reads and writes together, `None` when nothing was looked up.
+    pub fn hit_rate(&self) -> Option<f64> {
+        let n = self.hits() + self.misses();
+        (n > 0).then(|| self.hits() as f64 / n as f64)
+    }
+}
+
+/// DRAM traffic.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DramCounters {
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+/// One set of counters (for an SM, an instruction, or the total).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub l1: LevelCounters,
+    pub l2: LevelCounters,
+    pub dram: DramCounters,
+    /// Lane accesses that read bytes from L1 differing from the coherent value.
+    pub stale_reads: u64,
+}
+
+impl AddAssign<&LevelCounters> for LevelCounters {
+    fn add_assign(&mut self, o: &LevelCounters) {
+        self.requests += o.requests;
+        self.read_sectors += o.read_sectors;
+        self.read_hits += o.read_hits;
+        self.read_misses += o.read_misses;
+        self.write_sectors += o.write_sectors;
+        self.write_hits += o.write_hits;
+        self.write_misses += o.write_misses;
+        self.allocations += o.allocations;
+        self.sector_fills += o.sector_fills;
+        self.prefetch_fills += o.prefetch_fills;
+        self.evictions.evict_first += o.evictions.evict_first;
+        self.evictions.normal += o.evictions.normal;
+        self.evictions.evict_last += o.evictions.evict_last;
+        self.writebacks += o.writebacks;
+        self.invalidations += o.invalidations;
+        self.evict_last_capped += o.evict_last_capped;
+    }
+}
+
+impl AddAssign<&Counters> for Counters {
+    fn add_assign(&mut self, o: &Counters) {
+        self.l1 += &o.l1;
+        self.l2 += &o.l2;
+        self.dram.bytes_read += o.dram.bytes_read;
+        self.dram.bytes_written += o.dram.bytes_written;
+        self.stale_reads += o.stale_reads;
+    }
+}
+
+/// L2 lines by class at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OccupancySample {
+    /// Requests processed so far.
+    pub request: u64,
+    pub evict_first: u64,
+    pub normal: u64,
+    pub evict_last: u64,
+}
+
+/// Everything counted since the memory system was built (or last reset).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// The configuration's name.
+    pub gpu: String,
+    /// Requests processed.
+    pub requests: u64,
+    /// Counters attributed to the SM that issued each request.
+    pub per_sm: Vec<Counters>,
+    /// Counters attributed to each instruction id (index = `InstrId.0`).
+    pub per_instr: Vec<Counters>,
+    /// Traffic no request caused (e.g. [`crate::MemSystem::flush_l2`]).
+    pub host: Counters,
+    /// L2 occupancy samples (when the configuration asks for a timeline).
+    pub timeline: Vec<OccupancySample>,
+    /// L2 lines by class when the snapshot was taken.
+    pub l2_occupancy: OccupancySample,
+}
+
+/// Which counter sets an event is attributed to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Attr {
+    pub sm: usize,
+    pub instr: usize,
+}
+
+impl Stats {
+    pub(crate) fn new(gpu: &str, sm_count: usize) -> Self {
+        Self {
+            gpu: gpu.to_string(),
+            per_sm: vec![Counters::default(); sm_count],
+            ..Self::default()
+        }
+    }
+
+    /// Applies `f` to the SM's and the instruction's counters.
+    #[inline(always)]
+    pub(crate) fn bump(&mut self, at: Attr, f: impl Fn(&mut Counters)) {
+        f(&mut self.per_sm[at.sm]);
+        f(&mut self.per_instr[at.instr]);
+    }
+
+    #[inline(always)]
+    pub(crate) fn ensure_instr(&mut self, instr: usize) {
+        if instr >= self.per_instr.len() {
+            self.per_instr.resize(instr + 1, Counters::default());
+        }
+    }
+
+    /// Sum over all SMs plus host-side traffic.
+    pub fn total(&self) -> Counters {
+        let mut t = self.host;
+        for c in &self.per_sm {
+            t += c;
+        }
+        t
+    }
+
+    /// Serialises the statistics (with a computed `total`) as pretty JSON.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct WithTotal<'a> {
+            total: Counters,
+            #[serde(flatten)]
+            stats: &'a Stats,
+        }
+        serde_json::to_string_pretty(&WithTotal {
+            total: self.total(),
+            stats: self,
+        })
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// A human-readable summary of the totals.
+    pub fn render_text(&self) -> String {
+        let t = self.total();
+        let mut s = String::new();
+        let rate = |l: &LevelCounters| match l.hit_rate() {
+            Some(r) => format!("{:.2}%", r * 100.0),
+            None => "-".into(),
+        };
+        let _ = writeln!(s, "gpu: {}   requests: {}", self.gpu, self.requests);
+        for (name, l) in [("L1", &t.l1), ("L2", &t.l2)] {
+            let _ = writeln!(
+                s,
+                "{name}: requests {}  sectors read {} (hit {} / miss {})  written {} (hit {} / miss {})  hit rate {}",
+                l.requests,
+                l.read_sectors,
+                l.read_hits,
+                l.read_misses,
+                l.write_sectors,
+                l.write_hits,
+                l.write_misses,
+                rate(l)
+            );
+            let _ = writeln!(
+                s,
+                "{name}: allocations {}  fills {}  prefetch fills {}  evictions first/normal/last {}/{}/{}  write-backs {}  invalidations {}  evict-last capped {}",
+                l.allocations,
+                l.sector_fills,
+                l.prefetch_fills,
+                l.evictions.evict_first,
+                l.evictions.normal,
+                l.evictions.evict_last,
+                l.writebacks,
+                l.invalidations,
+                l.evict_last_capped
+            );
+        }
+        let _ = writeln!(
+            s,
+            "DRAM: bytes read {}  bytes written {}",
+            t.dram.bytes_read, t.dram.bytes_written
+        );
+        let _ = writeln!(
+            s,
+            "L2 lines now: evict-first {}  normal {}  evict-last {}",
+            self.l2_occupancy.evict_first, self.l2_occupancy.normal, self.l2_occupancy.evict_last
+        );
+        if t.stale_reads > 0 {
+            let _ = writeln!(s, "stale L1 reads: {}", t.stale_reads);
+        }
+        s
+    }
+}

@@ -1,0 +1,112 @@
+//! The stale read the PTX ISA documents for `.ca` (Table 30): "If one thread stores to global
+//! memory via one L1 cache, and a second thread loads that address via a second L1 cache with
+//! `ld.ca`, the second thread may get stale L1 cache data, rather than the data stored by the
+//! first thread."
+
+mod common;
+
+use common::*;
+use memsys::*;
+
+const OLD: u32 = 0x1111_1111;
+const NEW: u32 = 0x2222_2222;
+
+/// SM 0 caches X with `.ca`, SM 1 stores X, then SM 0 reads X with `second`.
+fn scenario(second: Request) -> (u32, Outcome) {
+    let (mut m, base) = system(tiny());
+    let x = line(base, 5) + 8;
+    m.write(x, &OLD.to_le_bytes()).unwrap();
+    let (v, _) = load_u32(&mut m, &ld(0), x);
+    assert_eq!(v, OLD);
+    store_u32(&mut m, &st(1), x, NEW);
+    // The coherent value (L2 / memory) is the new one.
+    let mut back = [0u8; 4];
+    m.read(x, &mut back).unwrap();
+    assert_eq!(u32::from_le_bytes(back), NEW);
+    load_u32(&mut m, &second, x)
+}
+
+#[test]
+fn ca_after_another_sms_store_reads_the_old_value_and_is_flagged() {
+    let (v, o) = scenario(ld(0));
+    assert_eq!(v, OLD);
+    assert_eq!((o.l1_hits, o.stale_lanes), (1, 1));
+}
+
+#[test]
+fn cg_cv_volatile_relaxed_and_acquire_read_the_new_value() {
+    let cases = [
+        ("ld.cg", ld_op(0, CacheOperator::Cg)),
+        ("ld.cv", ld_op(0, CacheOperator::Cv)),
+        (
+            "ld.volatile",
+            Request {
+                semantics: Semantics::Volatile,
+                ..ld(0)
+            },
+        ),
+        (
+            "ld.relaxed.gpu",
+            Request {
+                semantics: Semantics::Relaxed,
+                scope: Scope::Gpu,
+                ..ld(0)
+            },
+        ),
+        (
+            "ld.acquire.gpu",
+            Request {
+                semantics: Semantics::Acquire,
+                scope: Scope::Gpu,
+                ..ld(0)
+            },
+        ),
+    ];
+    for (name, req) in cases {
+        let (v, o) = scenario(req);
+        assert_eq!(v, NEW, "{name}");
+        assert_eq!(o.stale_lanes, 0, "{name}");
+    }
+}
+
+#[test]
+fn the_stale_copy_goes_away_after_an_acquire_or_an_l1_invalidation() {
+    // Message passing done right: SM 0's acquire load invalidates its L1, so the following
+    // weak .ca load misses and reads the released data.
+    let (mut m, base) = system(tiny());
+    let x = line(base, 5);
+    load_u32(&mut m, &ld(0), x);
+    store_u32(&mut m, &st(1), x, NEW);
+    let flag = Request {
+        semantics: Semantics::Acquire,
+        scope: Scope::Gpu,
+        ..ld(0)
+    };
+    load_u32(&mut m, &flag, line(base, 40));
+    let (v, o) = load_u32(&mut m, &ld(0), x);
+    assert_eq!((v, o.stale_lanes), (NEW, 0));
+    // A kernel boundary (the driver's L1 invalidation) has the same effect.
+    load_u32(&mut m, &ld(0), line(base, 6));
+    store_u32(&mut m, &st(1), line(base, 6), 3);
+    m.invalidate_all_l1();
+    assert_eq!(load_u32(&mut m, &ld(0), line(base, 6)).0, 3);
+}
+
+#[test]
+fn only_the_stale_lanes_of_a_warp_are_flagged() {
+    let (mut m, base) = system(tiny());
+    let x = line(base, 7);
+    let lanes: Vec<LaneAccess> = (0..8).map(|i| LaneAccess::new(x + 4 * i, 4)).collect();
+    let mut out = vec![0u8; 32];
+    m.load(&ld(0), &lanes, &mut out).unwrap();
+    // SM 1 writes lanes 2 and 5's words.
+    store_u32(&mut m, &st(1), x + 8, 42);
+    store_u32(&mut m, &st(1), x + 20, 43);
+    let o = m.load(&ld(0), &lanes, &mut out).unwrap();
+    assert_eq!(o.stale_lanes, (1 << 2) | (1 << 5));
+    assert_eq!(m.stats().total().stale_reads, 2);
+    assert!(
+        out.iter().all(|&b| b == 0),
+        "all lanes read SM 0's old copy"
+    );
+}

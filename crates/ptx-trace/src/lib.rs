@@ -1,0 +1,465 @@
+//! `ptx-trace`: the text trace format of `ptxsim replay`, one access per line:
+//!
+//! ```text
+//! <sm> <ptx-op-with-qualifiers> <hex-address> <bytes> [<hex-policy>]
+//! 3 ld.global.nc.L1::evict_last.L2::256B 0x7f0000001000 16
+//! 0 st.global.L2::cache_hint.b32 0x1000 4 0x14f0000000000000
+//! ```
+//!
+//! - `<sm>`: decimal SM index; `<hex-address>`: `0x`-prefixed; `<bytes>`: decimal, 1..=128;
+//!   `<hex-policy>`: the 64-bit `createpolicy` value, present exactly when the op carries
+//!   `.L2::cache_hint`.
+//! - The op is `ld`, `st`, `cp.async`, `prefetch`, `prefetchu`, `atom` or `red` followed by
+//!   dotted qualifiers, each classified with ptx-isa's tables ([`ptx_isa::Qualifier`]), so the
+//!   trace reader accepts exactly the spellings the front end does. Types and vector widths
+//!   are accepted and ignored (the byte count says how much is accessed); `atom`/`red`
+//!   operations (`.add`, `.cas`, ...) likewise.
+//! - `#` starts a comment; blank lines are skipped.
+//!
+//! Each distinct op spelling gets an instruction id (in order of first appearance), so
+//! memsys's per-instruction statistics read as per-op statistics ([`TraceParser::ops`]).
+
+use memsys::replay::TraceAccess;
+use memsys::{
+    AccessKind, CacheOperator, GpuConfig, InstrId, L1EvictionPriority, L2EvictionPriority,
+    MemError, MemSystem, PrefetchSize, Request, Scope, Semantics, SmId, Space, Stats,
+};
+use ptx_isa::{CacheLevel, Flag, MemorySemantics, Qualifier, StateSpace};
+use thiserror::Error;
+
+/// A bad trace line, or an access memsys rejected; `line` and `column` are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{line}:{column}: {message}")]
+pub struct TraceError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// `atom`/`red` operation qualifiers: accepted, not modelled (the access is a read-modify-write).
+const ATOMIC_OPS: &[&str] = &[
+    "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", "sys", "noftz",
+];
+
+/// Reads trace lines, interning op spellings as instruction ids.
+#[derive(Debug, Default)]
+pub struct TraceParser {
+    ops: Vec<String>,
+}
+
+fn err(line: usize, column: usize, message: impl Into<String>) -> TraceError {
+    TraceError {
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    u64::from_str_radix(digits, 16).ok()
+}
+
+impl TraceParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Op spellings by instruction id.
+    pub fn ops(&self) -> &[String] {
+        &self.ops
+    }
+
+    /// Parses line number `line` (1-based) of a trace; `Ok(None)` for blank and comment lines.
+    pub fn parse_line(
+        &mut self,
+        text: &str,
+        line: usize,
+    ) -> Result<Option<TraceAccess>, TraceError> {
+        let body = text.split('#').next().unwrap_or("");
+        // Fields with their 1-based columns.
+        let mut fields = Vec::with_capacity(5);
+        let mut start = None;
+        for (i, c) in body
+            .char_indices()
+            .chain(std::iter::once((body.len(), ' ')))
+        {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(s)) => {
+                    fields.push((&body[s..i], s + 1));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        if fields.len() < 4 || fields.len() > 5 {
+            return Err(err(
+                line,
+                1,
+                format!(
+                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {} fields",
+                    fields.len()
+                ),
+            ));
+        }
+        let (sm_text, sm_col) = fields[0];
+        let sm: u32 = sm_text.parse().map_err(|_| {
+            err(
+                line,
+                sm_col,
+                format!("SM index `{sm_text}` is not a decimal number"),
+            )
+        })?;
+        let (addr_text, addr_col) = fields[2];
+        let addr = parse_hex(addr_text).ok_or_else(|| {
+            err(
+                line,
+                addr_col,
+                format!("address `{addr_text}` is not a 0x-prefixed hex number"),
+            )
+        })?;
+        let (bytes_text, bytes_col) = fields[3];
+        let bytes: u32 = bytes_text
+            .parse()
+            .ok()
+            .filter(|b| (1..=memsys::MAX_LANE_BYTES).contains(b))
+            .ok_or_else(|| {
+                err(
+                    line,
+                    bytes_col,
+                    format!("byte count `{bytes_text}` is not in 1..=128"),
+                )
+            })?;
+        let policy = match fields.get(4) {
+            None => None,
+            Some(&(p, col)) => Some(parse_hex(p).ok_or_else(|| {
+                err(
+                    line,
+                    col,
+                    format!("cache policy `{p}` is not a 0x-prefixed hex number"),
+                )
+            })?),
+        };
+        let (op_text, op_col) = fields[1];
+        let mut request = self.parse_op(op_text, op_col, line, policy.is_some())?;
+        request.sm = SmId(sm);
+        request.policy = policy;
+        Ok(Some(TraceAccess {
+            request,
+            addr,
+            bytes,
+        }))
+    }
+
+    fn parse_op(
+        &mut self,
+        op: &str,
+        col: usize,
+        line: usize,
+        has_policy: bool,
+    ) -> Result<Request, TraceError> {
+        let mut parts = op.split('.');
+        let opcode = parts.next().unwrap_or("");
+        let kind = match opcode {
+            "ld" => AccessKind::Load,
+            "st" => AccessKind::Store,
+            "cp" => AccessKind::AsyncCopy,
+            "prefetch" | "prefetchu" => AccessKind::Prefetch,
+            "atom" | "red" => AccessKind::Atomic,
+            other => {
+                return Err(err(
+                    line,
+                    col,
+                    format!("`{other}` is not a memory op (ld, st, cp.async, prefetch, prefetchu, atom, red)"),
+                ))
+            }
+        };
+        let mut req = Request {
+            kind,
+            ..Request::default()
+        };
+        let mut cache_hint = false;
+        let mut async_flag = false;
+        let mut mmio = false;
+        let mut space: Option<StateSpace> = None;
+        let mut level: Option<CacheLevel> = None;
+        let mut offset = opcode.len();
+        for part in parts {
+            let qcol = col + offset;
+            offset += part.len() + 1;
+            let token = format!(".{part}");
+            let Some(q) = Qualifier::from_token(&token) else {
+                if req.kind == AccessKind::Atomic && ATOMIC_OPS.contains(&part) {
+                    continue;
+                }
+                return Err(err(
+                    line,
+                    qcol,
+                    format!("unknown qualifier `{token}` in `{op}`"),
+                ));
+            };
+            match q {
+                Qualifier::Space(s) => {
+                    // cp.async names the destination (.shared) then the source (.global).
+                    if req.kind == AccessKind::AsyncCopy && s.is_shared() {
+                        continue;
+                    }
+                    space = Some(s);
+                }
+                Qualifier::Semantics(s) => {
+                    req.semantics = match s {
+                        MemorySemantics::Weak => Semantics::Weak,
+                        MemorySemantics::Volatile => Semantics::Volatile,
+                        MemorySemantics::Relaxed => Semantics::Relaxed,
+                        MemorySemantics::Acquire => Semantics::Acquire,
+                        MemorySemantics::Release => Semantics::Release,
+                    };
+                }
+                Qualifier::Scope(s) => {
+                    req.scope = match s {
+                        ptx_isa::Scope::Cta => Scope::Cta,
+                        ptx_isa::Scope::Cluster => Scope::Cluster,
+                        ptx_isa::Scope::Gpu => Scope::Gpu,
+                        ptx_isa::Scope::Sys => Scope::Sys,
+                    };
+                }
+                Qualifier::CacheOp(c) => {
+                    req.operator = Some(match c {
+                        ptx_isa::CacheOperator::Ca => CacheOperator::Ca,
+                        ptx_isa::CacheOperator::Cg => CacheOperator::Cg,
+                        ptx_isa::CacheOperator::Cs => CacheOperator::Cs,
+                        ptx_isa::CacheOperator::Lu => CacheOperator::Lu,
+                        ptx_isa::CacheOperator::Cv => CacheOperator::Cv,
+                        ptx_isa::CacheOperator::Wb => CacheOperator::Wb,
+                        ptx_isa::CacheOperator::Wt => CacheOperator::Wt,
+                    });
+                }
+                Qualifier::L1(p) => {
+                    req.l1_priority = Some(match p {
+                        ptx_isa::L1EvictionPriority::EvictNormal => L1EvictionPriority::Normal,
+                        ptx_isa::L1EvictionPriority::EvictUnchanged => {
+                            L1EvictionPriority::Unchanged
+                        }
+                        ptx_isa::L1EvictionPriority::EvictFirst => L1EvictionPriority::First,
+                        ptx_isa::L1EvictionPriority::EvictLast => L1EvictionPriority::Last,
+                        ptx_isa::L1EvictionPriority::NoAllocate => L1EvictionPriority::NoAllocate,
+                    });
+                }
+                Qualifier::L2(p) => {
+                    req.l2_priority = Some(match p {
+                        ptx_isa::L2EvictionPriority::EvictNormal => L2EvictionPriority::Normal,
+                        ptx_isa::L2EvictionPriority::EvictFirst => L2EvictionPriority::First,
+                        ptx_isa::L2EvictionPriority::EvictLast => L2EvictionPriority::Last,
+                        ptx_isa::L2EvictionPriority::EvictUnchanged => {
+                            L2EvictionPriority::Unchanged
+                        }
+                    });
+                }
+                Qualifier::Prefetch(p) => {
+                    req.prefetch = Some(match p {
+                        ptx_isa::PrefetchSize::B64 => PrefetchSize::B64,
+                        ptx_isa::PrefetchSize::B128 => PrefetchSize::B128,
+                        ptx_isa::PrefetchSize::B256 => PrefetchSize::B256,
+                    });
+                }
+                Qualifier::Vector(_) | Qualifier::Type(_) => {}
+                Qualifier::Level(l) => level = Some(l),
+                Qualifier::Flag(Flag::Nc) => req.non_coherent = true,
+                Qualifier::Flag(Flag::Mmio) => mmio = true,
+                Qualifier::Flag(Flag::CacheHint) => cache_hint = true,
+                Qualifier::Flag(Flag::Async) => async_flag = true,
+                Qualifier::Policy(_) | Qualifier::Flag(_) => {
+                    return Err(err(
+                        line,
+                        qcol,
+                        format!("qualifier `{token}` does not belong on a memory access"),
+                    ))
+                }
+            }
+        }
+        if mmio {
+            // `.mmio.relaxed.sys`: the relaxed qualifier is required alongside; mmio decides.
+            req.semantics = Semantics::Mmio;
+        }
+        if req.kind == AccessKind::AsyncCopy && !async_flag {
+            return Err(err(line, col, "`cp` must be `cp.async`"));
+        }
+        req.space = match space.map(StateSpace::base) {
+            None | Some(StateSpace::Global) => Space::Global,
+            Some(StateSpace::Local) => Space::Local,
+            Some(StateSpace::Const) => Space::Const,
+            Some(StateSpace::Param) => Space::Param,
+            Some(other) => {
+                return Err(err(
+                    line,
+                    col,
+                    format!("`{op}`: {} is not cached (only global, local, const and param accesses can be replayed)", other.token()),
+                ))
+            }
+        };
+        if req.kind == AccessKind::Prefetch {
+            // prefetch.L1 fills L1 and L2; prefetch.L2 (and prefetch.global.L2::evict_*) only L2.
+            req.operator = Some(match level {
+                Some(CacheLevel::L1) => CacheOperator::Ca,
+                _ => CacheOperator::Cg,
+            });
+        }
+        if cache_hint != has_policy {
+            return Err(err(
+                line,
+                col,
+                if cache_hint {
+                    "`.L2::cache_hint` needs a <hex-policy> field"
+                } else {
+                    "a <hex-policy> field needs `.L2::cache_hint` on the op"
+                },
+            ));
+        }
+        let id = match self.ops.iter().position(|o| o == op) {
+            Some(i) => i,
+            None => {
+                self.ops.push(op.to_string());
+                self.ops.len() - 1
+            }
+        };
+        req.instr = InstrId(id as u32);
+        Ok(req)
+    }
+}
+
+/// Replays a whole text trace on a tags-only memory system built from `cfg`. Returns the
+/// statistics (per-instruction counters are per op spelling) and the op spellings by id.
+pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), TraceError> {
+    let mut mem = MemSystem::tags_only(cfg).map_err(|e: MemError| err(0, 0, e.to_string()))?;
+    let mut parser = TraceParser::new();
+    for (i, l) in text.lines().enumerate() {
+        if let Some(a) = parser.parse_line(l, i + 1)? {
+            mem.access(&a.request, a.addr, a.bytes)
+                .map_err(|e| err(i + 1, 1, e.to_string()))?;
+        }
+    }
+    Ok((mem.stats(), parser.ops))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> Result<TraceAccess, TraceError> {
+        TraceParser::new()
+            .parse_line(line, 7)
+            .map(|a| a.expect("an access"))
+    }
+
+    #[test]
+    fn parses_the_documented_examples() {
+        let a = one("3 ld.global.nc.L1::evict_last.L2::256B 0x7f0000001000 16").unwrap();
+        assert_eq!(
+            (a.request.sm, a.addr, a.bytes),
+            (SmId(3), 0x7f00_0000_1000, 16)
+        );
+        assert!(a.request.non_coherent);
+        assert_eq!(a.request.l1_priority, Some(L1EvictionPriority::Last));
+        assert_eq!(a.request.prefetch, Some(PrefetchSize::B256));
+        let s = one("0 st.global.L2::cache_hint.b32 0x1000 4 0x14f0000000000000").unwrap();
+        assert_eq!(s.request.kind, AccessKind::Store);
+        assert_eq!(s.request.policy, Some(0x14f0_0000_0000_0000));
+    }
+
+    #[test]
+    fn maps_every_qualifier_class() {
+        let c = one("1 cp.async.cg.shared.global.L2::128B 0x100 16").unwrap();
+        assert_eq!(
+            (c.request.kind, c.request.operator, c.request.space),
+            (
+                AccessKind::AsyncCopy,
+                Some(CacheOperator::Cg),
+                Space::Global
+            )
+        );
+        let r = one("0 ld.relaxed.gpu.global.L2::evict_first.v4.u32 0x0 16").unwrap();
+        assert_eq!(
+            (r.request.semantics, r.request.scope),
+            (Semantics::Relaxed, Scope::Gpu)
+        );
+        assert_eq!(r.request.l2_priority, Some(L2EvictionPriority::First));
+        let m = one("0 st.mmio.relaxed.sys.global.u32 0x0 4").unwrap();
+        assert_eq!(m.request.semantics, Semantics::Mmio);
+        let p = one("0 prefetch.global.L2::evict_last 0x80 1").unwrap();
+        assert_eq!(
+            (p.request.kind, p.request.operator),
+            (AccessKind::Prefetch, Some(CacheOperator::Cg))
+        );
+        let p1 = one("0 prefetch.global.L1 0x80 1").unwrap();
+        assert_eq!(p1.request.operator, Some(CacheOperator::Ca));
+        let at = one("2 atom.global.add.u32 0x40 4").unwrap();
+        assert_eq!(at.request.kind, AccessKind::Atomic);
+        let cv = one("0 ld.global.cv.u32 0x40 4  # trailing comment").unwrap();
+        assert_eq!(cv.request.operator, Some(CacheOperator::Cv));
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = one("0 ld.global.L2::evict_middle.u32 0x0 4").unwrap_err();
+        assert_eq!((e.line, e.column), (7, 12));
+        assert!(e
+            .to_string()
+            .starts_with("7:12: unknown qualifier `.L2::evict_middle`"));
+        assert_eq!(one("0 ld.global.u32 1000 4").unwrap_err().column, 17);
+        assert_eq!(one("x ld.global.u32 0x1000 4").unwrap_err().column, 1);
+        assert!(one("0 ld.global.u32 0x1000 0").is_err());
+        assert!(one("0 ld.global.u32 0x1000 4 0x14f0000000000000")
+            .unwrap_err()
+            .message
+            .contains("cache_hint"));
+        assert!(one("0 ld.global.L2::cache_hint.u32 0x1000 4")
+            .unwrap_err()
+            .message
+            .contains("policy"));
+        assert!(one("0 ld.shared.u32 0x1000 4")
+            .unwrap_err()
+            .message
+            .contains("not cached"));
+        assert!(one("0 mov.u32 0x1000 4").is_err());
+        assert!(one("0 ld.global.u32 0x1000").is_err());
+        assert_eq!(
+            TraceParser::new().parse_line("   # just a comment", 1),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn replays_a_trace_with_per_op_counters() {
+        // Two SMs read the same sector with .ca: two L1 misses, one L2 miss then one L2 hit;
+        // SM 0 reads it again: an L1 hit. The .cg op misses L1 never, hits L2.
+        let trace = "\
+# sm op addr bytes
+0 ld.global.ca.u32 0x7f0000000000 4
+1 ld.global.ca.u32 0x7f0000000000 4
+0 ld.global.ca.u32 0x7f0000000004 4
+0 ld.global.cg.u32 0x7f0000000008 4
+";
+        let (stats, ops) = replay_text(GpuConfig::a100(), trace).unwrap();
+        assert_eq!(
+            ops,
+            vec![
+                "ld.global.ca.u32".to_string(),
+                "ld.global.cg.u32".to_string()
+            ]
+        );
+        let t = stats.total();
+        assert_eq!((t.l1.read_hits, t.l1.read_misses), (1, 2));
+        assert_eq!((t.l2.read_hits, t.l2.read_misses), (2, 1));
+        assert_eq!(stats.per_instr[1].l2.read_hits, 1);
+        let bad = replay_text(
+            GpuConfig::a100(),
+            "0 ld.global.u32 0x0 4\n999 ld.global.u32 0x0 4\n",
+        )
+        .unwrap_err();
+        assert_eq!(bad.line, 2);
+    }
+}
