@@ -1,1 +1,159 @@
-//! ptx-exec (placeholder)
+//! `ptx-exec`: runs PTX kernels on a CPU, bit-exact, over the `memsys` memory model.
+//!
+//! ```text
+//! ast::Module ──lower (once)──► Program (flat Inst arrays, resolved slots/labels/symbols)
+//!                                  │
+//! Session::launch ──► Machine: CTAs → warps of 32 lanes, one Inst per step for the active
+//!                     lanes (min-PC reconvergence) ──► memsys (global) / shared / local / param
+//! ```
+//!
+//! [`Session`] owns a lowered module and its device memory: allocate buffers, launch kernels
+//! with typed arguments, read buffers back. Faults name the kernel, CTA, thread, PTX line,
+//! `.loc` source line and address ([`ExecError::Fault`]).
+
+pub mod alu;
+mod error;
+pub mod lower;
+mod lower_ops;
+pub mod machine;
+pub mod memory;
+pub mod program;
+
+pub use error::{ExecError, FaultKind, FaultSite};
+pub use machine::{LaunchConfig, RunSummary, StaleRead};
+pub use program::Program;
+
+use memsys::{GpuConfig, MemSystem};
+use ptx_isa::{ScalarType, TypeKind};
+use ptx_syntax::ast::Module;
+
+/// A kernel argument, in parameter order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KernelArg {
+    /// A device pointer (a buffer's address, or 0 for null).
+    Pointer(u64),
+    /// A scalar: its type and value bits (floats as their IEEE bits).
+    Scalar { ty: ScalarType, bits: u64 },
+}
+
+/// A lowered module with its device memory.
+pub struct Session {
+    pub mem: MemSystem,
+    pub program: Program,
+}
+
+impl Session {
+    /// Lowers `module` (parsed from `source`) over a fresh memory system for `gpu`.
+    pub fn new(module: &Module, source: &str, gpu: GpuConfig) -> Result<Self, ExecError> {
+        let mut mem = MemSystem::new(gpu)?;
+        let mut inits = Vec::new();
+        let program = {
+            let mut alloc = |size: u64, align: u64| mem.alloc(size, align).map_err(ExecError::from);
+            lower::lower_module(module, source, &mut alloc, &mut inits)?
+        };
+        for (addr, bytes) in inits {
+            mem.write(addr, &bytes)?;
+        }
+        Ok(Session { mem, program })
+    }
+
+    /// Allocates a device buffer holding `bytes` (256-byte aligned, like cudaMalloc).
+    pub fn alloc_buffer(&mut self, bytes: &[u8]) -> Result<u64, ExecError> {
+        let addr = self.mem.alloc(bytes.len().max(1) as u64, 256)?;
+        if !bytes.is_empty() {
+            self.mem.write(addr, bytes)?;
+        }
+        Ok(addr)
+    }
+
+    /// Reads a buffer back (the coherent contents, as a host copy after the kernel sees).
+    pub fn read_buffer(&self, addr: u64, len: usize) -> Result<Vec<u8>, ExecError> {
+        let mut out = vec![0u8; len];
+        if len > 0 {
+            self.mem.read(addr, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Launches `kernel` with `args`; returns what the run did.
+    pub fn launch(
+        &mut self,
+        kernel: &str,
+        args: &[KernelArg],
+        cfg: LaunchConfig,
+    ) -> Result<RunSummary, ExecError> {
+        let params = self.param_buffer(kernel, args)?;
+        // A new launch starts with every L1 invalidated (the driver does so between grids).
+        self.mem.invalidate_all_l1();
+        machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?.run()
+    }
+
+    /// The kernel's parameters as (name, type) in order.
+    pub fn kernel_params(&self, kernel: &str) -> Result<Vec<(String, ScalarType)>, ExecError> {
+        let f = self
+            .program
+            .kernel(kernel)
+            .ok_or_else(|| self.no_kernel(kernel))?;
+        Ok(f.params.iter().map(|p| (p.name.clone(), p.ty)).collect())
+    }
+
+    fn no_kernel(&self, kernel: &str) -> ExecError {
+        ExecError::Launch(format!(
+            "no kernel named `{kernel}` (the module has: {})",
+            self.program.kernel_names().join(", ")
+        ))
+    }
+
+    /// Lays the arguments out as the kernel's `.param` buffer, checking count and types.
+    fn param_buffer(&self, kernel: &str, args: &[KernelArg]) -> Result<Vec<u8>, ExecError> {
+        let f = self
+            .program
+            .kernel(kernel)
+            .ok_or_else(|| self.no_kernel(kernel))?;
+        if f.params.len() != args.len() {
+            return Err(ExecError::Launch(format!(
+                "kernel `{kernel}` takes {} arguments, {} given (parameters: {})",
+                f.params.len(),
+                args.len(),
+                f.params
+                    .iter()
+                    .map(|p| format!("{} {}", p.ty, p.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let size = f
+            .params
+            .iter()
+            .map(|p| p.offset + p.size)
+            .max()
+            .unwrap_or(0);
+        let mut buf = vec![0u8; size as usize];
+        for (i, (p, a)) in f.params.iter().zip(args).enumerate() {
+            let bytes: Vec<u8> = match a {
+                KernelArg::Pointer(addr) => {
+                    if p.size != 8 || p.ty.kind() == TypeKind::Float {
+                        return Err(ExecError::Launch(format!(
+                            "argument {i} is a buffer, but parameter `{}` is {} (a pointer parameter is .u64/.b64/.s64)",
+                            p.name, p.ty
+                        )));
+                    }
+                    addr.to_le_bytes().to_vec()
+                }
+                KernelArg::Scalar { ty, bits } => {
+                    let compatible = ty.bytes() == p.size
+                        && (ty.kind() == TypeKind::Float) == (p.ty.kind() == TypeKind::Float);
+                    if !compatible {
+                        return Err(ExecError::Launch(format!(
+                            "argument {i} is {ty}, but parameter `{}` is {}",
+                            p.name, p.ty
+                        )));
+                    }
+                    bits.to_le_bytes()[..p.size as usize].to_vec()
+                }
+            };
+            buf[p.offset as usize..p.offset as usize + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(buf)
+    }
+}

@@ -25,6 +25,13 @@ enum Command {
     Check(cmd::check::Args),
     /// Print a PTX file back in canonical layout (parse → print).
     Fmt(cmd::fmt::Args),
+    /// Run a kernel on the CPU over the memory-hierarchy model.
+    ///
+    /// Arguments in parameter order: PATH.npy / PATH.bin (input buffers passed as device
+    /// pointers), zeros:TYPE:COUNT, null, or TYPE:VALUE scalars. Faults (out-of-bounds or
+    /// misaligned accesses, barrier deadlocks, step limit) name the CTA, thread, PTX line and
+    /// address and exit 1.
+    Run(Box<cmd::run::Args>),
 }
 
 fn main() -> ExitCode {
@@ -32,5 +39,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Fmt(args) => cmd::fmt::run(args),
+        Command::Run(args) => cmd::run::run(*args),
     }
 }

@@ -643,7 +643,7 @@ def _(r):
     slice_ = 144
     x = r.integers(0, 256, 64 * slice_).astype(np.uint8)
     covered = np.zeros(slice_, dtype=bool)
-    for lo, hi in [(0, 4), (4, 12), (16, 32), (32, 48), (48, 52), (64, 80), (80, 88), (96, 112), (112, 116),
+    for lo, hi in [(0, 4), (8, 16), (16, 32), (32, 48), (48, 52), (64, 80), (80, 88), (96, 112), (112, 116),
                    (128, 144)]:
         covered[lo:hi] = True
     sh = np.where(covered, x.reshape(64, slice_), 0).astype(np.uint8)

@@ -25,7 +25,7 @@ extern "C" __global__ void cp_async_all_forms(const unsigned char* __restrict__ 
     unsigned char* s = sh + t * SLICE;
     unsigned long long pol = policy_evict_last();
     CP("cp.async.ca.shared.global", s + 0, g + 0, 4);
-    CP("cp.async.ca.shared.global", s + 4, g + 4, 8);
+    CP("cp.async.ca.shared.global", s + 8, g + 8, 8);  // 8-byte copies need 8-byte alignment
     CP("cp.async.ca.shared.global", s + 16, g + 16, 16);
     asm volatile("cp.async.commit_group;" ::: "memory");
     CP("cp.async.cg.shared.global", s + 32, g + 32, 16);

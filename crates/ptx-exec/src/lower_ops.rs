@@ -1,0 +1,1127 @@
+//! Lowering of the instructions the syntax tree keeps in generic form (arithmetic,
+//! conversions, control flow, warp-level and matrix instructions): opcode and modifiers → one
+//! [`Op`] with every modifier decoded.
+
+use crate::lower::{space_of, OperandCx};
+use crate::program::*;
+use crate::ExecError;
+use ptx_isa::{ScalarType, StateSpace, TypeKind};
+use ptx_syntax::ast::{GenericInstruction, Operand};
+use ptx_syntax::Span;
+
+/// The decoded modifiers of a generic instruction.
+struct Mods<'g> {
+    list: Vec<&'g str>,
+}
+
+impl<'g> Mods<'g> {
+    fn new(g: &'g GenericInstruction) -> Self {
+        Mods {
+            list: g.modifiers.iter().map(|m| m.value.as_str()).collect(),
+        }
+    }
+
+    fn has(&self, m: &str) -> bool {
+        self.list.contains(&m)
+    }
+
+    /// The types written, in order (`cvt.f32.s32` → [F32, S32]).
+    fn types(&self) -> Vec<ScalarType> {
+        self.list
+            .iter()
+            .filter_map(|m| ScalarType::from_token(m))
+            .collect()
+    }
+
+    fn space(&self) -> Option<StateSpace> {
+        self.list.iter().find_map(|m| StateSpace::from_token(m))
+    }
+
+    fn rounding(&self) -> Rounding {
+        for m in &self.list {
+            match *m {
+                ".rn" | ".rni" => return Rounding::Nearest,
+                ".rz" | ".rzi" => return Rounding::Zero,
+                ".rm" | ".rmi" => return Rounding::Down,
+                ".rp" | ".rpi" => return Rounding::Up,
+                ".rna" => return Rounding::NearestAway,
+                _ => {}
+            }
+        }
+        Rounding::Nearest
+    }
+
+    fn int_rounding(&self) -> Option<Rounding> {
+        self.list.iter().find_map(|m| match *m {
+            ".rni" => Some(Rounding::Nearest),
+            ".rzi" => Some(Rounding::Zero),
+            ".rmi" => Some(Rounding::Down),
+            ".rpi" => Some(Rounding::Up),
+            _ => None,
+        })
+    }
+
+    fn float_mode(&self) -> FloatMode {
+        FloatMode {
+            rounding: self.rounding(),
+            ftz: self.has(".ftz"),
+            sat: self.has(".sat") || self.has(".satfinite"),
+            relu: self.has(".relu"),
+        }
+    }
+
+    fn cmp(&self) -> Option<Cmp> {
+        self.list.iter().find_map(|m| {
+            Some(match *m {
+                ".eq" => Cmp::Eq,
+                ".ne" => Cmp::Ne,
+                ".lt" => Cmp::Lt,
+                ".le" => Cmp::Le,
+                ".gt" => Cmp::Gt,
+                ".ge" => Cmp::Ge,
+                ".lo" => Cmp::Lo,
+                ".ls" => Cmp::Ls,
+                ".hi" => Cmp::Hi,
+                ".hs" => Cmp::Hs,
+                ".equ" => Cmp::Equ,
+                ".neu" => Cmp::Neu,
+                ".ltu" => Cmp::Ltu,
+                ".leu" => Cmp::Leu,
+                ".gtu" => Cmp::Gtu,
+                ".geu" => Cmp::Geu,
+                ".num" => Cmp::Num,
+                ".nan" => Cmp::Nan,
+                _ => return None,
+            })
+        })
+    }
+
+    fn bool_op(&self) -> Option<BoolOp> {
+        self.list.iter().find_map(|m| match *m {
+            ".and" => Some(BoolOp::And),
+            ".or" => Some(BoolOp::Or),
+            ".xor" => Some(BoolOp::Xor),
+            _ => None,
+        })
+    }
+}
+
+fn operands<'g>(
+    cx: &dyn OperandCx,
+    g: &'g GenericInstruction,
+    span: Span,
+    n: usize,
+) -> Result<&'g [Operand], ExecError> {
+    if g.operands.len() != n {
+        return Err(cx.error(
+            span,
+            format!(
+                "`{}` takes {n} operands, found {}",
+                g.opcode.value,
+                g.operands.len()
+            ),
+        ));
+    }
+    Ok(&g.operands)
+}
+
+fn one_type(
+    cx: &dyn OperandCx,
+    m: &Mods<'_>,
+    g: &GenericInstruction,
+    span: Span,
+) -> Result<ScalarType, ExecError> {
+    m.types()
+        .last()
+        .copied()
+        .ok_or_else(|| cx.error(span, format!("`{}` needs a type", g.opcode.value)))
+}
+
+fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
+    let mut text = g.opcode.value.to_string();
+    for m in &g.modifiers {
+        text.push_str(&m.value);
+    }
+    cx.error(span, format!("the interpreter does not support `{text}`"))
+}
+
+/// Lowers one generic instruction.
+pub(crate) fn lower_generic(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let m = Mods::new(g);
+    let ops = &g.operands;
+    let opcode = g.opcode.value.as_str();
+    Ok(match opcode {
+        "mov" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            if ty == ScalarType::Pred {
+                let d = cx
+                    .pred_dst(d)?
+                    .ok_or_else(|| cx.error(span, "mov.pred to `_`".into()))?;
+                return Ok(Op::MovPred {
+                    d,
+                    a: cx.pred_src(a)?,
+                });
+            }
+            match (d, a) {
+                (Operand::Vector(parts, _), a) => Op::Unpack {
+                    ds: parts.iter().map(|p| cx.dst(p)).collect::<Result<_, _>>()?,
+                    a: cx.src(a, ty)?,
+                    part_bits: ty.bits() / parts.len() as u32,
+                },
+                (d, Operand::Vector(parts, _)) => Op::Pack {
+                    d: cx.slot_of(d)?,
+                    parts: parts
+                        .iter()
+                        .map(|p| match p {
+                            Operand::Sink(_) => Ok(None),
+                            p => cx.src(p, ty).map(Some),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    part_bits: ty.bits() / parts.len() as u32,
+                    d_bits: ty.bits(),
+                },
+                (d, a) => Op::Mov {
+                    d: cx.dst(d)?,
+                    a: cx.src(a, ty)?,
+                    bits: ty.bits().min(cx.reg_bits(d)).max(1),
+                },
+            }
+        }
+        "cvt" => {
+            let types = m.types();
+            let [dty, aty] = types[..] else {
+                return Err(cx.error(span, "cvt needs a destination and a source type".into()));
+            };
+            if ops.len() == 3 {
+                // cvt.rn.f16x2.f32 d, a, b (and bf16x2, e4m3x2 …): a goes to the upper half.
+                return Ok(Op::CvtPack {
+                    d: cx.dst(&ops[0])?,
+                    a: cx.src(&ops[1], aty)?,
+                    b: cx.src(&ops[2], aty)?,
+                    dty,
+                    mode: m.float_mode(),
+                });
+            }
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            Op::Cvt {
+                d: cx.dst(d)?,
+                a: cx.src(a, aty)?,
+                dty,
+                aty,
+                mode: m.float_mode(),
+                int_rounding: m.int_rounding(),
+                d_bits: cx.reg_bits(d),
+            }
+        }
+        "cvta" => {
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let ty = one_type(cx, &m, g, span)?;
+            Op::Cvta {
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                space: space_of(m.space()),
+                to_generic: !m.has(".to"),
+                bits: ty.bits(),
+            }
+        }
+        "isspacep" => {
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            Op::IsSpace {
+                d: cx
+                    .pred_dst(d)?
+                    .ok_or_else(|| cx.error(span, "isspacep to `_`".into()))?,
+                a: cx.src(a, ScalarType::U64)?,
+                space: space_of(m.space()),
+            }
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
+        | "shr" | "copysign" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            if ty == ScalarType::Pred {
+                let op = match opcode {
+                    "and" => BoolOp::And,
+                    "or" => BoolOp::Or,
+                    "xor" => BoolOp::Xor,
+                    _ => return Err(unsupported(cx, g, span)),
+                };
+                return Ok(Op::PredLogic {
+                    op,
+                    d: cx
+                        .pred_dst(d)?
+                        .ok_or_else(|| cx.error(span, "predicate logic to `_`".into()))?,
+                    a: cx.pred_src(a)?,
+                    b: cx.pred_src(b)?,
+                });
+            }
+            let is_float = ty.kind() == TypeKind::Float;
+            // Shift amounts are always .u32.
+            let bty = if matches!(opcode, "shl" | "shr") {
+                ScalarType::U32
+            } else {
+                ty
+            };
+            let (d, a, b) = (cx.dst(d)?, cx.src(a, ty)?, cx.src(b, bty)?);
+            if is_float {
+                let op = match opcode {
+                    "add" => FloatOp2::Add,
+                    "sub" => FloatOp2::Sub,
+                    "mul" => FloatOp2::Mul,
+                    "div" if m.has(".approx") => FloatOp2::DivApprox,
+                    "div" if m.has(".full") => FloatOp2::DivFull,
+                    "div" => FloatOp2::Div,
+                    "min" if m.has(".NaN") => FloatOp2::MinNaN,
+                    "max" if m.has(".NaN") => FloatOp2::MaxNaN,
+                    "min" => FloatOp2::Min,
+                    "max" => FloatOp2::Max,
+                    "copysign" => FloatOp2::Copysign,
+                    _ => return Err(unsupported(cx, g, span)),
+                };
+                return Ok(Op::Float2 {
+                    op,
+                    ty,
+                    mode: m.float_mode(),
+                    d,
+                    a,
+                    b,
+                });
+            }
+            let sat = m.has(".sat");
+            let op = match opcode {
+                "add" if sat => IntOp2::AddSat,
+                "add" => IntOp2::Add,
+                "sub" if sat => IntOp2::SubSat,
+                "sub" => IntOp2::Sub,
+                "mul" if m.has(".hi") => IntOp2::MulHi,
+                "mul" if m.has(".wide") => IntOp2::MulWide,
+                "mul" => IntOp2::MulLo,
+                "div" => IntOp2::Div,
+                "rem" => IntOp2::Rem,
+                "min" => IntOp2::Min,
+                "max" => IntOp2::Max,
+                "and" => IntOp2::And,
+                "or" => IntOp2::Or,
+                "xor" => IntOp2::Xor,
+                "shl" => IntOp2::Shl,
+                "shr" => IntOp2::Shr,
+                _ => return Err(unsupported(cx, g, span)),
+            };
+            Op::Int2 { op, ty, d, a, b }
+        }
+        "mad" | "fma" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            if ty.kind() == TypeKind::Float {
+                return Ok(Op::Fma {
+                    ty,
+                    mode: m.float_mode(),
+                    d: cx.dst(d)?,
+                    a: cx.src(a, ty)?,
+                    b: cx.src(b, ty)?,
+                    c: cx.src(c, ty)?,
+                });
+            }
+            let wide = m.has(".wide");
+            let cty = if wide { wide_type(ty) } else { ty };
+            let op = if m.has(".hi") {
+                IntOp3::MadHi
+            } else if wide {
+                IntOp3::MadWide
+            } else if m.has(".sat") {
+                IntOp3::MadLoSat
+            } else {
+                IntOp3::MadLo
+            };
+            Op::Int3 {
+                op,
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                c: cx.src(c, cty)?,
+            }
+        }
+        "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp"
+        | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            if ty == ScalarType::Pred && opcode == "not" {
+                return Ok(Op::PredNot {
+                    d: cx
+                        .pred_dst(d)?
+                        .ok_or_else(|| cx.error(span, "not.pred to `_`".into()))?,
+                    a: cx.pred_src(a)?,
+                });
+            }
+            let (dd, aa) = (cx.dst(d)?, cx.src(a, ty)?);
+            if ty.kind() == TypeKind::Float {
+                let approx = m.has(".approx");
+                let op = match opcode {
+                    "neg" => FloatOp1::Neg,
+                    "abs" => FloatOp1::Abs,
+                    "sqrt" if approx => FloatOp1::SqrtApprox,
+                    "sqrt" => FloatOp1::Sqrt,
+                    "rcp" if approx && ty == ScalarType::F64 => FloatOp1::RcpApproxF64,
+                    "rcp" if approx => FloatOp1::RcpApprox,
+                    "rcp" => FloatOp1::Rcp,
+                    "rsqrt" => FloatOp1::Rsqrt,
+                    "ex2" => FloatOp1::Ex2,
+                    "lg2" => FloatOp1::Lg2,
+                    "sin" => FloatOp1::Sin,
+                    "cos" => FloatOp1::Cos,
+                    "tanh" => FloatOp1::Tanh,
+                    _ => return Err(unsupported(cx, g, span)),
+                };
+                return Ok(Op::Float1 {
+                    op,
+                    ty,
+                    mode: m.float_mode(),
+                    d: dd,
+                    a: aa,
+                });
+            }
+            let op = match opcode {
+                "not" => IntOp1::Not,
+                "cnot" => IntOp1::Cnot,
+                "neg" => IntOp1::Neg,
+                "abs" => IntOp1::Abs,
+                "popc" => IntOp1::Popc,
+                "clz" => IntOp1::Clz,
+                "brev" => IntOp1::Brev,
+                "bfind" if m.has(".shiftamt") => IntOp1::BfindShiftAmt,
+                "bfind" => IntOp1::Bfind,
+                _ => return Err(unsupported(cx, g, span)),
+            };
+            Op::Int1 {
+                op,
+                ty,
+                d: dd,
+                a: aa,
+            }
+        }
+        "bfe" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Bfe {
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ScalarType::U32)?,
+                c: cx.src(c, ScalarType::U32)?,
+            }
+        }
+        "bfi" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, f, a, b, c] = operands(cx, g, span, 5)? else {
+                unreachable!()
+            };
+            Op::Bfi {
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(f, ty)?,
+                b: cx.src(a, ty)?,
+                c: cx.src(b, ScalarType::U32)?,
+                e: cx.src(c, ScalarType::U32)?,
+            }
+        }
+        "prmt" => {
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            let mode = match () {
+                _ if m.has(".f4e") => 1,
+                _ if m.has(".b4e") => 2,
+                _ if m.has(".rc8") => 3,
+                _ if m.has(".ecl") => 4,
+                _ if m.has(".ecr") => 5,
+                _ if m.has(".rc16") => 6,
+                _ => 0,
+            };
+            Op::Prmt {
+                mode,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+            }
+        }
+        "shf" => {
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Shf {
+                left: m.has(".l"),
+                clamp: m.has(".clamp"),
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::U32)?,
+            }
+        }
+        "testp" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let kind = match () {
+                _ if m.has(".finite") => 0,
+                _ if m.has(".infinite") => 1,
+                _ if m.has(".number") => 2,
+                _ if m.has(".notanumber") => 3,
+                _ if m.has(".normal") => 4,
+                _ => 5,
+            };
+            Op::Testp {
+                kind,
+                ty,
+                d: cx
+                    .pred_dst(d)?
+                    .ok_or_else(|| cx.error(span, "testp to `_`".into()))?,
+                a: cx.src(a, ty)?,
+            }
+        }
+        "setp" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let cmp = m
+                .cmp()
+                .ok_or_else(|| cx.error(span, "setp needs a comparison".into()))?;
+            let (dest, a, b, combine) = match ops.as_slice() {
+                [d, a, b] => (d, a, b, None),
+                [d, a, b, c] => (d, a, b, Some(c)),
+                _ => return Err(cx.error(span, "setp takes 3 or 4 operands".into())),
+            };
+            let (d, d_not) = match dest {
+                Operand::PredPair(p, q, _) => (
+                    cx.pred_dst(&Operand::Name(p.clone()))?,
+                    cx.pred_dst(&Operand::Name(q.clone()))?,
+                ),
+                d => (cx.pred_dst(d)?, None),
+            };
+            let combine = match combine {
+                Some(c) => Some((
+                    m.bool_op().ok_or_else(|| {
+                        cx.error(
+                            span,
+                            "setp with a fourth operand needs .and/.or/.xor".into(),
+                        )
+                    })?,
+                    cx.pred_src(c)?,
+                )),
+                None => None,
+            };
+            Op::Setp {
+                cmp,
+                ty,
+                ftz: m.has(".ftz"),
+                d,
+                d_not,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                combine,
+            }
+        }
+        "set" => {
+            let types = m.types();
+            let [dty, ty] = types[..] else {
+                return Err(cx.error(span, "set needs a destination and a source type".into()));
+            };
+            let cmp = m
+                .cmp()
+                .ok_or_else(|| cx.error(span, "set needs a comparison".into()))?;
+            let combine = match ops.get(3) {
+                Some(c) => Some((m.bool_op().unwrap_or(BoolOp::And), cx.pred_src(c)?)),
+                None => None,
+            };
+            if ops.len() < 3 {
+                return Err(cx.error(span, "set takes 3 or 4 operands".into()));
+            }
+            Op::Set {
+                cmp,
+                dty,
+                ty,
+                d: cx.dst(&ops[0])?,
+                a: cx.src(&ops[1], ty)?,
+                b: cx.src(&ops[2], ty)?,
+                combine,
+            }
+        }
+        "selp" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b, p] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Selp {
+                bits: ty.bits(),
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                p: cx.pred_src(p)?,
+            }
+        }
+        "slct" => {
+            let types = m.types();
+            let [ty, cty] = types[..] else {
+                return Err(cx.error(span, "slct needs two types".into()));
+            };
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Slct {
+                ty,
+                cty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                c: cx.src(c, cty)?,
+            }
+        }
+        "atom" | "red" => lower_atom(cx, g, &m, span, opcode == "red")?,
+        "bra" | "brx" => {
+            if opcode == "brx" {
+                return Err(unsupported(cx, g, span));
+            }
+            let [t] = operands(cx, g, span, 1)? else {
+                unreachable!()
+            };
+            Op::Bra {
+                target: cx.branch_target(t)?,
+                uniform: m.has(".uni"),
+            }
+        }
+        "call" => lower_call(cx, g, span)?,
+        "ret" => Op::Ret,
+        "exit" => Op::Exit,
+        "trap" => Op::Trap,
+        "bar" | "barrier" => {
+            let red = m.has(".red");
+            if red {
+                let op = if m.has(".popc") {
+                    BarRedOp::Popc
+                } else if m.has(".and") {
+                    BarRedOp::And
+                } else {
+                    BarRedOp::Or
+                };
+                let (d, id, count, p) = match ops.as_slice() {
+                    [d, id, p] => (d, id, None, p),
+                    [d, id, c, p] => (d, id, Some(c), p),
+                    _ => return Err(cx.error(span, "bar.red takes 3 or 4 operands".into())),
+                };
+                let (dd, dp) = if op == BarRedOp::Popc {
+                    (cx.dst(d)?, None)
+                } else {
+                    (Dst::Sink, cx.pred_dst(d)?)
+                };
+                return Ok(Op::BarRed {
+                    id: cx.src(id, ScalarType::U32)?,
+                    count: count.map(|c| cx.src(c, ScalarType::U32)).transpose()?,
+                    op,
+                    d: dd,
+                    dp,
+                    p: cx.pred_src(p)?,
+                });
+            }
+            let arrive_only = m.has(".arrive");
+            let id = match ops.first() {
+                Some(o) => cx.src(o, ScalarType::U32)?,
+                None => Src::Imm(0),
+            };
+            let count = match ops.get(1) {
+                Some(o) => Some(cx.src(o, ScalarType::U32)?),
+                None => None,
+            };
+            Op::BarSync {
+                id,
+                count,
+                arrive_only,
+            }
+        }
+        // The interpreter executes each warp's memory operations in program order and the
+        // memory model is coherent at L2, so fences have nothing left to order.
+        "membar" | "fence" => Op::Fence,
+        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority"
+        | "elect" => {
+            if opcode == "elect" {
+                return Err(unsupported(cx, g, span));
+            }
+            Op::Nop
+        }
+        "shfl" => {
+            let mode = if m.has(".up") {
+                ShflMode::Up
+            } else if m.has(".down") {
+                ShflMode::Down
+            } else if m.has(".bfly") {
+                ShflMode::Bfly
+            } else {
+                ShflMode::Idx
+            };
+            let (d, a, b, c, mask) = match ops.as_slice() {
+                [d, a, b, c, mask] => (d, a, b, c, mask),
+                _ => return Err(cx.error(span, "shfl.sync takes d, a, b, c, membermask".into())),
+            };
+            let (dd, dp) = match d {
+                Operand::PredPair(x, p, _) => (
+                    cx.dst(&Operand::Name(x.clone()))?,
+                    cx.pred_dst(&Operand::Name(p.clone()))?,
+                ),
+                d => (cx.dst(d)?, None),
+            };
+            Op::Shfl {
+                mode,
+                d: dd,
+                dp,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::U32)?,
+                c: cx.src(c, ScalarType::U32)?,
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
+        "vote" => {
+            let mode = if m.has(".all") {
+                VoteMode::All
+            } else if m.has(".any") {
+                VoteMode::Any
+            } else if m.has(".uni") {
+                VoteMode::Uni
+            } else {
+                VoteMode::Ballot
+            };
+            let (d, a, mask) = match ops.as_slice() {
+                [d, a, mask] => (d, a, Some(mask)),
+                [d, a] => (d, a, None),
+                _ => return Err(cx.error(span, "vote takes d, a{, membermask}".into())),
+            };
+            let mask = match mask {
+                Some(x) => cx.src(x, ScalarType::B32)?,
+                None => Src::Imm(0xFFFF_FFFF),
+            };
+            if mode == VoteMode::Ballot {
+                Op::Vote {
+                    mode,
+                    d: Some(cx.dst(d)?),
+                    dp: None,
+                    a: cx.pred_src(a)?,
+                    mask,
+                }
+            } else {
+                Op::Vote {
+                    mode,
+                    d: None,
+                    dp: cx.pred_dst(d)?,
+                    a: cx.pred_src(a)?,
+                    mask,
+                }
+            }
+        }
+        "activemask" => {
+            let [d] = operands(cx, g, span, 1)? else {
+                unreachable!()
+            };
+            Op::Activemask { d: cx.dst(d)? }
+        }
+        "redux" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, mask] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            let op = if m.has(".add") {
+                AtomOp::Add
+            } else if m.has(".min") {
+                AtomOp::Min
+            } else if m.has(".max") {
+                AtomOp::Max
+            } else if m.has(".and") {
+                AtomOp::And
+            } else if m.has(".or") {
+                AtomOp::Or
+            } else {
+                AtomOp::Xor
+            };
+            Op::Redux {
+                op,
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
+        "mbarrier" => lower_mbarrier(cx, g, &m, span)?,
+        "ldmatrix" => {
+            let [d, a] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let num = if m.has(".x4") {
+                4
+            } else if m.has(".x2") {
+                2
+            } else {
+                1
+            };
+            let ds = match d {
+                Operand::Vector(v, _) => v
+                    .iter()
+                    .map(|x| cx.slot_of(x))
+                    .collect::<Result<Vec<_>, _>>()?,
+                x => vec![cx.slot_of(x)?],
+            };
+            if ds.len() != num as usize {
+                return Err(cx.error(span, format!("ldmatrix .x{num} needs {num} destinations")));
+            }
+            let space = if m.space().is_some() {
+                Space::Shared
+            } else {
+                Space::Generic
+            };
+            let (addr, sp) = cx.addr(a, space)?;
+            Op::Ldmatrix {
+                num,
+                trans: m.has(".trans"),
+                ds,
+                addr,
+                generic: sp == Space::Generic,
+            }
+        }
+        "mma" => lower_mma(cx, g, &m, span)?,
+        "wgmma" => {
+            if m.has(".fence") {
+                Op::WgmmaFence
+            } else if m.has(".commit_group") {
+                Op::WgmmaCommit
+            } else if m.has(".wait_group") {
+                let n = match ops.first() {
+                    Some(Operand::Int(v)) => v.value.value as u32,
+                    _ => return Err(cx.error(span, "wgmma.wait_group needs an integer".into())),
+                };
+                Op::WgmmaWait { n }
+            } else {
+                lower_wgmma(cx, g, &m, span)?
+            }
+        }
+        _ => return Err(unsupported(cx, g, span)),
+    })
+}
+
+fn wide_type(ty: ScalarType) -> ScalarType {
+    match ty {
+        ScalarType::S16 => ScalarType::S32,
+        ScalarType::U16 => ScalarType::U32,
+        ScalarType::S32 => ScalarType::S64,
+        ScalarType::U32 => ScalarType::U64,
+        t => t,
+    }
+}
+
+fn lower_atom(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    is_red: bool,
+) -> Result<Op, ExecError> {
+    let ty = one_type(cx, m, g, span)?;
+    let op = [
+        (".add", AtomOp::Add),
+        (".min", AtomOp::Min),
+        (".max", AtomOp::Max),
+        (".inc", AtomOp::Inc),
+        (".dec", AtomOp::Dec),
+        (".and", AtomOp::And),
+        (".or", AtomOp::Or),
+        (".xor", AtomOp::Xor),
+        (".exch", AtomOp::Exch),
+        (".cas", AtomOp::Cas),
+    ]
+    .iter()
+    .find(|(t, _)| m.has(t))
+    .map(|(_, o)| *o)
+    .ok_or_else(|| cx.error(span, format!("`{}` needs an operation", g.opcode.value)))?;
+    let space = match m.space().map(StateSpace::base) {
+        Some(StateSpace::Global) => Space::Global,
+        Some(StateSpace::Shared) => Space::Shared,
+        _ => Space::Generic,
+    };
+    let ops = &g.operands;
+    let (d, rest) = if is_red {
+        (None, &ops[..])
+    } else {
+        let Some((d, rest)) = ops.split_first() else {
+            return Err(cx.error(span, "atom needs operands".into()));
+        };
+        (Some(cx.dst(d)?), rest)
+    };
+    // Drop a trailing cache policy.
+    let rest = if m.has(".L2::cache_hint") && !rest.is_empty() {
+        &rest[..rest.len() - 1]
+    } else {
+        rest
+    };
+    let (a, b, c) = match (op, rest) {
+        (AtomOp::Cas, [a, b, c]) => (a, b, Some(c)),
+        (_, [a, b]) => (a, b, None),
+        _ => {
+            return Err(cx.error(
+                span,
+                format!("unexpected operands for `{}`", g.opcode.value),
+            ))
+        }
+    };
+    let (addr, space) = cx.addr(a, space)?;
+    Ok(Op::Atom {
+        op,
+        ty,
+        space,
+        d,
+        addr,
+        b: cx.src(b, ty)?,
+        c: c.map(|c| cx.src(c, ty)).transpose()?,
+        hints: MemHints {
+            semantics: if m.has(".relaxed") {
+                memsys::Semantics::Relaxed
+            } else if m.has(".acquire") || m.has(".acq_rel") {
+                memsys::Semantics::Acquire
+            } else if m.has(".release") {
+                memsys::Semantics::Release
+            } else {
+                memsys::Semantics::Relaxed
+            },
+            ..MemHints::default()
+        },
+    })
+}
+
+fn lower_call(cx: &mut dyn OperandCx, g: &GenericInstruction, span: Span) -> Result<Op, ExecError> {
+    let ops = &g.operands;
+    // call{.uni} (rets), func, (args){, prototype}; or call func, (args); or call func;
+    let (rets, rest): (&[Operand], &[Operand]) = match ops.first() {
+        Some(Operand::List(r, _)) => (r, &ops[1..]),
+        _ => (&[], &ops[..]),
+    };
+    let Some(Operand::Name(fname)) = rest.first() else {
+        return Err(cx.error(span, "call needs a function name".into()));
+    };
+    let Some(func) = cx.function_index(&fname.name) else {
+        return Err(cx.error(
+            fname.span,
+            format!("indirect or unknown call target `{}`", fname.name),
+        ));
+    };
+    if cx.function(func).code.is_empty() && cx.function(func).slots == 0 {
+        // Declared only (e.g. vprintf): the body is missing; run it as a no-op returning 0.
+    }
+    let args: &[Operand] = match rest.get(1) {
+        Some(Operand::List(a, _)) => a,
+        _ => &[],
+    };
+    Ok(Op::Call {
+        func,
+        args: args
+            .iter()
+            .map(|a| cx.call_arg(a))
+            .collect::<Result<_, _>>()?,
+        rets: rets
+            .iter()
+            .map(|a| cx.call_arg(a))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+fn lower_mbarrier(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let parity = m.has(".parity");
+    let op = if m.has(".init") {
+        MbarrierOp::Init
+    } else if m.has(".arrive_drop") {
+        MbarrierOp::ArriveDrop
+    } else if m.has(".arrive") && m.has(".expect_tx") {
+        MbarrierOp::ArriveExpectTx
+    } else if m.has(".arrive") {
+        MbarrierOp::Arrive
+    } else if m.has(".expect_tx") {
+        MbarrierOp::ExpectTx
+    } else if m.has(".test_wait") {
+        if parity {
+            MbarrierOp::TestWaitParity
+        } else {
+            MbarrierOp::TestWait
+        }
+    } else if m.has(".try_wait") {
+        if parity {
+            MbarrierOp::TryWaitParity
+        } else {
+            MbarrierOp::TryWait
+        }
+    } else if m.has(".inval") {
+        MbarrierOp::Inval
+    } else if m.has(".pending_count") {
+        MbarrierOp::PendingCount
+    } else {
+        return Err(unsupported(cx, g, span));
+    };
+    let space = if m.space().is_some() {
+        Space::Shared
+    } else {
+        Space::Generic
+    };
+    let ops = &g.operands;
+    let addr_pos = ops.iter().position(|o| matches!(o, Operand::Address(_)));
+    let Some(ai) = addr_pos else {
+        return Err(cx.error(span, "mbarrier needs an address".into()));
+    };
+    let (addr, sp) = cx.addr(&ops[ai], space)?;
+    let (d, dp) = if ai == 1 {
+        let first = &ops[0];
+        if cx.is_pred(first) {
+            (None, cx.pred_dst(first)?)
+        } else {
+            (Some(cx.dst(first)?), None)
+        }
+    } else {
+        (None, None)
+    };
+    let b = match ops.get(ai + 1) {
+        Some(o) => Some(cx.src(o, ScalarType::B64)?),
+        None => None,
+    };
+    Ok(Op::Mbarrier {
+        op,
+        d,
+        dp,
+        addr,
+        generic: sp == Space::Generic,
+        b,
+    })
+}
+
+fn vector_srcs(cx: &dyn OperandCx, op: &Operand, ty: ScalarType) -> Result<Vec<Src>, ExecError> {
+    match op {
+        Operand::Vector(v, _) => v.iter().map(|x| cx.src(x, ty)).collect(),
+        x => Ok(vec![cx.src(x, ty)?]),
+    }
+}
+
+fn lower_mma(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let types = m.types();
+    let shape = match (m.has(".m16n8k16"), m.has(".m16n8k8"), types.as_slice()) {
+        (true, _, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
+            MmaShape::M16n8k16F32F16
+        }
+        (true, _, [ScalarType::F32, ScalarType::Bf16, ScalarType::Bf16, ScalarType::F32]) => {
+            MmaShape::M16n8k16F32Bf16
+        }
+        (true, _, [ScalarType::F16, ScalarType::F16, ScalarType::F16, ScalarType::F16]) => {
+            MmaShape::M16n8k16F16F16
+        }
+        (_, true, [ScalarType::F32, ScalarType::Tf32, ScalarType::Tf32, ScalarType::F32]) => {
+            MmaShape::M16n8k8F32Tf32
+        }
+        (_, true, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
+            MmaShape::M16n8k8F32F16
+        }
+        _ => return Err(unsupported(cx, g, span)),
+    };
+    if !(m.has(".row") && m.has(".col")) {
+        return Err(unsupported(cx, g, span));
+    }
+    let [d, a, b, c] = operands(cx, g, span, 4)? else {
+        unreachable!()
+    };
+    let ds = match d {
+        Operand::Vector(v, _) => v
+            .iter()
+            .map(|x| cx.slot_of(x))
+            .collect::<Result<Vec<_>, _>>()?,
+        x => vec![cx.slot_of(x)?],
+    };
+    Ok(Op::Mma {
+        shape,
+        ds,
+        a: vector_srcs(cx, a, ScalarType::B32)?,
+        b: vector_srcs(cx, b, ScalarType::B32)?,
+        c: vector_srcs(cx, c, ScalarType::B32)?,
+    })
+}
+
+fn lower_wgmma(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let shape_mod = m
+        .list
+        .iter()
+        .find(|x| x.starts_with(".m64n"))
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    let inner = &shape_mod[5..];
+    let (n, k) = inner
+        .split_once('k')
+        .and_then(|(n, k)| Some((n.parse::<u32>().ok()?, k.parse::<u32>().ok()?)))
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    let types = m.types();
+    let input = match types.as_slice() {
+        [ScalarType::F32, t, u] if t == u => *t,
+        _ => return Err(unsupported(cx, g, span)),
+    };
+    let ops = &g.operands;
+    if ops.len() < 3 {
+        return Err(cx.error(span, "wgmma.mma_async needs d, a-desc, b-desc".into()));
+    }
+    let ds = match &ops[0] {
+        Operand::Vector(v, _) => v
+            .iter()
+            .map(|x| cx.slot_of(x))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(cx.error(span, "wgmma needs a vector destination".into())),
+    };
+    let a_desc = cx.src(&ops[1], ScalarType::B64)?;
+    let b_desc = cx.src(&ops[2], ScalarType::B64)?;
+    let scale_d = match ops.get(3) {
+        Some(p) => Some(cx.pred_src(p)?),
+        None => None,
+    };
+    let mut imm = [1i8, 1, 1, 0];
+    for (k, o) in ops.iter().skip(4).take(4).enumerate() {
+        if let Operand::Int(v) = o {
+            imm[k] = v.value.value as i8;
+        }
+    }
+    Ok(Op::Wgmma {
+        shape: WgmmaShape { n, k, input },
+        ds,
+        a_desc,
+        b_desc,
+        scale_d,
+        imm,
+    })
+}

@@ -1,0 +1,2646 @@
+//! The SIMT machine: CTAs of warps of 32 lanes executing lowered code.
+//!
+//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the smallest
+//!   PC among the frame's runnable lanes and executes that instruction for every lane at it
+//!   (the min-PC rule), so divergent paths run one after the other and lanes reconverge when
+//!   their PCs meet. A warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Calls.** `call` pushes a frame with its own registers and param area for the calling
+//!   lanes; the other lanes of the warp wait until it returns.
+//! - **Barriers.** `bar.sync` parks lanes until the CTA's expected thread count has arrived;
+//!   a CTA whose remaining threads all wait at barriers that cannot complete is a deadlock fault.
+//! - **Asynchronous copies.** `cp.async` reads global memory when issued and lands in shared
+//!   memory only when a `cp.async.wait_group`/`wait_all` of the issuing thread covers it, or
+//!   when an mbarrier it is bound to (`cp.async.mbarrier.arrive`) is waited on — so a kernel
+//!   that forgets the wait reads the old shared contents, deterministically.
+//! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
+//!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
+
+use crate::alu;
+use crate::error::{ExecError, FaultKind, FaultSite};
+use crate::memory::{self, classify_generic, space_name};
+use crate::program::*;
+use memsys::{AccessKind, LaneAccess, MemSystem, Request};
+use std::collections::{HashMap, VecDeque};
+
+/// Everything that fixes a launch besides the arguments.
+#[derive(Debug, Clone)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    /// Seed of the warp interleaving (0: the fixed default order).
+    pub seed: u64,
+    /// Fault after this many warp-instructions.
+    pub max_steps: u64,
+    /// Route global accesses through the cache model (false: straight to memory).
+    pub cache_model: bool,
+    /// Warp-instructions a warp runs before the next warp's turn.
+    pub quantum: u32,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> Self {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            dynamic_shared: 0,
+            seed: 0,
+            max_steps: 1_000_000_000,
+            cache_model: true,
+            quantum: 64,
+        }
+    }
+}
+
+/// What a finished launch reports besides memory contents.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    /// Executions of each instruction (by instruction id), in thread-instructions.
+    pub per_instruction: Vec<u64>,
+    pub cp_async_bytes: u64,
+    /// Observations for the hazard detector: L1 reads that returned stale bytes.
+    pub stale_reads: Vec<StaleRead>,
+}
+
+/// A load served from an SM's L1 with bytes that differ from the coherent value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRead {
+    pub instr: u32,
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    pub address: u64,
+}
+
+const FULL: u32 = u32::MAX;
+
+/// One call frame of a warp.
+struct Frame {
+    func: u32,
+    /// `slots × 32` values, slot-major.
+    regs: Vec<u64>,
+    preds: Vec<u32>,
+    pc: [Pc; 32],
+    /// Some(pc) when every runnable lane of the frame is at `pc`.
+    uniform: Option<Pc>,
+    /// Lanes taking part in this frame.
+    mask: u32,
+    /// Lanes that returned from it.
+    done: u32,
+    /// Per-lane param area (`param_bytes` per lane).
+    params: Vec<u8>,
+    param_bytes: u32,
+    /// Where results go in the caller when this frame returns.
+    rets: Vec<CallArg>,
+}
+
+impl Frame {
+    fn new(f: &Function, mask: u32) -> Frame {
+        Frame {
+            func: 0,
+            regs: vec![0; f.slots as usize * 32],
+            preds: vec![0; f.preds as usize],
+            pc: [0; 32],
+            uniform: Some(0),
+            mask,
+            done: 0,
+            params: vec![0; f.param_bytes as usize * 32],
+            param_bytes: f.param_bytes,
+            rets: Vec::new(),
+        }
+    }
+}
+
+/// The asynchronous-copy state of one thread.
+#[derive(Default, Clone)]
+struct LaneAsync {
+    uncommitted: Vec<u32>,
+    groups: VecDeque<Vec<u32>>,
+}
+
+/// A copy issued by `cp.async`, waiting to land in shared memory.
+struct PendingCopy {
+    dst: u32,
+    data: [u8; 16],
+    len: u32,
+    landed: bool,
+    /// (warp, lane) that issued it.
+    issuer: (u32, u32),
+}
+
+/// `cp.async.mbarrier.arrive`: an arrive-on the mbarrier once these copies land.
+struct AsyncArrive {
+    mbar: u32,
+    copies: Vec<u32>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Mbarrier {
+    expected: u32,
+    pending: u32,
+    phase: u32,
+    tx: i64,
+}
+
+#[derive(Default)]
+struct Barrier {
+    arrived: u32,
+    expected: u32,
+    /// Warps with lanes waiting (warp index → lane mask).
+    waiting: HashMap<u32, u32>,
+}
+
+struct Warp {
+    index: u32,
+    exited: u32,
+    /// Lanes parked at a barrier.
+    waiting: u32,
+    frames: Vec<Frame>,
+    local: Vec<u8>,
+    local_bytes: u32,
+    asyncs: Vec<LaneAsync>,
+}
+
+struct Cta {
+    id: [u32; 3],
+    sm: u32,
+    shared: Vec<u8>,
+    warps: Vec<Warp>,
+    barriers: HashMap<u32, Barrier>,
+    mbarriers: HashMap<u32, Mbarrier>,
+    copies: Vec<PendingCopy>,
+    async_arrives: Vec<AsyncArrive>,
+    threads: u32,
+    exited_threads: u32,
+}
+
+/// Runs one kernel launch over `mem`.
+pub struct Machine<'p> {
+    program: &'p Program,
+    kernel: u32,
+    cfg: LaunchConfig,
+    pub mem: &'p mut MemSystem,
+    kernel_params: Vec<u8>,
+    sm_count: u32,
+    summary: RunSummary,
+    steps: u64,
+    clock: u64,
+    rng: u64,
+}
+
+/// The result of running one warp for a while.
+#[derive(PartialEq, Eq)]
+enum WarpState {
+    Progress,
+    Blocked,
+    Done,
+}
+
+impl<'p> Machine<'p> {
+    /// Prepares a launch of `kernel` with its parameter buffer already filled.
+    pub fn new(
+        program: &'p Program,
+        kernel: &str,
+        kernel_params: Vec<u8>,
+        cfg: LaunchConfig,
+        mem: &'p mut MemSystem,
+    ) -> Result<Self, ExecError> {
+        let Some(&k) = program.by_name.get(kernel) else {
+            return Err(ExecError::Launch(format!(
+                "no kernel named `{kernel}` (the module has: {})",
+                program.kernel_names().join(", ")
+            )));
+        };
+        if !program.functions[k as usize].is_kernel {
+            return Err(ExecError::Launch(format!(
+                "`{kernel}` is a .func, not an .entry kernel"
+            )));
+        }
+        let threads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
+        if threads == 0 || threads > 1024 {
+            return Err(ExecError::Launch(format!(
+                "block {:?} has {threads} threads; a block has 1 to 1024",
+                cfg.block
+            )));
+        }
+        if cfg.grid.contains(&0) {
+            return Err(ExecError::Launch(format!(
+                "grid {:?} has a zero dimension",
+                cfg.grid
+            )));
+        }
+        let sm_count = mem.config().sm_count.max(1);
+        Ok(Machine {
+            program,
+            kernel: k,
+            rng: cfg.seed ^ 0x9E37_79B9_7F4A_7C15,
+            cfg,
+            mem,
+            kernel_params,
+            sm_count,
+            summary: RunSummary {
+                per_instruction: vec![0; program.instrs.len()],
+                ..RunSummary::default()
+            },
+            steps: 0,
+            clock: 0,
+        })
+    }
+
+    /// Runs the whole grid.
+    pub fn run(mut self) -> Result<RunSummary, ExecError> {
+        let [gx, gy, gz] = self.cfg.grid;
+        let total = gx as u64 * gy as u64 * gz as u64;
+        let threads = self.cfg.block.iter().product::<u32>();
+        let warps_per_cta = threads.div_ceil(32);
+        // Keep a bounded number of CTAs resident: enough for every SM to hold a few.
+        let max_resident = (self.sm_count as u64 * 2).clamp(1, 4096);
+        let mut next: u64 = 0;
+        let mut resident: Vec<Cta> = Vec::new();
+        loop {
+            while (resident.len() as u64) < max_resident && next < total {
+                let id = [
+                    (next % gx as u64) as u32,
+                    ((next / gx as u64) % gy as u64) as u32,
+                    (next / (gx as u64 * gy as u64)) as u32,
+                ];
+                resident.push(self.new_cta(id, next, threads, warps_per_cta));
+                next += 1;
+            }
+            if resident.is_empty() {
+                break;
+            }
+            let mut any_progress = false;
+            let order = self.turn_order(&resident);
+            for (ci, wi) in order {
+                let state = self.run_warp(&mut resident[ci], wi)?;
+                any_progress |= state == WarpState::Progress;
+            }
+            // Finished CTAs leave; their pending copies land (harmlessly) with them.
+            let before = resident.len();
+            resident.retain(|c| !c.warps.iter().all(|w| w.frames.is_empty()));
+            if !any_progress && resident.len() == before {
+                let cta = &resident[0];
+                return Err(self.deadlock(cta));
+            }
+        }
+        self.summary.warp_instructions = self.steps;
+        Ok(self.summary)
+    }
+
+    fn turn_order(&mut self, ctas: &[Cta]) -> Vec<(usize, usize)> {
+        let mut order: Vec<(usize, usize)> = ctas
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| (0..c.warps.len()).map(move |wi| (ci, wi)))
+            .collect();
+        if self.cfg.seed != 0 {
+            // Fisher–Yates with SplitMix64: another legal interleaving per seed.
+            for i in (1..order.len()).rev() {
+                let j = (self.next_random() % (i as u64 + 1)) as usize;
+                order.swap(i, j);
+            }
+        }
+        order
+    }
+
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn new_cta(&self, id: [u32; 3], linear: u64, threads: u32, warps: u32) -> Cta {
+        let k = &self.program.functions[self.kernel as usize];
+        let shared_bytes = (self.program.static_shared_bytes as u64)
+            .next_multiple_of(self.program.dynamic_shared_align.max(1) as u64)
+            + self.cfg.dynamic_shared as u64;
+        let mut ws = Vec::with_capacity(warps as usize);
+        for w in 0..warps {
+            let first = w * 32;
+            let n = (threads - first).min(32);
+            let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
+            let mut frame = Frame::new(k, valid);
+            frame.func = self.kernel;
+            let local_bytes = self.max_local_bytes();
+            ws.push(Warp {
+                index: w,
+                exited: 0,
+                waiting: 0,
+                frames: vec![frame],
+                local: vec![0; local_bytes as usize * 32],
+                local_bytes,
+                asyncs: vec![LaneAsync::default(); 32],
+            });
+        }
+        Cta {
+            id,
+            sm: (linear % self.sm_count as u64) as u32,
+            shared: vec![0; shared_bytes as usize],
+            warps: ws,
+            barriers: HashMap::new(),
+            mbarriers: HashMap::new(),
+            copies: Vec::new(),
+            async_arrives: Vec::new(),
+            threads,
+            exited_threads: 0,
+        }
+    }
+
+    /// Local memory per thread: the largest of any function's (frames share one area, each
+    /// function's variables start at 0 — a call does not keep the caller's locals alive
+    /// across the callee in this model unless they fit apart, which nvcc's depot layout does).
+    fn max_local_bytes(&self) -> u32 {
+        self.program
+            .functions
+            .iter()
+            .map(|f| f.local_bytes)
+            .sum::<u32>()
+            .next_multiple_of(16)
+    }
+
+    fn thread_of(&self, _cta: &Cta, warp: u32, lane: u32) -> [u32; 3] {
+        let t = warp * 32 + lane;
+        let [bx, by, _] = self.cfg.block;
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+
+    fn site(&self, cta: &Cta, warp: u32, lane: u32, id: u32) -> Box<FaultSite> {
+        let info = &self.program.instrs[id as usize];
+        let source = info.loc.map(|(f, l, _)| {
+            let file = self
+                .program
+                .files
+                .get(&f)
+                .cloned()
+                .unwrap_or_else(|| format!("file {f}"));
+            format!("{file}:{l}")
+        });
+        Box::new(FaultSite {
+            kernel: self.program.functions[self.kernel as usize].name.clone(),
+            cta: cta.id,
+            thread: self.thread_of(cta, warp, lane),
+            ptx_line: info.ptx_line,
+            source,
+            instruction: info.text.clone(),
+        })
+    }
+
+    fn fault(&self, cta: &Cta, warp: u32, lane: u32, id: u32, kind: FaultKind) -> ExecError {
+        ExecError::Fault {
+            site: self.site(cta, warp, lane, id),
+            kind,
+        }
+    }
+
+    fn deadlock(&self, cta: &Cta) -> ExecError {
+        // Name a waiting thread and what it waits for, and a thread that never arrives.
+        let mut waiting_at = None;
+        let mut missing = None;
+        for w in &cta.warps {
+            let Some(f) = w.frames.last() else { continue };
+            let runnable = f.mask & !f.done & !w.exited;
+            for lane in 0..32 {
+                if runnable & (1 << lane) == 0 {
+                    continue;
+                }
+                let pc = f.pc[lane as usize];
+                let code = &self.program.functions[f.func as usize].code;
+                let id = code.get(pc.saturating_sub(1) as usize).map_or(0, |i| i.id);
+                if w.waiting & (1 << lane) != 0 {
+                    waiting_at.get_or_insert((w.index, lane, id));
+                } else {
+                    let id = code.get(pc as usize).map_or(0, |i| i.id);
+                    missing.get_or_insert((w.index, lane, id));
+                }
+            }
+        }
+        let (arrived, expected) = cta
+            .barriers
+            .values()
+            .find(|b| b.arrived > 0)
+            .map_or((0, cta.threads), |b| (b.arrived, b.expected));
+        let missing_text = match missing {
+            Some((w, l, id)) => {
+                let t = self.thread_of(cta, w, l);
+                format!(
+                    "thread ({},{},{}) is elsewhere, at PTX line {}",
+                    t[0], t[1], t[2], self.program.instrs[id as usize].ptx_line
+                )
+            }
+            None => "the other threads exited or wait at a different barrier".to_string(),
+        };
+        let (w, l, id) = waiting_at.unwrap_or((0, 0, 0));
+        self.fault(
+            cta,
+            w,
+            l,
+            id,
+            FaultKind::BarrierDeadlock {
+                waiting: arrived,
+                expected,
+                missing: missing_text,
+            },
+        )
+    }
+
+    /// Runs warp `wi` of `cta` for up to one quantum.
+    fn run_warp(&mut self, cta: &mut Cta, wi: usize) -> Result<WarpState, ExecError> {
+        let mut progressed = false;
+        for _ in 0..self.cfg.quantum {
+            let warp = &mut cta.warps[wi];
+            let Some(frame) = warp.frames.last_mut() else {
+                return Ok(if progressed {
+                    WarpState::Progress
+                } else {
+                    WarpState::Done
+                });
+            };
+            let alive = frame.mask & !frame.done & !warp.exited;
+            if alive == 0 {
+                self.pop_frame(cta, wi);
+                progressed = true;
+                continue;
+            }
+            let runnable = alive & !warp.waiting;
+            if runnable == 0 {
+                return Ok(if progressed {
+                    WarpState::Progress
+                } else {
+                    WarpState::Blocked
+                });
+            }
+            let (pc, active) = match frame.uniform {
+                Some(pc) if warp.waiting == 0 => (pc, runnable),
+                _ => {
+                    let mut min = Pc::MAX;
+                    let mut m = 0u32;
+                    let mut bits = runnable;
+                    while bits != 0 {
+                        let l = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let p = frame.pc[l as usize];
+                        if p < min {
+                            min = p;
+                            m = 1 << l;
+                        } else if p == min {
+                            m |= 1 << l;
+                        }
+                    }
+                    (min, m)
+                }
+            };
+            self.steps += 1;
+            if self.steps > self.cfg.max_steps {
+                let func = frame.func;
+                let id = self.program.functions[func as usize].code[pc as usize].id;
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    active.trailing_zeros(),
+                    id,
+                    FaultKind::StepLimit {
+                        steps: self.cfg.max_steps,
+                    },
+                ));
+            }
+            self.step(cta, wi, pc, active)?;
+            progressed = true;
+        }
+        Ok(WarpState::Progress)
+    }
+
+    /// Sets the PC of `lanes` and keeps the uniform fast path honest.
+    fn set_pc(frame: &mut Frame, lanes: u32, pc: Pc) {
+        let mut bits = lanes;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            frame.pc[l as usize] = pc;
+        }
+    }
+
+    fn reconverge(frame: &mut Frame, alive: u32) {
+        let first = alive.trailing_zeros();
+        if first >= 32 {
+            return;
+        }
+        let pc = frame.pc[first as usize];
+        let mut bits = alive;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            if frame.pc[l as usize] != pc {
+                frame.uniform = None;
+                return;
+            }
+        }
+        frame.uniform = Some(pc);
+    }
+
+    fn pop_frame(&mut self, cta: &mut Cta, wi: usize) {
+        let warp = &mut cta.warps[wi];
+        let frame = warp.frames.pop().expect("a frame to pop");
+        if let Some(caller) = warp.frames.last_mut() {
+            // Copy return values back to the caller's return variables or registers.
+            let f = &self.program.functions[frame.func as usize];
+            for (r, dst) in f.returns.iter().zip(&frame.rets) {
+                for lane in 0..32usize {
+                    if frame.mask & (1 << lane) == 0 {
+                        continue;
+                    }
+                    let src = &frame.params
+                        [lane * frame.param_bytes as usize + r.offset as usize..]
+                        [..r.size as usize];
+                    match *dst {
+                        CallArg::Param { offset, .. } => {
+                            let base = lane * caller.param_bytes as usize + offset as usize;
+                            if let Some(d) = caller.params.get_mut(base..base + r.size as usize) {
+                                d.copy_from_slice(src);
+                            }
+                        }
+                        CallArg::Reg(slot) => {
+                            let mut v = [0u8; 8];
+                            v[..src.len().min(8)].copy_from_slice(&src[..src.len().min(8)]);
+                            caller.regs[slot as usize * 32 + lane] = u64::from_le_bytes(v);
+                        }
+                        CallArg::Imm(_) => {}
+                    }
+                }
+            }
+            let alive = caller.mask & !caller.done & !warp.exited;
+            Self::reconverge(caller, alive);
+        } else {
+            // The kernel frame: its lanes are finished.
+            let n = (frame.mask & !warp.exited).count_ones();
+            warp.exited |= frame.mask;
+            cta.exited_threads += n;
+            Self::release_barriers(cta);
+        }
+    }
+
+    /// Releases barriers whose expected count is met now that fewer threads remain.
+    fn release_barriers(cta: &mut Cta) {
+        let live = cta.threads - cta.exited_threads;
+        let ids: Vec<u32> = cta.barriers.keys().copied().collect();
+        for id in ids {
+            let b = cta.barriers.get_mut(&id).expect("barrier");
+            if b.arrived > 0 && b.arrived >= b.expected.min(live) {
+                let waiting = std::mem::take(&mut b.waiting);
+                b.arrived = 0;
+                for (w, m) in waiting {
+                    cta.warps[w as usize].waiting &= !m;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ operands
+
+    #[inline]
+    fn read_src(&self, cta: &Cta, wi: usize, src: Src, out: &mut [u64; 32]) {
+        let warp = &cta.warps[wi];
+        let frame = warp.frames.last().expect("a frame");
+        match src {
+            Src::Reg(s) => out.copy_from_slice(&frame.regs[s as usize * 32..s as usize * 32 + 32]),
+            Src::Imm(v) => *out = [v; 32],
+            Src::Special(sp) => {
+                for (lane, o) in out.iter_mut().enumerate() {
+                    *o = self.special(cta, warp, lane as u32, sp);
+                }
+            }
+        }
+    }
+
+    fn special(&self, cta: &Cta, warp: &Warp, lane: u32, sp: Special) -> u64 {
+        let t = self.thread_of(cta, warp.index, lane);
+        let c = |v: [u32; 3], i: u8| v.get(i as usize).copied().unwrap_or(0) as u64;
+        match sp {
+            Special::Tid(i) => c(t, i),
+            Special::Ntid(i) => c(self.cfg.block, i),
+            Special::Ctaid(i) => c(cta.id, i),
+            Special::Nctaid(i) => c(self.cfg.grid, i),
+            Special::LaneId => lane as u64,
+            Special::WarpId => warp.index as u64,
+            Special::NWarpId => cta.warps.len() as u64,
+            Special::SmId => cta.sm as u64,
+            Special::NSmId => self.sm_count as u64,
+            Special::GridId => 1,
+            Special::Clock => (self.clock + self.steps) & 0xFFFF_FFFF,
+            Special::Clock64 => self.clock + self.steps,
+            // A deterministic "time": 1 ns per warp-instruction executed so far.
+            Special::GlobalTimer => self.steps,
+            Special::LaneMaskEq => 1u64 << lane,
+            Special::LaneMaskLt => (1u64 << lane) - 1,
+            Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,
+            Special::LaneMaskGt => (!((1u64 << (lane + 1)) - 1)) & 0xFFFF_FFFF,
+            Special::LaneMaskGe => (!((1u64 << lane) - 1)) & 0xFFFF_FFFF,
+            Special::DynamicSmemSize => self.cfg.dynamic_shared as u64,
+            Special::TotalSmemSize => cta.shared.len() as u64,
+            Special::ClusterId(i) => c(cta.id, i),
+            Special::NClusterId(i) => c(self.cfg.grid, i),
+            Special::ClusterCtaId(_) => 0,
+            Special::ClusterNCtaId(_) => 1,
+            Special::ClusterCtaRank => 0,
+            Special::ClusterNCtaRank => 1,
+            Special::Zero => 0,
+        }
+    }
+
+    #[inline]
+    fn write_dst(cta: &mut Cta, wi: usize, program: &Program, d: Dst, vals: &[u64; 32], mask: u32) {
+        let Dst::Reg(s) = d else { return };
+        let frame = cta.warps[wi].frames.last_mut().expect("a frame");
+        let bits = program.functions[frame.func as usize].slot_bits[s as usize];
+        let m = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let regs = &mut frame.regs[s as usize * 32..s as usize * 32 + 32];
+        if mask == FULL {
+            for (r, v) in regs.iter_mut().zip(vals) {
+                *r = v & m;
+            }
+        } else {
+            let mut bits = mask;
+            while bits != 0 {
+                let l = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                regs[l] = vals[l] & m;
+            }
+        }
+    }
+
+    fn pred_mask(frame: &Frame, p: PredSrc) -> u32 {
+        match p {
+            PredSrc::Reg { idx, negated } => {
+                let v = frame.preds[idx as usize];
+                if negated {
+                    !v
+                } else {
+                    v
+                }
+            }
+            PredSrc::Const(true) => FULL,
+            PredSrc::Const(false) => 0,
+        }
+    }
+
+    fn write_pred(frame: &mut Frame, idx: PredIdx, value: u32, mask: u32) {
+        let p = &mut frame.preds[idx as usize];
+        *p = (*p & !mask) | (value & mask);
+    }
+
+    // ------------------------------------------------------------------ execution
+
+    fn step(&mut self, cta: &mut Cta, wi: usize, pc: Pc, active: u32) -> Result<(), ExecError> {
+        let program = self.program;
+        let func = cta.warps[wi].frames.last().expect("frame").func;
+        let inst = &program.functions[func as usize].code[pc as usize];
+        let exec = match inst.guard {
+            Some(g) => active & Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), g),
+            None => active,
+        };
+        self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
+        self.summary.thread_instructions += exec.count_ones() as u64;
+        let mut next_pc = Some(pc + 1);
+        if exec != 0 {
+            next_pc = self.execute(cta, wi, inst, exec, active, pc)?;
+        }
+        if let Some(np) = next_pc {
+            let warp = &mut cta.warps[wi];
+            if let Some(frame) = warp.frames.last_mut() {
+                // The frame may have changed (call): only advance the lanes of this frame.
+                if frame.func == func && frame.pc[active.trailing_zeros() as usize] == pc {
+                    Self::set_pc(frame, active, np);
+                    if frame.uniform.is_some() {
+                        frame.uniform = Some(np);
+                    } else {
+                        let alive = frame.mask & !frame.done & !warp.exited;
+                        Self::reconverge(frame, alive);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes `inst` for `exec` lanes (of `active` at `pc`). Returns the PC all active
+    /// lanes continue at, or `None` when the instruction set PCs itself.
+    fn execute(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+        active: u32,
+        pc: Pc,
+    ) -> Result<Option<Pc>, ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        macro_rules! frame {
+            () => {
+                cta.warps[wi].frames.last_mut().expect("frame")
+            };
+        }
+        match &inst.op {
+            Op::Nop | Op::Fence | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Mov { d, a: s, bits } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in 0..32 {
+                    out[l] = a[l] & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Pack {
+                d,
+                parts,
+                part_bits,
+                d_bits,
+            } => {
+                let pm = if *part_bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << part_bits) - 1
+                };
+                if *d_bits > 64 {
+                    // .b128 from two .b64 (or four .b32) parts: low slot then high slot.
+                    let per_slot = 64 / part_bits;
+                    let mut lo = [0u64; 32];
+                    let mut hi = [0u64; 32];
+                    for (k, p) in parts.iter().enumerate() {
+                        let Some(p) = p else { continue };
+                        self.read_src(cta, wi, *p, &mut a);
+                        let (dst, shift) = if (k as u32) < per_slot {
+                            (&mut lo, k as u32 * part_bits)
+                        } else {
+                            (&mut hi, (k as u32 - per_slot) * part_bits)
+                        };
+                        for l in 0..32 {
+                            dst[l] |= (a[l] & pm) << shift;
+                        }
+                    }
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d), &lo, exec);
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d + 1), &hi, exec);
+                } else {
+                    for (k, p) in parts.iter().enumerate() {
+                        let Some(p) = p else { continue };
+                        self.read_src(cta, wi, *p, &mut a);
+                        for l in 0..32 {
+                            out[l] |= (a[l] & pm) << (k as u32 * part_bits);
+                        }
+                    }
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d), &out, exec);
+                }
+            }
+            Op::Unpack {
+                ds,
+                a: s,
+                part_bits,
+            } => {
+                let pm = if *part_bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << part_bits) - 1
+                };
+                let wide = match s {
+                    Src::Reg(slot) => {
+                        let f = &program.functions
+                            [cta.warps[wi].frames.last().expect("frame").func as usize];
+                        f.slot_bits.get(*slot as usize + 1).is_some()
+                            && ds.len() as u32 * part_bits > 64
+                    }
+                    _ => false,
+                };
+                self.read_src(cta, wi, *s, &mut a);
+                if wide {
+                    if let Src::Reg(slot) = s {
+                        self.read_src(cta, wi, Src::Reg(slot + 1), &mut b);
+                    }
+                }
+                let per_slot = (64 / part_bits).max(1);
+                for (k, d) in ds.iter().enumerate() {
+                    let (src, shift) = if wide && k as u32 >= per_slot {
+                        (&b, (k as u32 - per_slot) * part_bits)
+                    } else {
+                        (&a, k as u32 * part_bits)
+                    };
+                    for l in 0..32 {
+                        out[l] = (src[l] >> shift) & pm;
+                    }
+                    Self::write_dst(cta, wi, program, *d, &out, exec);
+                }
+            }
+            Op::MovPred { d, a: p } => {
+                let f = frame!();
+                let v = Self::pred_mask(f, *p);
+                Self::write_pred(f, *d, v, exec);
+            }
+            Op::Cvt {
+                d,
+                a: s,
+                dty,
+                aty,
+                mode,
+                int_rounding,
+                d_bits,
+            } => {
+                self.read_src(cta, wi, *s, &mut a);
+                for l in lanes(exec) {
+                    out[l] = alu::cvt(*dty, *aty, *mode, *int_rounding, *d_bits, a[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::CvtPack {
+                d,
+                a: x,
+                b: y,
+                dty,
+                mode,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                for l in lanes(exec) {
+                    out[l] = alu::cvt_pack(*dty, *mode, a[l], b[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Cvta {
+                d,
+                a: s,
+                space,
+                to_generic,
+                bits,
+            } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in lanes(exec) {
+                    out[l] = if *to_generic {
+                        memory::to_generic(*space, a[l])
+                    } else {
+                        match classify_generic(a[l]) {
+                            (sp, off) if sp == *space || *space == Space::Global => off,
+                            (_, off) => off,
+                        }
+                    } & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::IsSpace { d, a: s, space } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let mut v = 0u32;
+                for l in lanes(exec) {
+                    let (sp, _) = classify_generic(a[l]);
+                    let is = match space {
+                        Space::Param => sp == Space::KernelParam,
+                        other => sp == *other,
+                    };
+                    if is {
+                        v |= 1 << l;
+                    }
+                }
+                Self::write_pred(frame!(), *d, v, exec);
+            }
+            Op::Int2 {
+                op,
+                ty,
+                d,
+                a: x,
+                b: y,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                for l in lanes(exec) {
+                    out[l] = alu::int2(*op, *ty, a[l], b[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Int3 {
+                op,
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = alu::int3(*op, *ty, a[l], b[l], c[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Int1 { op, ty, d, a: x } => {
+                self.read_src(cta, wi, *x, &mut a);
+                for l in lanes(exec) {
+                    out[l] = alu::int1(*op, *ty, a[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Bfe {
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = alu::bfe(*ty, a[l], b[l], c[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Bfi {
+                ty,
+                d,
+                a: f,
+                b: x,
+                c: p,
+                e: n,
+            } => {
+                let mut e = [0u64; 32];
+                self.read_src(cta, wi, *f, &mut a);
+                self.read_src(cta, wi, *x, &mut b);
+                self.read_src(cta, wi, *p, &mut c);
+                self.read_src(cta, wi, *n, &mut e);
+                for l in lanes(exec) {
+                    out[l] = alu::bfi(*ty, a[l], b[l], c[l], e[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Prmt {
+                mode,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Shf {
+                left,
+                clamp,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Float2 {
+                op,
+                ty,
+                mode,
+                d,
+                a: x,
+                b: y,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                for l in lanes(exec) {
+                    out[l] = alu::float2(*op, *ty, *mode, a[l], b[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Fma {
+                ty,
+                mode,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = alu::fma(*ty, *mode, a[l], b[l], c[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Float1 {
+                op,
+                ty,
+                mode,
+                d,
+                a: x,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                for l in lanes(exec) {
+                    out[l] = alu::float1(*op, *ty, *mode, a[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Testp { kind, ty, d, a: x } => {
+                self.read_src(cta, wi, *x, &mut a);
+                let mut v = 0u32;
+                for l in lanes(exec) {
+                    if alu::testp(*kind, *ty, a[l]) {
+                        v |= 1 << l;
+                    }
+                }
+                Self::write_pred(frame!(), *d, v, exec);
+            }
+            Op::Setp {
+                cmp,
+                ty,
+                ftz,
+                d,
+                d_not,
+                a: x,
+                b: y,
+                combine,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let mut v = 0u32;
+                for l in lanes(exec) {
+                    if alu::compare(*cmp, *ty, *ftz, a[l], b[l]) {
+                        v |= 1 << l;
+                    }
+                }
+                let f = frame!();
+                let (mut t, mut nt) = (v, !v);
+                if let Some((op, p)) = combine {
+                    let pm = Self::pred_mask(f, *p);
+                    t = bool_op(*op, v, pm);
+                    nt = bool_op(*op, !v, pm);
+                }
+                if let Some(d) = d {
+                    Self::write_pred(f, *d, t, exec);
+                }
+                if let Some(d) = d_not {
+                    Self::write_pred(f, *d, nt, exec);
+                }
+            }
+            Op::Set {
+                cmp,
+                dty,
+                ty,
+                d,
+                a: x,
+                b: y,
+                combine,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let pm = combine.map(|(op, p)| (op, Self::pred_mask(frame!(), p)));
+                for l in lanes(exec) {
+                    let mut t = alu::compare(*cmp, *ty, false, a[l], b[l]);
+                    if let Some((op, m)) = pm {
+                        t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
+                    }
+                    out[l] = match (*dty, t) {
+                        (ptx_isa::ScalarType::F32, true) => 1.0f32.to_bits() as u64,
+                        (_, true) => 0xFFFF_FFFF,
+                        (_, false) => 0,
+                    };
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Selp {
+                bits,
+                d,
+                a: x,
+                b: y,
+                p,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let pm = Self::pred_mask(frame!(), *p);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in lanes(exec) {
+                    out[l] = if pm & (1 << l) != 0 { a[l] } else { b[l] } & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Slct {
+                ty,
+                cty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = if alu::slct_takes_a(*cty, c[l]) {
+                        a[l]
+                    } else {
+                        b[l]
+                    };
+                    let _ = ty;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::PredLogic { op, d, a: x, b: y } => {
+                let f = frame!();
+                let v = bool_op(*op, Self::pred_mask(f, *x), Self::pred_mask(f, *y));
+                Self::write_pred(f, *d, v, exec);
+            }
+            Op::PredNot { d, a: x } => {
+                let f = frame!();
+                let v = !Self::pred_mask(f, *x);
+                Self::write_pred(f, *d, v, exec);
+            }
+            Op::Ld(ld) => self.exec_load(cta, wi, inst.id, ld, exec)?,
+            Op::St(st) => self.exec_store(cta, wi, inst.id, st, exec)?,
+            Op::CpAsync(cp) => self.exec_cp_async(cta, wi, inst.id, cp, exec)?,
+            Op::CpAsyncCommit => {
+                for l in lanes(exec) {
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    let g = std::mem::take(&mut la.uncommitted);
+                    la.groups.push_back(g);
+                }
+            }
+            Op::CpAsyncWait { n } => {
+                for l in lanes(exec) {
+                    let mut to_land = Vec::new();
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    while la.groups.len() > *n as usize {
+                        to_land.extend(la.groups.pop_front().expect("a group"));
+                    }
+                    land_copies(cta, &to_land);
+                }
+                complete_async_arrives(cta, None);
+            }
+            Op::CpAsyncWaitAll => {
+                for l in lanes(exec) {
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    let mut to_land: Vec<u32> = la.groups.drain(..).flatten().collect();
+                    to_land.append(&mut la.uncommitted);
+                    land_copies(cta, &to_land);
+                }
+                complete_async_arrives(cta, None);
+            }
+            Op::CpAsyncMbarrierArrive {
+                addr,
+                generic,
+                noinc,
+            } => {
+                self.addr_values(cta, wi, *addr, &mut a);
+                for l in lanes(exec) {
+                    let mbar = self.shared_offset(cta, wi, inst.id, l as u32, a[l], *generic, 8)?;
+                    let la = &cta.warps[wi].asyncs[l];
+                    let copies: Vec<u32> = la
+                        .uncommitted
+                        .iter()
+                        .chain(la.groups.iter().flatten())
+                        .copied()
+                        .filter(|&id| !cta.copies[id as usize].landed)
+                        .collect();
+                    if !*noinc {
+                        cta.mbarriers.entry(mbar).or_default().pending += 1;
+                    }
+                    cta.async_arrives.push(AsyncArrive { mbar, copies });
+                }
+            }
+            Op::CreatePolicyFractional {
+                d,
+                primary,
+                secondary,
+                fraction,
+            } => {
+                self.read_src(cta, wi, *fraction, &mut a);
+                for l in lanes(exec) {
+                    let f = f32::from_bits(a[l] as u32);
+                    out[l] = MemSystem::create_fractional_policy(*primary, *secondary, f).map_err(
+                        |e| {
+                            self.fault(
+                                cta,
+                                wi as u32,
+                                l as u32,
+                                inst.id,
+                                FaultKind::Other(format!("createpolicy: {e}")),
+                            )
+                        },
+                    )?;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::CreatePolicyRange {
+                d,
+                primary,
+                secondary,
+                addr,
+                generic,
+                primary_size,
+                total_size,
+            } => {
+                self.addr_values(cta, wi, *addr, &mut a);
+                self.read_src(cta, wi, *primary_size, &mut b);
+                self.read_src(cta, wi, *total_size, &mut c);
+                for l in lanes(exec) {
+                    let base = if *generic {
+                        classify_generic(a[l]).1
+                    } else {
+                        a[l]
+                    };
+                    out[l] = self
+                        .mem
+                        .create_range_policy(base, b[l] as u32, c[l] as u32, *primary, *secondary)
+                        .map_err(|e| {
+                            self.fault(
+                                cta,
+                                wi as u32,
+                                l as u32,
+                                inst.id,
+                                FaultKind::Other(format!("createpolicy: {e}")),
+                            )
+                        })?;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::CreatePolicyCvt { d, a: s } => {
+                // cudaAccessProperty values are already in the policy encoding (REFERENCE.md).
+                self.read_src(cta, wi, *s, &mut a);
+                Self::write_dst(cta, wi, program, *d, &a, exec);
+            }
+            Op::Prefetch {
+                space,
+                addr,
+                level2,
+                l2_priority,
+            } => {
+                self.exec_prefetch(cta, wi, inst.id, *space, *addr, *level2, *l2_priority, exec)?
+            }
+            Op::Atom {
+                op,
+                ty,
+                space,
+                d,
+                addr,
+                b: x,
+                c: y,
+                hints,
+            } => self.exec_atom(
+                cta, wi, inst.id, *op, *ty, *space, *d, *addr, *x, *y, *hints, exec,
+            )?,
+            Op::Bra { target, .. } => {
+                let frame = frame!();
+                Self::set_pc(frame, exec, *target);
+                Self::set_pc(frame, active & !exec, pc + 1);
+                let alive = frame.mask & !frame.done & !cta.warps[wi].exited;
+                let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                if exec == active && frame.uniform.is_some() {
+                    frame.uniform = Some(*target);
+                } else {
+                    Self::reconverge(frame, alive);
+                }
+                return Ok(None);
+            }
+            Op::Call { func, args, rets } => {
+                self.exec_call(cta, wi, *func, args, rets, exec, active, pc);
+                return Ok(None);
+            }
+            Op::Ret => {
+                let warp = &mut cta.warps[wi];
+                let frame = warp.frames.last_mut().expect("frame");
+                frame.done |= exec;
+                Self::set_pc(frame, active & !exec, pc + 1);
+                let alive = frame.mask & !frame.done & !warp.exited;
+                Self::reconverge(frame, alive);
+                if warp.frames.len() == 1 {
+                    let n = exec.count_ones();
+                    warp.exited |= exec;
+                    cta.exited_threads += n;
+                    Self::release_barriers(cta);
+                }
+                return Ok(None);
+            }
+            Op::Exit => {
+                let warp = &mut cta.warps[wi];
+                let n = (exec & !warp.exited).count_ones();
+                warp.exited |= exec;
+                cta.exited_threads += n;
+                let frame = warp.frames.last_mut().expect("frame");
+                Self::set_pc(frame, active & !exec, pc + 1);
+                let alive = frame.mask & !frame.done & !warp.exited;
+                Self::reconverge(frame, alive);
+                Self::release_barriers(cta);
+                return Ok(None);
+            }
+            Op::Trap => {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    exec.trailing_zeros(),
+                    inst.id,
+                    FaultKind::Trap,
+                ));
+            }
+            Op::BarSync {
+                id,
+                count,
+                arrive_only,
+            } => {
+                self.read_src(cta, wi, *id, &mut a);
+                let count_v = match count {
+                    Some(cnt) => {
+                        self.read_src(cta, wi, *cnt, &mut b);
+                        Some(b[exec.trailing_zeros() as usize] as u32)
+                    }
+                    None => None,
+                };
+                let bid = a[exec.trailing_zeros() as usize] as u32;
+                self.barrier(cta, wi, bid, count_v, exec, *arrive_only);
+            }
+            Op::BarRed {
+                id,
+                count,
+                op,
+                d,
+                dp,
+                p,
+            } => {
+                // Arrive like bar.sync; the reduction is computed when the barrier completes
+                // over every participating thread, which in this model is evaluated eagerly
+                // from the arriving warps' predicates.
+                self.read_src(cta, wi, *id, &mut a);
+                let count_v = count.map(|cnt| {
+                    self.read_src(cta, wi, cnt, &mut b);
+                    b[exec.trailing_zeros() as usize] as u32
+                });
+                let pm = Self::pred_mask(frame!(), *p) & exec;
+                let bid = a[exec.trailing_zeros() as usize] as u32;
+                let _ = (op, d, dp, pm);
+                self.barrier(cta, wi, bid, count_v, exec, false);
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    exec.trailing_zeros(),
+                    inst.id,
+                    FaultKind::Other("bar.red is not supported by the interpreter".into()),
+                ));
+            }
+            Op::Shfl {
+                mode,
+                d,
+                dp,
+                a: x,
+                b: y,
+                c: z,
+                mask: _,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let mut pv = 0u32;
+                for l in lanes(exec) {
+                    let (src, ok) = alu::shfl_source(*mode, l as u32, b[l] as u32, c[l] as u32);
+                    let src_ok = ok && exec & (1 << src) != 0;
+                    out[l] = if ok { a[src as usize] } else { a[l] };
+                    if src_ok {
+                        pv |= 1 << l;
+                    }
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+                if let Some(dp) = dp {
+                    Self::write_pred(frame!(), *dp, pv, exec);
+                }
+            }
+            Op::Vote {
+                mode,
+                d,
+                dp,
+                a: p,
+                mask: _,
+            } => {
+                let pm = Self::pred_mask(frame!(), *p) & exec;
+                match mode {
+                    VoteMode::Ballot => {
+                        if let Some(d) = d {
+                            out = [pm as u64; 32];
+                            Self::write_dst(cta, wi, program, *d, &out, exec);
+                        }
+                    }
+                    _ => {
+                        let v = match mode {
+                            VoteMode::All => pm == exec,
+                            VoteMode::Any => pm != 0,
+                            _ => pm == exec || pm == 0,
+                        };
+                        if let Some(dp) = dp {
+                            Self::write_pred(frame!(), *dp, if v { FULL } else { 0 }, exec);
+                        }
+                    }
+                }
+            }
+            Op::Activemask { d } => {
+                out = [active as u64; 32];
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Redux {
+                op,
+                ty,
+                d,
+                a: x,
+                mask: _,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                let mut acc: Option<u64> = None;
+                for l in lanes(exec) {
+                    acc = Some(match acc {
+                        None => a[l],
+                        Some(v) => alu::atom_combine(*op, *ty, v, a[l], 0),
+                    });
+                }
+                out = [acc.unwrap_or(0); 32];
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Mbarrier {
+                op,
+                d,
+                dp,
+                addr,
+                generic,
+                b: x,
+            } => self.exec_mbarrier(cta, wi, inst.id, *op, *d, *dp, *addr, *generic, *x, exec)?,
+            Op::Ldmatrix {
+                num,
+                trans,
+                ds,
+                addr,
+                generic,
+            } => self.exec_ldmatrix(cta, wi, inst.id, *num, *trans, ds, *addr, *generic, exec)?,
+            Op::Mma {
+                shape,
+                ds,
+                a: xa,
+                b: xb,
+                c: xc,
+            } => self.exec_mma(cta, wi, *shape, ds, xa, xb, xc, exec),
+            Op::Wgmma { .. } => {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    exec.trailing_zeros(),
+                    inst.id,
+                    FaultKind::Other("wgmma.mma_async is not supported yet".into()),
+                ));
+            }
+        }
+        Ok(Some(pc + 1))
+    }
+
+    fn barrier(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        count: Option<u32>,
+        exec: u32,
+        arrive_only: bool,
+    ) {
+        let live = cta.threads - cta.exited_threads;
+        let b = cta.barriers.entry(id).or_default();
+        b.expected = count.unwrap_or(cta.threads);
+        b.arrived += exec.count_ones();
+        if !arrive_only {
+            *b.waiting.entry(wi as u32).or_default() |= exec;
+            cta.warps[wi].waiting |= exec;
+        }
+        if b.arrived >= b.expected.min(live) {
+            let waiting = std::mem::take(&mut b.waiting);
+            b.arrived = 0;
+            for (w, m) in waiting {
+                cta.warps[w as usize].waiting &= !m;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_call(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        func: u32,
+        args: &[CallArg],
+        rets: &[CallArg],
+        exec: u32,
+        active: u32,
+        pc: Pc,
+    ) {
+        let program = self.program;
+        let callee = &program.functions[func as usize];
+        let warp = &mut cta.warps[wi];
+        let caller = warp.frames.last_mut().expect("frame");
+        // The caller's lanes continue after the call once it returns.
+        Self::set_pc(caller, active, pc + 1);
+        let alive = caller.mask & !caller.done & !warp.exited;
+        Self::reconverge(caller, alive);
+        if callee.code.is_empty() {
+            // A declared-only function (e.g. vprintf): no body to run; results read as 0.
+            return;
+        }
+        let mut frame = Frame::new(callee, exec);
+        frame.func = func;
+        frame.rets = rets.to_vec();
+        for (p, arg) in callee.params.iter().zip(args) {
+            for lane in lanes(exec) {
+                let bytes: Vec<u8> = match *arg {
+                    CallArg::Param { offset, .. } => {
+                        let base = lane * caller.param_bytes as usize + offset as usize;
+                        caller
+                            .params
+                            .get(base..base + p.size as usize)
+                            .map(<[u8]>::to_vec)
+                            .unwrap_or_else(|| vec![0; p.size as usize])
+                    }
+                    CallArg::Reg(slot) => caller.regs[slot as usize * 32 + lane].to_le_bytes()
+                        [..p.size.min(8) as usize]
+                        .to_vec(),
+                    CallArg::Imm(v) => v.to_le_bytes()[..p.size.min(8) as usize].to_vec(),
+                };
+                match p.reg {
+                    Some(slot) => {
+                        let mut v = [0u8; 8];
+                        v[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+                        frame.regs[slot as usize * 32 + lane] = u64::from_le_bytes(v);
+                    }
+                    None => {
+                        let base = lane * frame.param_bytes as usize + p.offset as usize;
+                        frame.params[base..base + bytes.len()].copy_from_slice(&bytes);
+                    }
+                }
+            }
+        }
+        warp.frames.push(frame);
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /// Base + offset for every lane.
+    fn addr_values(&self, cta: &Cta, wi: usize, addr: Addr, out: &mut [u64; 32]) {
+        match addr.base {
+            Some(slot) => {
+                self.read_src(cta, wi, Src::Reg(slot), out);
+                for v in out.iter_mut() {
+                    *v = v.wrapping_add(addr.offset as u64);
+                }
+            }
+            None => *out = [addr.offset as u64; 32],
+        }
+    }
+
+    /// Resolves a shared-space (or generic pointing to shared) address to an offset into the
+    /// CTA's shared memory, checking bounds and alignment.
+    #[allow(clippy::too_many_arguments)]
+    fn shared_offset(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        lane: u32,
+        addr: u64,
+        generic: bool,
+        bytes: u32,
+    ) -> Result<u32, ExecError> {
+        let off = if generic {
+            match classify_generic(addr) {
+                (Space::Shared, off) => off,
+                _ => {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        lane,
+                        id,
+                        FaultKind::BadGeneric { address: addr },
+                    ));
+                }
+            }
+        } else {
+            addr & 0xFFFF_FFFF
+        };
+        if off % bytes.max(1) as u64 != 0 {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::Misaligned {
+                    space: "shared",
+                    address: off,
+                    bytes,
+                },
+            ));
+        }
+        if off + bytes as u64 > cta.shared.len() as u64 {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::OutOfBounds {
+                    space: "shared",
+                    address: off,
+                    bytes,
+                },
+            ));
+        }
+        Ok(off as u32)
+    }
+
+    /// Reads or writes `len` bytes of a non-global space for one lane.
+    #[allow(clippy::too_many_arguments)]
+    fn local_bytes<'c>(
+        &'c self,
+        cta: &'c mut Cta,
+        wi: usize,
+        id: u32,
+        lane: usize,
+        space: Space,
+        addr: u64,
+        len: u32,
+        align: u32,
+        write: bool,
+    ) -> Result<LocalRef<'c>, ExecError> {
+        let bad = |this: &Self, c: &Cta, kind| this.fault(c, wi as u32, lane as u32, id, kind);
+        if !addr.is_multiple_of(align.max(1) as u64) {
+            return Err(bad(
+                self,
+                cta,
+                FaultKind::Misaligned {
+                    space: space_name(space),
+                    address: addr,
+                    bytes: align,
+                },
+            ));
+        }
+        let oob = FaultKind::OutOfBounds {
+            space: space_name(space),
+            address: addr,
+            bytes: len,
+        };
+        let Some(end) = addr.checked_add(len as u64) else {
+            return Err(bad(self, cta, oob));
+        };
+        match space {
+            Space::Shared => {
+                if end > cta.shared.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Mut(&mut cta.shared[addr as usize..end as usize]))
+            }
+            Space::Local => {
+                if end > cta.warps[wi].local_bytes as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                let warp = &mut cta.warps[wi];
+                let base = lane * warp.local_bytes as usize;
+                Ok(LocalRef::Mut(
+                    &mut warp.local[base + addr as usize..base + end as usize],
+                ))
+            }
+            Space::Param => {
+                if end > cta.warps[wi].frames.last().expect("frame").param_bytes as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                let base = lane * frame.param_bytes as usize;
+                Ok(LocalRef::Mut(
+                    &mut frame.params[base + addr as usize..base + end as usize],
+                ))
+            }
+            Space::KernelParam => {
+                if write || end > self.kernel_params.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Ref(
+                    &self.kernel_params[addr as usize..end as usize],
+                ))
+            }
+            Space::Const => {
+                if write || end > self.program.const_bytes.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Ref(
+                    &self.program.const_bytes[addr as usize..end as usize],
+                ))
+            }
+            Space::Global | Space::Generic => unreachable!("global accesses go through memsys"),
+        }
+    }
+
+    fn request(
+        &self,
+        cta: &Cta,
+        kind: AccessKind,
+        hints: &MemHints,
+        policy: Option<u64>,
+        id: u32,
+    ) -> Request {
+        Request {
+            sm: memsys::SmId(cta.sm),
+            kind,
+            space: memsys::Space::Global,
+            operator: hints.operator,
+            semantics: hints.semantics,
+            scope: hints.scope,
+            non_coherent: hints.non_coherent,
+            l1_priority: hints.l1_priority,
+            l2_priority: hints.l2_priority,
+            policy,
+            prefetch: hints.prefetch,
+            instr: memsys::InstrId(id),
+        }
+    }
+
+    /// Per-lane resolved (space, address) of an access.
+    fn resolve(&self, space: Space, addr: u64) -> (Space, u64) {
+        match space {
+            Space::Generic => classify_generic(addr),
+            Space::Param => {
+                // ld.param of a kernel's own parameters.
+                if addr >= memory::KERNEL_PARAM_WINDOW {
+                    classify_generic(addr)
+                } else {
+                    (Space::Param, addr)
+                }
+            }
+            // Shared and local addresses are 32-bit: address arithmetic wraps there.
+            Space::Shared | Space::Local => (space, addr & 0xFFFF_FFFF),
+            s => (s, addr),
+        }
+    }
+
+    fn exec_load(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        ld: &LoadInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, ld.addr, &mut a);
+        let n = ld.dsts.len();
+        let eb = ld.elem_bytes as usize;
+        let total = (eb * n) as u32;
+        let policy = self.policy_value(cta, wi, ld.policy, exec);
+        // Bytes per lane, lane-major.
+        let mut data = vec![0u8; 32 * total as usize];
+        let mut global_lanes: Vec<(usize, u64)> = Vec::new();
+        for l in lanes(exec) {
+            let (sp, addr) = self.resolve(ld.space, a[l]);
+            if sp == Space::Global {
+                if !addr.is_multiple_of(total as u64) {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        id,
+                        FaultKind::Misaligned {
+                            space: "global",
+                            address: addr,
+                            bytes: total,
+                        },
+                    ));
+                }
+                global_lanes.push((l, addr));
+            } else {
+                let r = self.local_bytes(cta, wi, id, l, sp, addr, total, total, false)?;
+                data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
+            }
+        }
+        if !global_lanes.is_empty() {
+            let req = self.request(cta, AccessKind::Load, &ld.hints, policy, id);
+            self.global_read(
+                cta,
+                wi,
+                id,
+                &req,
+                &global_lanes,
+                &ld.dsts.iter().map(|d| *d == Dst::Sink).collect::<Vec<_>>(),
+                eb,
+                &mut data,
+            )?;
+        }
+        // Distribute into registers with sign or zero extension.
+        let program = self.program;
+        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+        let func = &program.functions[frame.func as usize];
+        for (k, d) in ld.dsts.iter().enumerate() {
+            let Dst::Reg(slot) = d else { continue };
+            let dbits = ld.dst_bits[k];
+            for l in lanes(exec) {
+                let bytes = &data[l * total as usize + k * eb..][..eb];
+                if eb == 16 {
+                    let lo = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+                    let hi = u64::from_le_bytes(bytes[8..].try_into().expect("8 bytes"));
+                    frame.regs[*slot as usize * 32 + l] = lo;
+                    if func.slot_bits.len() > *slot as usize + 1 {
+                        frame.regs[(*slot as usize + 1) * 32 + l] = hi;
+                    }
+                    continue;
+                }
+                let mut v = [0u8; 8];
+                v[..eb].copy_from_slice(bytes);
+                let raw = u64::from_le_bytes(v);
+                let ext = match ld.extend {
+                    Extend::Sign if eb < 8 => {
+                        let sh = 64 - 8 * eb as u32;
+                        (((raw << sh) as i64) >> sh) as u64
+                    }
+                    _ => raw,
+                };
+                let m = if dbits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << dbits) - 1
+                };
+                frame.regs[*slot as usize * 32 + l] = ext & m;
+            }
+        }
+        Ok(())
+    }
+
+    fn policy_value(&self, cta: &Cta, wi: usize, policy: Option<Src>, exec: u32) -> Option<u64> {
+        policy.map(|p| {
+            let mut v = [0u64; 32];
+            self.read_src(cta, wi, p, &mut v);
+            v[exec.trailing_zeros() as usize]
+        })
+    }
+
+    /// Reads global memory for `lanes` (lane, address): through the cache model (one warp
+    /// request, split where `_` elements leave holes), or straight from memory.
+    #[allow(clippy::too_many_arguments)]
+    fn global_read(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        lanes_addr: &[(usize, u64)],
+        sinks: &[bool],
+        eb: usize,
+        data: &mut [u8],
+    ) -> Result<(), ExecError> {
+        let total = eb * sinks.len();
+        // Runs of non-sink elements: (first element, count).
+        let runs = element_runs(sinks);
+        let mut accesses = Vec::with_capacity(lanes_addr.len() * runs.len());
+        let mut places = Vec::with_capacity(accesses.capacity());
+        for &(l, addr) in lanes_addr {
+            for &(first, count) in &runs {
+                accesses.push(LaneAccess::new(
+                    addr + (first * eb) as u64,
+                    (count * eb) as u32,
+                ));
+                places.push((l, l * total + first * eb, count * eb));
+            }
+        }
+        let mut buf = vec![0u8; places.iter().map(|p| p.2).sum()];
+        if self.cfg.cache_model {
+            let mut off = 0;
+            for chunk in accesses
+                .chunks(memsys::MAX_LANES)
+                .zip(places.chunks(memsys::MAX_LANES))
+            {
+                let (acc, pl) = chunk;
+                let need: usize = pl.iter().map(|p| p.2).sum();
+                let outcome = self
+                    .mem
+                    .load(req, acc, &mut buf[off..off + need])
+                    .map_err(|e| self.mem_fault(cta, wi, id, acc, pl, e))?;
+                if outcome.stale_lanes != 0 {
+                    for (k, p) in pl.iter().enumerate() {
+                        if outcome.stale_lanes & (1 << k) != 0 {
+                            self.summary.stale_reads.push(StaleRead {
+                                instr: id,
+                                cta: cta.id,
+                                thread: self.thread_of(cta, wi as u32, p.0 as u32),
+                                address: acc[k].addr,
+                            });
+                        }
+                    }
+                }
+                off += need;
+            }
+        } else {
+            let mut off = 0;
+            for (k, acc) in accesses.iter().enumerate() {
+                let len = acc.bytes as usize;
+                self.mem
+                    .read(acc.addr, &mut buf[off..off + len])
+                    .map_err(|e| {
+                        self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
+                    })?;
+                off += len;
+            }
+        }
+        let mut off = 0;
+        for &(_, at, len) in &places {
+            data[at..at + len].copy_from_slice(&buf[off..off + len]);
+            off += len;
+        }
+        Ok(())
+    }
+
+    fn mem_fault(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        e: memsys::MemError,
+    ) -> ExecError {
+        // Name the first lane whose access is outside every allocation.
+        for (k, a) in acc.iter().enumerate() {
+            let mut probe = vec![0u8; a.bytes as usize];
+            if self.mem.read(a.addr, &mut probe).is_err() {
+                return self.fault(
+                    cta,
+                    wi as u32,
+                    places[k].0 as u32,
+                    id,
+                    FaultKind::OutOfBounds {
+                        space: "global",
+                        address: a.addr,
+                        bytes: a.bytes,
+                    },
+                );
+            }
+        }
+        self.fault(
+            cta,
+            wi as u32,
+            places.first().map_or(0, |p| p.0 as u32),
+            id,
+            FaultKind::Other(format!("memory model: {e}")),
+        )
+    }
+
+    fn exec_store(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        st: &StoreInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, st.addr, &mut a);
+        let eb = st.elem_bytes as usize;
+        let n = st.srcs.len();
+        let total = eb * n;
+        let mut data = vec![0u8; 32 * total];
+        let mut v = [0u64; 32];
+        let mut v_hi = [0u64; 32];
+        for (k, s) in st.srcs.iter().enumerate() {
+            let Some(s) = s else { continue };
+            self.read_src(cta, wi, *s, &mut v);
+            if eb == 16 {
+                if let Src::Reg(slot) = s {
+                    self.read_src(cta, wi, Src::Reg(slot + 1), &mut v_hi);
+                }
+            }
+            for l in lanes(exec) {
+                let dst = &mut data[l * total + k * eb..][..eb];
+                if eb == 16 {
+                    dst[..8].copy_from_slice(&v[l].to_le_bytes());
+                    dst[8..].copy_from_slice(&v_hi[l].to_le_bytes());
+                } else {
+                    dst.copy_from_slice(&v[l].to_le_bytes()[..eb]);
+                }
+            }
+        }
+        let sinks: Vec<bool> = st.srcs.iter().map(Option::is_none).collect();
+        let runs = element_runs(&sinks);
+        let policy = self.policy_value(cta, wi, st.policy, exec);
+        let mut accesses = Vec::new();
+        let mut places = Vec::new();
+        for l in lanes(exec) {
+            let (sp, addr) = self.resolve(st.space, a[l]);
+            if sp == Space::Global {
+                if addr % total as u64 != 0 {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        id,
+                        FaultKind::Misaligned {
+                            space: "global",
+                            address: addr,
+                            bytes: total as u32,
+                        },
+                    ));
+                }
+                for &(first, count) in &runs {
+                    accesses.push(LaneAccess::new(
+                        addr + (first * eb) as u64,
+                        (count * eb) as u32,
+                    ));
+                    places.push((l, l * total + first * eb, count * eb));
+                }
+            } else {
+                for &(first, count) in &runs {
+                    let bytes = data[l * total + first * eb..][..count * eb].to_vec();
+                    let r = self.local_bytes(
+                        cta,
+                        wi,
+                        id,
+                        l,
+                        sp,
+                        addr + (first * eb) as u64,
+                        (count * eb) as u32,
+                        if first == 0 { total as u32 } else { eb as u32 },
+                        true,
+                    )?;
+                    match r {
+                        LocalRef::Mut(m) => m.copy_from_slice(&bytes),
+                        LocalRef::Ref(_) => unreachable!("writes resolve to mutable spaces"),
+                    }
+                }
+            }
+        }
+        if accesses.is_empty() {
+            return Ok(());
+        }
+        let req = self.request(cta, AccessKind::Store, &st.hints, policy, id);
+        let mut buf = Vec::with_capacity(places.iter().map(|p| p.2).sum());
+        for &(_, at, len) in &places {
+            buf.extend_from_slice(&data[at..at + len]);
+        }
+        if self.cfg.cache_model {
+            let mut off = 0;
+            for (acc, pl) in accesses
+                .chunks(memsys::MAX_LANES)
+                .zip(places.chunks(memsys::MAX_LANES))
+            {
+                let need: usize = pl.iter().map(|p| p.2).sum();
+                self.mem
+                    .store(&req, acc, &buf[off..off + need])
+                    .map_err(|e| self.mem_fault(cta, wi, id, acc, pl, e))?;
+                off += need;
+            }
+        } else {
+            let mut off = 0;
+            for (k, acc) in accesses.iter().enumerate() {
+                let len = acc.bytes as usize;
+                self.mem
+                    .write(acc.addr, &buf[off..off + len])
+                    .map_err(|e| {
+                        self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
+                    })?;
+                off += len;
+            }
+        }
+        Ok(())
+    }
+
+    fn exec_cp_async(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        cp: &CpAsyncInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut d = [0u64; 32];
+        let mut s = [0u64; 32];
+        let mut sz = [cp.cp_size as u64; 32];
+        self.addr_values(cta, wi, cp.dst, &mut d);
+        self.addr_values(cta, wi, cp.src, &mut s);
+        if let Some(src_size) = cp.src_size {
+            self.read_src(cta, wi, src_size, &mut sz);
+        }
+        let ignore = match cp.ignore_src {
+            Some(p) => Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p),
+            None => 0,
+        };
+        let policy = self.policy_value(cta, wi, cp.policy, exec);
+        let mut reads = Vec::new();
+        let mut dsts = Vec::new();
+        for l in lanes(exec) {
+            let dst =
+                self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?;
+            let src = if cp.src_generic {
+                classify_generic(s[l]).1
+            } else {
+                s[l]
+            };
+            let n = if ignore & (1 << l) != 0 {
+                0
+            } else {
+                (sz[l] as u32).min(cp.cp_size)
+            };
+            if n > 0 && src % n.min(cp.cp_size) as u64 != 0 && src % 4 != 0 {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    l as u32,
+                    id,
+                    FaultKind::Misaligned {
+                        space: "global",
+                        address: src,
+                        bytes: cp.cp_size,
+                    },
+                ));
+            }
+            dsts.push((l, dst, n));
+            if n > 0 {
+                reads.push((l, src, n));
+            }
+        }
+        let mut data = vec![[0u8; 16]; 32];
+        if !reads.is_empty() {
+            let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
+            let accesses: Vec<LaneAccess> = reads
+                .iter()
+                .map(|&(_, a, n)| LaneAccess::new(a, n))
+                .collect();
+            let places: Vec<(usize, usize, usize)> =
+                reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
+            let mut buf = vec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
+            if self.cfg.cache_model {
+                self.mem
+                    .load(&req, &accesses, &mut buf)
+                    .map_err(|e| self.mem_fault(cta, wi, id, &accesses, &places, e))?;
+            } else {
+                let mut off = 0;
+                for (k, acc) in accesses.iter().enumerate() {
+                    let len = acc.bytes as usize;
+                    self.mem
+                        .read(acc.addr, &mut buf[off..off + len])
+                        .map_err(|e| {
+                            self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
+                        })?;
+                    off += len;
+                }
+            }
+            let mut off = 0;
+            for &(l, _, n) in &reads {
+                data[l][..n as usize].copy_from_slice(&buf[off..off + n as usize]);
+                off += n as usize;
+            }
+            self.summary.cp_async_bytes += buf.len() as u64;
+        }
+        for (l, dst, _) in dsts {
+            let copy_id = cta.copies.len() as u32;
+            cta.copies.push(PendingCopy {
+                dst,
+                data: data[l],
+                len: cp.cp_size,
+                landed: false,
+                issuer: (wi as u32, l as u32),
+            });
+            cta.warps[wi].asyncs[l].uncommitted.push(copy_id);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_prefetch(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        space: Space,
+        addr: Addr,
+        level2: bool,
+        l2: Option<memsys::L2EvictionPriority>,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        if !self.cfg.cache_model {
+            return Ok(());
+        }
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        let mut acc = Vec::new();
+        for l in lanes(exec) {
+            let (sp, ad) = self.resolve(space, a[l]);
+            if sp == Space::Global {
+                acc.push(LaneAccess::new(ad & !31, 32));
+            }
+        }
+        if acc.is_empty() {
+            return Ok(());
+        }
+        let hints = MemHints {
+            operator: Some(if level2 {
+                memsys::CacheOperator::Cg
+            } else {
+                memsys::CacheOperator::Ca
+            }),
+            l2_priority: l2,
+            ..MemHints::default()
+        };
+        let req = self.request(cta, AccessKind::Prefetch, &hints, None, id);
+        // A prefetch of an address outside every allocation is dropped, as on hardware.
+        let _ = self.mem.load(&req, &acc, &mut []);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_atom(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        op: AtomOp,
+        ty: ptx_isa::ScalarType,
+        space: Space,
+        d: Option<Dst>,
+        addr: Addr,
+        b: Src,
+        c: Option<Src>,
+        hints: MemHints,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        let mut bv = [0u64; 32];
+        let mut cv = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        self.read_src(cta, wi, b, &mut bv);
+        if let Some(c) = c {
+            self.read_src(cta, wi, c, &mut cv);
+        }
+        let eb = ty.bytes() as usize;
+        let mut old = [0u64; 32];
+        let mut global = Vec::new();
+        for l in lanes(exec) {
+            let (sp, ad) = self.resolve(space, a[l]);
+            if sp == Space::Global {
+                if ad % eb as u64 != 0 {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        id,
+                        FaultKind::Misaligned {
+                            space: "global",
+                            address: ad,
+                            bytes: eb as u32,
+                        },
+                    ));
+                }
+                global.push((l, ad));
+            } else {
+                let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
+                let LocalRef::Mut(m) = r else { unreachable!() };
+                let mut v = [0u8; 8];
+                v[..eb].copy_from_slice(m);
+                let prev = u64::from_le_bytes(v);
+                old[l] = prev;
+                let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                m.copy_from_slice(&new.to_le_bytes()[..eb]);
+            }
+        }
+        if !global.is_empty() {
+            let req = self.request(cta, AccessKind::Atomic, &hints, None, id);
+            let acc: Vec<LaneAccess> = global
+                .iter()
+                .map(|&(_, ad)| LaneAccess::new(ad, eb as u32))
+                .collect();
+            let places: Vec<(usize, usize, usize)> =
+                global.iter().map(|&(l, _)| (l, 0, eb)).collect();
+            if self.cfg.cache_model {
+                let mut olds = vec![0u64; global.len()];
+                let gl = &global;
+                let mut update = |k: usize, bytes: &mut [u8]| {
+                    let l = gl[k].0;
+                    let mut v = [0u8; 8];
+                    v[..eb].copy_from_slice(bytes);
+                    let prev = u64::from_le_bytes(v);
+                    olds[k] = prev;
+                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                    bytes.copy_from_slice(&new.to_le_bytes()[..eb]);
+                };
+                self.mem
+                    .atomic(&req, &acc, &mut update)
+                    .map_err(|e| self.mem_fault(cta, wi, id, &acc, &places, e))?;
+                for (k, &(l, _)) in global.iter().enumerate() {
+                    old[l] = olds[k];
+                }
+            } else {
+                for (k, &(l, ad)) in global.iter().enumerate() {
+                    let mut bytes = vec![0u8; eb];
+                    self.mem
+                        .read(ad, &mut bytes)
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
+                    let mut v = [0u8; 8];
+                    v[..eb].copy_from_slice(&bytes);
+                    let prev = u64::from_le_bytes(v);
+                    old[l] = prev;
+                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                    self.mem
+                        .write(ad, &new.to_le_bytes()[..eb])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
+                }
+            }
+        }
+        if let Some(d) = d {
+            Self::write_dst(cta, wi, self.program, d, &old, exec);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_mbarrier(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        op: MbarrierOp,
+        d: Option<Dst>,
+        dp: Option<PredIdx>,
+        addr: Addr,
+        generic: bool,
+        b: Option<Src>,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        let mut bv = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        if let Some(b) = b {
+            self.read_src(cta, wi, b, &mut bv);
+        }
+        let mut out = [0u64; 32];
+        let mut pv = 0u32;
+        for l in lanes(exec) {
+            let off = self.shared_offset(cta, wi, id, l as u32, a[l], generic, 8)?;
+            match op {
+                MbarrierOp::Init => {
+                    let count = bv[l] as u32;
+                    cta.mbarriers.insert(
+                        off,
+                        Mbarrier {
+                            expected: count,
+                            pending: count,
+                            phase: 0,
+                            tx: 0,
+                        },
+                    );
+                    cta.shared[off as usize..off as usize + 8]
+                        .copy_from_slice(&(count as u64).to_le_bytes());
+                }
+                MbarrierOp::Inval => {
+                    cta.mbarriers.remove(&off);
+                }
+                MbarrierOp::Arrive | MbarrierOp::ArriveDrop | MbarrierOp::ArriveExpectTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    out[l] = mb.phase as u64;
+                    if op == MbarrierOp::ArriveExpectTx {
+                        mb.tx += bv[l] as i64;
+                    }
+                    let count = if op == MbarrierOp::ArriveExpectTx {
+                        1
+                    } else if b.is_some() {
+                        bv[l] as u32
+                    } else {
+                        1
+                    };
+                    if op == MbarrierOp::ArriveDrop {
+                        mb.expected = mb.expected.saturating_sub(1);
+                    }
+                    mbarrier_arrive(mb, count);
+                }
+                MbarrierOp::ExpectTx => {
+                    cta.mbarriers.entry(off).or_default().tx += bv[l] as i64;
+                }
+                MbarrierOp::TestWait
+                | MbarrierOp::TryWait
+                | MbarrierOp::TestWaitParity
+                | MbarrierOp::TryWaitParity => {
+                    // Copies bound to this mbarrier land now: the latest moment a waiter can
+                    // observe them.
+                    complete_async_arrives(cta, Some(off));
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    let done = match op {
+                        MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
+                            (mb.phase & 1) as u64 != (bv[l] & 1)
+                        }
+                        _ => mb.phase as u64 != bv[l],
+                    };
+                    if done {
+                        pv |= 1 << l;
+                    }
+                }
+                MbarrierOp::PendingCount => {
+                    out[l] = cta.mbarriers.get(&off).map_or(0, |m| m.pending) as u64;
+                }
+            }
+        }
+        if let Some(d) = d {
+            Self::write_dst(cta, wi, self.program, d, &out, exec);
+        }
+        if let Some(dp) = dp {
+            Self::write_pred(
+                cta.warps[wi].frames.last_mut().expect("frame"),
+                dp,
+                pv,
+                exec,
+            );
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_ldmatrix(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        num: u8,
+        trans: bool,
+        ds: &[Slot],
+        addr: Addr,
+        generic: bool,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        // Lanes 8i..8i+7 give the row addresses of matrix i; each row is 8 b16 elements.
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        let mut rows = [[0u16; 8]; 32];
+        for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
+            let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            for (k, e) in row.iter_mut().enumerate() {
+                *e = u16::from_le_bytes([cta.shared[off + 2 * k], cta.shared[off + 2 * k + 1]]);
+            }
+        }
+        let mut out = [0u64; 32];
+        for (m, &slot) in ds.iter().enumerate() {
+            for (l, o) in out.iter_mut().enumerate() {
+                // Fragment: lane l holds row l/4, elements 2*(l%4) and 2*(l%4)+1.
+                let (r, c0) = (l / 4, 2 * (l % 4));
+                let get = |row: usize, col: usize| -> u16 {
+                    if trans {
+                        rows[8 * m + col][row]
+                    } else {
+                        rows[8 * m + row][col]
+                    }
+                };
+                *o = get(r, c0) as u64 | ((get(r, c0 + 1) as u64) << 16);
+            }
+            Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &out, exec);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_mma(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        shape: MmaShape,
+        ds: &[Slot],
+        xa: &[Src],
+        xb: &[Src],
+        xc: &[Src],
+        exec: u32,
+    ) {
+        let read = |this: &Self, srcs: &[Src]| -> Vec<[u64; 32]> {
+            srcs.iter()
+                .map(|s| {
+                    let mut v = [0u64; 32];
+                    this.read_src(cta, wi, *s, &mut v);
+                    v
+                })
+                .collect()
+        };
+        let (ra, rb, rc) = (read(self, xa), read(self, xb), read(self, xc));
+        let result = alu::mma(shape, &ra, &rb, &rc);
+        for (k, &slot) in ds.iter().enumerate() {
+            Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &result[k], exec);
+        }
+    }
+}
+
+/// A view of bytes in a space the machine holds directly.
+enum LocalRef<'a> {
+    Mut(&'a mut [u8]),
+    Ref(&'a [u8]),
+}
+
+impl LocalRef<'_> {
+    fn get(&self) -> &[u8] {
+        match self {
+            LocalRef::Mut(m) => m,
+            LocalRef::Ref(r) => r,
+        }
+    }
+}
+
+fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
+    mb.pending = mb.pending.saturating_sub(count);
+    if mb.pending == 0 && mb.tx <= 0 {
+        mb.phase = mb.phase.wrapping_add(1);
+        mb.pending = mb.expected;
+        mb.tx = 0;
+    }
+}
+
+/// Writes copies into shared memory (once each, in issue order).
+fn land_copies(cta: &mut Cta, ids: &[u32]) {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    for id in sorted {
+        let c = &mut cta.copies[id as usize];
+        if c.landed {
+            continue;
+        }
+        c.landed = true;
+        let (dst, len) = (c.dst as usize, c.len as usize);
+        let data = c.data;
+        let _ = c.issuer;
+        cta.shared[dst..dst + len].copy_from_slice(&data[..len]);
+    }
+}
+
+/// Performs the arrive-on of `cp.async.mbarrier.arrive` bindings whose copies have landed —
+/// or, for `mbar`, lands them first.
+fn complete_async_arrives(cta: &mut Cta, mbar: Option<u32>) {
+    let arrives = std::mem::take(&mut cta.async_arrives);
+    let mut keep = Vec::new();
+    for a in arrives {
+        if Some(a.mbar) == mbar {
+            land_copies(cta, &a.copies);
+        }
+        if a.copies.iter().all(|&c| cta.copies[c as usize].landed) {
+            mbarrier_arrive(cta.mbarriers.entry(a.mbar).or_default(), 1);
+        } else {
+            keep.push(a);
+        }
+    }
+    cta.async_arrives = keep;
+}
+
+fn element_runs(sinks: &[bool]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut k = 0;
+    while k < sinks.len() {
+        if sinks[k] {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < sinks.len() && !sinks[k] {
+            k += 1;
+        }
+        runs.push((start, k - start));
+    }
+    runs
+}
+
+fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
+    match op {
+        BoolOp::And => a & b,
+        BoolOp::Or => a | b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// Iterates the set lanes of a mask.
+#[inline]
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut bits = mask;
+    core::iter::from_fn(move || {
+        if bits == 0 {
+            None
+        } else {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(l)
+        }
+    })
+}

@@ -1,0 +1,812 @@
+//! The lowered, executable form of a PTX module.
+//!
+//! [`crate::lower`] turns each function body into a flat array of [`Inst`] once: registers are
+//! resolved to slots, labels to instruction indices, symbols to addresses or offsets, and every
+//! modifier to an enum. The interpreter then executes one `Inst` for a warp's active lanes at
+//! a time and never looks at PTX text again. [`InstrInfo`] maps each instruction back to its
+//! PTX line and (when the module has `.loc`) its source line, for faults and reports.
+
+use ptx_isa::ScalarType;
+use ptx_syntax::ast::Module;
+use std::collections::HashMap;
+
+/// A register slot of the current frame. Value registers hold one `u64` per lane (a `.b128`
+/// register takes two consecutive slots, low half first); predicate registers are separate.
+pub type Slot = u32;
+
+/// A predicate register index of the current frame (one 32-bit lane mask per warp).
+pub type PredIdx = u32;
+
+/// Index of an instruction in its function's code.
+pub type Pc = u32;
+
+/// A special register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    LaneMaskEq,
+    LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
+    DynamicSmemSize,
+    TotalSmemSize,
+    /// `%clusterid`, `%nclusterid`, `%cluster_ctaid`, `%cluster_nctaid` (clusters of one CTA).
+    ClusterId(u8),
+    NClusterId(u8),
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    /// `%envreg<N>`, `%pm<N>` and other registers that read as zero here.
+    Zero,
+}
+
+/// A source operand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Src {
+    Reg(Slot),
+    /// An immediate, already converted to the instruction's type (floats as their bits).
+    Imm(u64),
+    Special(Special),
+}
+
+/// A destination: a register, or `_` (discarded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dst {
+    Reg(Slot),
+    Sink,
+}
+
+/// A predicate operand, possibly negated (`!%p`), or a constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredSrc {
+    Reg { idx: PredIdx, negated: bool },
+    Const(bool),
+}
+
+/// The state space an address refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Param,
+    /// Kernel parameters (`.param` of an `.entry`).
+    KernelParam,
+    Const,
+    /// No space written: the address is generic.
+    Generic,
+}
+
+/// An address operand: `[base + offset]`, where base is a register or nothing (the offset
+/// then holds the symbol's resolved address).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Addr {
+    pub base: Option<Slot>,
+    pub offset: i64,
+}
+
+/// How a loaded value is widened into its destination register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extend {
+    Zero,
+    Sign,
+}
+
+/// Cache-control qualifiers of a memory instruction, as the memory model takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MemHints {
+    pub operator: Option<memsys::CacheOperator>,
+    pub semantics: memsys::Semantics,
+    pub scope: memsys::Scope,
+    pub non_coherent: bool,
+    pub l1_priority: Option<memsys::L1EvictionPriority>,
+    pub l2_priority: Option<memsys::L2EvictionPriority>,
+    pub prefetch: Option<memsys::PrefetchSize>,
+}
+
+/// `ld` (all forms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadInst {
+    pub space: Space,
+    /// Bytes per element (1, 2, 4, 8 or 16).
+    pub elem_bytes: u32,
+    pub extend: Extend,
+    /// One destination per vector element; `Sink` for `_`.
+    pub dsts: Vec<Dst>,
+    /// Width in bits of each destination register (for sign/zero extension).
+    pub dst_bits: Vec<u32>,
+    pub addr: Addr,
+    pub hints: MemHints,
+    pub policy: Option<Src>,
+}
+
+/// `st` (all forms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreInst {
+    pub space: Space,
+    pub elem_bytes: u32,
+    /// One source per vector element; `None` for `_` (that element is not written).
+    pub srcs: Vec<Option<Src>>,
+    pub addr: Addr,
+    pub hints: MemHints,
+    pub policy: Option<Src>,
+}
+
+/// `cp.async.{ca,cg}.shared.global`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpAsyncInst {
+    pub dst: Addr,
+    pub dst_generic: bool,
+    pub src: Addr,
+    pub src_generic: bool,
+    pub cp_size: u32,
+    /// `src-size`: bytes read from the source; the rest is zero-filled.
+    pub src_size: Option<Src>,
+    /// `ignore-src`: when true, the destination is filled with zeros.
+    pub ignore_src: Option<PredSrc>,
+    pub hints: MemHints,
+    pub policy: Option<Src>,
+}
+
+/// Integer and bitwise operations of two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp2 {
+    Add,
+    AddSat,
+    Sub,
+    SubSat,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// Integer operations of three operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp3 {
+    MadLo,
+    MadHi,
+    MadWide,
+    MadLoSat,
+}
+
+/// Integer operations of one operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp1 {
+    Not,
+    Cnot,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+    Bfind,
+    BfindShiftAmt,
+}
+
+/// IEEE rounding of a float operation or conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rounding {
+    #[default]
+    Nearest,
+    Zero,
+    Down,
+    Up,
+    /// `.rna` (tf32 conversion).
+    NearestAway,
+}
+
+/// Float operations of two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatOp2 {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    DivApprox,
+    DivFull,
+    Min,
+    Max,
+    MinNaN,
+    MaxNaN,
+    Copysign,
+}
+
+/// Float operations of one operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatOp1 {
+    Neg,
+    Abs,
+    Sqrt,
+    SqrtApprox,
+    Rcp,
+    RcpApprox,
+    RcpApproxF64,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+}
+
+/// Modifiers of float arithmetic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FloatMode {
+    pub rounding: Rounding,
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+}
+
+/// Comparison of `setp`/`set`/`slct`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// Boolean combine of `setp`, and the predicate logic instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// `shfl.sync` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// `vote.sync` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// `atom`/`red` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// `mbarrier` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbarrierOp {
+    Init,
+    Arrive,
+    ArriveDrop,
+    ExpectTx,
+    ArriveExpectTx,
+    TestWait,
+    TestWaitParity,
+    TryWait,
+    TryWaitParity,
+    Inval,
+    PendingCount,
+}
+
+/// One lowered instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Nop,
+    /// `mov`/`cvt` between same-width bit patterns: copy and truncate to `bits`.
+    Mov {
+        d: Dst,
+        a: Src,
+        bits: u32,
+    },
+    /// `mov.b64 d, {a, b}`: concatenate parts (low first) of `part_bits` each.
+    Pack {
+        d: Slot,
+        parts: Vec<Option<Src>>,
+        part_bits: u32,
+        d_bits: u32,
+    },
+    /// `mov.b64 {a, b}, s`: split into parts (low first).
+    Unpack {
+        ds: Vec<Dst>,
+        a: Src,
+        part_bits: u32,
+    },
+    /// `mov.pred`.
+    MovPred {
+        d: PredIdx,
+        a: PredSrc,
+    },
+    /// Convert between types.
+    Cvt {
+        d: Dst,
+        a: Src,
+        dty: ScalarType,
+        aty: ScalarType,
+        mode: FloatMode,
+        /// Integer rounding (`.rni` …) for float → integer or float → float-as-integer.
+        int_rounding: Option<Rounding>,
+        d_bits: u32,
+    },
+    /// `cvt.rn.f16x2.f32 d, a, b` and friends: two floats into one packed register.
+    CvtPack {
+        d: Dst,
+        a: Src,
+        b: Src,
+        dty: ScalarType,
+        mode: FloatMode,
+    },
+    /// `cvta` / `cvta.to`: between a space's addresses and generic addresses.
+    Cvta {
+        d: Dst,
+        a: Src,
+        space: Space,
+        to_generic: bool,
+        bits: u32,
+    },
+    /// `isspacep.space p, a`.
+    IsSpace {
+        d: PredIdx,
+        a: Src,
+        space: Space,
+    },
+    Int2 {
+        op: IntOp2,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    Int3 {
+        op: IntOp3,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Int1 {
+        op: IntOp1,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+    },
+    Bfe {
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfi {
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+        e: Src,
+    },
+    Prmt {
+        mode: u8,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Float2 {
+        op: FloatOp2,
+        ty: ScalarType,
+        mode: FloatMode,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    /// `fma`/`mad` on floats.
+    Fma {
+        ty: ScalarType,
+        mode: FloatMode,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Float1 {
+        op: FloatOp1,
+        ty: ScalarType,
+        mode: FloatMode,
+        d: Dst,
+        a: Src,
+    },
+    /// `testp.op.type p, a`.
+    Testp {
+        kind: u8,
+        ty: ScalarType,
+        d: PredIdx,
+        a: Src,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: ScalarType,
+        ftz: bool,
+        d: Option<PredIdx>,
+        d_not: Option<PredIdx>,
+        a: Src,
+        b: Src,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
+    /// `set.cmp.dtype.stype d, a, b`: 0xFFFFFFFF / 1.0f or 0.
+    Set {
+        cmp: Cmp,
+        dty: ScalarType,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
+    Selp {
+        bits: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+        p: PredSrc,
+    },
+    Slct {
+        ty: ScalarType,
+        cty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    PredLogic {
+        op: BoolOp,
+        d: PredIdx,
+        a: PredSrc,
+        b: PredSrc,
+    },
+    PredNot {
+        d: PredIdx,
+        a: PredSrc,
+    },
+    Ld(Box<LoadInst>),
+    St(Box<StoreInst>),
+    CpAsync(Box<CpAsyncInst>),
+    CpAsyncCommit,
+    CpAsyncWait {
+        n: u32,
+    },
+    CpAsyncWaitAll,
+    CpAsyncMbarrierArrive {
+        addr: Addr,
+        generic: bool,
+        noinc: bool,
+    },
+    CreatePolicyFractional {
+        d: Dst,
+        primary: memsys::L2EvictionPriority,
+        secondary: memsys::L2EvictionPriority,
+        fraction: Src,
+    },
+    CreatePolicyRange {
+        d: Dst,
+        primary: memsys::L2EvictionPriority,
+        secondary: memsys::L2EvictionPriority,
+        addr: Addr,
+        generic: bool,
+        primary_size: Src,
+        total_size: Src,
+    },
+    CreatePolicyCvt {
+        d: Dst,
+        a: Src,
+    },
+    Prefetch {
+        space: Space,
+        addr: Addr,
+        level2: bool,
+        l2_priority: Option<memsys::L2EvictionPriority>,
+    },
+    Atom {
+        op: AtomOp,
+        ty: ScalarType,
+        space: Space,
+        d: Option<Dst>,
+        addr: Addr,
+        b: Src,
+        c: Option<Src>,
+        hints: MemHints,
+    },
+    Bra {
+        target: Pc,
+        uniform: bool,
+    },
+    Call {
+        func: u32,
+        args: Vec<CallArg>,
+        rets: Vec<CallArg>,
+    },
+    Ret,
+    Exit,
+    Trap,
+    BarSync {
+        id: Src,
+        count: Option<Src>,
+        arrive_only: bool,
+    },
+    /// `bar.red.popc/and/or`.
+    BarRed {
+        id: Src,
+        count: Option<Src>,
+        op: BarRedOp,
+        d: Dst,
+        dp: Option<PredIdx>,
+        p: PredSrc,
+    },
+    /// `membar`/`fence`: orders memory (the interpreter is sequentially consistent per warp).
+    Fence,
+    Shfl {
+        mode: ShflMode,
+        d: Dst,
+        dp: Option<PredIdx>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
+    },
+    Vote {
+        mode: VoteMode,
+        d: Option<Dst>,
+        dp: Option<PredIdx>,
+        a: PredSrc,
+        mask: Src,
+    },
+    Activemask {
+        d: Dst,
+    },
+    Redux {
+        op: AtomOp,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        mask: Src,
+    },
+    Mbarrier {
+        op: MbarrierOp,
+        d: Option<Dst>,
+        dp: Option<PredIdx>,
+        addr: Addr,
+        generic: bool,
+        b: Option<Src>,
+    },
+    Ldmatrix {
+        num: u8,
+        trans: bool,
+        ds: Vec<Slot>,
+        addr: Addr,
+        generic: bool,
+    },
+    Mma {
+        shape: MmaShape,
+        ds: Vec<Slot>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    Wgmma {
+        shape: WgmmaShape,
+        ds: Vec<Slot>,
+        a_desc: Src,
+        b_desc: Src,
+        scale_d: Option<PredSrc>,
+        imm: [i8; 4],
+    },
+    WgmmaFence,
+    WgmmaCommit,
+    WgmmaWait {
+        n: u32,
+    },
+}
+
+/// `bar.red` reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+/// The `mma.sync` forms the interpreter runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaShape {
+    /// `m16n8k16.row.col.f32.f16.f16.f32`
+    M16n8k16F32F16,
+    /// `m16n8k16.row.col.f32.bf16.bf16.f32`
+    M16n8k16F32Bf16,
+    /// `m16n8k8.row.col.f32.tf32.tf32.f32`
+    M16n8k8F32Tf32,
+    /// `m16n8k8.row.col.f32.f16.f16.f32`
+    M16n8k8F32F16,
+    /// `m16n8k16.row.col.f16.f16.f16.f16`
+    M16n8k16F16F16,
+}
+
+/// `wgmma.mma_async` shapes: m64 nN kK with f32 accumulators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WgmmaShape {
+    pub n: u32,
+    /// 16 for f16/bf16 inputs, 8 for tf32.
+    pub k: u32,
+    pub input: ScalarType,
+}
+
+/// An argument of `call`: a `.param` symbol of the caller (passed by value) or a register.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallArg {
+    /// Offset and size of a `.param` variable in the caller's per-thread param area.
+    Param {
+        offset: u32,
+        size: u32,
+    },
+    Reg(Slot),
+    Imm(u64),
+}
+
+/// One instruction with its guard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inst {
+    pub guard: Option<PredSrc>,
+    pub op: Op,
+    /// Index into [`Program::instrs`] (the id the statistics use).
+    pub id: u32,
+}
+
+/// Where an instruction came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstrInfo {
+    pub function: String,
+    /// 1-based PTX line.
+    pub ptx_line: u32,
+    /// The instruction as PTX text.
+    pub text: String,
+    /// The `.loc` in force: (file index, line, column).
+    pub loc: Option<(u32, u32, u32)>,
+}
+
+/// A parameter of a function, as laid out in its param area.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSlot {
+    pub name: String,
+    pub ty: ScalarType,
+    pub offset: u32,
+    pub size: u32,
+    /// `.reg` parameters of device functions are registers, not param memory.
+    pub reg: Option<Slot>,
+}
+
+/// A lowered function or kernel.
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub name: String,
+    pub is_kernel: bool,
+    pub code: Vec<Inst>,
+    /// Value register slots (a `.b128` register counts two).
+    pub slots: u32,
+    /// Bit width of each slot's register (for loads' extension and `mov` truncation).
+    pub slot_bits: Vec<u32>,
+    pub preds: u32,
+    pub params: Vec<ParamSlot>,
+    pub returns: Vec<ParamSlot>,
+    /// Bytes of the per-thread param area (parameters, return values and `.param` variables
+    /// declared in the body for calls).
+    pub param_bytes: u32,
+    /// Bytes of `.local` variables per thread.
+    pub local_bytes: u32,
+    /// Bytes of static `.shared` variables the function declares (kernels include every
+    /// function's, laid out by the module).
+    pub uses_dynamic_shared: bool,
+}
+
+/// A whole lowered module.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    pub by_name: HashMap<String, u32>,
+    /// One entry per instruction of every function (indexed by [`Inst::id`]).
+    pub instrs: Vec<InstrInfo>,
+    /// `.file` index → path.
+    pub files: HashMap<u32, String>,
+    /// Static shared memory of the module (every `.shared` variable, laid out once).
+    pub static_shared_bytes: u32,
+    /// The alignment dynamic (`.extern .shared`) memory starts at.
+    pub dynamic_shared_align: u32,
+    /// `.const` bank contents.
+    pub const_bytes: Vec<u8>,
+    /// Module `.global` variables: (name, address, size).
+    pub globals: Vec<(String, u64, u64)>,
+}
+
+impl Program {
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Function> {
+        self.by_name
+            .get(name)
+            .map(|&i| &self.functions[i as usize])
+            .filter(|f| f.is_kernel)
+    }
+
+    /// Names of every kernel, in module order.
+    pub fn kernel_names(&self) -> Vec<&str> {
+        self.functions
+            .iter()
+            .filter(|f| f.is_kernel)
+            .map(|f| f.name.as_str())
+            .collect()
+    }
+}
+
+/// What the lowering needs besides the AST.
+pub struct LowerInput<'m> {
+    pub module: &'m Module,
+    pub source: &'m str,
+}

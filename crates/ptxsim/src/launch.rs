@@ -1,0 +1,493 @@
+//! Kernel launches described by argument specs or TOML launch files (docs/launch-format.md):
+//! reading inputs (`.npy`, `.bin`, `zeros:`, scalars, `null`), writing outputs, and checking
+//! expected outputs by ULP distance.
+
+use memsys::GpuConfig;
+use ptx_exec::{KernelArg, LaunchConfig, RunSummary, Session};
+use ptx_isa::ScalarType;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// An error of preparing or checking a launch (the run itself reports [`ptx_exec::ExecError`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchError(pub String);
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
+    Err(LaunchError(msg.into()))
+}
+
+/// A typed array: element type and little-endian bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Array {
+    pub ty: ScalarType,
+    pub bytes: Vec<u8>,
+}
+
+impl Array {
+    pub fn len(&self) -> usize {
+        self.bytes.len() / self.ty.bytes().max(1) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// One `--arg` spec, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgSpec {
+    /// A buffer from a file or of zeros.
+    Buffer(Array),
+    Null,
+    Scalar {
+        ty: ScalarType,
+        bits: u64,
+    },
+}
+
+/// The element types a spec may name.
+pub fn parse_type(name: &str) -> Option<ScalarType> {
+    Some(match name {
+        "u8" => ScalarType::U8,
+        "u16" => ScalarType::U16,
+        "u32" => ScalarType::U32,
+        "u64" => ScalarType::U64,
+        "s8" | "i8" => ScalarType::S8,
+        "s16" | "i16" => ScalarType::S16,
+        "s32" | "i32" => ScalarType::S32,
+        "s64" | "i64" => ScalarType::S64,
+        "f16" => ScalarType::F16,
+        "bf16" => ScalarType::Bf16,
+        "f32" => ScalarType::F32,
+        "f64" => ScalarType::F64,
+        _ => return None,
+    })
+}
+
+/// Parses a scalar value of `ty` ("1.5", "-3", "0x10").
+pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, LaunchError> {
+    let bad = || LaunchError(format!("`{text}` is not a valid {ty} value"));
+    let int = |t: &str| -> Option<i128> {
+        let (neg, t) = t.strip_prefix('-').map_or((false, t), |r| (true, r));
+        let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            i128::from_str_radix(h, 16).ok()?
+        } else {
+            t.parse::<i128>().ok()?
+        };
+        Some(if neg { -v } else { v })
+    };
+    Ok(match ty {
+        ScalarType::F32 => text.parse::<f32>().map_err(|_| bad())?.to_bits() as u64,
+        ScalarType::F64 => text.parse::<f64>().map_err(|_| bad())?.to_bits(),
+        ScalarType::F16 => {
+            half::f16::from_f64(text.parse::<f64>().map_err(|_| bad())?).to_bits() as u64
+        }
+        ScalarType::Bf16 => {
+            half::bf16::from_f64(text.parse::<f64>().map_err(|_| bad())?).to_bits() as u64
+        }
+        _ => {
+            let v = int(text).ok_or_else(bad)?;
+            let bits = ty.bits();
+            let (lo, hi) = if ty.kind() == ptx_isa::TypeKind::Signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if v < lo || v > hi {
+                return err(format!("{text} does not fit in {ty}"));
+            }
+            (v as u64)
+                & if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                }
+        }
+    })
+}
+
+/// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null` or `TYPE:VALUE`; relative paths
+/// are taken from `base`.
+pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
+    if spec == "null" {
+        return Ok(ArgSpec::Null);
+    }
+    if let Some(rest) = spec.strip_prefix("zeros:") {
+        let Some((ty, count)) = rest.split_once(':') else {
+            return err(format!("`{spec}`: write zeros:TYPE:COUNT"));
+        };
+        let ty =
+            parse_type(ty).ok_or_else(|| LaunchError(format!("`{spec}`: unknown type `{ty}`")))?;
+        let count: usize = count
+            .parse()
+            .map_err(|_| LaunchError(format!("`{spec}`: `{count}` is not a count")))?;
+        return Ok(ArgSpec::Buffer(Array {
+            ty,
+            bytes: vec![0; count * ty.bytes() as usize],
+        }));
+    }
+    if spec.ends_with(".npy") {
+        return Ok(ArgSpec::Buffer(read_npy(&base.join(spec))?));
+    }
+    if spec.ends_with(".bin") {
+        let path = base.join(spec);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
+        return Ok(ArgSpec::Buffer(Array {
+            ty: ScalarType::U8,
+            bytes,
+        }));
+    }
+    if let Some((ty, value)) = spec.split_once(':') {
+        if let Some(t) = parse_type(ty) {
+            return Ok(ArgSpec::Scalar {
+                ty: t,
+                bits: parse_scalar(t, value)?,
+            });
+        }
+    }
+    err(format!(
+        "`{spec}` is not an argument: use PATH.npy, PATH.bin, zeros:TYPE:COUNT, null or TYPE:VALUE"
+    ))
+}
+
+/// Reads a 1-D (or any C-order) `.npy` file as a typed array.
+pub fn read_npy(path: &Path) -> Result<Array, LaunchError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
+    let bad = |e: std::io::Error| {
+        LaunchError(format!("{}: not a readable .npy file: {e}", path.display()))
+    };
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(bad)?;
+    let npyz::DType::Plain(ts) = npy.dtype() else {
+        return err(format!(
+            "{}: structured .npy arrays are not supported",
+            path.display()
+        ));
+    };
+    if npy.order() != npyz::Order::C {
+        return err(format!(
+            "{}: Fortran-order arrays are not supported; save with np.ascontiguousarray",
+            path.display()
+        ));
+    }
+    use npyz::TypeChar as T;
+    macro_rules! read {
+        ($t:ty, $ty:expr) => {{
+            let v: Vec<$t> = npy.into_vec().map_err(bad)?;
+            Array {
+                ty: $ty,
+                bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            }
+        }};
+    }
+    Ok(match (ts.type_char(), ts.size_field()) {
+        (T::Float, 2) => read!(half::f16, ScalarType::F16),
+        (T::Float, 4) => read!(f32, ScalarType::F32),
+        (T::Float, 8) => read!(f64, ScalarType::F64),
+        (T::Int, 1) => read!(i8, ScalarType::S8),
+        (T::Int, 2) => read!(i16, ScalarType::S16),
+        (T::Int, 4) => read!(i32, ScalarType::S32),
+        (T::Int, 8) => read!(i64, ScalarType::S64),
+        (T::Uint, 1) => read!(u8, ScalarType::U8),
+        (T::Uint, 2) => read!(u16, ScalarType::U16),
+        (T::Uint, 4) => read!(u32, ScalarType::U32),
+        (T::Uint, 8) => read!(u64, ScalarType::U64),
+        (T::Bool, 1) => {
+            let v: Vec<bool> = npy.into_vec().map_err(bad)?;
+            Array {
+                ty: ScalarType::U8,
+                bytes: v.iter().map(|&b| b as u8).collect(),
+            }
+        }
+        _ => {
+            return err(format!(
+                "{}: element type {ts} is not supported",
+                path.display()
+            ))
+        }
+    })
+}
+
+/// Writes a typed array as a 1-D `.npy` file.
+pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
+    let io = |e: std::io::Error| LaunchError(format!("cannot write {}: {e}", path.display()));
+    let n = a.ty.bytes() as usize;
+    macro_rules! write {
+        ($t:ty) => {{
+            let v: Vec<$t> = a
+                .bytes
+                .chunks_exact(n)
+                .map(|c| <$t>::from_le_bytes(c.try_into().expect("element size")))
+                .collect();
+            npyz::to_file_1d(path, v).map_err(io)
+        }};
+    }
+    match a.ty {
+        ScalarType::F16 => write!(half::f16),
+        ScalarType::F32 => write!(f32),
+        ScalarType::F64 => write!(f64),
+        ScalarType::S8 => write!(i8),
+        ScalarType::S16 => write!(i16),
+        ScalarType::S32 => write!(i32),
+        ScalarType::S64 => write!(i64),
+        ScalarType::U16 | ScalarType::Bf16 => write!(u16),
+        ScalarType::U32 => write!(u32),
+        ScalarType::U64 => write!(u64),
+        _ => write!(u8),
+    }
+}
+
+/// A TOML launch file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchFile {
+    pub ptx: PathBuf,
+    pub kernel: String,
+    pub grid: Vec<u32>,
+    pub block: Vec<u32>,
+    #[serde(default)]
+    pub shared: u32,
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub max_steps: Option<u64>,
+    #[serde(default)]
+    pub gpu: Option<String>,
+    /// Argument index → output file.
+    #[serde(default)]
+    pub out: BTreeMap<String, PathBuf>,
+    #[serde(default)]
+    pub expect: Vec<Expect>,
+}
+
+/// An expected output buffer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    pub arg: usize,
+    pub npy: PathBuf,
+    #[serde(default)]
+    pub max_ulp: u64,
+}
+
+impl LaunchFile {
+    /// Reads a launch file; paths inside are relative to it.
+    pub fn read(path: &Path) -> Result<(LaunchFile, PathBuf), LaunchError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
+        let file: LaunchFile =
+            toml::from_str(&text).map_err(|e| LaunchError(format!("{}: {e}", path.display())))?;
+        let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        Ok((file, base))
+    }
+}
+
+/// `X[,Y[,Z]]` or a list of 1 to 3 numbers → three dimensions.
+pub fn dims(v: &[u32], what: &str) -> Result<[u32; 3], LaunchError> {
+    match v {
+        [x] => Ok([*x, 1, 1]),
+        [x, y] => Ok([*x, *y, 1]),
+        [x, y, z] => Ok([*x, *y, *z]),
+        _ => err(format!("{what} takes 1 to 3 dimensions, {} given", v.len())),
+    }
+}
+
+/// A launch ready to run.
+pub struct PreparedLaunch {
+    pub session: Session,
+    pub kernel: String,
+    pub args: Vec<KernelArg>,
+    /// (argument index, address, array) of every buffer argument.
+    pub buffers: Vec<(usize, u64, Array)>,
+    pub config: LaunchConfig,
+}
+
+/// Allocates the buffers and builds the kernel arguments.
+pub fn prepare(
+    mut session: Session,
+    kernel: &str,
+    specs: Vec<ArgSpec>,
+    config: LaunchConfig,
+) -> Result<PreparedLaunch, LaunchError> {
+    let mut args = Vec::new();
+    let mut buffers = Vec::new();
+    for (i, spec) in specs.into_iter().enumerate() {
+        match spec {
+            ArgSpec::Null => args.push(KernelArg::Pointer(0)),
+            ArgSpec::Scalar { ty, bits } => args.push(KernelArg::Scalar { ty, bits }),
+            ArgSpec::Buffer(a) => {
+                let addr = session
+                    .alloc_buffer(&a.bytes)
+                    .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                args.push(KernelArg::Pointer(addr));
+                buffers.push((i, addr, a));
+            }
+        }
+    }
+    Ok(PreparedLaunch {
+        session,
+        kernel: kernel.to_string(),
+        args,
+        buffers,
+        config,
+    })
+}
+
+impl PreparedLaunch {
+    /// Runs the kernel.
+    pub fn run(&mut self) -> Result<RunSummary, ptx_exec::ExecError> {
+        self.session
+            .launch(&self.kernel, &self.args, self.config.clone())
+    }
+
+    /// Argument `i`'s buffer after the run.
+    pub fn output(&self, i: usize) -> Result<Array, LaunchError> {
+        let Some((_, addr, a)) = self.buffers.iter().find(|b| b.0 == i) else {
+            return err(format!("argument {i} is not a buffer"));
+        };
+        let bytes = self
+            .session
+            .read_buffer(*addr, a.bytes.len())
+            .map_err(|e| LaunchError(e.to_string()))?;
+        Ok(Array { ty: a.ty, bytes })
+    }
+}
+
+/// The outcome of comparing an output with its expectation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub elements: usize,
+    pub max_ulp_seen: u64,
+    /// (index, got, expected) of the first element over the bound.
+    pub first_mismatch: Option<(usize, String, String)>,
+    pub mismatches: usize,
+}
+
+/// ULP distance between two floats' bit patterns (NaN equals NaN).
+fn ulp_distance(a: u64, b: u64, bits: u32) -> u64 {
+    // Map sign-magnitude bit patterns to a monotonic integer line.
+    let key = |v: u64| -> i128 {
+        let sign = 1u64 << (bits - 1);
+        let magnitude = (v & (sign - 1)) as i128;
+        if v & sign != 0 {
+            -magnitude
+        } else {
+            magnitude
+        }
+    };
+    u64::try_from(key(a).abs_diff(key(b))).unwrap_or(u64::MAX)
+}
+
+fn format_elem(ty: ScalarType, raw: u64) -> String {
+    match ty {
+        ScalarType::F32 => format!("{}", f32::from_bits(raw as u32)),
+        ScalarType::F64 => format!("{}", f64::from_bits(raw)),
+        ScalarType::F16 => format!("{}", half::f16::from_bits(raw as u16)),
+        _ => format!("{raw:#x}"),
+    }
+}
+
+/// Compares `got` with `want` element by element: integers exactly, floats within `max_ulp`.
+pub fn compare(got: &Array, want: &Array, max_ulp: u64) -> Result<Comparison, LaunchError> {
+    if got.bytes.len() != want.bytes.len() {
+        return err(format!(
+            "output has {} bytes, the expectation {} bytes",
+            got.bytes.len(),
+            want.bytes.len()
+        ));
+    }
+    let n = want.ty.bytes() as usize;
+    let float = want.ty.kind() == ptx_isa::TypeKind::Float;
+    let mut cmp = Comparison {
+        elements: want.len(),
+        max_ulp_seen: 0,
+        first_mismatch: None,
+        mismatches: 0,
+    };
+    for (i, (g, w)) in got
+        .bytes
+        .chunks_exact(n)
+        .zip(want.bytes.chunks_exact(n))
+        .enumerate()
+    {
+        let mut gb = [0u8; 8];
+        let mut wb = [0u8; 8];
+        gb[..n].copy_from_slice(g);
+        wb[..n].copy_from_slice(w);
+        let (gv, wv) = (u64::from_le_bytes(gb), u64::from_le_bytes(wb));
+        let bits = 8 * n as u32;
+        let is_nan = |v: u64| {
+            let exp_mask = match n {
+                2 => 0x7C00u64,
+                4 => 0x7F80_0000,
+                _ => 0x7FF0_0000_0000_0000,
+            };
+            let man_mask = match n {
+                2 => 0x3FFu64,
+                4 => 0x7F_FFFF,
+                _ => 0xF_FFFF_FFFF_FFFF,
+            };
+            v & exp_mask == exp_mask && v & man_mask != 0
+        };
+        let d = if float {
+            if is_nan(gv) && is_nan(wv) {
+                0
+            } else if is_nan(gv) || is_nan(wv) {
+                u64::MAX
+            } else {
+                ulp_distance(gv, wv, bits)
+            }
+        } else if gv == wv {
+            0
+        } else {
+            u64::MAX
+        };
+        if d != u64::MAX {
+            cmp.max_ulp_seen = cmp.max_ulp_seen.max(d);
+        }
+        if d > if float { max_ulp } else { 0 } {
+            cmp.mismatches += 1;
+            if cmp.first_mismatch.is_none() {
+                cmp.first_mismatch = Some((i, format_elem(want.ty, gv), format_elem(want.ty, wv)));
+            }
+        }
+    }
+    Ok(cmp)
+}
+
+/// Loads a PTX file into a session.
+pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> {
+    let text = std::fs::read_to_string(ptx)
+        .map_err(|e| LaunchError(format!("cannot read {}: {e}", ptx.display())))?;
+    let module = ptx_syntax::parse(&text).map_err(|errors| {
+        let idx = ptx_syntax::LineIndex::new(&text);
+        let e = &errors[0];
+        let lc = idx.line_col(e.span.start, &text);
+        LaunchError(format!(
+            "{}:{}:{}: {}",
+            ptx.display(),
+            lc.line,
+            lc.col,
+            e.message
+        ))
+    })?;
+    Session::new(&module, &text, gpu).map_err(|e| match e {
+        ptx_exec::ExecError::Unsupported {
+            line,
+            column,
+            message,
+        } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
+        other => LaunchError(other.to_string()),
+    })
+}

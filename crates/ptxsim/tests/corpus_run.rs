@@ -1,0 +1,111 @@
+//! Every corpus launch (tests/corpus/run/*.toml, made by tests/corpus/gen/make_launches.py
+//! with numpy references) runs and matches its expected outputs.
+
+use ptxsim::launch::{compare, dims, load_session, parse_arg, prepare, LaunchFile};
+use std::path::{Path, PathBuf};
+
+fn run_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/run")
+}
+
+/// Runs one launch file; returns a description of every failure.
+fn run_one(path: &Path, cache_model: bool) -> Vec<String> {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let (file, base) = match LaunchFile::read(path) {
+        Ok(x) => x,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let session = match load_session(&base.join(&file.ptx), memsys::GpuConfig::a100()) {
+        Ok(s) => s,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let specs: Result<Vec<_>, _> = file.args.iter().map(|a| parse_arg(a, &base)).collect();
+    let specs = match specs {
+        Ok(s) => s,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let config = ptx_exec::LaunchConfig {
+        grid: dims(&file.grid, "grid").unwrap(),
+        block: dims(&file.block, "block").unwrap(),
+        dynamic_shared: file.shared,
+        seed: file.seed,
+        cache_model,
+        ..Default::default()
+    };
+    let mut launch = match prepare(session, &file.kernel, specs, config) {
+        Ok(l) => l,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    if let Err(e) = launch.run() {
+        return vec![format!("{name}: {e}")];
+    }
+    let mut failures = Vec::new();
+    for ex in &file.expect {
+        let want = match ptxsim::launch::read_npy(&base.join(&ex.npy)) {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let got = launch.output(ex.arg).unwrap();
+        match compare(&got, &want, ex.max_ulp) {
+            Ok(c) if c.mismatches == 0 => {}
+            Ok(c) => failures.push(format!(
+                "{name}: arg {} has {} of {} elements off (max_ulp {}): first at {:?}",
+                ex.arg, c.mismatches, c.elements, ex.max_ulp, c.first_mismatch
+            )),
+            Err(e) => failures.push(format!("{name}: arg {}: {e}", ex.arg)),
+        }
+    }
+    failures
+}
+
+fn launch_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(run_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Launches that need an instruction the interpreter does not run yet, with the reason they
+/// must fail for. The test fails if one of them passes (remove it here) or fails otherwise.
+const PENDING: &[(&str, &str)] = &[
+    (
+        "triton.matmul_fp16.sm90.toml",
+        "wgmma.mma_async is not supported yet",
+    ),
+    (
+        "triton.matmul_fp32_tf32.sm90.toml",
+        "wgmma.mma_async is not supported yet",
+    ),
+];
+
+#[test]
+fn every_corpus_launch_matches_numpy() {
+    let files = launch_files();
+    assert!(files.len() >= 100, "{} launch files", files.len());
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let result = run_one(f, true);
+        match PENDING.iter().find(|p| p.0 == name) {
+            Some((_, why)) => assert!(
+                result.len() == 1 && result[0].contains(why),
+                "{name} is listed as pending ({why}) but gave {result:?}"
+            ),
+            None => failures.extend(result),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} launches failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
