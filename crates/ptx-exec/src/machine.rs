@@ -21,6 +21,8 @@ use crate::memory::{self, classify_generic, space_name};
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess, MemSystem, Request};
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Everything that fixes a launch besides the arguments.
 #[derive(Debug, Clone)]
@@ -36,6 +38,9 @@ pub struct LaunchConfig {
     pub cache_model: bool,
     /// Warp-instructions a warp runs before the next warp's turn.
     pub quantum: u32,
+    /// Updated with the number of warp-instructions executed so far, for progress displays
+    /// that poll it from another thread.
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for LaunchConfig {
@@ -48,6 +53,7 @@ impl Default for LaunchConfig {
             max_steps: 1_000_000_000,
             cache_model: true,
             quantum: 64,
+            progress: None,
         }
     }
 }
@@ -270,6 +276,9 @@ impl<'p> Machine<'p> {
             }
             if resident.is_empty() {
                 break;
+            }
+            if let Some(p) = &self.cfg.progress {
+                p.store(self.steps, Ordering::Relaxed);
             }
             let mut any_progress = false;
             let order = self.turn_order(&resident);
