@@ -154,7 +154,6 @@ pub struct MemSystem {
     /// The last request resolved by [`MemSystem::access`] and its route (traces repeat a few
     /// request shapes, so this skips most routing work).
     routes: [(Request, Option<Route>); ROUTE_CACHE],
-    next_route: usize,
 }
 
 impl MemSystem {
@@ -193,7 +192,6 @@ impl MemSystem {
             groups: Vec::with_capacity(2 * MAX_LANES),
             hit_data: Vec::new(),
             routes: [(Request::default(), None); ROUTE_CACHE],
-            next_route: 0,
             cfg,
         })
     }
@@ -361,17 +359,21 @@ impl MemSystem {
             instr: InstrId(0),
             ..*req
         };
-        let cached = self
+        let hit = self
             .routes
             .iter()
-            .find(|(r, route)| route.is_some() && *r == shape);
-        let route = match cached {
-            Some((_, Some(route))) => *route,
-            _ => {
-                let route = self.resolve(req)?;
-                self.routes[self.next_route] = (shape, Some(route));
-                self.next_route = (self.next_route + 1) % ROUTE_CACHE;
-                route
+            .position(|(r, rt)| rt.is_some() && *r == shape);
+        let route = match hit.and_then(|i| self.routes[i].1.map(|rt| (i, rt))) {
+            Some((i, rt)) => {
+                // Move to the front, so the commonest shapes are compared first.
+                self.routes[..=i].rotate_right(1);
+                rt
+            }
+            None => {
+                let rt = self.resolve(req)?;
+                self.routes.rotate_right(1);
+                self.routes[0] = (shape, Some(rt));
+                rt
             }
         };
         self.ensure_l1(at.sm);
