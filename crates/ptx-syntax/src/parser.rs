@@ -429,7 +429,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     match t.kind {
         Tok::LBrace => {
             bump(i);
-            let mut elems = Vec::new();
+            let mut elems = Vec::with_capacity(4);
             if !at(i, Tok::RBrace) {
                 loop {
                     elems.push(operand(i)?);
@@ -481,7 +481,25 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     span: t.span().to(next.span()),
                 }));
             }
+            if ends_operand(next.kind) {
+                // Fast path: a plain register or symbol (the common case).
+                bump(i);
+                return Ok(Operand::Name(Name {
+                    name: SmolStr::new(t.text),
+                    component: None,
+                    span: t.span(),
+                }));
+            }
             operand_expr(i)
+        }
+        Tok::Number if ends_operand(peek_nth(i, 1).kind) => {
+            // Fast path: a literal on its own.
+            let n = classify_number(t)?;
+            bump(i);
+            Ok(match n {
+                Number::Int(lit) => Operand::Int(Spanned::new(lit, t.span())),
+                Number::Float(f) => Operand::Float(Spanned::new(f, t.span())),
+            })
         }
         Tok::Number | Tok::DecimalFloat | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::LParen => {
             operand_expr(i)
@@ -491,6 +509,14 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             format!("expected an operand, found {}", describe(t)),
         ),
     }
+}
+
+/// Tokens that can follow a complete operand (so a name or literal before them stands alone).
+fn ends_operand(kind: Tok) -> bool {
+    matches!(
+        kind,
+        Tok::Comma | Tok::Semi | Tok::RBracket | Tok::RBrace | Tok::RParen
+    )
 }
 
 /// `(` starts an argument list (call) unless it encloses an arithmetic expression such as
@@ -636,7 +662,7 @@ fn starts_operand(kind: Tok) -> bool {
 }
 
 fn operand_list(i: &mut Input<'_, '_>) -> PResult<Vec<Operand>> {
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(4);
     if !starts_operand(peek(i).kind) {
         // `ret;`, or a missing `;` that the caller reports.
         return Ok(ops);
@@ -672,7 +698,7 @@ fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         None
     };
     let opcode = ident(i, "an instruction")?;
-    let mut modifiers: Vec<Spanned<&str>> = Vec::new();
+    let mut modifiers: Vec<Spanned<&str>> = Vec::with_capacity(8);
     let mut opcode_span = opcode.span();
     while at(i, Tok::Dot) {
         let m = bump(i);
@@ -696,7 +722,10 @@ fn qualifier_list(
     modifiers: &[Spanned<&str>],
     mut assign: impl FnMut(Spanned<Qualifier>, &mut Vec<Anomaly>) -> bool,
 ) -> QualifierList {
-    let mut list = QualifierList::default();
+    let mut list = QualifierList {
+        written: Vec::with_capacity(modifiers.len()),
+        anomalies: Vec::new(),
+    };
     for m in modifiers {
         match Qualifier::from_token(m.value) {
             Some(q) => {
