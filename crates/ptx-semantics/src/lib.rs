@@ -13,6 +13,9 @@
 //! | [`float`] | `.f32`/`.f64` `add sub mul fma mad div rcp sqrt rsqrt ex2 lg2 sin cos tanh min max abs neg copysign testp` |
 //! | [`half`] | `.f16 .f16x2 .bf16 .bf16x2` `add sub mul fma min max neg abs ex2 tanh` |
 //! | [`cvt`] | float↔float, float↔int, packed `f16x2/bf16x2/e4m3x2/e5m2x2`, `tf32` |
+//! | [`warp`] | `shfl.sync` source lane and predicate, `vote.sync`, `match.sync`, `redux.sync`, `activemask` |
+//! | [`atom`] | the combine function of `atom`/`red` for every operation and type |
+//! | [`mma`] | `mma.sync` m16n8k16/m16n8k8 (f16, bf16, tf32) fragments and arithmetic, `ldmatrix` |
 //! | [`round`] | exact rounding of `m·2^e` into any binary format in every rounding mode |
 //!
 //! Exactness: `.rn` paths use the host's IEEE-754 operations; `.rz .rm .rp` use `rustc_apfloat`
@@ -22,11 +25,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod atom;
 pub mod cmp;
 pub mod cvt;
 pub mod float;
 pub mod half;
 pub mod int;
+pub mod mma;
 pub mod round;
+pub mod warp;
 
 pub use round::Rnd;

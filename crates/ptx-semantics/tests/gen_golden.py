@@ -1174,7 +1174,254 @@ def gen_cvt():
     w.close()
 
 
+
+# ----------------------------------------------------------------------------- warp / atom golden
+
+
+def gen_warp():
+    w = Writer("warp.txt")
+    w.comment("shfl: <mode> <lane> <b> <c> <src lane> <p>; vote/match/redux: lanes' values, mask, result")
+    for mode in ("up", "down", "bfly", "idx"):
+        for _ in range(600):
+            lane = R.randrange(32)
+            b = R.choice([0, 1, 2, 4, 8, 16, 31, 32, 33, R.getrandbits(32), R.getrandbits(5)])
+            c = R.choice([0, 0x1F, 0x101F, 0x181F, 0x1C1F, 0x1E1F, 0x0818, R.getrandbits(13), R.getrandbits(32)])
+            bval, cval, msk = b & 31, c & 31, (c >> 8) & 31
+            max_lane = (lane & msk) | (cval & ~msk & 31)
+            min_lane = lane & msk
+            if mode == "up":
+                j = lane - bval
+                p = j >= max_lane
+            elif mode == "down":
+                j = lane + bval
+                p = j <= max_lane
+            elif mode == "bfly":
+                j = lane ^ bval
+                p = j <= max_lane
+            else:
+                j = min_lane | (bval & ~msk & 31)
+                p = j <= max_lane
+            if not p:
+                j = lane
+            w.add("shfl." + mode, hx(lane, 8), hx(b, 32), hx(c, 32), hx(j, 8), "1" if p else "0")
+    for _ in range(300):
+        member = R.choice([0xFFFFFFFF, 0, 1, 0x0000FFFF, R.getrandbits(32)])
+        preds = R.choice([0xFFFFFFFF, 0, member, R.getrandbits(32)])
+        pm = preds & member
+        w.add("vote.all", hx(member, 32), hx(preds, 32), "1" if pm == member else "0")
+        w.add("vote.any", hx(member, 32), hx(preds, 32), "1" if pm != 0 else "0")
+        w.add("vote.uni", hx(member, 32), hx(preds, 32), "1" if pm in (0, member) else "0")
+        w.add("vote.ballot", hx(member, 32), hx(preds, 32), hx(pm, 32))
+    for _ in range(100):
+        member = R.choice([0xFFFFFFFF, R.getrandbits(32), 0x0F0F0F0F])
+        vals = [R.choice([1, 2, 3, 0xFFFFFFFFFFFFFFFF]) for _ in range(32)]
+        if R.random() < 0.3:
+            vals = [7] * 32
+        res = []
+        for lane in range(32):
+            res.append(sum(1 << i for i in range(32) if member >> i & 1 and vals[i] == vals[lane]))
+        w.add("match.any.b64", *[hx(v, 64) for v in vals], hx(member, 32), *[hx(r, 32) for r in res])
+        mv = [vals[i] for i in range(32) if member >> i & 1]
+        same = len(mv) > 0 and all(v == mv[0] for v in mv)
+        w.add("match.all.b64", *[hx(v, 64) for v in vals], hx(member, 32), hx(member if same else 0, 32), "1" if same else "0")
+        vals32 = [rand_int(32) for _ in range(32)]
+        sel = [vals32[i] for i in range(32) if member >> i & 1]
+        for op in ("add", "min", "max", "and", "or", "xor"):
+            for signed in (False, True):
+                if op in ("and", "or", "xor") and signed:
+                    continue
+                t = "b32" if op in ("and", "or", "xor") else ("s32" if signed else "u32")
+                sv = [sval(v, 32, signed) for v in sel]
+                if op == "add":
+                    r = sum(sel) & mask(32)
+                elif op == "min":
+                    r = min(sv) & mask(32) if sv else (0x7FFFFFFF if signed else 0xFFFFFFFF)
+                elif op == "max":
+                    r = max(sv) & mask(32) if sv else (0x80000000 if signed else 0)
+                else:
+                    r = 0xFFFFFFFF if op == "and" else 0
+                    for v in sel:
+                        r = r & v if op == "and" else (r | v if op == "or" else r ^ v)
+                w.add("redux.%s.%s" % (op, t), *[hx(v, 32) for v in vals32], hx(member, 32), hx(r, 32))
+    w.close()
+
+
+def gen_atom():
+    w = Writer("atom.txt")
+    w.comment("atom/red combine: <op> <old> <b> [<c>] <new>")
+    for bits, signed in ((32, False), (32, True), (64, False), (64, True)):
+        t = ("s" if signed else "u") + str(bits)
+        m = mask(bits)
+        for _ in range(300):
+            old, b, c = rand_int(bits), rand_int(bits), rand_int(bits)
+            if R.random() < 0.2:
+                b = old
+            x, y = sval(old, bits, signed), sval(b, bits, signed)
+            w.add("atom.add." + t, hx(old, bits), hx(b, bits), hx((old + b) & m, bits))
+            w.add("atom.min." + t, hx(old, bits), hx(b, bits), hx((old if x <= y else b) & m, bits))
+            w.add("atom.max." + t, hx(old, bits), hx(b, bits), hx((old if x >= y else b) & m, bits))
+            w.add("atom.and.b%d" % bits, hx(old, bits), hx(b, bits), hx(old & b, bits))
+            w.add("atom.or.b%d" % bits, hx(old, bits), hx(b, bits), hx(old | b, bits))
+            w.add("atom.xor.b%d" % bits, hx(old, bits), hx(b, bits), hx(old ^ b, bits))
+            w.add("atom.exch.b%d" % bits, hx(old, bits), hx(b, bits), hx(b, bits))
+            w.add("atom.cas.b%d" % bits, hx(old, bits), hx(b, bits), hx(c, bits), hx(c if old == b else old, bits))
+    for _ in range(400):
+        old = R.choice([0, 1, 5, 0xFFFFFFFF, R.getrandbits(32), R.getrandbits(4)])
+        b = R.choice([0, 1, 5, 0xFFFFFFFF, R.getrandbits(32), R.getrandbits(4)])
+        w.add("atom.inc.u32", hx(old, 32), hx(b, 32), hx(0 if old >= b else old + 1, 32))
+        w.add("atom.dec.u32", hx(old, 32), hx(b, 32), hx(b if (old == 0 or old > b) else old - 1, 32))
+    for a, b in pairs(f32_edges()[:20], rand_f32, 300):
+        w.add("atom.add.f32", hx(a, 32), hx(b, 32), "0", hx(float_arith("f32", "add", [a, b], "rn"), 32))
+        w.add("atom.add.f32", hx(a, 32), hx(b, 32), "1", hx(float_arith("f32", "add", [a, b], "rn", ftz=True), 32))
+    for a, b in pairs(f64_edges()[:15], rand_f64, 200):
+        w.add("atom.add.f64", hx(a, 64), hx(b, 64), hx(float_arith("f64", "add", [a, b], "rn"), 64))
+    for f in ("f16", "bf16"):
+        for a, b in pairs(half_edges(f)[:15], lambda: rand_half(f), 200):
+            w.add("atom.add.noftz." + f, hx(a, 16), hx(b, 16), hx(float_arith(f, "add", [a, b], "rn"), 16))
+        for _ in range(200):
+            a, b = rand_half(f) | rand_half(f) << 16, rand_half(f) | rand_half(f) << 16
+            r = float_arith(f, "add", [a & 0xFFFF, b & 0xFFFF], "rn") | float_arith(f, "add", [a >> 16, b >> 16], "rn") << 16
+            w.add("atom.add.noftz.%sx2" % f, hx(a, 32), hx(b, 32), hx(r, 32))
+    w.close()
+
+
+# ----------------------------------------------------------------------------- mma / ldmatrix golden
+
+# Fragment layouts, transcribed from the ISA's "Matrix Fragments for mma.m16n8k16 / m16n8k8"
+# figures: (groupID, threadID_in_group) = (lane >> 2, lane % 4).
+def frag_a(kind, lane, i):
+    g, t = lane >> 2, lane % 4
+    if kind.startswith("m16n8k16"):
+        row = g if (0 <= i < 2 or 4 <= i < 6) else g + 8
+        col = t * 2 + (i & 1) + (8 if i >= 4 else 0)
+    elif kind == "m16n8k8.f32.tf32":
+        row = g if i in (0, 2) else g + 8
+        col = t if i in (0, 1) else t + 4
+    else:
+        row = g if i < 2 else g + 8
+        col = t * 2 + (i & 1)
+    return row, col
+
+
+def frag_b(kind, lane, i):
+    g, t = lane >> 2, lane % 4
+    if kind.startswith("m16n8k16"):
+        row = t * 2 + (i & 1) + (8 if i >= 2 else 0)
+    elif kind == "m16n8k8.f32.tf32":
+        row = t if i == 0 else t + 4
+    else:
+        row = t * 2 + i
+    return row, g
+
+
+def frag_c(lane, i):
+    g, t = lane >> 2, lane % 4
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+MMA_KINDS = ["m16n8k16.f32.f16", "m16n8k16.f32.bf16", "m16n8k16.f16.f16", "m16n8k8.f32.tf32",
+             "m16n8k8.f32.f16", "m16n8k8.f32.bf16", "m16n8k8.f16.f16"]
+
+
+def gen_mma():
+    w = Writer("mma.txt")
+    w.comment("mma.<shape>.<dtype>.<abtype>: 32x4 A regs, 32x2 B regs, 32x4 C regs, 32x4 D regs (lane-major)")
+    for kind in MMA_KINDS:
+        K = 16 if kind.startswith("m16n8k16") else 8
+        ab = kind.split(".")[2]
+        dt = kind.split(".")[1]
+        per = 1 if ab == "tf32" else 2
+        for case in range(12):
+            def rnd_ab():
+                if ab == "tf32":
+                    x = np.float32(R.choice([R.randint(-8, 8) / 4, R.uniform(-2, 2)]))
+                    b = int(np.array([x]).view(np.uint32)[0])
+                    return b | (R.getrandbits(13) if case % 3 == 0 else 0)  # low bits are ignored
+                v = R.choice([R.randint(-8, 8) / 4, R.uniform(-2, 2) * 2.0 ** R.randint(-6, 6)])
+                if ab == "f16":
+                    return int(np.float16(v).view(np.uint16))
+                return int(np.array([v], dtype=np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0])
+            A = [[rnd_ab() for _ in range(K)] for _ in range(16)]
+            B = [[rnd_ab() for _ in range(8)] for _ in range(K)]
+            if dt == "f32":
+                C = [[f32b(float(np.float32(R.uniform(-4, 4)))) for _ in range(8)] for _ in range(16)]
+            else:
+                C = [[int(np.float16(R.uniform(-4, 4)).view(np.uint16)) for _ in range(8)] for _ in range(16)]
+            if case == 11:
+                A[3][1] = 0x7F800000 if ab == "tf32" else (0x7C00 if ab == "f16" else 0x7F80)
+                B[1][5] = 0
+
+            def val(bits, f):
+                if f == "tf32":
+                    return b2f32(bits & 0xFFFFE000)
+                d = decode(bits, f)
+                if d[0] == "nan":
+                    return math.nan
+                if d[0] == "inf":
+                    return -math.inf if d[1] else math.inf
+                return float(d[1]) if d[1] != 0 or not d[2] else -0.0
+            Av = [[val(x, ab) for x in r] for r in A]
+            Bv = [[val(x, ab) for x in r] for r in B]
+            Cv = [[val(x, dt) for x in r] for r in C]
+            D = [[0] * 8 for _ in range(16)]
+            for i in range(16):
+                for j in range(8):
+                    acc = Cv[i][j]
+                    for k in range(K):
+                        acc += Av[i][k] * Bv[k][j]
+                    if math.isnan(acc):
+                        D[i][j] = FMT[dt][3]
+                    elif math.isinf(acc):
+                        D[i][j] = (sign_bit(dt) if acc < 0 else 0) | inf_bits(dt)
+                    else:
+                        D[i][j] = round_frac(Fraction(acc), dt, "rn", zero_neg=math.copysign(1, acc) < 0)
+            if case != 11:
+                ref = np.array(Cv) + np.array(Av) @ np.array(Bv)
+                got = np.array([[val(x, dt) for x in r] for r in D])
+                if not np.allclose(ref, got, rtol=2e-3 if dt == "f16" else 1e-6, atol=1e-3 if dt == "f16" else 1e-6):
+                    raise SystemExit("numpy matmul disagrees for " + kind)
+            aregs = [[0] * 4 for _ in range(32)]
+            bregs = [[0] * 2 for _ in range(32)]
+            cregs = [[0] * 4 for _ in range(32)]
+            dregs = [[0] * 4 for _ in range(32)]
+            for lane in range(32):
+                for i in range(16 * K // 32):
+                    r, c = frag_a(kind, lane, i)
+                    aregs[lane][i // per] |= A[r][c] << (16 * (i % per))
+                for i in range(K * 8 // 32):
+                    r, c = frag_b(kind, lane, i)
+                    bregs[lane][i // per] |= B[r][c] << (16 * (i % per))
+                for i in range(4):
+                    r, c = frag_c(lane, i)
+                    if dt == "f32":
+                        cregs[lane][i] = C[r][c]
+                        dregs[lane][i] = D[r][c]
+                    else:
+                        cregs[lane][i // 2] |= C[r][c] << (16 * (i % 2))
+                        dregs[lane][i // 2] |= D[r][c] << (16 * (i % 2))
+            toks = [hx(x, 32) for lane in aregs for x in lane] + [hx(x, 32) for lane in bregs for x in lane]
+            toks += [hx(x, 32) for lane in cregs for x in lane] + [hx(x, 32) for lane in dregs for x in lane]
+            w.add("mma." + kind, *toks)
+    # ldmatrix: 512 bytes of shared memory at address 0, per-lane row addresses (16-byte aligned)
+    for num in (1, 2, 4):
+        for trans in (False, True):
+            for _ in range(10):
+                mem = [R.getrandbits(16) for _ in range(256)]
+                addrs = [16 * R.randrange(32) for _ in range(32)]
+                d = [[0] * 4 for _ in range(32)]
+                for m in range(num):
+                    M = [[mem[addrs[8 * m + r] // 2 + c] for c in range(8)] for r in range(8)]
+                    if trans:
+                        M = [list(x) for x in zip(*M)]
+                    for lane in range(32):
+                        r, c0 = lane // 4, 2 * (lane % 4)
+                        d[lane][m] = M[r][c0] | (M[r][c0 + 1] << 16)
+                op = "ldmatrix.x%d%s" % (num, ".trans" if trans else "")
+                w.add(op, *[hx(a, 32) for a in addrs], *[hx(x, 16) for x in mem], *[hx(x, 32) for lane in d for x in lane])
+    w.close()
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["int", "float", "approx", "half", "cvt"]
+    which = sys.argv[1:] or ["int", "float", "approx", "half", "cvt", "warp", "atom", "mma"]
     for k in which:
         globals()["gen_" + k]()

@@ -477,3 +477,157 @@ fn approx_functions_stay_within_the_isa_bounds() {
     assert!(n > 1000);
     eprintln!("approx.txt: {n} cases");
 }
+
+#[test]
+fn warp_helpers_match_the_isa_pseudocode() {
+    use ptx_semantics::warp::{self, ReduxOp, ShflMode};
+    let n = check_file("warp.txt", |_op, p, v| {
+        Some(match p[0] {
+            "shfl" => {
+                let mode = match p[1] {
+                    "up" => ShflMode::Up,
+                    "down" => ShflMode::Down,
+                    "bfly" => ShflMode::Bfly,
+                    "idx" => ShflMode::Idx,
+                    _ => return None,
+                };
+                let (j, pr) = warp::shfl_source(mode, v[0] as u32, v[1] as u32, v[2] as u32);
+                vec![j as u64, pr as u64]
+            }
+            "vote" => {
+                let (m, pr) = (v[0] as u32, v[1] as u32);
+                vec![match p[1] {
+                    "all" => warp::vote_all(m, pr) as u64,
+                    "any" => warp::vote_any(m, pr) as u64,
+                    "uni" => warp::vote_uni(m, pr) as u64,
+                    "ballot" => warp::vote_ballot(m, pr) as u64,
+                    _ => return None,
+                }]
+            }
+            "match" => {
+                let vals: [u64; 32] = v[..32].try_into().unwrap();
+                let member = v[32] as u32;
+                if p[1] == "any" {
+                    (0..32)
+                        .map(|l| warp::match_any(&vals, member, l) as u64)
+                        .collect()
+                } else {
+                    let (m, pr) = warp::match_all(&vals, member);
+                    vec![m as u64, pr as u64]
+                }
+            }
+            "redux" => {
+                let vals: [u32; 32] = std::array::from_fn(|i| v[i] as u32);
+                let op = match p[1] {
+                    "add" => ReduxOp::Add,
+                    "min" => ReduxOp::Min,
+                    "max" => ReduxOp::Max,
+                    "and" => ReduxOp::And,
+                    "or" => ReduxOp::Or,
+                    "xor" => ReduxOp::Xor,
+                    _ => return None,
+                };
+                let t = if p[2] == "b32" { IntTy::U32 } else { ity(p[2]) };
+                vec![warp::redux(op, t, &vals, v[32] as u32) as u64]
+            }
+            _ => return None,
+        })
+    });
+    eprintln!("warp.txt: {n} cases");
+}
+
+#[test]
+fn atom_combine_functions_match_python() {
+    use ptx_semantics::atom::{self, AtomOp};
+    let n = check_file("atom.txt", |_op, p, v| {
+        let last = *p.last().unwrap();
+        let r = match (p[1], last) {
+            ("add", "f32") => atom::atom_add_f32(v[0] as u32, v[1] as u32, v[2] != 0) as u64,
+            ("add", "f64") => atom::atom_add_f64(v[0], v[1]),
+            ("add", "f16") => atom::atom_add_f16(v[0] as u16, v[1] as u16) as u64,
+            ("add", "bf16") => atom::atom_add_bf16(v[0] as u16, v[1] as u16) as u64,
+            ("add", "f16x2") => atom::atom_add_f16x2(v[0] as u32, v[1] as u32) as u64,
+            ("add", "bf16x2") => atom::atom_add_bf16x2(v[0] as u32, v[1] as u32) as u64,
+            (op, t) => {
+                let op = match op {
+                    "and" => AtomOp::And,
+                    "or" => AtomOp::Or,
+                    "xor" => AtomOp::Xor,
+                    "exch" => AtomOp::Exch,
+                    "add" => AtomOp::Add,
+                    "inc" => AtomOp::Inc,
+                    "dec" => AtomOp::Dec,
+                    "min" => AtomOp::Min,
+                    "max" => AtomOp::Max,
+                    "cas" => AtomOp::Cas,
+                    _ => return None,
+                };
+                let t = if t.starts_with('b') {
+                    ity(&format!("u{}", &t[1..]))
+                } else {
+                    ity(t)
+                };
+                atom::atom_int(op, t, v[0], v[1], *v.get(2).unwrap_or(&0))
+            }
+        };
+        Some(vec![r])
+    });
+    eprintln!("atom.txt: {n} cases");
+}
+
+#[test]
+fn mma_and_ldmatrix_follow_the_isa_fragment_layouts() {
+    use ptx_semantics::mma::{self, MmaKind};
+    let text = golden("mma.txt");
+    let mut n = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut t = line.split_whitespace();
+        let op = t.next().unwrap();
+        let v: Vec<u64> = t.map(|x| u64::from_str_radix(x, 16).unwrap()).collect();
+        if let Some(kind) = op.strip_prefix("mma.") {
+            let kind = match kind {
+                "m16n8k16.f32.f16" => MmaKind::M16n8k16F32F16,
+                "m16n8k16.f32.bf16" => MmaKind::M16n8k16F32Bf16,
+                "m16n8k16.f16.f16" => MmaKind::M16n8k16F16F16,
+                "m16n8k8.f32.tf32" => MmaKind::M16n8k8F32Tf32,
+                "m16n8k8.f32.f16" => MmaKind::M16n8k8F32F16,
+                "m16n8k8.f32.bf16" => MmaKind::M16n8k8F32Bf16,
+                "m16n8k8.f16.f16" => MmaKind::M16n8k8F16F16,
+                _ => panic!("unknown {op}"),
+            };
+            let a: [[u32; 4]; 32] =
+                std::array::from_fn(|l| std::array::from_fn(|r| v[l * 4 + r] as u32));
+            let b: [[u32; 2]; 32] =
+                std::array::from_fn(|l| std::array::from_fn(|r| v[128 + l * 2 + r] as u32));
+            let c: [[u32; 4]; 32] =
+                std::array::from_fn(|l| std::array::from_fn(|r| v[192 + l * 4 + r] as u32));
+            let d = mma::mma_sync(kind, &a, &b, &c);
+            for l in 0..32 {
+                for r in 0..4 {
+                    assert_eq!(d[l][r] as u64, v[320 + l * 4 + r], "{op} lane {l} reg {r}");
+                }
+            }
+        } else {
+            let p: Vec<&str> = op.split('.').collect();
+            let num: u32 = p[1][1..].parse().unwrap();
+            let trans = p.get(2) == Some(&"trans");
+            let addrs: [u64; 32] = v[..32].try_into().unwrap();
+            let mem = &v[32..32 + 256];
+            let d = mma::ldmatrix(num, trans, &addrs, |a| {
+                mem.get((a / 2) as usize).map(|&x| x as u16).ok_or(a)
+            })
+            .unwrap();
+            for l in 0..32 {
+                for r in 0..4 {
+                    assert_eq!(d[l][r] as u64, v[288 + l * 4 + r], "{op} lane {l} reg {r}");
+                }
+            }
+        }
+        n += 1;
+    }
+    assert!(n >= 100, "{n}");
+    eprintln!("mma.txt: {n} cases");
+}
