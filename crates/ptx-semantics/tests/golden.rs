@@ -562,10 +562,9 @@ fn atom_combine_functions_match_python() {
                     "cas" => AtomOp::Cas,
                     _ => return None,
                 };
-                let t = if t.starts_with('b') {
-                    ity(&format!("u{}", &t[1..]))
-                } else {
-                    ity(t)
+                let t = match t.strip_prefix('b') {
+                    Some(w) => ity(&format!("u{w}")),
+                    None => ity(t),
                 };
                 atom::atom_int(op, t, v[0], v[1], *v.get(2).unwrap_or(&0))
             }
