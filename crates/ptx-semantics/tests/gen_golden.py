@@ -1421,7 +1421,143 @@ def gen_mma():
     w.close()
 
 
+
+# ----------------------------------------------------------------------------- wgmma golden
+# Layouts in CuTe notation (CUTLASS make_gmma_desc, ISA "Shared Memory Matrix Layout"), here in
+# bytes: a mode is a list of (size, stride); a coordinate is split colexicographically.
+
+
+def cute_offset(coord, modes):
+    off = 0
+    for size, stride in modes:
+        off += (coord % size) * stride
+        coord //= size
+    return off
+
+
+def wgmma_layout(mn_major, swz, e, lbo, sbo):
+    """-> (mn_modes, k_modes) in bytes; swz = pattern width in bytes (0: none)"""
+    t = 16 // e  # elements per 16 bytes
+    big = 1 << 20
+    if not mn_major:
+        if swz == 0:   # ((8,m),(T,2)) : ((1T,SBO),(1,LBO))
+            return [(8, 16), (big, sbo)], [(t, e), (big, lbo)]
+        return [(8, swz), (big, sbo)], [(t, e), (big, 16)]  # ((8,m),(T,2)) : ((W,SBO),(1,T))
+    if swz == 0:       # ((T,1,m),(8,k)) : ((1,T,SBO),(1T,LBO))
+        return [(t, e), (big, sbo)], [(8, 16), (big, lbo)]
+    return [(t, e), (swz // 16, 16), (big, lbo)], [(8, swz), (big, sbo)]  # ((T,W/16,m),(8,k)):((1,T,LBO),(W,SBO))
+
+
+def swz_addr(addr, swz):
+    if swz == 0:
+        return addr
+    b = {32: 1, 64: 2, 128: 3}[swz]
+    return addr ^ (((addr >> 7) & ((1 << b) - 1)) << 4)
+
+
+def make_desc(start, lbo, sbo, swz):
+    code = {0: 0, 128: 1, 64: 2, 32: 3}[swz]
+    return ((start >> 4) & 0x3FFF) | (((lbo >> 4) & 0x3FFF) << 16) | (((sbo >> 4) & 0x3FFF) << 32) | (code << 62)
+
+
+def gen_wgmma():
+    w = Writer("wgmma.txt")
+    w.comment("wgmma.<ab>: n scale_d neg_a neg_b trans_a trans_b a_desc b_desc nwords <smem words> <d in> <d out>")
+    # (ab type, n, A(start, lbo, sbo, swz, trans), B(...), smem bytes); the first two are the
+    # descriptors of the Triton sm_90 matmuls in the corpus (k-slices 0 and 1)
+    cfgs = []
+    for ks in (0, 1):
+        cfgs.append(("f16", 64, (0x0000 + 32 * ks, 0, 512, 64, False), (0x1000 + 2048 * ks, 0, 1024, 128, True), 0x2000))
+        cfgs.append(("tf32", 64, (0x0000 + 32 * ks, 0, 1024, 128, False), (0x2000 + 32 * ks, 0, 1024, 128, False), 0x4000))
+    for ab in ("f16", "bf16", "tf32"):
+        for swa, swb in ((0, 0), (32, 64), (128, 32), (64, 128), (0, 128), (32, 0)):
+            n = R.choice([8, 16, 24, 32, 64])
+            e = 4 if ab == "tf32" else 2
+            ta = False if ab == "tf32" else R.random() < 0.5
+            tb = False if ab == "tf32" else R.random() < 0.5
+            def pick(swz, trans, base, rows):
+                if swz == 0:
+                    # core matrices 128 bytes; LBO/SBO multiples of 128
+                    return (base, 128 * R.choice([1, 2, 8]), 128 * R.choice([2, 4, 16]), 0, trans)
+                atom = 8 * swz
+                return (base + R.choice([0, 32]) if not trans else base, swz * R.choice([8, 16]), atom * R.choice([1, 2]), swz, trans)
+            cfgs.append((ab, n, pick(swa, ta, 0x0000, 64), pick(swb, tb, 0x2000, n), 0x4000))
+    cfgs.append(("f16", 256, (0, 0, 512, 64, False), (0x1000, 0, 1024, 128, True), 0x4000))
+    for idx, (ab, n, A, B, size) in enumerate(cfgs):
+        e = 4 if ab == "tf32" else 2
+        K = 8 if ab == "tf32" else 16
+        nwords = size // 4
+        words = []
+        for _ in range(nwords):
+            if ab == "tf32":
+                v = R.choice([R.randint(-8, 8) / 4, R.uniform(-2, 2)])
+                b = f32b(float(np.float32(v))) | (R.getrandbits(13) if R.random() < 0.2 else 0)
+                words.append(b)
+            else:
+                def h():
+                    v = R.choice([R.randint(-8, 8) / 4, R.randint(-8, 8) / 4, R.uniform(-2, 2)])
+                    if ab == "f16":
+                        return int(np.float16(v).view(np.uint16))
+                    return int(np.array([v], dtype=np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0])
+                words.append(h() | (h() << 16))
+
+        def read(addr):
+            wv = words[(addr // 4) % nwords]
+            if e == 4:
+                return wv
+            return (wv >> (16 * ((addr % 4) // 2))) & 0xFFFF
+
+        def value(bits):
+            if ab == "tf32":
+                return b2f32(bits & 0xFFFFE000)
+            d = decode(bits, ab)
+            return float(d[1])
+
+        def operand(desc, rows):
+            start, lbo, sbo, swz, trans = desc
+            mn_modes, k_modes = wgmma_layout(trans, swz, e, lbo, sbo)
+            return [[value(read(swz_addr(start + cute_offset(r, mn_modes) + cute_offset(k, k_modes), swz))) for k in range(K)]
+                    for r in range(rows)]
+        Am = operand(A, 64)
+        Bm = operand(B, n)  # Bm[n][k]
+        scale_d = idx % 3 != 1
+        neg_a = idx % 4 == 3
+        neg_b = idx % 5 == 4
+        dvals = [[f32b(float(np.float32(R.uniform(-4, 4)))) for _ in range(n // 2)] for _ in range(128)]
+        dout = []
+        for tid in range(128):
+            wq, lane = tid // 32, tid % 32
+            g, q = lane // 4, lane % 4
+            row = []
+            for i in range(n // 2):
+                r = 16 * wq + g + 8 * ((i % 4) // 2)
+                c = 8 * (i // 4) + 2 * q + (i % 2)
+                acc = b2f32(dvals[tid][i]) if scale_d else 0.0
+                for k in range(K):
+                    x = -Am[r][k] if neg_a else Am[r][k]
+                    y = -Bm[c][k] if neg_b else Bm[c][k]
+                    acc += x * y
+                row.append(round_frac(Fraction(acc), "f32", "rn", zero_neg=math.copysign(1, acc) < 0))
+            dout.append(row)
+        ref = np.array(Am) * (-1 if neg_a else 1) @ (np.array(Bm) * (-1 if neg_b else 1)).T
+        chk = [[0.0] * n for _ in range(64)]
+        for tid in range(128):
+            for i in range(n // 2):
+                r = 16 * (tid // 32) + (tid % 32) // 4 + 8 * ((i % 4) // 2)
+                c = 8 * (i // 4) + 2 * ((tid % 32) % 4) + (i % 2)
+                chk[r][c] = b2f32(dout[tid][i]) - (b2f32(dvals[tid][i]) if scale_d else 0.0)
+        if not np.allclose(np.array(chk), ref, atol=1e-4, rtol=1e-5):
+            raise SystemExit("numpy disagrees with the wgmma reference, case %d" % idx)
+        ad = make_desc(A[0], A[1], A[2], A[3])
+        bd = make_desc(B[0], B[1], B[2], B[3])
+        toks = [hx(n, 16), str(int(scale_d)), str(int(neg_a)), str(int(neg_b)), str(int(A[4])), str(int(B[4])),
+                hx(ad, 64), hx(bd, 64), hx(nwords, 16)] + [hx(x, 32) for x in words]
+        toks += [hx(x, 32) for row in dvals for x in row] + [hx(x, 32) for row in dout for x in row]
+        w.add("wgmma." + ab, *toks)
+    w.close()
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["int", "float", "approx", "half", "cvt", "warp", "atom", "mma"]
+    which = sys.argv[1:] or ["int", "float", "approx", "half", "cvt", "warp", "atom", "mma", "wgmma"]
     for k in which:
         globals()["gen_" + k]()

@@ -630,3 +630,88 @@ fn mma_and_ldmatrix_follow_the_isa_fragment_layouts() {
     assert!(n >= 100, "{n}");
     eprintln!("mma.txt: {n} cases");
 }
+
+#[test]
+fn wgmma_reads_operands_through_descriptors_as_the_isa_layouts() {
+    use ptx_semantics::wgmma::{self, WgmmaOperands, WgmmaType};
+    let text = golden("wgmma.txt");
+    let mut n_cases = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut t = line.split_whitespace();
+        let op = t.next().unwrap();
+        let v: Vec<u64> = t.map(|x| u64::from_str_radix(x, 16).unwrap()).collect();
+        let ty = match op {
+            "wgmma.f16" => WgmmaType::F16,
+            "wgmma.bf16" => WgmmaType::Bf16,
+            "wgmma.tf32" => WgmmaType::Tf32,
+            _ => panic!("{op}"),
+        };
+        let ops = WgmmaOperands {
+            n: v[0] as u32,
+            scale_d: v[1] != 0,
+            negate_a: v[2] != 0,
+            negate_b: v[3] != 0,
+            trans_a: v[4] != 0,
+            trans_b: v[5] != 0,
+        };
+        let (ad, bd, nwords) = (v[6], v[7], v[8] as usize);
+        let words = &v[9..9 + nwords];
+        let half_n = (ops.n / 2) as usize;
+        let din = &v[9 + nwords..9 + nwords + 128 * half_n];
+        let dout = &v[9 + nwords + 128 * half_n..];
+        assert_eq!(dout.len(), 128 * half_n);
+        let mut d = Box::new([[0u32; 128]; 128]);
+        for tid in 0..128 {
+            for i in 0..half_n {
+                d[tid][i] = din[tid * half_n + i] as u32;
+            }
+        }
+        wgmma::mma_async(ty, ad, bd, ops, &mut d, |addr, bytes| {
+            let w = words[(addr as usize / 4) % nwords] as u32;
+            Ok::<u32, ()>(if bytes == 4 {
+                w
+            } else {
+                (w >> (16 * ((addr % 4) / 2))) & 0xffff
+            })
+        })
+        .unwrap();
+        for tid in 0..128 {
+            for i in 0..half_n {
+                assert_eq!(
+                    d[tid][i] as u64,
+                    dout[tid * half_n + i],
+                    "{op} case {n_cases} thread {tid} reg {i}"
+                );
+            }
+        }
+        n_cases += 1;
+    }
+    assert!(n_cases >= 20);
+    eprintln!("wgmma.txt: {n_cases} cases");
+}
+
+#[test]
+fn wgmma_descriptor_fields_decode_like_the_triton_corpus_constants() {
+    use ptx_semantics::wgmma::{MatrixDescriptor, Swizzle};
+    // or.b64 constants from tests/corpus/triton/matmul_fp16.sm90.ptx
+    let a = MatrixDescriptor::decode(0x8000_0020_0000_0000 | 0x10);
+    assert_eq!(
+        (a.start, a.lbo, a.sbo, a.base_offset, a.swizzle),
+        (0x100, 0, 512, 0, Swizzle::B64)
+    );
+    let b = MatrixDescriptor::decode(0x4000_0040_0000_0000);
+    assert_eq!((b.sbo, b.swizzle), (1024, Swizzle::B128));
+    assert_eq!(MatrixDescriptor::decode(3 << 62).swizzle, Swizzle::B32);
+    // 128-byte swizzle: 16-byte chunk c of row r moves to chunk c ^ (r % 8)
+    for r in 0..8u32 {
+        for c in 0..8u32 {
+            assert_eq!(
+                Swizzle::B128.apply(r * 128 + c * 16),
+                r * 128 + ((c ^ r) * 16)
+            );
+        }
+    }
+}
