@@ -228,6 +228,7 @@ PFS = {"L2::64B", "L2::128B", "L2::256B"}
 VECS = {"v2": 2, "v4": 4, "v8": 8}
 LDST_TYPES = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
               "s64", "f32", "f64"}
+ALT_TYPES = {"bf16", "bf16x2", "tf32"}
 OTHER_TYPES = {"f16", "bf16", "f16x2", "bf16x2", "pred", "tf32", "e4m3", "e5m2"}
 
 
@@ -341,6 +342,11 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             m.scan(f"Unknown modifier '.{t}'", pos)
             unknown.append(t)
     type_ok = len(types) == 1 and types[0] in LDST_TYPES
+    # §5.1: .bf16/.bf16x2/.tf32 next to exactly one ld/st type: the operands are checked
+    # against that type first; 'Unexpected instruction types' only if they fit
+    prim = [t for t in types if t not in ALT_TYPES]
+    alt_quirk = (len(prim) == 1 and prim[0] in LDST_TYPES and len(types) > 1
+                 and all(t in ALT_TYPES for t in types if t is not prim[0]))
     vec_warn_last = False
 
     if last_vec_idx is not None and vec != "v8":
@@ -350,13 +356,16 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES):
             m.scan("Vector Type not specified properly", last_vec_idx + 1.5)
     space = spaces[0] if spaces else None          # §5.11: the first written space is checked
-    var_space = spaces[-1] if spaces else None     # ... but variables are matched to the last
-    ty = types[0] if type_ok else None
+    # ... but ld matches variables against the last written space (st: the first)
+    var_space = (spaces[-1] if op.lower() == "ld" else spaces[0]) if spaces else None
+    ty = types[0] if type_ok else (prim[0] if alt_quirk else None)
 
     # ---- operands
     want_data = 0 if op == "ld" else 1
     want_addr = 1 if op == "ld" else 0
     stop = False
+    if ops and re.fullmatch(r"%\w+\s+\[.*\]", ops[0]):
+        m.add("Array indexing on non-array", "Array indexing on non-array")   # missing comma
     if len(ops) < 2 or len(ops) > 3:
         m.add("Arguments mismatch for instruction 'X'", f"Arguments mismatch for instruction '{op}'")
         return finish(m, unknown_syms, env, fatal)
@@ -372,16 +381,13 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         if rest and not re.fullmatch(r"\+\s*-?(0[xX][0-9a-fA-F]+|\d+)", rest) and not re.fullmatch(r"\+\s*-?\d+\.\d+", rest):
             tok = re.match(r"\+?\s*(%\w+|[^\w\s]|\w+)", rest)
             return finish(m, [], env, f"Parsing error near '{tok.group(1) if tok else rest}': syntax error")
-    if re.fullmatch(r"%\w+\s+\[.*\]", data):
-        m.add("Array indexing on non-array", "Array indexing on non-array")
+    if op == "st" and data == "_":
+        return [t for t in m.result()] + ["FATAL:Parsing error near '_': syntax error"]
     for o in ops:
         if o.startswith("{") or o.startswith("["):
             continue
         if o.startswith("%") and reg_type(o, env) is None:
             unknown_syms.append(o)
-    if op not in ("ld", "st"):
-        m.add("Not a name of any known instruction: 'X'", f"Not a name of any known instruction: '{op}'")
-        return finish(m, unknown_syms, env, None)
     # vector expression
     elems = None
     if data.startswith("{"):
@@ -407,6 +413,9 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             m.add("Incompatible elements of vector expression", "Incompatible elements of vector expression")
         if len(elems) not in (1, 2, 4, 8):
             m.add("Illegal vector size: N", f"Illegal vector size: {len(elems)}")
+    if op not in ("ld", "st"):
+        m.add("Not a name of any known instruction: 'X'", f"Not a name of any known instruction: '{op}'")
+        return finish(m, unknown_syms, env, None)
     # 256-bit form
     v256 = vec is not None and ty is not None and (
         (vec == "v8" and bits_of(ty) == 32) or (vec == "v4" and bits_of(ty) == 64))
@@ -428,7 +437,13 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         m.add("Illegal operand type for address/array-index", "Illegal operand type for address/array-index")
     if arr and arr.group(1).startswith("%"):
         m.add("Array indexing on non-array", "Array indexing on non-array")
-    if not type_ok:
+    if op == "st" and pf:
+        # §6: a prefetch size on st stops the instruction right after parsing
+        m.add("Illegal[PF]", f"Illegal modifier '.{pf}' for instruction 'st'")
+        if sym_early and sym_early not in env["vars"]:
+            unknown_syms.append(sym_early)
+        return finish(m, unknown_syms, env, None)
+    if not type_ok and not alt_quirk:
         m.add("Unexpected instruction types specified for 'X'", f"Unexpected instruction types specified for '{op}'")
         return finish(m, unknown_syms, env, fatal, addr_base=base,
                       tail=["Vector Type not specified properly"] if vec_warn_last else [])
@@ -442,6 +457,10 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             return True
         rt = reg_type(e, env)
         if rt is not None:
+            # §7.3: a vector element of a float type may also be an integer register of the
+            # same width
+            if ty[0] == "f" and rt != "pred" and bits_of(rt) == bits_of(ty):
+                return True
             return reg_ok_for_type(ty, rt)
         k = imm_kind(e)
         if k is None:
@@ -453,7 +472,8 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         pass
     elif elems is not None:
         if all(e == "_" or (reg_type(e, env) is None and imm_kind(e) is None) for e in elems):
-            mismatch = True
+            # §7.3: the elements are taken as .b8
+            mismatch = not reg_ok_for_type(ty, "b8")
         elif not all(elem_ok(e) for e in elems if imm_kind(e) is None or op == "st"):
             mismatch = True
         elif op == "ld" and any(imm_kind(e) for e in elems):
@@ -468,10 +488,7 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             else:
                 mismatch = True
         elif data.startswith("["):
-            if op == "ld":
-                must_be_reg = True
-            else:
-                mismatch = True
+            must_be_reg = True
         else:
             rt = reg_type(data, env)
             if rt is not None:
@@ -489,7 +506,10 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
                         else:
                             mismatch = True
                 elif re.fullmatch(r"[A-Za-z_]\w*", data):
-                    mismatch = True   # a symbol, not a register
+                    if op == "st" and data in env["vars"]:
+                        must_be_reg = True
+                    else:
+                        mismatch = True   # a symbol, not a register
                 else:
                     unknown_syms.append(data)
                     mismatch = True
@@ -505,10 +525,15 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             unknown_syms.append(sym_early)
         return finish(m, unknown_syms, env, None, addr_base=base,
                       tail=["Vector Type not specified properly"] if vec_warn_last else [])
+    if alt_quirk:
+        m.add("Unexpected instruction types specified for 'X'", f"Unexpected instruction types specified for '{op}'")
+        return finish(m, unknown_syms, env, None, addr_base=base,
+                      tail=["Vector Type not specified properly"] if vec_warn_last else [])
     if v256:
         feat(m, "256", "256 bit wide load/store", 100, "8.8", env, order="vt")
     if must_be_reg:
-        m.add("#Argument N of instruction 'X': must be register", "Argument 0 of instruction 'ld': must be register")
+        m.add("#Argument N of instruction 'X': must be register",
+              "Argument 0 of instruction 'ld': must be register" if op == "ld" else "Argument 1 of instruction 'st': must be register")
     if fatal:
         m.add("#Result discard mode is not allowed for instruction 'X'", "FATAL:" + fatal)
         fatal = None
@@ -540,12 +565,10 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
     sym = base if base and not base.startswith("%") and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", base) else None
     if arr:
         sym = arr.group(1)
-    if op == "ld" and space == "param::func" and base and base.startswith("%"):
-        m.add("Illegal state space for address operand 'X' with instruction 'X'", "Illegal state space for address operand '::func' with instruction 'ld'")
+    if space == "param::func" and base and base.startswith("%") and env["context"] != "func":
+        m.add("Illegal state space for address operand 'X' with instruction 'X'", f"Illegal state space for address operand '::func' with instruction '{op}'")
     if space == "param::entry" and sym in ("pa", "pb", "pr"):
         m.add("Illegal state space for address operand 'X' with instruction 'X'", f"Illegal state space for address operand '::entry' with instruction '{op}'")
-    if op == "st" and space == "param::entry" and not (sym in ("pa", "pb", "pr")):
-        m.add("Illegal state space for address operand 'X' with instruction 'X'", "Illegal state space for address operand '::entry' with instruction 'st'")
     if pf == "L2::256B":
         if T < 80:
             m.add("ModTgt[.L2::256B]", "Modifier '.L2::256B' requires .target sm_80 or higher")
@@ -623,7 +646,7 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
     if (sym is not None and sym in PARAM_SIZES and sym != "kp" and ty is not None
             and not (elems is not None and len(elems) != n)):
         decl, size = PARAM_SIZES[sym]
-        if n * bits_of(ty) // 8 > size:
+        if bits_of(ty) // 8 > size:
             m.add("Potential out of bound access while accessing symbol 'X' of type 'X' with instruction type 'X'.",
                   f"Potential out of bound access while accessing symbol '{sym}' of type '{decl}' with instruction type '.{ty}'.")
     if sym is not None:
@@ -666,7 +689,7 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
                     ok = ("global", "shared", "local")
                 if vs not in ok:
                     m.add("State space mismatch between instruction and address in instruction 'X'", f"State space mismatch between instruction and address in instruction '{op}'")
-    if unified:
+    if unified and not arr:   # §5.10: `var[imm].unified` is accepted, the attribute ignored
         if op != "ld" or space not in (None, "global") or sym is not None:
             m.add("Illegal use of attribute 'X' for instruction 'X'", f"Illegal use of attribute '.unified' for instruction '{op}'")
     if result_reg:
@@ -685,7 +708,8 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         if op == "ld" and vec is not None:
             m.items.append((m.rank["Result vector expected"], 1, m.seq, f"Argument vector size mismatch for instruction '{op}'"))
             m.seq += 1
-        m.items.append((m.rank["Illegal[COP]"], -1, m.seq, f"Argument vector size mismatch for instruction '{op}'"))
+        late = "Illegal[COP]" if op == "ld" else ".L2::cache_hint modifier required for instruction 'X' with N arguments"
+        m.items.append((m.rank[late], -1, m.seq, f"Argument vector size mismatch for instruction '{op}'"))
         m.seq += 1
     # memory semantics (§5.2-§5.4, §6)
     if nc and sem == "weak":
@@ -702,7 +726,7 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
     total_bits = n * bits_of(ty)
     if total_bits > 128 and not v256:
         m.add("Vector type too large, exceeds N bit limit", "Vector type too large, exceeds 128 bit limit")
-    if op == "st" and elems is not None and "_" in elems and not all(e == "_" for e in elems) and not v256:
+    if op == "st" and elems is not None and "_" in elems and not v256:
         m.add("Sink 'X' not allowed as a source operand", "Sink '_' not allowed as a source operand")
     order_sem = sem if sem in ("relaxed", "acquire", "release") else None
     if order_sem:
@@ -766,8 +790,6 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         m.add("Arguments mismatch for instruction 'X'", f"Arguments mismatch for instruction '{op}'")
     if op == "st" and nc:
         m.add("Illegal[NC]", "Illegal modifier '.nc' for instruction 'st'")
-    if op == "st" and pf:
-        m.add("Illegal[PF]", f"Illegal modifier '.{pf}' for instruction 'st'")
     if op == "ld" and cop in ("wb", "wt"):
         m.add("Illegal[COP]", f"Illegal modifier '.{cop}' for instruction 'ld'")
     if op == "st" and cop in ("ca", "lu", "cv"):
@@ -806,6 +828,8 @@ def module_errors(case: dict) -> bool:
     import gen_cases
     t, v = case["target"], case["version"]
     bad = vkey(v) < vkey(gen_cases.TARGET_MIN_VERSION[t])
+    if not case["insn"].rstrip().endswith(";"):
+        bad = True    # §4.1: the parse error is reported on the next line
     if "%rq" in case["insn"] and not gen_cases.b128_registers_allowed(t, v):
         bad = True
     return bad
