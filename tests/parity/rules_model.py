@@ -123,7 +123,7 @@ def classify(text):
 
 
 ORDERS = {'ld': ['Predicate expression expected', "Unexpected number of 'X' modifiers specified", "Illegal expression 'X'", 'Unable to infer type of vector elements (assuming .b8)', 'Incompatible elements of vector expression', 'Illegal vector size: N', "Not a name of any known instruction: 'X'", 'FeatTgt[.bf16]', 'FeatVer[.bf16]', 'FeatVer[256 bit wide load/store]', 'FeatTgt[256 bit wide load/store]', 'Illegal operand type for address/array-index', 'Array indexing on non-array', "State space incorrect for instruction 'X'", "Unexpected instruction types specified for 'X'", "global state space expected for feature 'X'", "Unexpected number of state spaces specified in instruction 'X'", 'FeatVer[::cluster]', 'FeatTgt[::cluster]', 'FeatVer[::cta]', 'FeatVer[::entry]', 'FeatVer[::func]', 'Illegal[SUBSPACE]', 'FeatTgt[cache prefetching]', 'FeatVer[cache prefetching]', "Illegal state space for address operand 'X' with instruction 'X'", 'ModTgt[.L2::256B]', 'FeatVer[256B cache prefetching]', 'Combine[PF+SEM:mmio]', "Potential out of bound access while accessing symbol 'X' of type 'X' with instruction type 'X'.", "State space incorrect for feature 'X'", "Duplicate 'X' modifier specified for instruction 'X'", 'ModOnVer[EVICT]', 'ModOnTgt[EVICT]', 'SpaceFor[EVICT]', 'Combine[EVICT+COP]', 'Combine[EVICT+SEM:mmio]', 'Combine[EVICT+SEM:volatile]', "'X' syntax expected for instruction 'X'", "Incorrect 'X' modifier specified for instruction 'X'", 'L2EvictNeedsVec', 'Illegal[L2EVICT]', "Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .f64 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .pred as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type unexpected as address operand. Use integer or bit only.", "Illegal operand type to instruction 'X'", 'Immediate addresses allowed only for .local state space', "Result discard mode is not allowed for instruction 'X'", "Illegal to write to function input parameter 'X'", "Illegal to read function return parameter 'X'", "State space mismatch between instruction and address in instruction 'X'", "Illegal use of attribute 'X' for instruction 'X'", "Result register required for instruction 'X'", 'Result vector expected', 'Combine[SEM:weak+NC]', 'Combine[SEM:volatile+COP]', 'Combine[SEM:volatile+NC]', 'FeatVer[ld/st with .local.volatile]', 'Space[SEM:volatile]', 'Vector type too large, exceeds N bit limit', "Sink 'X' not allowed as a source operand", 'Combine[ORDER+COP]', 'Combine[ORDER+NC]', 'FeatTgt[.weak]#2', 'FeatTgt[.acquire]', 'FeatTgt[.relaxed]', 'FeatTgt[.release]', 'Combine[SEM:mmio+VEC]', 'FeatVer[Instruction type .b128 for instruction ld]', 'FeatVer[Instruction type .b128 for instruction st]', 'Space[ORDER]', 'Illegal[ORDER]', 'FeatTgt[Instruction type .b128 for instruction ld]', 'FeatTgt[Instruction type .b128 for instruction st]', 'FeatVer[.b128 with .sys]', 'NeedScope[.acquire]', 'NeedScope[.relaxed]', 'NeedScope[.release]', 'Space[SEM:mmio]', 'FeatVer[.acquire]', 'FeatVer[.release]', 'FeatTgt[.cluster scope]', 'FeatVer[.cluster scope]', 'MmioNeedsOrder', 'Combine[SEM:mmio+SCOPE]', 'Combine[SEM:volatile+SCOPE]', 'Combine[SEM:weak+SCOPE]', 'NeedOrder', 'NeedScope[.mmio]', "Modifier 'X' requires .global space", "Illegal cache operation for instruction 'X'", 'ModTgt[.L2::cache_hint]', 'ModVer[.L2::cache_hint]', 'Combine[HINT+SEM:volatile]', ".L2::cache_hint modifier required for instruction 'X' with N arguments", "Arguments mismatch for instruction 'X'", 'Illegal[NC]', 'Illegal[PF]', "Illegal to predicate instruction 'X' with operand 'X'", 'Illegal[COP]', "Argument N of instruction 'X': must be register", 'Combine[HINT+SEM:mmio]', 'SpaceFor[HINT]', "Unknown symbol 'X'"],
-    'st': ['Predicate expression expected', "Unexpected number of 'X' modifiers specified", "Illegal expression 'X'", 'Unable to infer type of vector elements (assuming .b8)', 'Incompatible elements of vector expression', 'Illegal vector size: N', "Not a name of any known instruction: 'X'", 'FeatTgt[.bf16]', 'FeatVer[.bf16]', 'FeatVer[256 bit wide load/store]', 'FeatTgt[256 bit wide load/store]', 'Illegal operand type for address/array-index', 'Array indexing on non-array', "Unexpected instruction types specified for 'X'", "global state space expected for feature 'X'", "Unexpected number of state spaces specified in instruction 'X'", "State space incorrect for instruction 'X'", 'FeatVer[::cluster]', 'FeatTgt[::cluster]', 'FeatVer[::cta]', 'FeatVer[::entry]', 'FeatVer[::func]', 'Illegal[SUBSPACE]', 'FeatTgt[cache prefetching]', 'FeatVer[cache prefetching]', "Illegal state space for address operand 'X' with instruction 'X'", 'ModTgt[.L2::256B]', 'FeatVer[256B cache prefetching]', 'Combine[PF+SEM:mmio]', "State space incorrect for feature 'X'", "Duplicate 'X' modifier specified for instruction 'X'", 'ModOnVer[EVICT]', 'ModOnTgt[EVICT]', 'SpaceFor[EVICT]', 'Combine[EVICT+COP]', 'Combine[EVICT+SEM:mmio]', 'Combine[EVICT+SEM:volatile]', "Potential out of bound access while accessing symbol 'X' of type 'X' with instruction type 'X'.", "'X' syntax expected for instruction 'X'", "Incorrect 'X' modifier specified for instruction 'X'", 'L2EvictNeedsVec', 'Illegal[L2EVICT]', "Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .f64 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .pred as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type unexpected as address operand. Use integer or bit only.", "Illegal operand type to instruction 'X'", 'Immediate addresses allowed only for .local state space', "Result discard mode is not allowed for instruction 'X'", "Illegal to write to function input parameter 'X'", "Illegal to read function return parameter 'X'", "State space mismatch between instruction and address in instruction 'X'", "Illegal use of attribute 'X' for instruction 'X'", "Result register required for instruction 'X'", 'Result vector expected', "Sink 'X' not allowed as a source operand", 'Combine[SEM:weak+NC]', 'Combine[SEM:volatile+COP]', 'Combine[SEM:volatile+NC]', 'FeatVer[ld/st with .local.volatile]', 'Space[SEM:volatile]', 'Vector type too large, exceeds N bit limit', 'Combine[ORDER+COP]', 'Combine[ORDER+NC]', 'FeatTgt[.weak]#2', 'FeatTgt[.acquire]', 'FeatTgt[.relaxed]', 'FeatTgt[.release]', 'FeatVer[Instruction type .b128 for instruction ld]', 'FeatVer[Instruction type .b128 for instruction st]', 'Space[ORDER]', 'Illegal[ORDER]', 'FeatTgt[Instruction type .b128 for instruction ld]', 'FeatTgt[Instruction type .b128 for instruction st]', 'FeatVer[.b128 with .sys]', 'NeedScope[.acquire]', 'NeedScope[.relaxed]', 'NeedScope[.release]', 'Space[SEM:mmio]', 'Combine[SEM:mmio+VEC]', 'FeatVer[.acquire]', 'FeatVer[.release]', 'FeatTgt[.cluster scope]', 'FeatVer[.cluster scope]', 'MmioNeedsOrder', 'Combine[SEM:mmio+SCOPE]', 'Combine[SEM:volatile+SCOPE]', 'Combine[SEM:weak+SCOPE]', 'NeedOrder', 'NeedScope[.mmio]', "Modifier 'X' requires .global space", "Illegal cache operation for instruction 'X'", 'Illegal[NC]', ".L2::cache_hint modifier required for instruction 'X' with N arguments", "Arguments mismatch for instruction 'X'", 'Illegal[PF]', "Illegal to predicate instruction 'X' with operand 'X'", 'Illegal[COP]', "Argument N of instruction 'X': must be register", 'ModTgt[.L2::cache_hint]', 'ModVer[.L2::cache_hint]', 'Combine[HINT+SEM:volatile]', 'Combine[HINT+SEM:mmio]', 'SpaceFor[HINT]', "Unknown symbol 'X'"],
+    'st': ['Predicate expression expected', "Unexpected number of 'X' modifiers specified", "Illegal expression 'X'", 'Unable to infer type of vector elements (assuming .b8)', 'Incompatible elements of vector expression', 'Illegal vector size: N', "Not a name of any known instruction: 'X'", 'FeatTgt[.bf16]', 'FeatVer[.bf16]', 'FeatVer[256 bit wide load/store]', 'FeatTgt[256 bit wide load/store]', 'Illegal operand type for address/array-index', 'Array indexing on non-array', "Unexpected instruction types specified for 'X'", "global state space expected for feature 'X'", "Unexpected number of state spaces specified in instruction 'X'", "State space incorrect for instruction 'X'", 'FeatVer[::cluster]', 'FeatTgt[::cluster]', 'FeatVer[::cta]', 'FeatVer[::entry]', 'FeatVer[::func]', 'Illegal[SUBSPACE]', 'FeatTgt[cache prefetching]', 'FeatVer[cache prefetching]', "Illegal state space for address operand 'X' with instruction 'X'", 'ModTgt[.L2::256B]', 'FeatVer[256B cache prefetching]', 'Combine[PF+SEM:mmio]', "State space incorrect for feature 'X'", "Duplicate 'X' modifier specified for instruction 'X'", 'ModOnVer[EVICT]', 'ModOnTgt[EVICT]', 'SpaceFor[EVICT]', 'Combine[EVICT+COP]', 'Combine[EVICT+SEM:mmio]', 'Combine[EVICT+SEM:volatile]', "Potential out of bound access while accessing symbol 'X' of type 'X' with instruction type 'X'.", "'X' syntax expected for instruction 'X'", "Incorrect 'X' modifier specified for instruction 'X'", 'L2EvictNeedsVec', 'Illegal[L2EVICT]', "Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .f64 as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type .pred as address operand. Use integer or bit only.", "Illegal to use symbol 'X' of type unexpected as address operand. Use integer or bit only.", "Illegal operand type to instruction 'X'", 'Immediate addresses allowed only for .local state space', "Result discard mode is not allowed for instruction 'X'", "Illegal to write to function input parameter 'X'", "Illegal to read function return parameter 'X'", "State space mismatch between instruction and address in instruction 'X'", "Illegal use of attribute 'X' for instruction 'X'", "Result register required for instruction 'X'", 'Result vector expected', "Sink 'X' not allowed as a source operand", 'Combine[SEM:weak+NC]', 'Combine[SEM:volatile+COP]', 'Combine[SEM:volatile+NC]', 'FeatVer[ld/st with .local.volatile]', 'Space[SEM:volatile]', 'Vector type too large, exceeds N bit limit', 'Combine[ORDER+COP]', 'Combine[ORDER+NC]', 'FeatTgt[.weak]#2', 'FeatTgt[.acquire]', 'FeatTgt[.relaxed]', 'FeatTgt[.release]', 'FeatVer[Instruction type .b128 for instruction ld]', 'FeatVer[Instruction type .b128 for instruction st]', 'Space[ORDER]', 'Illegal[ORDER]', 'FeatTgt[Instruction type .b128 for instruction ld]', 'FeatTgt[Instruction type .b128 for instruction st]', 'FeatVer[.b128 with .sys]', 'NeedScope[.acquire]', 'NeedScope[.relaxed]', 'NeedScope[.release]', 'Space[SEM:mmio]', 'Combine[SEM:mmio+VEC]', 'FeatVer[.acquire]', 'FeatVer[.release]', 'FeatTgt[.cluster scope]', 'FeatVer[.cluster scope]', 'MmioNeedsOrder', 'Combine[SEM:mmio+SCOPE]', 'Combine[SEM:volatile+SCOPE]', 'Combine[SEM:weak+SCOPE]', 'NeedOrder', 'NeedScope[.mmio]', "Modifier 'X' requires .global space", "Illegal cache operation for instruction 'X'", 'Illegal[NC]', ".L2::cache_hint modifier required for instruction 'X' with N arguments", "Arguments mismatch for instruction 'X'", 'Illegal[PF]', "Illegal to predicate instruction 'X' with operand 'X'", 'Illegal[COP]', 'ModTgt[.L2::cache_hint]', 'ModVer[.L2::cache_hint]', "Argument N of instruction 'X': must be register", 'Combine[HINT+SEM:volatile]', 'Combine[HINT+SEM:mmio]', 'SpaceFor[HINT]', "Unknown symbol 'X'"],
     'cp.async': ['FeatVer[cp.async]', 'FeatTgt[cp.async]', ".L2::cache_hint modifier required for instruction 'X' with N arguments", 'ArgValue[2]', 'ArgRange[3]', "Arguments mismatch for instruction 'X'", 'FeatVer[igonre-src on cp.async]', "Illegal to use symbol 'X' of type .f64 as address operand. Use integer or bit only.", 'Illegal[MOD(level::eviction_priority)]', 'Illegal[MOD(sync)]', 'Illegal[SUBSPACE]', "Not a name of any known instruction: 'X'", "State space incorrect for instruction 'X'", "Unexpected instruction types specified for 'X'", "Unexpected number of state spaces specified in instruction 'X'", 'FeatTgt[cache prefetching]', 'FeatVer[cache prefetching]', 'ModTgt[.L2::256B]', 'FeatVer[256B cache prefetching]', 'Illegal[EVICT]', "Vector qualifier is not allowed for instruction 'X'", "Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only.", 'Immediate addresses allowed only for .local state space', "State space mismatch between instruction and address in instruction 'X'", "'X' modifier required for instruction 'X'", 'Illegal[COP]', 'ModTgt[.L2::cache_hint]', 'ModVer[.L2::cache_hint]', 'SpaceFor[HINT]'],
     'createpolicy': ['FeatTgt[createpolicy.cvt]', 'FeatTgt[createpolicy.range]', "Argument N of instruction 'X': value 'X' must be less than or equal to the value 'X' of argument N", 'FeatVer[createpolicy.cvt]', 'FeatVer[createpolicy.range]', 'Illegal[MOD(L1)]', 'Illegal[MOD(level::eviction_priority)]', 'Illegal[EVICT]', "Not a name of any known instruction: 'X'", 'Predicate expression expected', "State space incorrect for instruction 'X'", "State space mismatch between instruction and address in instruction 'X'", "Unexpected number of 'X' modifiers specified", "Arguments mismatch for instruction 'X'", 'FeatTgt[createpolicy.fractional]', 'FeatVer[createpolicy.fractional]', 'Illegal[HINT]', "Unexpected instruction types specified for 'X'", "Unexpected number of state spaces specified in instruction 'X'", "cache eviction priority modifier required for instruction 'X'", ".L2 modifier required for instruction 'X'", 'ArgRange[2]', "No state space qualifier expected for instruction 'X'", "Unsupported modifier 'X' as primary_priority for instruction 'X'", "Unsupported modifier 'X' as secondary_priority for instruction 'X'", "Modifier 'X' requires cache level L2 with 'X' instruction", 'ModOnVer[L2EVICT]', 'ModOnTgt[L2EVICT]', "'X' syntax expected for instruction 'X'", 'Immediate addresses allowed only for .local state space', "Vector qualifier is not allowed for instruction 'X'", "Result register required for instruction 'X'"],
     'prefetch': ["Arguments mismatch for instruction 'X'", "Illegal use of attribute 'X' for instruction 'X'", 'Illegal[HINT]', 'Illegal[MOD(level::eviction_priority)]', 'SpaceFor[MOD(tensormap)]', 'ModTgt[.tensormap]', 'ModVer[.tensormap]', "Unexpected instruction types specified for 'X'", "Unexpected number of 'X' modifiers specified", "Unexpected number of state spaces specified in instruction 'X'", "State space incorrect for instruction 'X'", 'Illegal[PF]', 'ModOnVer[MOD(cache eviction priority)]', 'ModOnTgt[MOD(cache eviction priority)]', 'Illegal[EVICT]', 'Illegal[MOD(L1)]', 'Illegal[MOD(L2)]', 'Illegal[MOD(tensormap)]', "Modifier 'X' requires cache level L2 with 'X' instruction", "State space incorrect for feature 'X'", "Vector qualifier is not allowed for instruction 'X'", "Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only.", 'Immediate addresses allowed only for .local state space', "State space mismatch between instruction and address in instruction 'X'", 'Illegal[COP]', 'Non-generic address is not supported as operand for prefetchu instruction', "Cache level modifier required for instruction 'X'"],
@@ -335,7 +335,9 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         elif t in VECS:
             if vec is not None:
                 m.scan("Multiple vector modifiers specified", pos)
-            vec = t; last_vec_idx = i
+            vec = t
+            if t != "v8":
+                last_vec_idx = i
         elif t in LDST_TYPES or t in OTHER_TYPES:
             types.append(t)
         else:
@@ -349,12 +351,15 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
                  and all(t in ALT_TYPES for t in types if t is not prim[0]))
     vec_warn_last = False
 
-    if last_vec_idx is not None and vec != "v8":
-        nxt = mods[last_vec_idx + 1] if last_vec_idx + 1 < len(mods) else None
-        if nxt is None:
-            vec_warn_last = True
-        elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES):
-            m.scan("Vector Type not specified properly", last_vec_idx + 1.5)
+    # §7.3: a vector modifier other than .v8 "arms" the check; the next modifier must be a type
+    # (or another non-.v8 vector modifier, which re-arms it); anything else -> warning
+    for i, t in enumerate(mods):
+        if t in VECS and t != "v8":
+            nxt = mods[i + 1] if i + 1 < len(mods) else None
+            if nxt is None:
+                vec_warn_last = True
+            elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES or (nxt in VECS and nxt != "v8")):
+                m.scan("Vector Type not specified properly", i + 1.5)
     space = spaces[0] if spaces else None          # §5.11: the first written space is checked
     # ... but ld matches variables against the last written space (st: the first)
     var_space = (spaces[-1] if op.lower() == "ld" else spaces[0]) if spaces else None
@@ -442,7 +447,8 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         m.add("Illegal[PF]", f"Illegal modifier '.{pf}' for instruction 'st'")
         if sym_early and sym_early not in env["vars"]:
             unknown_syms.append(sym_early)
-        return finish(m, unknown_syms, env, None)
+        return finish(m, unknown_syms, env, None,
+                      tail=["Vector Type not specified properly"] if vec_warn_last else [])
     if not type_ok and not alt_quirk:
         m.add("Unexpected instruction types specified for 'X'", f"Unexpected instruction types specified for '{op}'")
         return finish(m, unknown_syms, env, fatal, addr_base=base,
@@ -565,7 +571,9 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
     sym = base if base and not base.startswith("%") and not re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", base) else None
     if arr:
         sym = arr.group(1)
-    if space == "param::func" and base and base.startswith("%") and env["context"] != "func":
+    if (space == "param::func" and env["context"] != "func" and (base or arr)
+            and not (base and imm_kind(base) == "int")
+            and (sym is None or (sym in vars_ and sym not in ("pa", "pb", "pr")))):
         m.add("Illegal state space for address operand 'X' with instruction 'X'", f"Illegal state space for address operand '::func' with instruction '{op}'")
     if space == "param::entry" and sym in ("pa", "pb", "pr"):
         m.add("Illegal state space for address operand 'X' with instruction 'X'", f"Illegal state space for address operand '::entry' with instruction '{op}'")
@@ -643,7 +651,7 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             m.add("Immediate addresses allowed only for .local state space", "Immediate addresses allowed only for .local state space")
     if fatal:
         return finish(m, unknown_syms, env, fatal)
-    if (sym is not None and sym in PARAM_SIZES and sym != "kp" and ty is not None
+    if (sym is not None and sym in PARAM_SIZES and ty is not None
             and not (elems is not None and len(elems) != n)):
         decl, size = PARAM_SIZES[sym]
         if bits_of(ty) // 8 > size:
@@ -664,31 +672,24 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
             if vs.startswith("param"):
                 if not param_space:
                     m.add("State space mismatch between instruction and address in instruction 'X'", f"State space mismatch between instruction and address in instruction '{op}'")
-                else:
-                    if op == "ld":
-                        if vs == "param_ret" and guard is not None:
-                            m.add("Illegal to predicate instruction 'X' with operand 'X'", f"Illegal to predicate instruction 'ld.param' with operand '{sym}'")
-                        elif vs == "param_arg" or (vs == "param_ret" and env["context"] == "entry"):
-                            fatal = f"Function call sequence invalid: 'ld.param' of '{sym}' without corresponding call"
-                        elif vs == "param_out":
-                            m.add("Illegal to read function return parameter 'X'", f"Illegal to read function return parameter '{sym}'")
-                        elif vs == "param_ret" and guard is not None:
-                            m.add("Illegal to predicate instruction 'X' with operand 'X'", f"Illegal to predicate instruction 'ld.param' with operand '{sym}'")
-                    else:
-                        if vs in ("param_kernel", "param_in"):
-                            m.add("Illegal to write to function input parameter 'X'", f"Illegal to write to function input parameter '{sym}'")
-                            if guard is not None and vs == "param_kernel":
-                                m.add("Illegal to predicate instruction 'X' with operand 'X'", f"Illegal to predicate instruction 'st.param' with operand '{sym}'")
-                        elif vs in ("param_arg", "param_ret") and guard is not None:
-                            m.add("Illegal to predicate instruction 'X' with operand 'X'", f"Illegal to predicate instruction 'st.param' with operand '{sym}'")
+                elif op == "ld":
+                    if vs == "param_arg" or (vs == "param_ret" and env["context"] == "entry" and guard is None):
+                        fatal = f"Function call sequence invalid: 'ld.param' of '{sym}' without corresponding call"
+                    elif vs == "param_out":
+                        m.add("Illegal to read function return parameter 'X'", f"Illegal to read function return parameter '{sym}'")
+                elif vs in ("param_kernel", "param_in"):
+                    m.add("Illegal to write to function input parameter 'X'", f"Illegal to write to function input parameter '{sym}'")
             else:
                 ok = {None: ("global", "shared", "local"), "global": ("global",), "shared": ("shared",),
                       "shared::cta": ("shared",), "shared::cluster": ("shared",), "local": ("local",),
                       "const": ("const",), "tex": ()}.get(var_space, ())
-                if op == "st" and var_space is None:
-                    ok = ("global", "shared", "local")
                 if vs not in ok:
                     m.add("State space mismatch between instruction and address in instruction 'X'", f"State space mismatch between instruction and address in instruction '{op}'")
+            # §7.7: a predicated ld.param/st.param of a variable
+            if guard is not None and param_space and fatal is None:
+                exempt = ("param_kernel", "param_in") if op == "ld" else ("param_out",)
+                if vs not in exempt:
+                    m.add("Illegal to predicate instruction 'X' with operand 'X'", f"Illegal to predicate instruction '{op}.param' with operand '{sym}'")
     if unified and not arr:   # §5.10: `var[imm].unified` is accepted, the attribute ignored
         if op != "ld" or space not in (None, "global") or sym is not None:
             m.add("Illegal use of attribute 'X' for instruction 'X'", f"Illegal use of attribute '.unified' for instruction '{op}'")
@@ -708,7 +709,9 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
         if op == "ld" and vec is not None:
             m.items.append((m.rank["Result vector expected"], 1, m.seq, f"Argument vector size mismatch for instruction '{op}'"))
             m.seq += 1
-        late = "Illegal[COP]" if op == "ld" else ".L2::cache_hint modifier required for instruction 'X' with N arguments"
+        late = ("Illegal[COP]" if op == "ld" else
+                "Argument N of instruction 'X': must be register" if vec is not None else
+                ".L2::cache_hint modifier required for instruction 'X' with N arguments")
         m.items.append((m.rank[late], -1, m.seq, f"Argument vector size mismatch for instruction '{op}'"))
         m.seq += 1
     # memory semantics (§5.2-§5.4, §6)
@@ -769,9 +772,9 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
     if scope is not None:
         if mmio and scope != "sys":
             m.add("Combine[SEM:mmio+SCOPE]", f"Modifier '.mmio' cannot be combined with modifier '.{scope}'")
-        elif not mmio and sem == "volatile":
+        if sem == "volatile":
             m.add("Combine[SEM:volatile+SCOPE]", f"Modifier '.volatile' cannot be combined with modifier '.{scope}'")
-        elif not mmio and sem == "weak":
+        elif sem == "weak":
             m.add("Combine[SEM:weak+SCOPE]", f"Modifier '.weak' cannot be combined with modifier '.{scope}'")
         elif not mmio and sem is None:
             m.add("NeedOrder", f"Modifier '.{scope}' requires memory order with '{op}' instruction")
@@ -802,6 +805,218 @@ def check_ldst(op: str, guard, mods: list[str], ops: list[str], env: dict) -> li
                   tail=["Vector Type not specified properly"] if vec_warn_last else [])
 
 
+# ------------------------------------------------------------------------------------------
+# cp.async (docs/ptxas-rules.md §8)
+# ------------------------------------------------------------------------------------------
+CPA_SPACES = SPACES
+INT_LIT = re.compile(r"-?(0[xX][0-9a-fA-F]+|\d+)")
+
+
+def lit_value(x: str) -> int:
+    neg = x.startswith("-")
+    v = int(x.lstrip("-"), 0)
+    return -v if neg else v
+
+
+def addr_kind(o: str):
+    """('reg', name) | ('var', name) | ('imm', text) | None for a bracketed address."""
+    m = re.fullmatch(r"\[\s*([%\w]+)\s*(\+\s*-?\w+)?\s*\]", o)
+    if not m:
+        return None
+    b = m.group(1)
+    if b.startswith("%"):
+        return ("reg", b)
+    if INT_LIT.fullmatch(b):
+        return ("imm", b)
+    return ("var", b)
+
+
+def opnd_class(o: str, env) -> str:
+    """A address, I integer literal, P predicate (also !%p), R32/R64/R16 integer registers,
+    F other register / float literal, X anything else."""
+    if o.startswith("["):
+        return "A" if addr_kind(o) else "X"
+    if INT_LIT.fullmatch(o):
+        return "I"
+    rt = reg_type(o.lstrip("!"), env)
+    if rt == "pred":
+        return "P"
+    if o.startswith("!"):
+        return "X"
+    if rt is None:
+        return "F" if imm_kind(o) else "X"
+    if rt[0] in "bus" and bits_of(rt) in (32, 64) and rt != "b128":
+        return "R%d" % bits_of(rt)
+    return "F"
+
+
+def space_ok_for_var(space, vs):
+    if vs is None or vs == "func":
+        return False
+    if space is None:
+        return vs in ("global", "shared", "local")
+    base = space.split("::")[0]
+    if base == "param":
+        return vs.startswith("param")
+    return vs == base
+
+
+def check_cpasync(guard, opcode, mods, ops, env) -> list[str]:
+    op = "cp.async"
+    m = Msgs(ORDERS["cp.async"])
+    T, V = sm(env["target"]), vkey(env["version"])
+    unknown_syms = []
+    if guard is not None and reg_type(guard.lstrip("!"), env) != "pred":
+        m.first("Predicate expression expected")
+    is_async = bool(mods) and mods[0] == "async"
+    rest = mods[1:] if is_async else mods
+    spaces, cops, types, hint, pf, vec, evs, sync, others = [], [], [], False, None, None, [], False, []
+    last_vec_idx = None
+    for i, t in enumerate(rest):
+        if t in SPACES:
+            spaces.append(t)
+        elif t in COPS:
+            if cops:
+                m.scan("Multiple cache operation modifiers specified", i)
+            cops.append(t)
+        elif t == "L2::cache_hint":
+            if hint:
+                m.scan("Multiple .L2::cache_hint modifiers specified", i)
+            hint = True
+        elif t in PFS:
+            if pf:
+                m.scan("Multiple cache prefetching modifiers specified", i)
+            pf = t
+        elif t in VECS:
+            if vec:
+                m.scan("Multiple vector modifiers specified", i)
+            vec = t; last_vec_idx = i
+        elif t in LDST_TYPES or t in OTHER_TYPES:
+            types.append(t)
+        elif t in L1S or t in L2S or t in BARE:
+            evs.append(t)
+        elif t == "sync":
+            sync = True
+        elif t in SEMS or t in SCOPES or t in ("mmio", "nc", "noinc"):
+            others.append(t)
+        else:
+            m.scan(f"Unknown modifier '.{t}'", i)
+    vec_tail = []
+    if last_vec_idx is not None:
+        nxt = rest[last_vec_idx + 1] if last_vec_idx + 1 < len(rest) else None
+        if nxt is None:
+            vec_tail = ["Vector Type not specified properly"]
+        elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES):
+            m.scan("Vector Type not specified properly", last_vec_idx + 1.5)
+    if not is_async:
+        m.add("Not a name of any known instruction: 'X'", f"Not a name of any known instruction: '{opcode}'")
+        return finish(m, unknown_syms, env, None)
+    # stops (§8): .sync, then a type
+    if sync:
+        m.add("Illegal[MOD(sync)]", "Illegal modifier '.sync' for instruction 'cp.async'")
+        return finish(m, unknown_syms, env, None, tail=vec_tail)
+    if types:
+        m.add("Unexpected instruction types specified for 'X'", "Unexpected instruction types specified for 'cp.async'")
+        return finish(m, unknown_syms, env, None, tail=vec_tail)
+    cop = cops[-1] if cops else None
+    cacg = cop in ("ca", "cg")
+    # operand signature (§8)
+    cls = [opnd_class(o, env) for o in ops]
+    head_ok = len(cls) >= 3 and cls[0] == "A" and cls[1] == "A" and cls[2] == "I"
+    tail = cls[3:]
+    SRC = ("R32", "I")
+    POL = ("R64", "I")
+    matched = False; late_mismatch = False; need_hint5 = False
+    if head_ok:
+        if hint:
+            matched = (len(tail) == 1 and tail[0] in POL) or (
+                len(tail) == 2 and (tail[0] in SRC or tail[0] == "P") and tail[1] in POL)
+        else:
+            if len(tail) == 0 or (len(tail) == 1 and (tail[0] in SRC or tail[0] == "P")):
+                matched = True
+            elif len(tail) == 1 and tail[0] == "R64":
+                matched = True
+                late_mismatch = cacg
+            elif len(tail) == 2 and (tail[0] in SRC or tail[0] == "P") and tail[1] in POL:
+                matched = True
+                need_hint5 = True
+    if not matched:
+        m.add("Arguments mismatch for instruction 'X'", "Arguments mismatch for instruction 'cp.async'")
+        return finish(m, unknown_syms, env, None, tail=vec_tail)
+    feat(m, "cp.async", "cp.async", 80, "7.0", env, order="vt")
+    if need_hint5:
+        m.add(".L2::cache_hint modifier required for instruction 'X' with N arguments",
+              ".L2::cache_hint modifier required for instruction 'cp.async' with 5 arguments")
+        m.add("Arguments mismatch for instruction 'X'", "Arguments mismatch for instruction 'cp.async'")
+    size = lit_value(ops[2])
+    if cacg and not need_hint5:
+        allowed = (4, 8, 16) if cop == "ca" else (16,)
+        if size not in allowed:
+            m.add("ArgValue[2]", "Argument 2 of instruction 'cp.async': unexpected value '%d', expected to be %s"
+                  % (size, " or ".join(map(str, allowed))))
+        if len(tail) >= 1 and tail[0] == "I" and not (hint and len(tail) == 1):
+            sv = lit_value(ops[3])
+            if not (0 <= sv <= size):
+                m.add("ArgRange[3]", f"Argument 3 of instruction 'cp.async': value '{sv}' out of range, expected to be in range [0..{size}]")
+    if late_mismatch:
+        m.add("Arguments mismatch for instruction 'X'", "Arguments mismatch for instruction 'cp.async'")
+    if cacg and not need_hint5 and len(tail) >= 1 and tail[0] == "P":
+        feat(m, "ign", "igonre-src on cp.async", None, "7.5", env)
+    if evs:
+        m.add("Illegal[MOD(level::eviction_priority)]", "Illegal modifier '.level::eviction_priority' for instruction 'cp.async'")
+        for e in evs[:1]:
+            m.add("Illegal[EVICT]", f"Illegal modifier '.{e.split('::')[-1]}' for instruction 'cp.async'")
+    # state spaces
+    dst_space = spaces[0] if spaces else None
+    src_space = spaces[1] if len(spaces) > 1 else (spaces[0] if spaces else None)
+    if dst_space == "shared::cluster":
+        m.add("Illegal[SUBSPACE]", "Illegal modifier '::cluster' for instruction 'cp.async'")
+    if len(spaces) == 2:
+        if dst_space not in ("shared", "shared::cta", "shared::cluster"):
+            m.add("State space incorrect for instruction 'X'", "State space incorrect for instruction 'cp.async'")
+        if src_space != "global":
+            m.add("State space incorrect for instruction 'X'", "State space incorrect for instruction 'cp.async'")
+    else:
+        m.add("Unexpected number of state spaces specified in instruction 'X'",
+              "Unexpected number of state spaces specified in instruction 'cp.async'")
+    if pf:
+        feat(m, "pf", "cache prefetching", 75, "7.4", env, order="tv")
+        if pf == "L2::256B":
+            if T < 80:
+                m.add("ModTgt[.L2::256B]", "Modifier '.L2::256B' requires .target sm_80 or higher")
+            if V < (7, 4):
+                m.add("FeatVer[256B cache prefetching]", "Feature '256B cache prefetching' requires PTX ISA .version 7.4 or later")
+    if vec:
+        m.add("Vector qualifier is not allowed for instruction 'X'", "Vector qualifier is not allowed for instruction 'cp.async'")
+    # addresses, operand by operand
+    R = m.rank["Illegal to use symbol 'X' of type .f32 as address operand. Use integer or bit only."]
+    for k, (o, sp) in enumerate(((ops[0], dst_space), (ops[1], src_space))):
+        kind = addr_kind(o)
+        if kind[0] == "reg":
+            rt = reg_type(kind[1], env)
+            if rt in ("f32", "f64"):
+                m.items.append((R, k, m.seq, f"Illegal to use symbol '{kind[1]}' of type .{rt} as address operand. Use integer or bit only.")); m.seq += 1
+            elif rt is None:
+                unknown_syms.append(kind[1])
+        elif kind[0] == "imm":
+            if sp != "local":
+                m.items.append((R, k, m.seq, "Immediate addresses allowed only for .local state space")); m.seq += 1
+        else:
+            vs = env["vars"].get(kind[1])
+            if spaces and not space_ok_for_var(sp, vs):
+                m.items.append((R, k, m.seq, "State space mismatch between instruction and address in instruction 'cp.async'")); m.seq += 1
+    if not cops:
+        m.add("'X' modifier required for instruction 'X'", "'.ca or .cg' modifier required for instruction 'cp.async'")
+    elif not cacg:
+        m.add("Illegal[COP]", f"Illegal modifier '.{cop}' for instruction 'cp.async'")
+    if hint:
+        feat(m, "hint", ".L2::cache_hint", 80, "7.4", env, kind="Modifier")
+        if spaces and not (len(spaces) >= 2 and src_space == "global"
+                           and dst_space in ("shared", "shared::cta", "shared::cluster")):
+            m.add("SpaceFor[HINT]", f"Modifier '.L2::cache_hint' cannot be applied to '.{dst_space}' space for instruction 'cp.async'")
+    return finish(m, unknown_syms, env, None, tail=vec_tail)
+
+
 def finish(m: Msgs, unknown_syms, env, fatal, addr_base=None, tail=()) -> list[str]:
     out = []
     for t in m.result():
@@ -830,7 +1045,7 @@ def module_errors(case: dict) -> bool:
     bad = vkey(v) < vkey(gen_cases.TARGET_MIN_VERSION[t])
     if not case["insn"].rstrip().endswith(";"):
         bad = True    # §4.1: the parse error is reported on the next line
-    if "%rq" in case["insn"] and not gen_cases.b128_registers_allowed(t, v):
+    if "%rq" in case["insn"] and not gen_cases.b128_registers_allowed(t, v) and not case.get("pair"):
         bad = True
     return bad
 
@@ -838,11 +1053,14 @@ def module_errors(case: dict) -> bool:
 def model_case(case: dict):
     env = {"target": case["target"], "version": case["version"], "context": case["context"],
            "vars": variables(case["context"])}
-    env["b128"] = "%rq" in case["insn"] or (sm(case["target"]) >= 70 and vkey(case["version"]) >= (8, 3))
+    legal128 = sm(case["target"]) >= 70 and vkey(case["version"]) >= (8, 3)
+    env["b128"] = legal128 or ("%rq" in case["insn"] and not case.get("pair"))
     guard, opcode, mods, ops = parse_insn(case["insn"])
     fam = case["family"]
     if fam in ("ld", "ld.global.nc", "st"):
         msgs = check_ldst(opcode, guard, mods, ops, env)
+    elif fam == "cp.async":
+        msgs = check_cpasync(guard, opcode, mods, ops, env)
     else:
         return None
     fatal = any(x.startswith("FATAL:") for x in msgs)
@@ -858,6 +1076,8 @@ def main() -> int:
     ap.add_argument("--golden", default=str(HERE / "golden.jsonl"))
     ap.add_argument("--family", action="append")
     ap.add_argument("--show", type=int, default=0)
+    ap.add_argument("--pairs", action="store_true",
+                    help="also check the pairwise experiments in pairs/gp_*.json")
     args = ap.parse_args()
     verdict = Counter(); exact = Counter(); total = Counter(); shown = 0
     for line in open(args.golden):
@@ -880,6 +1100,33 @@ def main() -> int:
             print(f"{case['id']} {case['target']} {case['version']} {case['context']} {case['insn']}")
             print(f"   ptxas exit={case['exit']}: {got}")
             print(f"   model reject={reject}: {msgs}")
+    if args.pairs:
+        fams = {"gp_ld": "ld", "gp_st": "st", "gp_cpa": "cp.async", "gp_policy": "createpolicy",
+                "gp_prefetch": "prefetch"}
+        for f in sorted((HERE / "pairs").glob("gp_*.json")):
+            fam = fams[f.stem]
+            if args.family and fam not in args.family:
+                continue
+            key = "pairs:" + fam
+            for label, tgt, ver, insn, out in json.load(open(f)):
+                if not insn:
+                    continue
+                case = {"target": tgt, "version": ver, "context": "entry", "insn": insn,
+                        "family": fam if fam != "ld" or ".nc" not in insn else "ld.global.nc",
+                        "id": label, "pair": True}
+                r = model_case(case)
+                if r is None:
+                    continue
+                reject, msgs = r
+                got = [re.sub(r"^\w+\s*: ", "", x) for x in out]
+                total[key] += 1
+                verdict[key] += any(x.startswith("error") or x.startswith("fatal") for x in out) == reject
+                exact[key] += got == msgs
+                if got != msgs and shown < args.show:
+                    shown += 1
+                    print(f"{label} {tgt} {ver} {insn}")
+                    print(f"   ptxas: {got}")
+                    print(f"   model reject={reject}: {msgs}")
     for fam in total:
         print(f"{fam:18s} cases {total[fam]:5d}  verdict {verdict[fam] / total[fam]:7.2%}  "
               f"messages {exact[fam] / total[fam]:7.2%}")
