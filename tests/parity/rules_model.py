@@ -818,6 +818,29 @@ def lit_value(x: str) -> int:
     return -v if neg else v
 
 
+KNOWN_WORDS = (SPACES | COPS | L1S | L2S | BARE | PFS | set(VECS) | LDST_TYPES | OTHER_TYPES | SEMS
+               | SCOPES | {"async", "mmio", "nc", "noinc", "sync", "L2::cache_hint", "L1", "L2",
+                           "tensormap", "fractional", "range", "cvt"})
+
+
+def known_modifier(t: str) -> bool:
+    return t in KNOWN_WORDS
+
+
+def addr_syntax_error(o: str):
+    """§7.5: the token a malformed bracketed address is rejected at (a fatal parse error)."""
+    mm = re.fullmatch(r"\[(.*)\](\.unified)?", o.strip())
+    if not mm:
+        return None
+    body = mm.group(1).strip()
+    pm = re.fullmatch(r"([%\w]+)\s*(.*)", body)
+    rest = pm.group(2).strip() if pm else body
+    if rest and not re.fullmatch(r"\+\s*-?(0[xX][0-9a-fA-F]+|\d+)", rest) and not re.fullmatch(r"\+\s*-?\d+\.\d+", rest):
+        tok = re.match(r"\+?\s*(%\w+|[^\w\s]|\w+)", rest)
+        return tok.group(1) if tok else rest
+    return None
+
+
 def addr_kind(o: str):
     """('reg', name) | ('var', name) | ('imm', text) | None for a bracketed address."""
     m = re.fullmatch(r"\[\s*([%\w]+)\s*(\+\s*-?\w+)?\s*\]", o)
@@ -862,6 +885,11 @@ def space_ok_for_var(space, vs):
 
 
 def check_cpasync(guard, opcode, mods, ops, env) -> list[str]:
+    if "" in mods:   # `op.` / `a..b`: a syntax error at the empty modifier (§4.1)
+        k = mods.index("")
+        pre = [f"Unknown modifier '.{t}'" for t in mods[:k] if t and not known_modifier(t)]
+        g = ["Predicate expression expected"] if guard is not None and reg_type(guard.lstrip("!"), env) != "pred" else []
+        return g + pre + ["FATAL:Parsing error near '.': syntax error"]
     op = "cp.async"
     m = Msgs(ORDERS["cp.async"])
     T, V = sm(env["target"]), vkey(env["version"])
@@ -1017,6 +1045,449 @@ def check_cpasync(guard, opcode, mods, ops, env) -> list[str]:
     return finish(m, unknown_syms, env, None, tail=vec_tail)
 
 
+# ------------------------------------------------------------------------------------------
+# createpolicy (docs/ptxas-rules.md §10)
+# ------------------------------------------------------------------------------------------
+POLICY_KINDS = ("fractional", "range", "cvt")
+POLICY_ORDER = [
+    "FeatTgt[kind]", "FeatVer[kind]", "ArgCompare", "SpaceErr", "LevelReq", "ArgRange[2]",
+    "NoSpace", "Unsupported primary", "Unsupported secondary", "NeedL2", "ModPair", "Syntax", "CvtL1",
+    "CvtEvict", "Addr", "Vector", "ResultReg",
+]
+
+
+def f32_of_literal(x: str):
+    if re.fullmatch(r"0[fF][0-9a-fA-F]{8}", x):
+        return struct.unpack(">f", bytes.fromhex(x[2:]))[0]
+    if re.fullmatch(r"0[dD][0-9a-fA-F]{16}", x):
+        v = struct.unpack(">d", bytes.fromhex(x[2:]))[0]
+    else:
+        v = float(x)
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
+def check_createpolicy(guard, opcode, mods, ops, env) -> list[str]:
+    if "" in mods:   # `op.` / `a..b`: a syntax error at the empty modifier (§4.1)
+        k = mods.index("")
+        pre = [f"Unknown modifier '.{t}'" for t in mods[:k] if t and not known_modifier(t)]
+        g = ["Predicate expression expected"] if guard is not None and reg_type(guard.lstrip("!"), env) != "pred" else []
+        return g + pre + ["FATAL:Parsing error near '.': syntax error"]
+    m = Msgs(POLICY_ORDER)
+    T, V = sm(env["target"]), vkey(env["version"])
+    if guard is not None and reg_type(guard.lstrip("!"), env) != "pred":
+        m.first("Predicate expression expected")
+    kind = mods[0] if mods and mods[0] in POLICY_KINDS else None
+    rest = mods[1:] if kind else mods
+    op = f"createpolicy.{kind}"
+    types, spaces, levels, prios, lvl_words, hint, vec, others = [], [], [], [], [], False, None, []
+    vec_tail = []
+    n_cop = 0
+    for i, t in enumerate(rest):
+        if t in LDST_TYPES or t in OTHER_TYPES:
+            types.append(t)
+        elif t in SPACES:
+            spaces.append(t)
+        elif t in L1S or t in L2S or t in BARE:
+            lv, _, p = t.rpartition("::")
+            if lv:
+                levels.append(lv)
+                if len(levels) > 2:
+                    m.scan("Unexpected number of '.level::eviction_priority' modifiers specified", i)
+            prios.append(p)
+            if len(prios) > 2:
+                m.scan("Unexpected number of 'cache eviction priority' modifiers specified", i)
+        elif t in ("L1", "L2"):
+            if lvl_words:
+                m.scan("Multiple cache operation modifiers specified", i)
+            lvl_words.append(t)
+        elif t == "L2::cache_hint":
+            hint = True
+        elif t in VECS:
+            vec = t
+        elif t in COPS or t in PFS:
+            others.append(t)
+        else:
+            m.scan(f"Unknown modifier '.{t}'", i)
+    for i, t in enumerate(rest):
+        if t in VECS and t != "v8":
+            nxt = rest[i + 1] if i + 1 < len(rest) else None
+            if nxt is None:
+                vec_tail = ["Vector Type not specified properly"]
+            elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES or (nxt in VECS and nxt != "v8")):
+                m.scan("Vector Type not specified properly", i + 1.5)
+    if kind is None:
+        return finish(m, [], env, None) + [] if False else \
+            [t for t in m.result()] + [f"Not a name of any known instruction: '{opcode}'"]
+    # stops
+    if hint:
+        return m.result() + [f"Illegal modifier '.L2::cache_hint' for instruction '{op}'"] + vec_tail
+    if others:
+        return m.result() + [f"Illegal modifier '.{others[0]}' for instruction '{op}'"] + vec_tail
+    if types != ["b64"]:
+        return m.result() + [f"Unexpected instruction types specified for '{op}'"] + vec_tail
+    # operands
+    def r64(o):
+        rt = reg_type(o, env)
+        return rt in ("b64", "u64", "s64")
+    def r32(o):
+        rt = reg_type(o, env)
+        return rt in ("b32", "u32", "s32")
+    int_lit = lambda o: bool(INT_LIT.fullmatch(o))
+    float_lit = lambda o: imm_kind(o) in ("f32", "f64")
+    for o in ops:
+        tok = addr_syntax_error(o)
+        if tok:
+            return m.result() + [f"FATAL:Parsing error near '{tok}': syntax error"]
+    if ops and ops[0] == "_":
+        return m.result() + [f"FATAL:Result discard mode is not allowed for instruction '{op}'"]
+    d_ok = bool(ops) and (r64(ops[0]) or int_lit(ops[0]))
+    a = ops[1:]
+    if kind == "fractional":
+        sig = len(a) == 0 or (len(a) == 1 and (float_lit(a[0]) or reg_type(a[0], env) in ("f32", "b32")))
+    elif kind == "range":
+        sig = (len(a) == 3 and addr_kind(a[0]) is not None
+               and all(r32(x) or int_lit(x) for x in a[1:]))
+    else:
+        sig = len(a) == 1 and (r64(a[0]) or int_lit(a[0]))
+    if not (d_ok and sig):
+        return m.result() + [f"Arguments mismatch for instruction '{op}'"] + vec_tail
+    tgt_first = True
+    if T < 80:
+        m.add("#FeatTgt[kind]", f"Feature '{op}' requires .target sm_80 or higher")
+    if V < (7, 4):
+        m.add("#FeatVer[kind]", f"Feature '{op}' requires PTX ISA .version 7.4 or later")
+    if kind == "range" and int_lit(a[1]) and int_lit(a[2]):
+        p, t_ = lit_value(a[1]) & 0xFFFFFFFF, lit_value(a[2]) & 0xFFFFFFFF
+        if p > t_:
+            sp = p - (1 << 32) if p >= 1 << 31 else p
+            st_ = t_ - (1 << 32) if t_ >= 1 << 31 else t_
+            m.add("#ArgCompare", f"Argument 3 of instruction '{op}': value '{sp}' must be less than or equal to the value '{st_}' of argument 4")
+    if kind == "range":
+        if len(spaces) > 1:
+            m.add("#SpaceErr", f"Unexpected number of state spaces specified in instruction '{op}'")
+        elif spaces and spaces[0] != "global":
+            m.add("#SpaceErr", f"State space incorrect for instruction '{op}'")
+    elif spaces:
+        m.add("#NoSpace", f"No state space qualifier expected for instruction '{op}'")
+    if kind == "cvt":
+        if "L1" in lvl_words:
+            m.add("#CvtL1", "Illegal modifier '.L1' for instruction 'createpolicy.cvt'")
+        elif not lvl_words and not levels:
+            m.add("#LevelReq", ".L2 modifier required for instruction 'createpolicy.cvt'")
+        if prios:
+            m.add("#CvtEvict", "Illegal modifier '.level::eviction_priority' for instruction 'createpolicy.cvt'")
+            m.add("#CvtEvict", f"Illegal modifier '.{prios[0]}' for instruction 'createpolicy.cvt'")
+    else:
+        if not prios:
+            m.add("#LevelReq", f"cache eviction priority modifier required for instruction '{op}'")
+        if not levels:
+            m.add("#LevelReq", f".L2 modifier required for instruction '{op}'")
+        if kind == "fractional" and a and float_lit(a[0]):
+            v = f32_of_literal(a[0])
+            if not (0.0 < v <= 1.0):
+                m.add("#ArgRange[2]", f"Argument 2 of instruction '{op}': value '{v:f}' out of range, expected to be in range (0.000000 .. 1.000000]")
+        if prios and prios[0] == "no_allocate":
+            m.add("#Unsupported primary", f"Unsupported modifier '.no_allocate' as primary_priority for instruction '{op}'")
+        if len(prios) >= 2 and prios[1] not in ("evict_first", "evict_unchanged"):
+            m.add("#Unsupported secondary", f"Unsupported modifier '.{prios[1]}' as secondary_priority for instruction '{op}'")
+        if any(i >= len(levels) or levels[i] == "L1" for i in range(min(len(prios), 2))):
+            m.add("#NeedL2", f"Modifier 'cache eviction priority' requires cache level L2 with '{op}' instruction")
+        for p in prios[:2]:
+            if V < (7, 4):
+                m.add("#ModPair", f"Modifier '.L2::{p}' on '{op}' requires PTX ISA .version 7.4 or later")
+            if T < 80:
+                m.add("#ModPair", f"Modifier '.L2::{p}' on '{op}' requires .target sm_80 or higher")
+        if min(len(levels), 2) != min(len(prios), 2):
+            m.add("#Syntax", f"'.level::eviction_priority' syntax expected for instruction '{op}'")
+    if kind == "range":
+        k = addr_kind(a[0])
+        if k[0] == "imm":
+            m.add("#Addr", "Immediate addresses allowed only for .local state space")
+        elif k[0] == "var":
+            vs = env["vars"].get(k[1])
+            sp = spaces[0] if spaces else None
+            if not space_ok_for_var(sp, vs):
+                m.add("#Addr", f"State space mismatch between instruction and address in instruction '{op}'")
+    if vec:
+        m.add("#Vector", f"Vector qualifier is not allowed for instruction '{op}'")
+    if int_lit(ops[0]):
+        m.add("#ResultReg", f"Result register required for instruction '{op}'")
+    return finish(m, [], env, None, tail=vec_tail)
+
+
+# ------------------------------------------------------------------------------------------
+# prefetch, prefetchu (docs/ptxas-rules.md §11)
+# ------------------------------------------------------------------------------------------
+PF_ORDER = [
+    "Unified", "TmSpace", "TmTgt", "TmVer", "SpaceCount", "SSI", "IllegalLevel", "PF", "PFSpace",
+    "MultiEvict", "EvictVer", "EvictTgt", "EvictIllegal", "LevelWithEvict", "EvictL1",
+    "EvictSpace", "Vector", "Addr", "COP", "LevelReq",
+]
+
+
+def check_prefetch(guard, opcode, mods, ops, env) -> list[str]:
+    if "" in mods:   # `op.` / `a..b`: a syntax error at the empty modifier (§4.1)
+        k = mods.index("")
+        pre = [f"Unknown modifier '.{t}'" for t in mods[:k] if t and not known_modifier(t)]
+        g = ["Predicate expression expected"] if guard is not None and reg_type(guard.lstrip("!"), env) != "pred" else []
+        return g + pre + ["FATAL:Parsing error near '.': syntax error"]
+    m = Msgs(PF_ORDER)
+    op = opcode
+    T, V = sm(env["target"]), vkey(env["version"])
+    if guard is not None and reg_type(guard.lstrip("!"), env) != "pred":
+        m.first("Predicate expression expected")
+    spaces, levels, evs, types, cops, pfs, hint, vec = [], [], [], [], [], [], False, None
+    vec_tail = []
+    n_lev = 0
+    for i, t in enumerate(mods):
+        if t in SPACES:
+            spaces.append(t)
+        elif t in ("L1", "L2", "tensormap"):
+            if levels:
+                m.scan("Multiple cache operation modifiers specified", i)
+            levels.append(t)
+        elif t in L1S or t in L2S:
+            evs.append(t)
+            n_lev += 1
+            if len(evs) >= 3:
+                if n_lev > 2:
+                    m.scan("Unexpected number of '.level::eviction_priority' modifiers specified", i)
+                m.scan("Unexpected number of 'cache eviction priority' modifiers specified", i)
+        elif t in LDST_TYPES or t in OTHER_TYPES:
+            types.append(t)
+        elif t in COPS:
+            cops.append(t)
+        elif t in PFS:
+            pfs.append(t)
+        elif t == "L2::cache_hint":
+            hint = True
+        elif t in VECS:
+            vec = t
+        else:
+            m.scan(f"Unknown modifier '.{t}'", i)
+    for i, t in enumerate(mods):
+        if t in VECS and t != "v8":
+            nxt = mods[i + 1] if i + 1 < len(mods) else None
+            if nxt is None:
+                vec_tail = ["Vector Type not specified properly"]
+            elif not (nxt in LDST_TYPES or nxt in OTHER_TYPES or (nxt in VECS and nxt != "v8")):
+                m.scan("Vector Type not specified properly", i + 1.5)
+    # stops
+    if hint:
+        return m.result() + [f"Illegal modifier '.L2::cache_hint' for instruction '{op}'"] + vec_tail
+    if types:
+        return m.result() + [f"Unexpected instruction types specified for '{op}'"] + vec_tail
+    for o in ops:
+        tok = addr_syntax_error(o)
+        if tok:
+            return m.result() + [f"FATAL:Parsing error near '{tok}': syntax error"]
+    addr = ops[0] if len(ops) == 1 else None
+    unified = False
+    if addr and addr.endswith(".unified"):
+        unified = True
+        addr = addr[: -len(".unified")]
+    kind = addr_kind(addr) if addr else None
+    if kind is None:
+        return m.result() + [f"Arguments mismatch for instruction '{op}'"] + vec_tail
+    space = spaces[0] if spaces else None
+    level = levels[-1] if levels else None
+    if unified:
+        m.add("#Unified", f"Illegal use of attribute '.unified' for instruction '{op}'")
+    if op == "prefetch" and level == "tensormap":
+        if space not in (None, "const", "param"):
+            m.add("#TmSpace", f"Modifier '.tensormap' cannot be applied to '.{space}' space for instruction 'prefetch'")
+        if T < 90:
+            m.add("#TmTgt", "Modifier '.tensormap' requires .target sm_90 or higher")
+        if V < (8, 0):
+            m.add("#TmVer", "Modifier '.tensormap' requires PTX ISA .version 8.0 or later")
+    if len(spaces) > 1:
+        m.add("#SpaceCount", f"Unexpected number of state spaces specified in instruction '{op}'")
+    if spaces:
+        if op == "prefetchu":
+            m.add("#SSI", "State space incorrect for instruction 'prefetchu'")
+        elif space not in ("global", "local") and not (level == "tensormap" and space in ("const", "param")):
+            m.add("#SSI", "State space incorrect for instruction 'prefetch'")
+    if op == "prefetchu":
+        for lv in levels:
+            if lv != "L1":
+                m.add("#IllegalLevel", f"Illegal modifier '.{lv}' for instruction 'prefetchu'")
+    for p in pfs[:1]:
+        m.add("#PF", f"Illegal modifier '.{p}' for instruction '{op}'")
+        if space not in (None, "global"):
+            m.add("#PFSpace", f"State space incorrect for feature '.{p}'")
+    if len(evs) >= 2:
+        m.add("#MultiEvict", "Multiple cache eviction priority modifiers specified")
+    elif evs:
+        lv, _, p = evs[0].partition("::")
+        if op == "prefetchu":
+            m.add("#EvictIllegal", "Illegal modifier '.level::eviction_priority' for instruction 'prefetchu'")
+            m.add("#EvictIllegal", f"Illegal modifier '.{p}' for instruction 'prefetchu'")
+        else:
+            if V < (7, 4):
+                m.add("#EvictVer", "Modifier 'cache eviction priority' on 'prefetch' requires PTX ISA .version 7.4 or later")
+            if T < 80:
+                m.add("#EvictTgt", "Modifier 'cache eviction priority' on 'prefetch' requires .target sm_80 or higher")
+            if p not in ("evict_last", "evict_normal"):
+                m.add("#EvictIllegal", f"Illegal modifier '.{p}' for instruction 'prefetch'")
+            if level:
+                m.add("#LevelWithEvict", f"Illegal modifier '.{level}' for instruction 'prefetch' with '.level::eviction_priority'")
+            if lv == "L1":
+                m.add("#EvictL1", f"Modifier '.{p}' requires cache level L2 with 'prefetch' instruction")
+            if space not in (None, "global"):
+                m.add("#EvictSpace", "State space incorrect for feature 'cache eviction priority'")
+    if vec:
+        m.add("#Vector", f"Vector qualifier is not allowed for instruction '{op}'")
+    if kind[0] == "reg":
+        rt = reg_type(kind[1], env)
+        if rt in ("f32", "f64"):
+            m.add("#Addr", f"Illegal to use symbol '{kind[1]}' of type .{rt} as address operand. Use integer or bit only.")
+        elif rt and bits_of(rt) == 32 and space in (None, "global"):
+            env["driver32"] = True   # §7.6
+    elif kind[0] == "imm":
+        if space != "local":
+            m.add("#Addr", "Immediate addresses allowed only for .local state space")
+    else:
+        vs = env["vars"].get(kind[1])
+        if not space_ok_for_var(space, vs):
+            m.add("#Addr", f"State space mismatch between instruction and address in instruction '{op}'")
+        if op == "prefetchu" and vs != "global":
+            m.add("#Addr", "Non-generic address is not supported as operand for prefetchu instruction")
+    for c in cops[:1]:
+        m.add("#COP", f"Illegal modifier '.{c}' for instruction '{op}'")
+        m.add("#COP", f"Illegal modifier '.{c}' for instruction '{op}'")
+    if not levels and not evs and not pfs:
+        m.add("#LevelReq", f"Cache level modifier required for instruction '{op}'")
+    return finish(m, [], env, None, tail=vec_tail)
+
+
+# ------------------------------------------------------------------------------------------
+# cp.async.commit_group / wait_group / wait_all / bulk.*, cp.async.mbarrier.arrive (§9)
+# ------------------------------------------------------------------------------------------
+def check_group(guard, opcode, mods, ops, env) -> list[str]:
+    T, V = sm(env["target"]), vkey(env["version"])
+    out = []
+    if guard is not None and reg_type(guard.lstrip("!"), env) != "pred":
+        out.append("Predicate expression expected")
+    toks = mods[1:] if mods and mods[0] == "async" else mods
+    bulk = bool(toks) and toks[0] == "bulk"
+    if bulk:
+        toks = toks[1:]
+    word = toks[0] if toks else None
+    rest = toks[1:]
+    feats = []
+    def fv(name, tgt, ver, order):
+        t = [f"Feature '{name}' requires .target sm_{tgt} or higher"] if T < tgt else []
+        v = [f"Feature '{name}' requires PTX ISA .version {ver} or later"] if V < vkey(ver) else []
+        return (t + v) if order == "tv" else (v + t)
+    unknown = []
+    if word == "commit_groups":
+        name, want = "cp.async.commit_group", None   # the trailing 's' is read as an operand
+        unknown.append("s")
+    elif word in ("commit_group", "wait_group", "wait_all"):
+        name = ("cp.async.bulk." if bulk else "cp.async.") + word
+        want = 1 if word == "wait_group" else 0
+    elif word == "wait":
+        name, want = "cp.async", None
+        if T < 90:
+            feats.append("Modifier '.wait' requires .target sm_90 or higher")
+        if V < (7, 8):
+            feats.append("Modifier '.wait' requires PTX ISA .version 7.8 or later")
+    else:
+        out.append(f"Unknown modifier '.{word}'")
+        name, want = "cp.async", None
+    types = [t for t in rest if t in LDST_TYPES or t in OTHER_TYPES]
+    read = "read" in rest
+    if name.startswith("cp.async.bulk"):
+        if read:
+            if T < 90:
+                feats.append("Modifier '.read' requires .target sm_90 or higher")
+            if V < (8, 0):
+                feats.append("Modifier '.read' requires PTX ISA .version 8.0 or later")
+        feats += fv(name, 90, "8.0", "tv")
+    elif name != "cp.async":
+        feats += fv(name, 80, "7.0", "vt")
+    ok = want is not None and len(ops) == want and all(INT_LIT.fullmatch(o) for o in ops)
+    if types:
+        return out + [f"Unexpected instruction types specified for '{name}'"]
+    if not ok:
+        pre = feats if word == "wait" else []    # the .wait pair is a scan-stage message
+        return out + pre + [f"Arguments mismatch for instruction '{name}'"] + [f"Unknown symbol '{u}'" for u in unknown]
+    return out + feats + [f"Unknown symbol '{u}'" for u in unknown]
+
+
+def check_mbarrier(guard, opcode, mods, ops, env) -> list[str]:
+    T, V = sm(env["target"]), vkey(env["version"])
+    op = "cp.async.mbarrier.arrive"
+    m = Msgs(["Feat", "Cta", "Reduction", "IllegalSem", "SubSpace", "Cluster", "SSI", "Addr"])
+    if guard is not None and reg_type(guard.lstrip("!"), env) != "pred":
+        m.first("Predicate expression expected")
+    toks = mods[2:] if mods[:2] == ["async", "mbarrier"] else mods
+    if not toks or toks[0] != "arrive":
+        out = m.result()
+        if toks and toks[0] == "wait":
+            if T < 90:
+                out.append("Modifier '.wait' requires .target sm_90 or higher")
+            if V < (7, 8):
+                out.append("Modifier '.wait' requires PTX ISA .version 7.8 or later")
+        return out + ["Unexpected instruction types specified for 'cp.async'"]
+    rest = toks[1:]
+    spaces, types, sems, scopes, noinc, inc = [], [], [], [], 0, False
+    for i, t in enumerate(rest):
+        if t == "noinc":
+            if noinc:
+                m.scan("Multiple .noinc modifiers specified", i)
+            noinc += 1
+        elif t == "inc":
+            inc = True
+        elif t in SPACES:
+            spaces.append(t)
+        elif t in LDST_TYPES or t in OTHER_TYPES:
+            types.append(t)
+        elif t in SEMS or t == "mmio":
+            sems.append(t)
+        elif t in SCOPES:
+            scopes.append(t)
+        else:
+            m.scan(f"Unknown modifier '.{t}'", i)
+    if types != ["b64"]:
+        return m.result() + [f"Unexpected instruction types specified for '{op}'"]
+    kind = addr_kind(ops[0]) if len(ops) == 1 else None
+    if kind is None:
+        return m.result() + [f"Arguments mismatch for instruction '{op}'"]
+    if V < (7, 0):
+        m.add("#Feat", f"Feature '{op}' requires PTX ISA .version 7.0 or later")
+    if T < 80:
+        m.add("#Feat", f"Feature '{op}' requires .target sm_80 or higher")
+    space = spaces[0] if spaces else None
+    if space == "shared::cta" and V < (7, 8):
+        m.add("#Cta", "Feature '::cta' requires PTX ISA .version 7.8 or later")
+    if inc:
+        m.add("#Reduction", "Illegal reduction operation for instruction 'cp.async.mbarrier.arrive.b64'")
+    for sc in scopes:
+        m.add("#IllegalSem", f"Illegal modifier '.{sc}' for instruction '{op}'")
+    for se in sems:
+        m.add("#IllegalSem", f"Illegal modifier '.{se}' for instruction '{op}'")
+    for sc in scopes:
+        m.add("#IllegalSem", f"Illegal modifier '.{sc}' for instruction '{op}'")
+    if space == "shared::cluster":
+        m.add("#SubSpace", f"Illegal modifier '::cluster' for instruction '{op}'")
+        if V < (7, 8):
+            m.add("#Cluster", "Feature '::cluster' requires PTX ISA .version 7.8 or later")
+        if T < 90:
+            m.add("#Cluster", "Feature '::cluster' requires .target sm_90 or higher")
+    if space not in (None, "shared", "shared::cta", "shared::cluster"):
+        m.add("#SSI", f"State space incorrect for instruction '{op}'")
+    if kind[0] == "var":
+        if not space_ok_for_var(space, env["vars"].get(kind[1])):
+            m.add("#Addr", f"State space mismatch between instruction and address in instruction '{op}'")
+    elif kind[0] == "imm":
+        m.add("#Addr", "Immediate addresses allowed only for .local state space")
+    return finish(m, [], env, None)
+
+
 def finish(m: Msgs, unknown_syms, env, fatal, addr_base=None, tail=()) -> list[str]:
     out = []
     for t in m.result():
@@ -1061,6 +1532,14 @@ def model_case(case: dict):
         msgs = check_ldst(opcode, guard, mods, ops, env)
     elif fam == "cp.async":
         msgs = check_cpasync(guard, opcode, mods, ops, env)
+    elif fam == "createpolicy":
+        msgs = check_createpolicy(guard, opcode, mods, ops, env)
+    elif fam == "prefetch":
+        msgs = check_prefetch(guard, opcode, mods, ops, env)
+    elif fam == "cp.async.group":
+        msgs = check_group(guard, opcode, mods, ops, env)
+    elif fam == "cp.async.mbarrier":
+        msgs = check_mbarrier(guard, opcode, mods, ops, env)
     else:
         return None
     fatal = any(x.startswith("FATAL:") for x in msgs)
@@ -1114,6 +1593,8 @@ def main() -> int:
                 case = {"target": tgt, "version": ver, "context": "entry", "insn": insn,
                         "family": fam if fam != "ld" or ".nc" not in insn else "ld.global.nc",
                         "id": label, "pair": True}
+                if any("Internal compiler error" in x for x in out):
+                    continue   # a crash (§14), not a front-end verdict
                 r = model_case(case)
                 if r is None:
                     continue
