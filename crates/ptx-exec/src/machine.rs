@@ -1130,11 +1130,7 @@ impl<'p> Machine<'p> {
                     if let Some((op, m)) = pm {
                         t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
                     }
-                    out[l] = match (*dty, t) {
-                        (ptx_isa::ScalarType::F32, true) => 1.0f32.to_bits() as u64,
-                        (_, true) => 0xFFFF_FFFF,
-                        (_, false) => 0,
-                    };
+                    out[l] = alu::set_value(*dty, t);
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
@@ -1169,13 +1165,9 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
+                let _ = ty;
                 for l in lanes(exec) {
-                    out[l] = if alu::slct_takes_a(*cty, c[l]) {
-                        a[l]
-                    } else {
-                        b[l]
-                    };
-                    let _ = ty;
+                    out[l] = alu::slct(*cty, false, a[l], b[l], c[l]);
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
@@ -1516,15 +1508,16 @@ impl<'p> Machine<'p> {
                 b: xb,
                 c: xc,
             } => self.exec_mma(cta, wi, *shape, ds, xa, xb, xc, exec),
-            Op::Wgmma { .. } => {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Other("wgmma.mma_async is not supported yet".into()),
-                ));
-            }
+            Op::Wgmma {
+                shape,
+                ds,
+                a_desc,
+                b_desc,
+                scale_d,
+                imm,
+            } => self.exec_wgmma(
+                cta, wi, inst.id, *shape, ds, *a_desc, *b_desc, *scale_d, *imm, exec,
+            )?,
         }
         Ok(Some(pc + 1))
     }
@@ -2552,6 +2545,89 @@ impl<'p> Machine<'p> {
         for (k, &slot) in ds.iter().enumerate() {
             Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &result[k], exec);
         }
+    }
+}
+
+impl Machine<'_> {
+    /// `wgmma.mma_async`: each warp of the warpgroup (4 consecutive warps) updates its own
+    /// accumulator rows; A and B are read from shared memory through their descriptors when
+    /// the instruction issues (the kernel may not touch them before `wgmma.wait_group`).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_wgmma(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        shape: WgmmaShape,
+        ds: &[Slot],
+        a_desc: Src,
+        b_desc: Src,
+        scale_d: Option<PredSrc>,
+        imm: [i8; 4],
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        use ptx_semantics::wgmma::{mma_async, WgmmaError, WgmmaOperands, WgmmaType};
+        let first = exec.trailing_zeros() as usize;
+        let mut v = [0u64; 32];
+        self.read_src(cta, wi, a_desc, &mut v);
+        let a = v[first];
+        self.read_src(cta, wi, b_desc, &mut v);
+        let b = v[first];
+        let scale = match scale_d {
+            Some(p) => {
+                Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p) & (1 << first) != 0
+            }
+            None => true,
+        };
+        let ty = match shape.input {
+            ptx_isa::ScalarType::Bf16 => WgmmaType::Bf16,
+            ptx_isa::ScalarType::Tf32 => WgmmaType::Tf32,
+            _ => WgmmaType::F16,
+        };
+        let ops = WgmmaOperands {
+            n: shape.n,
+            scale_d: scale,
+            negate_a: imm[0] == -1,
+            negate_b: imm[1] == -1,
+            trans_a: imm[2] == 1,
+            trans_b: imm[3] == 1,
+        };
+        let rank = (cta.warps[wi].index % 4) as usize;
+        let mut d = Box::new([[0u32; 128]; 128]);
+        {
+            let frame = cta.warps[wi].frames.last().expect("frame");
+            for lane in 0..32 {
+                for (i, &slot) in ds.iter().enumerate().take(128) {
+                    d[rank * 32 + lane][i] = frame.regs[slot as usize * 32 + lane] as u32;
+                }
+            }
+        }
+        let shared = &cta.shared;
+        let read = |addr: u32, bytes: u32| -> Result<u32, u32> {
+            let at = addr as usize;
+            let slice = shared.get(at..at + bytes as usize).ok_or(addr)?;
+            let mut w = [0u8; 4];
+            w[..slice.len()].copy_from_slice(slice);
+            Ok(u32::from_le_bytes(w))
+        };
+        if let Err(e) = mma_async(ty, a, b, ops, &mut d, read) {
+            let kind = match e {
+                WgmmaError::Read(addr) => FaultKind::OutOfBounds {
+                    space: "shared",
+                    address: addr as u64,
+                    bytes: ty.elem_bytes(),
+                },
+                other => FaultKind::Other(format!("wgmma.mma_async: {other:?}")),
+            };
+            return Err(self.fault(cta, wi as u32, first as u32, id, kind));
+        }
+        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+        for lane in lanes(exec) {
+            for (i, &slot) in ds.iter().enumerate().take(128) {
+                frame.regs[slot as usize * 32 + lane] = d[rank * 32 + lane][i] as u64;
+            }
+        }
+        Ok(())
     }
 }
 
