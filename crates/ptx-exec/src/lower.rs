@@ -660,7 +660,11 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     self.block(b, infos)?;
                     self.scopes.pop();
                 }
-                Statement::Loc(l) => self.loc = Some((l.file, l.line, l.column)),
+                // Code inlined from headers (`__ldca`, pipeline helpers) is attributed to the
+                // user's call site, which `.loc … inlined_at` names.
+                Statement::Loc(l) => {
+                    self.loc = Some(l.inlined_at.unwrap_or((l.file, l.line, l.column)))
+                }
                 Statement::Instruction(i) => {
                     let id = infos.len() as u32;
                     infos.push(InstrInfo {

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod hazards;
 pub mod run;
 
 use std::io::IsTerminal;

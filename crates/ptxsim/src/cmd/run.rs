@@ -45,6 +45,16 @@ pub struct Args {
     /// Run without the cache model (global memory accessed directly; no cache statistics).
     #[arg(long)]
     no_cache_model: bool,
+    /// Report cache-semantics hazards: stale L1 reads, ld.global.nc of data written in the
+    /// launch, accesses to unfinished cp.async copies, weak spins on flags other CTAs write.
+    #[arg(long)]
+    hazards: bool,
+    /// With --hazards: exit 3 if any hazard is found.
+    #[arg(long, requires = "hazards")]
+    fail_on_hazard: bool,
+    /// With --hazards: also write the reports as JSON to this file.
+    #[arg(long, requires = "hazards")]
+    hazards_json: Option<PathBuf>,
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -146,6 +156,7 @@ pub fn run(args: Args) -> ExitCode {
         dynamic_shared: shared,
         seed,
         cache_model: !args.no_cache_model,
+        hazards: args.hazards,
         ..LaunchConfig::default()
     };
     if let Some(m) = max_steps {
@@ -156,7 +167,16 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(e),
     };
     let started = std::time::Instant::now();
-    let summary = match prepared.run() {
+    let result = prepared.run();
+    let hazards_found = if args.hazards {
+        match super::hazards::report(&prepared.session, &kernel, args.hazards_json.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return fail(e),
+        }
+    } else {
+        0
+    };
+    let summary = match result {
         Ok(s) => s,
         Err(ptx_exec::ExecError::Launch(msg)) => return fail(msg),
         Err(e) => {
@@ -229,6 +249,8 @@ pub fn run(args: Args) -> ExitCode {
     }
     if mismatched {
         ExitCode::from(1)
+    } else if args.fail_on_hazard && hazards_found > 0 {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     }
