@@ -12,6 +12,145 @@ use ptx_semantics::int::{self, IntTy};
 use ptx_semantics::round::{self as fmt, Format};
 use ptx_semantics::{atom, cmp, float, half, mma as mma_sem, warp};
 
+/// Runs `f` for every lane of `exec` (all 32 in order on the full-mask fast path).
+#[inline(always)]
+fn each(exec: u32, mut f: impl FnMut(usize)) {
+    if exec == u32::MAX {
+        for l in 0..32 {
+            f(l);
+        }
+    } else {
+        let mut bits = exec;
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            f(l);
+        }
+    }
+}
+
+/// Lane arrays of one warp-instruction.
+pub type Lanes = [u64; 32];
+
+/// [`int2`] for the lanes of `exec`, dispatching on the operation once.
+pub fn int2_lanes(op: IntOp2, ty: ScalarType, a: &Lanes, b: &Lanes, out: &mut Lanes, exec: u32) {
+    let t = int_ty(ty);
+    let m = mask(t.bits);
+    macro_rules! map {
+        ($f:expr) => {
+            each(exec, |l| out[l] = $f(a[l], b[l]))
+        };
+    }
+    match op {
+        IntOp2::Add => map!(|x, y| int::add(t, x, y)),
+        IntOp2::Sub => map!(|x, y| int::sub(t, x, y)),
+        IntOp2::MulLo => map!(|x, y| int::mul_lo(t, x, y)),
+        IntOp2::MulWide => map!(|x, y| int::mul_wide(t, x, y)),
+        IntOp2::And => map!(|x: u64, y: u64| x & y & m),
+        IntOp2::Or => map!(|x: u64, y: u64| (x | y) & m),
+        IntOp2::Xor => map!(|x: u64, y: u64| (x ^ y) & m),
+        IntOp2::Shl => map!(|x, y: u64| int::shl(t, x, y as u32)),
+        IntOp2::Shr => map!(|x, y: u64| int::shr(t, x, y as u32)),
+        _ => map!(|x, y| int2(op, ty, x, y)),
+    }
+}
+
+/// [`int3`] for the lanes of `exec`.
+pub fn int3_lanes(
+    op: IntOp3,
+    ty: ScalarType,
+    a: &Lanes,
+    b: &Lanes,
+    c: &Lanes,
+    out: &mut Lanes,
+    exec: u32,
+) {
+    let t = int_ty(ty);
+    match op {
+        IntOp3::MadLo => each(exec, |l| out[l] = int::mad_lo(t, a[l], b[l], c[l])),
+        IntOp3::MadWide => each(exec, |l| out[l] = int::mad_wide(t, a[l], b[l], c[l])),
+        _ => each(exec, |l| out[l] = int3(op, ty, a[l], b[l], c[l])),
+    }
+}
+
+/// [`float2`] for the lanes of `exec`.
+pub fn float2_lanes(
+    op: FloatOp2,
+    ty: ScalarType,
+    mode: FloatMode,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut Lanes,
+    exec: u32,
+) {
+    let (r, ftz, sat) = (mode.rounding, mode.ftz, mode.sat);
+    match (ty, op) {
+        (ScalarType::F32, FloatOp2::Add) => each(exec, |l| {
+            out[l] = float::add_f32(a[l] as u32, b[l] as u32, r, ftz, sat) as u64
+        }),
+        (ScalarType::F32, FloatOp2::Sub) => each(exec, |l| {
+            out[l] = float::sub_f32(a[l] as u32, b[l] as u32, r, ftz, sat) as u64
+        }),
+        (ScalarType::F32, FloatOp2::Mul) => each(exec, |l| {
+            out[l] = float::mul_f32(a[l] as u32, b[l] as u32, r, ftz, sat) as u64
+        }),
+        _ => each(exec, |l| out[l] = float2(op, ty, mode, a[l], b[l])),
+    }
+}
+
+/// [`fma`] for the lanes of `exec`.
+pub fn fma_lanes(
+    ty: ScalarType,
+    mode: FloatMode,
+    a: &Lanes,
+    b: &Lanes,
+    c: &Lanes,
+    out: &mut Lanes,
+    exec: u32,
+) {
+    let (r, ftz, sat) = (mode.rounding, mode.ftz, mode.sat);
+    if ty == ScalarType::F32 {
+        each(exec, |l| {
+            out[l] = float::fma_f32(a[l] as u32, b[l] as u32, c[l] as u32, r, ftz, sat) as u64
+        })
+    } else {
+        each(exec, |l| out[l] = fma(ty, mode, a[l], b[l], c[l]))
+    }
+}
+
+/// [`compare`] for the lanes of `exec`: the mask of lanes where it holds.
+pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, exec: u32) -> u32 {
+    let mut v = 0u32;
+    match ty {
+        ScalarType::F32 => each(exec, |l| {
+            v |= (cmp::cmp_f32(c, a[l] as u32, b[l] as u32, ftz) as u32) << l
+        }),
+        _ if ty.kind() != TypeKind::Float => {
+            let t = int_ty(ty);
+            each(exec, |l| v |= (cmp::cmp_int(c, t, a[l], b[l]) as u32) << l)
+        }
+        _ => each(exec, |l| v |= (compare(c, ty, ftz, a[l], b[l]) as u32) << l),
+    }
+    v
+}
+
+/// [`cvt`] for the lanes of `exec`.
+#[allow(clippy::too_many_arguments)]
+pub fn cvt_lanes(
+    dty: ScalarType,
+    aty: ScalarType,
+    mode: FloatMode,
+    int_rounding: Option<Rounding>,
+    d_bits: u32,
+    a: &Lanes,
+    out: &mut Lanes,
+    exec: u32,
+) {
+    each(exec, |l| {
+        out[l] = cvt(dty, aty, mode, int_rounding, d_bits, a[l])
+    })
+}
+
 #[inline]
 fn int_ty(ty: ScalarType) -> IntTy {
     IntTy::from_scalar(ty).unwrap_or(IntTy {

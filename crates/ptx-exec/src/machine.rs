@@ -921,9 +921,16 @@ impl<'p> Machine<'p> {
                 d_bits,
             } => {
                 self.read_src(cta, wi, *s, &mut a);
-                for l in lanes(exec) {
-                    out[l] = alu::cvt(*dty, *aty, *mode, *int_rounding, *d_bits, a[l]);
-                }
+                alu::cvt_lanes(
+                    *dty,
+                    *aty,
+                    *mode,
+                    *int_rounding,
+                    *d_bits,
+                    &a,
+                    &mut out,
+                    exec,
+                );
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::CvtPack {
@@ -989,9 +996,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                for l in lanes(exec) {
-                    out[l] = alu::int2(*op, *ty, a[l], b[l]);
-                }
+                alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Int3 {
@@ -1005,9 +1010,7 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::int3(*op, *ty, a[l], b[l], c[l]);
-                }
+                alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Int1 { op, ty, d, a: x } => {
@@ -1091,9 +1094,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                for l in lanes(exec) {
-                    out[l] = alu::float2(*op, *ty, *mode, a[l], b[l]);
-                }
+                alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Fma {
@@ -1107,9 +1108,7 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::fma(*ty, *mode, a[l], b[l], c[l]);
-                }
+                alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Float1 {
@@ -1147,12 +1146,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                let mut v = 0u32;
-                for l in lanes(exec) {
-                    if alu::compare(*cmp, *ty, *ftz, a[l], b[l]) {
-                        v |= 1 << l;
-                    }
-                }
+                let v = alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec);
                 let f = frame!();
                 let (mut t, mut nt) = (v, !v);
                 if let Some((op, p)) = combine {

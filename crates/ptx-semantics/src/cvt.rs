@@ -162,7 +162,23 @@ pub fn f2i(dst: IntTy, src: Format, a: u64, irnd: Rnd, ftz: bool) -> u64 {
 #[inline]
 pub fn i2f(dst: Format, src: IntTy, a: u64, rnd: Rnd, m: CvtMods) -> u64 {
     let v = src.value(a);
-    let r = round::round_exact(dst, v < 0, v.unsigned_abs(), 0, false, rnd, Overflow::Ieee);
+    // Fast path: the host's integer → float conversion rounds to nearest-even, as `.rn` does.
+    // (Through i64/u64, which hold every value of a PTX integer type exactly.)
+    let r = if rnd == Rnd::Rn && dst == F32 {
+        if src.signed {
+            (v as i64 as f32).to_bits() as u64
+        } else {
+            (v as u64 as f32).to_bits() as u64
+        }
+    } else if rnd == Rnd::Rn && dst == F64 {
+        if src.signed {
+            (v as i64 as f64).to_bits()
+        } else {
+            (v as u64 as f64).to_bits()
+        }
+    } else {
+        round::round_exact(dst, v < 0, v.unsigned_abs(), 0, false, rnd, Overflow::Ieee)
+    };
     to_reg(dst, finish(dst, r, m))
 }
 
