@@ -264,6 +264,8 @@ pub fn summary(
             }
         }
     }
+    // One line per item, no trailing newline (as Python's str methods return text).
+    s.truncate(s.trim_end().len());
     s
 }
 
