@@ -7,7 +7,7 @@
 //! stale-L1 observations. Switching to the report crate changes [`stats_json`],
 //! [`line_stats`], [`hazard_reports`] and [`summary`], not the Python API.
 
-use memsys::{Counters, LevelCounters, Stats};
+use memsys::{Counters, Stats};
 use ptx_exec::{Program, RunSummary, Session};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -66,19 +66,16 @@ pub fn build(launch: &Launch, session: &Session, run: &RunSummary) -> Doc {
             "thread_instructions": run.thread_instructions,
             "cp_async_bytes": run.cp_async_bytes,
         },
-        "stats": stats,
-        "lines": lines,
-        "hazards": hazards,
+        "stats": stats.clone(),
+        "lines": lines.clone(),
+        "hazards": hazards.clone(),
     });
     let json =
         serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    let Value::Object(mut doc) = doc else {
-        unreachable!("json! of an object literal is an object")
-    };
     Doc {
-        stats: doc.remove("stats").unwrap_or(Value::Null),
-        lines: doc.remove("lines").unwrap_or(Value::Null),
-        hazards: doc.remove("hazards").unwrap_or(Value::Null),
+        stats,
+        lines,
+        hazards,
         summary,
         json,
     }
@@ -101,10 +98,6 @@ pub struct LineStat {
     pub counters: Counters,
 }
 
-fn hit_rate(l: &LevelCounters) -> Option<f64> {
-    l.hit_rate()
-}
-
 impl LineStat {
     fn dram_bytes(&self) -> u64 {
         self.counters.dram.bytes_read + self.counters.dram.bytes_written
@@ -121,8 +114,8 @@ impl LineStat {
             "l2": self.counters.l2,
             "dram": self.counters.dram,
             "stale_reads": self.counters.stale_reads,
-            "l1_hit_rate": hit_rate(&self.counters.l1),
-            "l2_hit_rate": hit_rate(&self.counters.l2),
+            "l1_hit_rate": self.counters.l1.hit_rate(),
+            "l2_hit_rate": self.counters.l2.hit_rate(),
         })
     }
 }
@@ -239,8 +232,8 @@ pub fn summary(
                     .unwrap_or_default(),
                 l.counters.dram.bytes_read,
                 l.counters.dram.bytes_written,
-                percent(hit_rate(&l.counters.l1)),
-                percent(hit_rate(&l.counters.l2)),
+                percent(l.counters.l1.hit_rate()),
+                percent(l.counters.l2.hit_rate()),
                 l.text
             );
         }
