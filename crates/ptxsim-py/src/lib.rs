@@ -420,6 +420,7 @@ fn launch(
         block,
         dynamic_shared: shared,
         seed,
+        hazards,
         ..LaunchConfig::default()
     };
     if let Some(m) = max_steps {

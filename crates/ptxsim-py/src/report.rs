@@ -45,7 +45,7 @@ pub fn build(launch: &Launch, session: &Session, run: &RunSummary) -> Doc {
     let stats = session.mem.stats();
     let lines = line_stats(&session.program, run, &stats);
     let hazards = if launch.hazards {
-        hazard_reports(launch.kernel, &session.program, run)
+        hazard_reports(launch.kernel, &session.program, &session.last_hazards)
     } else {
         Vec::new()
     };
@@ -160,28 +160,38 @@ fn source_of(program: &Program, loc: Option<(u32, u32, u32)>) -> Option<String> 
     Some(format!("{name}:{line}"))
 }
 
-/// Hazard reports, deduplicated per PTX line with a count. Until the hazard detector lands
-/// this is the one class the interpreter observes itself: `stale-l1`, a load served from an
-/// SM's L1 with bytes that differ from the coherent value.
-pub fn hazard_reports(kernel: &str, program: &Program, run: &RunSummary) -> Vec<Value> {
-    let mut by_instr: BTreeMap<u32, (usize, &ptx_exec::StaleRead)> = BTreeMap::new();
-    for s in &run.stale_reads {
-        by_instr.entry(s.instr).or_insert((0, s)).0 += 1;
-    }
-    by_instr
-        .values()
-        .map(|(count, s)| {
-            let info = program.instrs.get(s.instr as usize);
+/// The hazards of the last launch (`hazards=True`), deduplicated per pair of lines with a
+/// count: class, the access (PTX line, source line, instruction, CTA, thread) and the
+/// conflicting earlier access.
+pub fn hazard_reports(kernel: &str, program: &Program, hazards: &[ptx_exec::Hazard]) -> Vec<Value> {
+    let access = |a: &ptx_exec::hazards::Access| {
+        let info = program.instrs.get(a.instr as usize);
+        json!({
+            "line": info.map(|i| i.ptx_line),
+            "source": info.and_then(|i| source_of(program, i.loc)),
+            "instruction": info.map(|i| i.text.trim().to_string()),
+            "cta": a.cta,
+            "thread": a.thread,
+        })
+    };
+    hazards
+        .iter()
+        .map(|h| {
+            let info = program.instrs.get(h.access.instr as usize);
             json!({
-                "class": "stale-l1",
+                "class": h.class.name(),
                 "kernel": kernel,
                 "line": info.map(|i| i.ptx_line),
                 "source": info.and_then(|i| source_of(program, i.loc)),
                 "instruction": info.map(|i| i.text.trim().to_string()),
-                "cta": s.cta,
-                "thread": s.thread,
-                "address": s.address,
-                "count": count,
+                "cta": h.access.cta,
+                "thread": h.access.thread,
+                "space": h.space,
+                "address": h.address,
+                "bytes": h.bytes,
+                "count": h.count,
+                "conflict": h.conflict.as_ref().map(access),
+                "explanation": h.class.explanation(),
             })
         })
         .collect()
@@ -240,13 +250,13 @@ pub fn summary(
     }
     if launch.hazards {
         if hazards.is_empty() {
-            let _ = writeln!(s, "hazards (stale-l1 checked): none");
+            let _ = writeln!(s, "hazards: none");
         } else {
-            let _ = writeln!(s, "hazards (stale-l1 checked): {}", hazards.len());
+            let _ = writeln!(s, "hazards: {}", hazards.len());
             for h in hazards {
                 let _ = writeln!(
                     s,
-                    "  {} at PTX line {}: {} lane accesses; first by CTA {} thread {} at address 0x{:x}",
+                    "  {} at PTX line {}: {} occurrences; first by CTA {} thread {} at address 0x{:x}",
                     h["class"].as_str().unwrap_or("?"),
                     h["line"],
                     h["count"],

@@ -324,7 +324,8 @@ def test_hazards_report_stale_l1_reads_when_asked():
     assert out.tolist() == [0, 0] and data.tolist() == [42]  # the stale value was read
     (h,) = r.hazards
     assert (h["class"], h["line"], h["cta"], h["thread"], h["count"]) == ("stale-l1", second_load, [0, 0, 0], [0, 0, 0], 1)
-    assert "hazards (stale-l1 checked): 1" in r.summary()
+    assert "hazards: 1" in r.summary()
+    assert h["conflict"]["cta"] == [1, 0, 0] and h["conflict"]["instruction"].startswith("st.global")
     # Without hazards=True the list stays empty.
     assert ptxsim.launch(STALE_PTX, "stale", 2, 1, [np.zeros(1, np.uint32), out]).hazards == []
     # The fix: the second read bypasses L1 (.cg) and sees the write.
@@ -332,7 +333,7 @@ def test_hazards_report_stale_l1_reads_when_asked():
     data, out = np.zeros(1, np.uint32), np.zeros(2, np.uint32)
     r = ptxsim.launch(fixed, "stale", 2, 1, [data, out], hazards=True)
     assert out.tolist() == [0, 42] and r.hazards == []
-    assert "hazards (stale-l1 checked): none" in r.summary()
+    assert "hazards: none" in r.summary()
 
 
 def test_max_steps_fault():
@@ -343,3 +344,29 @@ def test_max_steps_fault():
 def test_missing_file():
     with pytest.raises(ptxsim.PtxsimError, match="cannot read /nonexistent/k.ptx: No such file"):
         ptxsim.launch("/nonexistent/k.ptx", "k", 1, 1, [])
+
+
+HAZARD_PTX = CORPUS.parent / "hazards" / "hazard_kernels.sm80.ptx"
+
+
+@pytest.mark.parametrize(
+    "kernel,cls",
+    [("nc_after_write_bug", "nc-after-write"), ("nc_after_write_fixed", None)],
+)
+def test_hazards_every_class_reaches_python(kernel: str, cls: str | None):
+    buf, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    r = ptxsim.launch(HAZARD_PTX, kernel, 1, 64, [buf, out, 64], hazards=True)
+    if cls is None:
+        assert r.hazards == []
+        return
+    (h,) = r.hazards
+    assert h["class"] == cls and h["instruction"].startswith("ld.global.nc")
+    assert h["source"].startswith("tests/hazards/hazard_kernels.cu:")
+    assert h["conflict"]["instruction"].startswith("st.global") and h["count"] > 1
+
+
+def test_cp_async_hazard_reaches_python():
+    inp, out = np.arange(100, 228, dtype=np.int32), np.zeros(128, np.int32)
+    r = ptxsim.launch(HAZARD_PTX, "cp_async_no_wait_bug", 1, 128, [inp, out], hazards=True)
+    assert [h["class"] for h in r.hazards] == ["cp-async-incomplete"]
+    assert r.hazards[0]["conflict"]["instruction"].startswith("cp.async")
