@@ -6,11 +6,13 @@
 //! our own wording with a help line, and ptxas's exact wording so [`render::ptxas`] can print
 //! the same lines ptxas would.
 
+pub mod codes;
 pub mod diagnostic;
+pub mod docs;
 pub mod render;
 pub mod rules;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Diagnostic, PtxasLine, Severity};
 
 use ptx_isa::{PtxVersion, SmTarget};
 use ptx_syntax::{LineIndex, Module};
@@ -59,7 +61,8 @@ impl CheckReport {
     }
 }
 
-/// Decodes, parses and validates one file's contents.
+/// Decodes, parses and validates one file's contents. The diagnostics come in ptxas's order
+/// (the order `--format ptxas` prints them in).
 pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckReport {
     let text = match ptx_syntax::decode_source(bytes) {
         Ok(t) => t,
@@ -74,13 +77,14 @@ pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckRe
     };
     let (module, parse_errors) = ptx_syntax::parse_recovering(text);
     let file = SourceFile::new(name, text);
-    let mut diagnostics: Vec<Diagnostic> = parse_errors
-        .iter()
-        .map(|e| Diagnostic::from_parse_error(e, Some(&file)))
-        .collect();
-    if diagnostics.is_empty() {
-        diagnostics.extend(rules::check_module(&module, options));
-    }
+    // Like ptxas, stop at the first syntax error: the statements before it are checked.
+    let diagnostics = match parse_errors.first() {
+        Some(e) => {
+            let error = Diagnostic::from_parse_error(e, Some(&file));
+            rules::check_module_until(&module, text, options, error)
+        }
+        None => rules::check_module(&module, text, options),
+    };
     CheckReport {
         file,
         module: Some(module),
