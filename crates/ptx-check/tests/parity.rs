@@ -326,6 +326,65 @@ fn check_set(name: &str, cases: &[Case]) {
     );
 }
 
+/// The pairwise experiments (tests/parity/pairs/gp_*.json): two error-provoking variations of
+/// an instruction combined, at sm_50/PTX 6.0 and sm_100a/PTX 9.5; ptxas's messages of the
+/// instruction line. Here every message of the line must agree, in order.
+#[test]
+fn pairs_parity() {
+    let mut total = 0;
+    let mut exact = 0;
+    let mut misses = Vec::new();
+    for fam in ["ld", "st", "cpa", "policy", "prefetch"] {
+        let path = parity_dir().join(format!("pairs/gp_{fam}.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let entries: Vec<(String, String, String, String, Vec<String>)> =
+            serde_json::from_str(&text).unwrap();
+        for (label, target, version, insn, out) in entries {
+            if insn.is_empty() || out.iter().any(|m| m.contains("Internal compiler error")) {
+                continue;
+            }
+            let b128_ok = sm(&target) >= 70 && version_key(&version) >= (8, 3);
+            let b128 = if b128_ok {
+                ".reg .b128 %rq<4>;"
+            } else {
+                "// no .b128 registers: ptxas needs sm_70 and PTX ISA 8.3 for them"
+            };
+            let ptx = ENTRY
+                .replace("{version}", &version)
+                .replace("{target}", &target)
+                .replace("{id}", &label)
+                .replace("{family}", fam)
+                .replace("{context}", "entry")
+                .replace("{b128}", b128)
+                .replace("{insn}", &insn);
+            let report = check_source("case.ptx", ptx.as_bytes(), &CheckOptions::default());
+            let ours: Vec<String> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.ptxas_offset().map(|o| report.file.lines.line(o)) == Some(39))
+                .map(|d| format!("{} : {}", d.severity.ptxas_word(), d.ptxas))
+                .collect();
+            total += 1;
+            if ours == out {
+                exact += 1;
+            } else {
+                misses.push(format!("{label} {target} {version} `{insn}`\n  ptxas: {out:?}\n  ours:  {ours:?}"));
+            }
+        }
+    }
+    println!(
+        "pairs: {total} instructions: exact messages of the instruction line {exact}/{total} = {:.2}%",
+        100.0 * exact as f64 / total as f64
+    );
+    assert!(total > 6000);
+    assert!(
+        misses.is_empty(),
+        "{} pairwise cases differ:\n{}",
+        misses.len(),
+        misses.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
 #[test]
 fn template_reproduces_every_golden_module() {
     let cases = load("golden.jsonl");

@@ -388,7 +388,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     m.add_sub(
                         Key::AddrF32,
                         k as i32,
-                        space_mismatch(insn, nspan, name, sp.map(|x| x.0)),
+                        space_mismatch(insn, OP, nspan, name, sp.map(|x| x.0)),
                     );
                 }
             }

@@ -290,7 +290,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 _ => None,
             };
             if !space_ok_for_var(space_v, kind) {
-                m.add(Key::MbAddr, space_mismatch(insn, nspan, name, space_v));
+                m.add(Key::MbAddr, space_mismatch(insn, OP, nspan, name, space_v));
             }
         }
         Base::Imm => m.add(Key::MbAddr, immediate_address(insn, addr.span)),

@@ -1145,7 +1145,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 let param_space = var_space.is_some_and(|s| s.is_param());
                 if v.kind.is_param() {
                     if !param_space {
-                        m.add(Key::SpaceMismatch, space_mismatch(insn, nspan, name, var_space));
+                        m.add(Key::SpaceMismatch, space_mismatch(insn, op, nspan, name, var_space));
                     } else if ld {
                         let unreturned = match v.kind {
                             VarKind::LocalParam(id) => !cx.returned.get(id as usize).copied().unwrap_or(false),
@@ -1197,7 +1197,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         _ => false,
                     };
                     if !ok {
-                        m.add(Key::SpaceMismatch, space_mismatch(insn, nspan, name, var_space));
+                        m.add(Key::SpaceMismatch, space_mismatch(insn, op, nspan, name, var_space));
                     }
                 }
                 if insn.guard.is_some() && param_space && call_sequence.is_none() {
@@ -1727,14 +1727,17 @@ pub(crate) fn immediate_address(insn: &Insn, span: Span) -> Diagnostic {
     .with_help("address a variable or a register instead")
 }
 
-pub(crate) fn space_mismatch(insn: &Insn, span: Span, name: &str, space: Option<StateSpace>) -> Diagnostic {
+pub(crate) fn space_mismatch(
+    insn: &Insn,
+    op: &str,
+    span: Span,
+    name: &str,
+    space: Option<StateSpace>,
+) -> Diagnostic {
     insn.err(
         codes::SPACE_MISMATCH,
         span,
-        format!(
-            "State space mismatch between instruction and address in instruction '{}'",
-            insn.opcode
-        ),
+        format!("State space mismatch between instruction and address in instruction '{op}'"),
         format!(
             "`{name}` is not in the instruction's state space ({})",
             space.map_or("generic".to_string(), |s| s.token().to_string())

@@ -794,19 +794,18 @@ impl<'a> Checker<'a> {
         }
         let region = &self.text[start..end];
         let tokens = ptx_syntax::lexer::lex(region);
-        // The statement begins after the last `;`, `{` or `}` before the error.
-        let begin = tokens
-            .iter()
-            .rposition(|t| {
-                matches!(
-                    t.kind,
-                    ptx_syntax::lexer::Tok::Semi
-                        | ptx_syntax::lexer::Tok::Colon
-                        | ptx_syntax::lexer::Tok::LBrace
-                        | ptx_syntax::lexer::Tok::RBrace
-                )
-            })
-            .map_or(0, |p| p + 1);
+        // The statement begins after the last `;` (or block brace, or label) before the error;
+        // braces inside the statement are vector operands.
+        use ptx_syntax::lexer::Tok as T;
+        let mut begin = 0;
+        for (i, t) in tokens.iter().enumerate() {
+            match t.kind {
+                T::Semi => begin = i + 1,
+                T::LBrace | T::RBrace if i == begin => begin = i + 1,
+                T::Colon if i == begin + 1 && tokens[begin].kind == T::Ident => begin = i + 1,
+                _ => {}
+            }
+        }
         let toks = &tokens[begin..];
         let at = |k: usize| toks.get(k);
         use ptx_syntax::lexer::Tok;

@@ -484,7 +484,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     };
                     let sp = s.spaces.first().map(|x| x.0);
                     if !space_ok_for_var(sp, vk) {
-                        m.add(Key::PolAddr, super::ldst::space_mismatch(insn, nspan, name, sp));
+                        m.add(Key::PolAddr, super::ldst::space_mismatch(insn, &op, nspan, name, sp));
                     }
                 }
                 Base::Reg(..) => {}

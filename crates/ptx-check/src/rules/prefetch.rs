@@ -370,7 +370,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 _ => None,
             };
             if !space_ok_for_var(space_v, kind) {
-                m.add(Key::PfAddr, space_mismatch(insn, nspan, name, space_v));
+                m.add(Key::PfAddr, space_mismatch(insn, op, nspan, name, space_v));
             }
             if uniform && kind != Some(VarKind::Global) {
                 m.add(
