@@ -59,7 +59,11 @@ fn rejected_corpus_files_get_ptxas_messages() {
             .iter()
             .map(|m| format!("{}\n", m.as_str().unwrap()))
             .collect();
-        assert_eq!(render::ptxas(&report.file, &report.diagnostics), expected, "{file}");
+        assert_eq!(
+            render::ptxas(&report.file, &report.diagnostics),
+            expected,
+            "{file}"
+        );
         checked += 1;
     }
     assert_eq!(checked, 2);

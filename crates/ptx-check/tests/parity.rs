@@ -302,7 +302,10 @@ fn report(name: &str, s: &Stats) {
             100.0 * *e as f64 / *n as f64
         );
     }
-    let show: usize = std::env::var("PARITY_SHOW").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let show: usize = std::env::var("PARITY_SHOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for m in s.message_misses.iter().take(show) {
         println!("{m}");
     }
@@ -315,14 +318,24 @@ fn check_set(name: &str, cases: &[Case]) {
         s.verdict_misses.is_empty(),
         "{name}: {} verdict disagreements:\n{}",
         s.verdict_misses.len(),
-        s.verdict_misses.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        s.verdict_misses
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let rate = s.exact as f64 / s.cases as f64;
     assert!(
         rate >= 0.95,
         "{name}: exact ptxas lines on {:.2}% of the cases (target 95%); first misses:\n{}",
         100.0 * rate,
-        s.message_misses.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        s.message_misses
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -368,7 +381,9 @@ fn pairs_parity() {
             if ours == out {
                 exact += 1;
             } else {
-                misses.push(format!("{label} {target} {version} `{insn}`\n  ptxas: {out:?}\n  ours:  {ours:?}"));
+                misses.push(format!(
+                    "{label} {target} {version} `{insn}`\n  ptxas: {out:?}\n  ours:  {ours:?}"
+                ));
             }
         }
     }
@@ -381,7 +396,12 @@ fn pairs_parity() {
         misses.is_empty(),
         "{} pairwise cases differ:\n{}",
         misses.len(),
-        misses.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        misses
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 

@@ -484,7 +484,10 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             if next.kind == Tok::Dot && next.text == ".unified" {
                 return fail_help(
                     next.span(),
-                    format!("`.unified` after `{}`, which is not a bracketed address", t.text),
+                    format!(
+                        "`.unified` after `{}`, which is not a bracketed address",
+                        t.text
+                    ),
                     format!("write `[{}].unified`", t.text),
                 );
             }

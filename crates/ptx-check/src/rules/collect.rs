@@ -175,6 +175,7 @@ pub(crate) enum Key {
 use Key::*;
 
 /// `ld` and `ld.global.nc` (docs/ptxas-rules.md §12.1).
+#[rustfmt::skip]
 pub(crate) const LD_ORDER: &[Key] = &[
     IllegalExpression, UnableToInfer, IncompatibleElements, IllegalVectorSize, NotAName,
     AddrB128, ArrayIndexing, Wide256Ver, Wide256Tgt, GlobalExpected256, SsiInstruction,
@@ -197,6 +198,7 @@ pub(crate) const LD_ORDER: &[Key] = &[
 ];
 
 /// `st` (§12.2).
+#[rustfmt::skip]
 pub(crate) const ST_ORDER: &[Key] = &[
     AddrB128, ArrayIndexing, IllegalExpression, UnableToInfer, IncompatibleElements,
     IllegalVectorSize, NotAName, Wide256Ver, Wide256Tgt, UnexpectedTypes, GlobalExpected256,
@@ -218,6 +220,7 @@ pub(crate) const ST_ORDER: &[Key] = &[
 ];
 
 /// `cp.async` (§12.3).
+#[rustfmt::skip]
 pub(crate) const CPA_ORDER: &[Key] = &[
     CpaVer, CpaTgt, HintRequired, ArgValue, ArgRange, ArgsMismatch, IgnoreSrcVer, AddrF64,
     IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer, Pf256Tgt,
@@ -226,6 +229,7 @@ pub(crate) const CPA_ORDER: &[Key] = &[
 ];
 
 /// `createpolicy` (§12.4).
+#[rustfmt::skip]
 pub(crate) const POLICY_ORDER: &[Key] = &[
     PolKindTgt, PolKindVer, PolArgCompare, PolSpace, PolLevelRequired, PolArgRange, PolNoSpace,
     PolPrimary, PolSecondary, PolNeedL2, PolPriorityGate, PolSyntax, PolCvtL1, PolCvtEvict,
@@ -233,6 +237,7 @@ pub(crate) const POLICY_ORDER: &[Key] = &[
 ];
 
 /// `prefetch`, `prefetchu` (§12.5).
+#[rustfmt::skip]
 pub(crate) const PREFETCH_ORDER: &[Key] = &[
     PfUnified, PfTmSpace, PfTmTgt, PfTmVer, PfSpaceCount, PfSsi, PfIllegalLevel, PfSize,
     PfSizeSpace, PfMultiEvict, PfEvictVer, PfEvictTgt, PfEvictIllegal, PfLevelWithEvict,
@@ -240,6 +245,7 @@ pub(crate) const PREFETCH_ORDER: &[Key] = &[
 ];
 
 /// `cp.async.mbarrier.arrive` (§12.6).
+#[rustfmt::skip]
 pub(crate) const MBARRIER_ORDER: &[Key] = &[
     MbFeature, MbCta, MbReduction, MbIllegalSem, MbSubspace, MbCluster, MbSsi, MbAddr,
 ];
@@ -295,14 +301,9 @@ impl Msgs {
         self.push(r, sub, d);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// The messages in ptxas's order, cut after the first fatal one.
     pub fn finish(mut self) -> (Vec<Diagnostic>, bool) {
-        self.items
-            .sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+        self.items.sort_by_key(|a| (a.0, a.1, a.2));
         let mut out = Vec::with_capacity(self.items.len());
         for (_, _, _, d) in self.items {
             let fatal = d.severity == crate::Severity::Fatal;

@@ -32,7 +32,11 @@ struct Scan<'a> {
 
 fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
     let mut s = Scan::default();
-    let rest = if is_async { &insn.mods[1..] } else { &insn.mods[..] };
+    let rest = if is_async {
+        &insn.mods[1..]
+    } else {
+        &insn.mods[..]
+    };
     let mut last_vec = None;
     for (i, &(t, span)) in rest.iter().enumerate() {
         let pos = i as i32 * 10;
@@ -152,7 +156,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Key::NotAName,
             insn.err(
                 codes::UNKNOWN_INSTRUCTION,
-                Span::new(insn.opcode_span.start, insn.opcode_span.start + insn.opcode.len() as u32),
+                Span::new(
+                    insn.opcode_span.start,
+                    insn.opcode_span.start + insn.opcode.len() as u32,
+                ),
                 format!("Not a name of any known instruction: '{}'", insn.opcode),
                 format!("`{}` is not a PTX instruction", insn.opcode),
             )
@@ -196,7 +203,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let (mut matched, mut late_mismatch, mut need_hint5) = (false, false, false);
     if head_ok {
         if s.hint.is_some() {
-            matched = (tail.len() == 1 && pol(tail[0])) || (tail.len() == 2 && src(tail[0]) && pol(tail[1]));
+            matched = (tail.len() == 1 && pol(tail[0]))
+                || (tail.len() == 2 && src(tail[0]) && pol(tail[1]));
         } else if tail.is_empty() || (tail.len() == 1 && src(tail[0])) {
             matched = true;
         } else if tail.len() == 1 && tail[0] == Class::R64 {
@@ -216,25 +224,45 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         )
         .with_help("cp.async: [dst], [src], cp-size{, src-size | ignore-src-predicate}{, policy with .L2::cache_hint}")
     };
-    let all_ops = ops
-        .first()
-        .map_or(head, |o| o.span().to(ops.last().map_or(o.span(), |l| l.span())));
+    let all_ops = ops.first().map_or(head, |o| {
+        o.span().to(ops.last().map_or(o.span(), |l| l.span()))
+    });
     if !matched {
-        m.add(Key::ArgsMismatch, mismatch(all_ops, "no operand form matches".into()));
+        m.add(
+            Key::ArgsMismatch,
+            mismatch(all_ops, "no operand form matches".into()),
+        );
         return finish(m, unknown, vec_tail);
     }
-    gate(&mut m, cx, insn, Feature::CpAsync, Key::CpaTgt, Key::CpaVer, "", OP, head);
+    gate(
+        &mut m,
+        cx,
+        insn,
+        Feature::CpAsync,
+        Key::CpaTgt,
+        Key::CpaVer,
+        "",
+        OP,
+        head,
+    );
     if need_hint5 {
         m.add(
             Key::HintRequired,
             insn.err(
                 codes::MISSING_MODIFIER,
                 ops[4].span(),
-                ".L2::cache_hint modifier required for instruction 'cp.async' with 5 arguments".into(),
+                ".L2::cache_hint modifier required for instruction 'cp.async' with 5 arguments"
+                    .into(),
                 "a cache-policy operand needs `.L2::cache_hint`".into(),
             ),
         );
-        m.add(Key::ArgsMismatch, mismatch(ops[4].span(), "a policy operand without `.L2::cache_hint`".into()));
+        m.add(
+            Key::ArgsMismatch,
+            mismatch(
+                ops[4].span(),
+                "a policy operand without `.L2::cache_hint`".into(),
+            ),
+        );
     }
     let size = int_value(&ops[2]).unwrap_or(0);
     if cacg && !need_hint5 {
@@ -276,10 +304,23 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
     }
     if late_mismatch {
-        m.add(Key::ArgsMismatch, mismatch(ops[3].span(), "a 64-bit fourth operand without `.L2::cache_hint`".into()));
+        m.add(
+            Key::ArgsMismatch,
+            mismatch(
+                ops[3].span(),
+                "a 64-bit fourth operand without `.L2::cache_hint`".into(),
+            ),
+        );
     }
     if cacg && !need_hint5 && tail.first() == Some(&Class::P) {
-        if let Some(d) = super::gate_version(cx, insn.start, Feature::CpAsyncIgnoreSrc, "", OP, ops[3].span()) {
+        if let Some(d) = super::gate_version(
+            cx,
+            insn.start,
+            Feature::CpAsyncIgnoreSrc,
+            "",
+            OP,
+            ops[3].span(),
+        ) {
             m.add(Key::IgnoreSrcVer, d);
         }
     }
@@ -298,7 +339,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             insn.err(
                 codes::ILLEGAL_MODIFIER,
                 span,
-                format!("Illegal modifier '.{}' for instruction 'cp.async'", super::words::after_colons(t)),
+                format!(
+                    "Illegal modifier '.{}' for instruction 'cp.async'",
+                    super::words::after_colons(t)
+                ),
                 format!("`{t}` is not a cp.async modifier"),
             ),
         );
@@ -329,10 +373,16 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             .with_help("write cp.async.ca.shared.global (or .shared::cta.global)")
         };
         if !s.spaces[0].0.is_shared() {
-            m.add(Key::SsiInstruction, ssi(s.spaces[0].2, "the destination space must be .shared"));
+            m.add(
+                Key::SsiInstruction,
+                ssi(s.spaces[0].2, "the destination space must be .shared"),
+            );
         }
         if s.spaces[1].0 != StateSpace::Global {
-            m.add(Key::SsiInstruction, ssi(s.spaces[1].2, "the source space must be .global"));
+            m.add(
+                Key::SsiInstruction,
+                ssi(s.spaces[1].2, "the source space must be .global"),
+            );
         }
     } else {
         m.add(
@@ -341,15 +391,38 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 codes::BAD_SPACE,
                 s.spaces.get(2).map_or(head, |x| x.2),
                 "Unexpected number of state spaces specified in instruction 'cp.async'".into(),
-                format!("{} state spaces written; cp.async needs a destination and a source space", s.spaces.len()),
+                format!(
+                    "{} state spaces written; cp.async needs a destination and a source space",
+                    s.spaces.len()
+                ),
             )
             .with_help("write cp.async.ca.shared.global"),
         );
     }
     if let Some((t, span)) = s.pf {
-        gate(&mut m, cx, insn, Feature::CachePrefetching, Key::PfTgt, Key::PfVer, "", OP, span);
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::CachePrefetching,
+            Key::PfTgt,
+            Key::PfVer,
+            "",
+            OP,
+            span,
+        );
         if t == ".L2::256B" {
-            gate(&mut m, cx, insn, Feature::Prefetch256B, Key::Pf256Tgt, Key::Pf256Ver, "", OP, span);
+            gate(
+                &mut m,
+                cx,
+                insn,
+                Feature::Prefetch256B,
+                Key::Pf256Tgt,
+                Key::Pf256Ver,
+                "",
+                OP,
+                span,
+            );
         }
     }
     if let Some(span) = s.vec {
@@ -365,11 +438,17 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     let mut unknown = unknown;
     for (k, (o, sp)) in [(&ops[0], dst), (&ops[1], srcsp)].into_iter().enumerate() {
-        let Some(a) = address(scopes, o) else { continue };
+        let Some(a) = address(scopes, o) else {
+            continue;
+        };
         match a.base {
             Base::Reg(r, rspan) => match scopes.reg(r) {
                 Some(rt @ (ScalarType::F32 | ScalarType::F64)) => {
-                    m.add_sub(Key::AddrF32, k as i32, bad_address_symbol(insn, r, rspan, rt.token()));
+                    m.add_sub(
+                        Key::AddrF32,
+                        k as i32,
+                        bad_address_symbol(insn, r, rspan, rt.token()),
+                    );
                 }
                 None => unknown.add(r, rspan),
                 _ => {}
@@ -418,10 +497,19 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         _ => {}
     }
     if let Some(h) = s.hint {
-        gate(&mut m, cx, insn, Feature::CacheHint, Key::HintTgt, Key::HintVer, "", OP, h);
-        let ok = s.spaces.len() >= 2
-            && s.spaces[1].0 == StateSpace::Global
-            && s.spaces[0].0.is_shared();
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::CacheHint,
+            Key::HintTgt,
+            Key::HintVer,
+            "",
+            OP,
+            h,
+        );
+        let ok =
+            s.spaces.len() >= 2 && s.spaces[1].0 == StateSpace::Global && s.spaces[0].0.is_shared();
         if !s.spaces.is_empty() && !ok {
             let first = s.spaces[0].1;
             m.add(

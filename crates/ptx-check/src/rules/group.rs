@@ -44,7 +44,14 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Some(usize::from(w == ".wait_group")),
         ),
         Some((".wait", span)) => {
-            feats.extend(gate_list(cx, insn.start, Feature::Wait, "", "cp.async", span));
+            feats.extend(gate_list(
+                cx,
+                insn.start,
+                Feature::Wait,
+                "",
+                "cp.async",
+                span,
+            ));
             ("cp.async".into(), None)
         }
         Some((w, span)) => {
@@ -57,7 +64,14 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let read = rest.iter().find(|t| t.0 == ".read");
     if name.starts_with("cp.async.bulk") {
         if let Some(&(_, span)) = read {
-            feats.extend(gate_list(cx, insn.start, Feature::BulkRead, "", &name, span));
+            feats.extend(gate_list(
+                cx,
+                insn.start,
+                Feature::BulkRead,
+                "",
+                &name,
+                span,
+            ));
         }
         let f = if name.ends_with("commit_group") {
             Feature::BulkCommitGroup
@@ -77,14 +91,12 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         insn.ops.len() == n && insn.ops.iter().all(|o| matches!(o, Operand::Int(_)))
     });
     if let Some(&(_, span)) = types {
-        out.push(
-            insn.err(
-                codes::BAD_TYPE,
-                span,
-                format!("Unexpected instruction types specified for '{name}'"),
-                format!("`{name}` takes no type"),
-            ),
-        );
+        out.push(insn.err(
+            codes::BAD_TYPE,
+            span,
+            format!("Unexpected instruction types specified for '{name}'"),
+            format!("`{name}` takes no type"),
+        ));
         return Outcome {
             diags: out,
             ..Outcome::default()
@@ -101,7 +113,9 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 format!("Arguments mismatch for instruction '{name}'"),
                 match want {
                     Some(0) => format!("`{name}` takes no operand"),
-                    Some(_) => format!("`{name}` takes one integer literal (the number of pending groups)"),
+                    Some(_) => {
+                        format!("`{name}` takes one integer literal (the number of pending groups)")
+                    }
                     None => format!("`{name}` is not a complete instruction name"),
                 },
             )
@@ -219,7 +233,8 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let space = spaces.first();
     let space_v = space.map(|x: &(StateSpace, &str, _)| x.0);
     if space_v == Some(StateSpace::SharedCta) {
-        if let Some(d) = gate_version(cx, insn.start, Feature::SharedCta, "", OP, space.unwrap().2) {
+        if let Some(d) = gate_version(cx, insn.start, Feature::SharedCta, "", OP, space.unwrap().2)
+        {
             m.add(Key::MbCta, d);
         }
     }

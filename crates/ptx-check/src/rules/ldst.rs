@@ -4,7 +4,7 @@
 
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
 use super::symbols::{Scopes, Sym, VarKind};
-use super::words::{self, classify, is_alt_type, is_ldst_type, Level, Prio, Word};
+use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
 use super::{
     address, check_guard, finish, gate, gate_target, gate_version, imm_kind, imm_ok_for_type,
     reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn, Outcome,
@@ -130,8 +130,10 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                     m.scan(
                         pos,
                         e(
-                            "Unexpected number of 'cache eviction priority' modifiers specified".into(),
-                            "more than two eviction priorities; write at most one per cache level".into(),
+                            "Unexpected number of 'cache eviction priority' modifiers specified"
+                                .into(),
+                            "more than two eviction priorities; write at most one per cache level"
+                                .into(),
                         ),
                     );
                 }
@@ -221,7 +223,7 @@ fn bits(t: ScalarType) -> u32 {
     width(t)
 }
 
-fn space_name(sp: Option<Tok>) -> &str {
+fn space_name(sp: Option<Tok<'_>>) -> &str {
     sp.map_or("", |s| s.0)
 }
 
@@ -289,7 +291,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     codes::BAD_ADDRESS,
                     *span,
                     "Array indexing on non-array".into(),
-                    format!("`{}` is a register, not an array (is a comma missing?)", n.name),
+                    format!(
+                        "`{}` is a register, not an array (is a comma missing?)",
+                        n.name
+                    ),
                 ),
             );
         }
@@ -408,7 +413,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     codes::VECTOR_EXPRESSION,
                     *vspan,
                     format!("Illegal vector size: {}", elems.len()),
-                    format!("a vector of {} elements; vectors have 2, 4 or 8", elems.len()),
+                    format!(
+                        "a vector of {} elements; vectors have 2, 4 or 8",
+                        elems.len()
+                    ),
                 ),
             );
         }
@@ -418,19 +426,27 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Key::NotAName,
             insn.err(
                 codes::UNKNOWN_INSTRUCTION,
-                Span::new(insn.opcode_span.start, insn.opcode_span.start + op.len() as u32),
+                Span::new(
+                    insn.opcode_span.start,
+                    insn.opcode_span.start + op.len() as u32,
+                ),
                 format!("Not a name of any known instruction: '{op}'"),
                 format!("`{op}` is not a PTX instruction"),
             )
-            .with_help(if op.eq_ignore_ascii_case("ld") || op.eq_ignore_ascii_case("st") {
-                format!("opcodes are lower case: `{}`", op.to_ascii_lowercase())
-            } else {
-                "see the PTX ISA for the instruction set".to_string()
-            }),
+            .with_help(
+                if op.eq_ignore_ascii_case("ld") || op.eq_ignore_ascii_case("st") {
+                    format!("opcodes are lower case: `{}`", op.to_ascii_lowercase())
+                } else {
+                    "see the PTX ISA for the instruction set".to_string()
+                },
+            ),
         );
         return finish(m, unknown, tail);
     }
-    let (data, addr_op) = (data.expect("2..=3 operands"), addr_op.expect("2..=3 operands"));
+    let (data, addr_op) = (
+        data.expect("2..=3 operands"),
+        addr_op.expect("2..=3 operands"),
+    );
     let v256 = match (s.vec, ty) {
         (Some((8, _)), Some(t)) => bits(t) == 32,
         (Some((4, _)), Some(t)) => bits(t) == 64,
@@ -515,14 +531,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             (ty.kind() == TypeKind::Float && rt != ScalarType::Pred && width(rt) == bits(ty))
                 || reg_ok_for_type(ty, rt)
         }
-        Elem::Imm(k) => !ld && imm_ok_for_type(ty, k) || ld,
+        Elem::Imm(k) => ld || imm_ok_for_type(ty, k),
         Elem::Other(_) => true,
     };
     if addr.is_none() {
-        mismatch = Some(format!(
-            "`{}` is not an address",
-            cx.src(addr_op.span())
-        ));
+        mismatch = Some(format!("`{}` is not an address", cx.src(addr_op.span())));
     }
     let imm_elems = |elems: &[Operand]| elems.iter().filter_map(imm_kind).collect::<Vec<_>>();
     if let Some(elems) = elems {
@@ -545,7 +558,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                                 && width(r) == bits(ty))
                     })
                 } else {
-                    !rts.is_empty() && 3 * rts.iter().map(|&r| width(r)).min().unwrap_or(0) < bits(ty)
+                    !rts.is_empty()
+                        && 3 * rts.iter().map(|&r| width(r)).min().unwrap_or(0) < bits(ty)
                 };
                 if bad && mismatch.is_none() {
                     mismatch = Some(format!("the vector's elements do not fit `{}`", ty.token()));
@@ -566,7 +580,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             if none_typed {
                 if !reg_ok_for_type(ty, ScalarType::B8) {
                     mismatch.get_or_insert_with(|| {
-                        format!("the vector has no typed element (taken as .b8) for `{}`", ty.token())
+                        format!(
+                            "the vector has no typed element (taken as .b8) for `{}`",
+                            ty.token()
+                        )
                     });
                 }
             } else if !elems
@@ -617,7 +634,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     if !ld {
                         if !imm_ok_for_type(ty, k) {
                             mismatch.get_or_insert_with(|| {
-                                format!("`{}` is not a `{}` immediate", cx.src(data.span()), ty.token())
+                                format!(
+                                    "`{}` is not a `{}` immediate",
+                                    cx.src(data.span()),
+                                    ty.token()
+                                )
                             });
                         }
                     } else if imm_ok_for_type(ty, k) {
@@ -634,9 +655,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         if !ld && scopes.lookup(&nm.name).is_some() {
                             must_be_reg = true;
                         } else {
-                            mismatch.get_or_insert_with(|| {
-                                format!("`{}` is not a register", nm.name)
-                            });
+                            mismatch
+                                .get_or_insert_with(|| format!("`{}` is not a register", nm.name));
                         }
                     }
                     other => {
@@ -655,8 +675,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Operand::Name(n) => scopes.reg(&n.name),
             _ => None,
         };
-        let ok = matches!(prt, Some(ScalarType::B64 | ScalarType::U64 | ScalarType::S64))
-            || imm_kind(p) == Some(Imm::Int);
+        let ok = matches!(
+            prt,
+            Some(ScalarType::B64 | ScalarType::U64 | ScalarType::S64)
+        ) || imm_kind(p) == Some(Imm::Int);
         if !ok {
             mismatch.get_or_insert_with(|| {
                 format!(
@@ -722,7 +744,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 codes::OPERANDS,
                 data.span(),
                 format!("Argument {k} of instruction '{op}': must be register"),
-                format!("the {} must be a register", if ld { "destination" } else { "source" }),
+                format!(
+                    "the {} must be a register",
+                    if ld { "destination" } else { "source" }
+                ),
             ),
         );
     }
@@ -869,9 +894,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         _ => None,
     };
     let sym_info = sym.and_then(|(n, _)| scopes.lookup(n));
-    let local_param = |x: Option<Sym>| {
-        matches!(x, Some(Sym::Var(v)) if matches!(v.kind, VarKind::LocalParam(_)))
-    };
+    let local_param =
+        |x: Option<Sym>| matches!(x, Some(Sym::Var(v)) if matches!(v.kind, VarKind::LocalParam(_)));
     if space_v == Some(StateSpace::ParamFunc)
         && cx.in_kernel
         && !matches!(addr.base, Base::Imm)
@@ -884,9 +908,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 codes::BAD_SPACE,
                 sp_span,
                 format!("Illegal state space for address operand '::func' with instruction '{op}'"),
-                "`.param::func` addresses a device function's parameters, but this is a kernel".into(),
+                "`.param::func` addresses a device function's parameters, but this is a kernel"
+                    .into(),
             )
-            .with_help("in a kernel use .param (call arguments) or .param::entry (kernel parameters)"),
+            .with_help(
+                "in a kernel use .param (call arguments) or .param::entry (kernel parameters)",
+            ),
         );
     }
     if space_v == Some(StateSpace::ParamEntry) && local_param(sym_info) {
@@ -895,7 +922,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             insn.err(
                 codes::BAD_SPACE,
                 sp_span,
-                format!("Illegal state space for address operand '::entry' with instruction '{op}'"),
+                format!(
+                    "Illegal state space for address operand '::entry' with instruction '{op}'"
+                ),
                 "`.param::entry` addresses kernel parameters, not call arguments".into(),
             )
             .with_help("use .param (or .param::func) for call arguments"),
@@ -918,7 +947,13 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         if s.mmio.is_some() {
             m.add(
                 Key::CombinePfMmio,
-                combine(insn, pf_span, t, ".mmio", "mmio accesses are never cached; drop the prefetch size"),
+                combine(
+                    insn,
+                    pf_span,
+                    t,
+                    ".mmio",
+                    "mmio accesses are never cached; drop the prefetch size",
+                ),
             );
         }
         if !matches!(space_v, None | Some(StateSpace::Global)) {
@@ -937,10 +972,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let lev: Vec<_> = s.evs.iter().filter(|e| e.0.is_some()).collect();
     let bare: Vec<_> = s.evs.iter().filter(|e| e.0.is_none()).collect();
     let first2 = &s.evs[..s.evs.len().min(2)];
-    let lvl_of_bare = first2
-        .iter()
-        .find_map(|e| e.0)
-        .unwrap_or(Level::L1);
+    let lvl_of_bare = first2.iter().find_map(|e| e.0).unwrap_or(Level::L1);
     let mut l1_slot: Option<(Prio, Span)> = None;
     let mut l2_slot: Option<(Prio, Span)> = None;
     for e in first2
@@ -1006,13 +1038,25 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         if s.mmio.is_some() {
             m.add(
                 Key::CombineEvictMmio,
-                combine(insn, span, &format!(".{pn}"), ".mmio", "mmio accesses are never cached"),
+                combine(
+                    insn,
+                    span,
+                    &format!(".{pn}"),
+                    ".mmio",
+                    "mmio accesses are never cached",
+                ),
             );
         }
         if matches!(s.sem, Some((MemorySemantics::Volatile, _))) {
             m.add(
                 Key::CombineEvictVolatile,
-                combine(insn, span, &format!(".{pn}"), ".volatile", "volatile accesses take no cache hints"),
+                combine(
+                    insn,
+                    span,
+                    &format!(".{pn}"),
+                    ".volatile",
+                    "volatile accesses take no cache hints",
+                ),
             );
         }
     }
@@ -1029,7 +1073,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         insn.err(
             codes::EVICTION_SYNTAX,
             s.evs.first().map_or(head, |b| b.2 .1),
-            format!("Incorrect '.level::eviction_priority' modifier specified for instruction '{op}'"),
+            format!(
+                "Incorrect '.level::eviction_priority' modifier specified for instruction '{op}'"
+            ),
             "the eviction priorities are malformed".into(),
         )
         .with_help("write at most one `.L1::…` and one `.L2::…` priority")
@@ -1071,7 +1117,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     format!("Illegal modifier '{l2t}' for instruction '{op}'"),
                     format!("`{l2t}` is not an L2 priority of `{op}`"),
                 )
-                .with_help("L2 priorities of ld/st: .L2::evict_normal, .L2::evict_first, .L2::evict_last"),
+                .with_help(
+                    "L2 priorities of ld/st: .L2::evict_normal, .L2::evict_first, .L2::evict_last",
+                ),
             );
         }
     }
@@ -1136,7 +1184,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 unknown.add(name, nspan);
             }
             Some(Sym::Func) => {
-                m.add(Key::AddrUnexpected, bad_address_symbol(insn, name, nspan, "unexpected"));
+                m.add(
+                    Key::AddrUnexpected,
+                    bad_address_symbol(insn, name, nspan, "unexpected"),
+                );
                 m.add(Key::IllegalOperandType, illegal_operand_type(insn, nspan));
                 m.add(Key::IllegalOperandType, illegal_operand_type(insn, nspan));
             }
@@ -1145,10 +1196,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 let param_space = var_space.is_some_and(|s| s.is_param());
                 if v.kind.is_param() {
                     if !param_space {
-                        m.add(Key::SpaceMismatch, space_mismatch(insn, op, nspan, name, var_space));
+                        m.add(
+                            Key::SpaceMismatch,
+                            space_mismatch(insn, op, nspan, name, var_space),
+                        );
                     } else if ld {
                         let unreturned = match v.kind {
-                            VarKind::LocalParam(id) => !cx.returned.get(id as usize).copied().unwrap_or(false),
+                            VarKind::LocalParam(id) => {
+                                !cx.returned.get(id as usize).copied().unwrap_or(false)
+                            }
                             _ => false,
                         };
                         if insn.guard.is_none() && unreturned {
@@ -1189,7 +1245,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     }
                 } else {
                     let ok = match var_space {
-                        None => matches!(v.kind, VarKind::Global | VarKind::Shared | VarKind::Local),
+                        None => {
+                            matches!(v.kind, VarKind::Global | VarKind::Shared | VarKind::Local)
+                        }
                         Some(StateSpace::Global) => v.kind == VarKind::Global,
                         Some(sp) if sp.is_shared() => v.kind == VarKind::Shared,
                         Some(StateSpace::Local) => v.kind == VarKind::Local,
@@ -1197,7 +1255,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         _ => false,
                     };
                     if !ok {
-                        m.add(Key::SpaceMismatch, space_mismatch(insn, op, nspan, name, var_space));
+                        m.add(
+                            Key::SpaceMismatch,
+                            space_mismatch(insn, op, nspan, name, var_space),
+                        );
                     }
                 }
                 if insn.guard.is_some() && param_space && call_sequence.is_none() {
@@ -1226,7 +1287,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if addr.unified && !addr.array && (!ld || !matches!(space_v, None | Some(StateSpace::Global)) || sym.is_some()) {
+    if addr.unified
+        && !addr.array
+        && (!ld || !matches!(space_v, None | Some(StateSpace::Global)) || sym.is_some())
+    {
         m.add(
             Key::IllegalUnified,
             insn.err(
@@ -1257,7 +1321,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         codes::OPERANDS,
                         data.span(),
                         "Result vector expected".into(),
-                        format!("`{}` loads a vector; the destination must be a `{{…}}` list", vec_span_text(&s)),
+                        format!(
+                            "`{}` loads a vector; the destination must be a `{{…}}` list",
+                            vec_span_text(&s)
+                        ),
                     ),
                 );
             }
@@ -1299,14 +1366,41 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let cop_t = s.cop.map(|c| c.1 .0);
     let nc_span = s.nc.unwrap_or(head);
     if s.nc.is_some() && sem == Some(MemorySemantics::Weak) {
-        m.add(Key::CombineWeakNc, combine(insn, sem_span, ".weak", ".nc", ".nc loads take no memory-semantics modifier"));
+        m.add(
+            Key::CombineWeakNc,
+            combine(
+                insn,
+                sem_span,
+                ".weak",
+                ".nc",
+                ".nc loads take no memory-semantics modifier",
+            ),
+        );
     }
     if sem == Some(MemorySemantics::Volatile) {
         if let Some(ct) = cop_t {
-            m.add(Key::CombineVolatileCop, combine(insn, sem_span, ".volatile", ct, "volatile accesses take no cache operator"));
+            m.add(
+                Key::CombineVolatileCop,
+                combine(
+                    insn,
+                    sem_span,
+                    ".volatile",
+                    ct,
+                    "volatile accesses take no cache operator",
+                ),
+            );
         }
         if s.nc.is_some() {
-            m.add(Key::CombineVolatileNc, combine(insn, nc_span, ".volatile", ".nc", "volatile loads cannot use the non-coherent path"));
+            m.add(
+                Key::CombineVolatileNc,
+                combine(
+                    insn,
+                    nc_span,
+                    ".volatile",
+                    ".nc",
+                    "volatile loads cannot use the non-coherent path",
+                ),
+            );
         }
         if space_v == Some(StateSpace::Local) {
             if let Some(d) = gate_version(cx, insn.start, Feature::LocalVolatile, "", op, sp_span) {
@@ -1315,7 +1409,13 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         if matches!(
             space_v,
-            Some(StateSpace::Const | StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc | StateSpace::Tex)
+            Some(
+                StateSpace::Const
+                    | StateSpace::Param
+                    | StateSpace::ParamEntry
+                    | StateSpace::ParamFunc
+                    | StateSpace::Tex
+            )
         ) {
             m.add(
                 Key::VolatileSpace,
@@ -1336,9 +1436,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 codes::BAD_TYPE,
                 vec_span,
                 "Vector type too large, exceeds 128 bit limit".into(),
-                format!("{n} × {} is {} bits; vectors hold at most 128", ty.token(), n as u32 * bits(ty)),
+                format!(
+                    "{n} × {} is {} bits; vectors hold at most 128",
+                    ty.token(),
+                    n as u32 * bits(ty)
+                ),
             )
-            .with_help("256-bit vectors exist only as .v8 of 32-bit and .v4 of 64-bit types (sm_100)"),
+            .with_help(
+                "256-bit vectors exist only as .v8 of 32-bit and .v4 of 64-bit types (sm_100)",
+            ),
         );
     }
     if !ld {
@@ -1365,10 +1471,28 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     });
     if let Some(os) = order_sem {
         if let Some(ct) = cop_t {
-            m.add(Key::CombineOrderCop, combine(insn, sem_span, sem_t, ct, "memory-ordered accesses take no cache operator"));
+            m.add(
+                Key::CombineOrderCop,
+                combine(
+                    insn,
+                    sem_span,
+                    sem_t,
+                    ct,
+                    "memory-ordered accesses take no cache operator",
+                ),
+            );
         }
         if s.nc.is_some() {
-            m.add(Key::CombineOrderNc, combine(insn, nc_span, sem_t, ".nc", ".nc loads are weak; drop the memory order or .nc"));
+            m.add(
+                Key::CombineOrderNc,
+                combine(
+                    insn,
+                    nc_span,
+                    sem_t,
+                    ".nc",
+                    ".nc loads are weak; drop the memory order or .nc",
+                ),
+            );
         }
         let (f, k) = match os {
             MemorySemantics::Relaxed => (Feature::Relaxed, Key::RelaxedTgt),
@@ -1385,7 +1509,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
     }
     if let (Some(mm), Some((_, (vt, _)))) = (s.mmio, s.vec) {
-        m.add(Key::CombineMmioVec, combine(insn, mm, ".mmio", vt, ".mmio accesses are scalar"));
+        m.add(
+            Key::CombineMmioVec,
+            combine(insn, mm, ".mmio", vt, ".mmio accesses are scalar"),
+        );
     }
     let ty_span = s.types.first().map_or(head, |t| t.1 .1);
     if ty == ScalarType::B128 {
@@ -1523,12 +1650,27 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if let Some((sc, (st, _))) = s.scope {
         if s.mmio.is_some() && sc != Scope::Sys {
-            m.add(Key::CombineMmioScope, combine(insn, scope_span, ".mmio", st, ".mmio accesses have scope .sys"));
+            m.add(
+                Key::CombineMmioScope,
+                combine(
+                    insn,
+                    scope_span,
+                    ".mmio",
+                    st,
+                    ".mmio accesses have scope .sys",
+                ),
+            );
         }
         match sem {
             Some(MemorySemantics::Volatile) => m.add(
                 Key::CombineVolatileScope,
-                combine(insn, scope_span, ".volatile", st, "volatile accesses have no scope; use .relaxed with a scope"),
+                combine(
+                    insn,
+                    scope_span,
+                    ".volatile",
+                    st,
+                    "volatile accesses have no scope; use .relaxed with a scope",
+                ),
             ),
             Some(MemorySemantics::Weak) => m.add(
                 Key::CombineWeakScope,
@@ -1577,7 +1719,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     .with_help("write ld.global.nc"),
                 );
             }
-            if let Some((CacheOperator::Lu | CacheOperator::Cv | CacheOperator::Wb | CacheOperator::Wt, (_, cspan))) = s.cop {
+            if let Some((
+                CacheOperator::Lu | CacheOperator::Cv | CacheOperator::Wb | CacheOperator::Wt,
+                (_, cspan),
+            )) = s.cop
+            {
                 m.add(
                     Key::IllegalCacheOpNc,
                     insn.err(
@@ -1603,7 +1749,16 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             h,
         );
         if sem == Some(MemorySemantics::Volatile) {
-            m.add(Key::CombineHintVolatile, combine(insn, h, ".L2::cache_hint", ".volatile", "volatile accesses take no cache hints"));
+            m.add(
+                Key::CombineHintVolatile,
+                combine(
+                    insn,
+                    h,
+                    ".L2::cache_hint",
+                    ".volatile",
+                    "volatile accesses take no cache hints",
+                ),
+            );
         }
     }
     if let (Some(p), None) = (policy, s.hint) {
@@ -1612,12 +1767,19 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             insn.err(
                 codes::MISSING_MODIFIER,
                 p.span(),
-                format!(".L2::cache_hint modifier required for instruction '{op}' with 3 arguments"),
+                format!(
+                    ".L2::cache_hint modifier required for instruction '{op}' with 3 arguments"
+                ),
                 "a cache-policy operand needs `.L2::cache_hint`".into(),
             )
-            .with_help(format!("write `{op}.…L2::cache_hint…`, or drop the policy operand")),
+            .with_help(format!(
+                "write `{op}.…L2::cache_hint…`, or drop the policy operand"
+            )),
         );
-        m.add(Key::ArgsMismatch, args_mismatch(p.span(), "a third operand without `.L2::cache_hint`"));
+        m.add(
+            Key::ArgsMismatch,
+            args_mismatch(p.span(), "a third operand without `.L2::cache_hint`"),
+        );
     }
     if !ld {
         if let Some(nc) = s.nc {
@@ -1657,7 +1819,16 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if let Some(h) = s.hint {
         if s.mmio.is_some() {
-            m.add(Key::CombineHintMmio, combine(insn, h, ".L2::cache_hint", ".mmio", "mmio accesses are never cached"));
+            m.add(
+                Key::CombineHintMmio,
+                combine(
+                    insn,
+                    h,
+                    ".L2::cache_hint",
+                    ".mmio",
+                    "mmio accesses are never cached",
+                ),
+            );
         }
         if !matches!(space_v, None | Some(StateSpace::Global)) {
             m.add(
@@ -1745,6 +1916,3 @@ pub(crate) fn space_mismatch(
     )
     .with_help("use the state space the variable is declared in")
 }
-
-#[allow(dead_code)]
-fn _unused(_: TypeKind, _: &words::Word) {}

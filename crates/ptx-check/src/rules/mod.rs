@@ -21,7 +21,9 @@ mod words;
 use crate::codes;
 use crate::{CheckOptions, Diagnostic, Severity};
 use collect::{Key, Msgs};
-use ptx_isa::{Feature, GateOrder, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType};
+use ptx_isa::{
+    Feature, GateOrder, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
+};
 use ptx_syntax::ast::{
     FloatLit, Function, FunctionKind, Guard, Instruction, Item, Module, Op, Operand, Statement,
     VarDecl,
@@ -72,7 +74,6 @@ pub(crate) struct Cx<'a> {
     pub in_kernel: bool,
     /// Per body `.param` of the function: has a `call` returned it yet?
     pub returned: &'a [bool],
-    pub address_size_64: bool,
 }
 
 impl Cx<'_> {
@@ -95,7 +96,13 @@ pub(crate) struct Insn<'a> {
 
 impl Insn<'_> {
     /// An error of this instruction, underlining `span`.
-    pub fn err(&self, code: &'static str, span: Span, ptxas: String, message: String) -> Diagnostic {
+    pub fn err(
+        &self,
+        code: &'static str,
+        span: Span,
+        ptxas: String,
+        message: String,
+    ) -> Diagnostic {
         Diagnostic::error(code, span, message, ptxas).at_line_of(self.start)
     }
 
@@ -198,7 +205,10 @@ pub(crate) fn gate_target(
         Diagnostic::error(
             codes::TARGET_TOO_OLD,
             span,
-            format!("{subject} needs sm_{min} or newer; the module targets sm_{}", cx.sm),
+            format!(
+                "{subject} needs sm_{min} or newer; the module targets sm_{}",
+                cx.sm
+            ),
             ptxas,
         )
         .with_help(format!(
@@ -354,14 +364,6 @@ pub(crate) fn imm_ok_for_type(t: ScalarType, k: Imm) -> bool {
     }
 }
 
-/// A register operand's declared type.
-pub(crate) fn reg_of(scopes: &Scopes, op: &Operand) -> Option<ScalarType> {
-    match op {
-        Operand::Name(n) => scopes.reg(&n.name),
-        _ => None,
-    }
-}
-
 /// The integer value of an integer-literal operand.
 pub(crate) fn int_value(op: &Operand) -> Option<i128> {
     match op {
@@ -487,7 +489,14 @@ impl<'a> Checker<'a> {
             .unwrap_or_default();
         let version = match (self.options.ptx_version, version) {
             (Some(v), _) => (v, v.to_string(), version.map(|v| v.span)),
-            (None, Some(v)) => (v.value, self.src(v.span).trim_start_matches(".version").trim().to_string(), Some(v.span)),
+            (None, Some(v)) => (
+                v.value,
+                self.src(v.span)
+                    .trim_start_matches(".version")
+                    .trim()
+                    .to_string(),
+                Some(v.span),
+            ),
             (None, None) => {
                 self.fatal(
                     Diagnostic::new(
@@ -504,12 +513,19 @@ impl<'a> Checker<'a> {
         };
         if !version.0.is_supported() {
             let span = version.2.unwrap_or_default();
-            let line = if version.2.is_some() { crate::PtxasLine::Span } else { crate::PtxasLine::None };
+            let line = if version.2.is_some() {
+                crate::PtxasLine::Span
+            } else {
+                crate::PtxasLine::None
+            };
             let mut d = Diagnostic::new(
                 Severity::Fatal,
                 codes::UNSUPPORTED_VERSION,
                 span,
-                format!("PTX ISA {} does not exist or is newer than ptxas 13.5 knows", version.1),
+                format!(
+                    "PTX ISA {} does not exist or is newer than ptxas 13.5 knows",
+                    version.1
+                ),
                 format!(
                     "Unsupported .version {}; current version is '{}'",
                     version.1,
@@ -522,7 +538,7 @@ impl<'a> Checker<'a> {
             return false;
         }
         let (target, target_text, target_span) = match (self.options.target, target) {
-            (Some(t), _) => (Ok(t), t.to_string(), None),
+            (Some(t), written) => (Ok(t), t.to_string(), written.map(|w| w.span)),
             (None, Some(t)) => match t.arch() {
                 Some(a) => (a.value, self.src(a.span).to_string(), Some(a.span)),
                 None => (
@@ -569,10 +585,18 @@ impl<'a> Checker<'a> {
             let mut d = Diagnostic::error(
                 codes::VERSION_TARGET,
                 span,
-                format!("{target_text} needs PTX ISA {min_version} or later; the module is PTX {}", version.1),
-                format!("PTX .version {} does not support .target {target_text}", version.1),
+                format!(
+                    "{target_text} needs PTX ISA {min_version} or later; the module is PTX {}",
+                    version.1
+                ),
+                format!(
+                    "PTX .version {} does not support .target {target_text}",
+                    version.1
+                ),
             )
-            .with_help(format!("use `.version {min_version}` or later, or an older target"));
+            .with_help(format!(
+                "use `.version {min_version}` or later, or an older target"
+            ));
             if target_span.is_none() {
                 d.ptxas_line = crate::PtxasLine::None;
             }
@@ -665,10 +689,8 @@ impl<'a> Checker<'a> {
                         return false;
                     }
                 }
-                Statement::Instruction(i) => {
-                    if !self.instruction(i, scopes, state) {
-                        return false;
-                    }
+                Statement::Instruction(i) if !self.instruction(i, scopes, state) => {
+                    return false;
                 }
                 _ => {}
             }
@@ -706,16 +728,23 @@ impl<'a> Checker<'a> {
             version: self.version,
             in_kernel: kernel,
             returned,
-            address_size_64: self.address_size_64,
         }
     }
 
     /// Checks one instruction; false if a fatal finding stops the walk.
-    fn instruction(&mut self, i: &'a Instruction, scopes: &Scopes<'a>, state: &mut FnState) -> bool {
+    fn instruction(
+        &mut self,
+        i: &'a Instruction,
+        scopes: &Scopes<'a>,
+        state: &mut FnState,
+    ) -> bool {
         let (opcode, mods): (&str, Vec<(&str, Span)>) = match &i.op {
             Op::Generic(g) => (
                 &g.opcode.value,
-                g.modifiers.iter().map(|m| (m.value.as_str(), m.span)).collect(),
+                g.modifiers
+                    .iter()
+                    .map(|m| (m.value.as_str(), m.span))
+                    .collect(),
             ),
             op => {
                 let q = op.qualifiers().expect("typed instructions have qualifiers");
@@ -835,8 +864,7 @@ impl<'a> Checker<'a> {
             k += 1;
         }
         // The error is at an empty modifier (`ld.global.b32. …`, `a..b`) if a lone `.` is next.
-        let empty_modifier = self.text[end..].starts_with('.')
-            && at(k).is_none();
+        let empty_modifier = self.text[end..].starts_with('.') && at(k).is_none();
         let Some(family) = family(op.text, &mods) else {
             return;
         };
@@ -896,7 +924,11 @@ impl<'a> Checker<'a> {
             let has32 = self.narrow.iter().any(|&(b, _)| b == 32);
             let has16 = self.narrow.iter().any(|&(b, _)| b == 16);
             if has32 && !has16 {
-                let at = self.narrow.iter().find(|&&(b, _)| b == 32).map_or(0, |&(_, a)| a);
+                let at = self
+                    .narrow
+                    .iter()
+                    .find(|&&(b, _)| b == 32)
+                    .map_or(0, |&(_, a)| a);
                 let ptxas = if self.sm >= 90 {
                     " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."
                 } else {
@@ -963,8 +995,8 @@ fn family(opcode: &str, mods: &[(&str, Span)]) -> Option<Family> {
             if mods.first().is_some_and(|m| m.0 == ".async") {
                 match mods.get(1).map(|m| m.0) {
                     Some(
-                        ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all"
-                        | ".bulk" | ".wait" | ".commit",
+                        ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
+                        | ".wait" | ".commit",
                     ) => Family::Group,
                     Some(".mbarrier") => Family::Mbarrier,
                     _ => Family::CpAsync,
@@ -1019,7 +1051,12 @@ pub(crate) fn predicate_expected(insn: &Insn, span: Span) -> Diagnostic {
 }
 
 /// Checks a guard: `Predicate expression expected` first if it is not a predicate.
-pub(crate) fn check_guard(insn: &Insn, scopes: &Scopes, m: &mut Msgs, unknown: Option<&mut Unknowns>) {
+pub(crate) fn check_guard(
+    insn: &Insn,
+    scopes: &Scopes,
+    m: &mut Msgs,
+    unknown: Option<&mut Unknowns>,
+) {
     if let Some(g) = insn.guard {
         let ty = scopes.reg(&g.predicate.name);
         if ty != Some(ScalarType::Pred) {

@@ -7,8 +7,8 @@ use super::ldst::immediate_address;
 use super::symbols::{Scopes, Sym};
 use super::words::{classify, Word};
 use super::{
-    address, check_guard, finish, gate_target, gate_version, imm_kind, int_value,
-    unknown_modifier, vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
+    address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
+    vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
 };
 use crate::codes;
 use crate::{Diagnostic, Severity};
@@ -151,7 +151,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         diags.push(
             insn.err(
                 codes::UNKNOWN_INSTRUCTION,
-                Span::new(insn.opcode_span.start, insn.opcode_span.start + insn.opcode.len() as u32),
+                Span::new(
+                    insn.opcode_span.start,
+                    insn.opcode_span.start + insn.opcode.len() as u32,
+                ),
                 format!("Not a name of any known instruction: '{}'", insn.opcode),
                 "createpolicy needs its kind right after the opcode".into(),
             )
@@ -217,8 +220,18 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         Operand::Name(n) => scopes.reg(&n.name),
         _ => None,
     };
-    let r64 = |o: &Operand| matches!(reg(o), Some(ScalarType::B64 | ScalarType::U64 | ScalarType::S64));
-    let r32 = |o: &Operand| matches!(reg(o), Some(ScalarType::B32 | ScalarType::U32 | ScalarType::S32));
+    let r64 = |o: &Operand| {
+        matches!(
+            reg(o),
+            Some(ScalarType::B64 | ScalarType::U64 | ScalarType::S64)
+        )
+    };
+    let r32 = |o: &Operand| {
+        matches!(
+            reg(o),
+            Some(ScalarType::B32 | ScalarType::U32 | ScalarType::S32)
+        )
+    };
     let int_lit = |o: &Operand| imm_kind(o) == Some(Imm::Int);
     let float_lit = |o: &Operand| matches!(imm_kind(o), Some(Imm::F32 | Imm::F64));
     fn policy_addr<'o>(scopes: &Scopes, o: &'o Operand) -> Option<super::Addr<'o>> {
@@ -244,9 +257,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         PolicyKind::Cvt => a.len() == 1 && (r64(&a[0]) || int_lit(&a[0])),
     };
     if !(d_ok && sig) {
-        let span = ops
-            .first()
-            .map_or(head, |o| o.span().to(ops.last().map_or(o.span(), |l| l.span())));
+        let span = ops.first().map_or(head, |o| {
+            o.span().to(ops.last().map_or(o.span(), |l| l.span()))
+        });
         let d = insn
             .err(
                 codes::OPERANDS,
@@ -274,7 +287,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if kind == PolicyKind::Range {
         if let (Some(p), Some(t)) = (int_value(&a[1]), int_value(&a[2])) {
-            let (p32, t32) = ((p as u64 & 0xFFFF_FFFF) as u32, (t as u64 & 0xFFFF_FFFF) as u32);
+            let (p32, t32) = (
+                (p as u64 & 0xFFFF_FFFF) as u32,
+                (t as u64 & 0xFFFF_FFFF) as u32,
+            );
             if p32 > t32 {
                 m.add(
                     Key::PolArgCompare,
@@ -309,7 +325,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         codes::BAD_SPACE,
                         span,
                         format!("State space incorrect for instruction '{op}'"),
-                        format!("createpolicy.range covers .global (or generic) addresses, not `{t}`"),
+                        format!(
+                            "createpolicy.range covers .global (or generic) addresses, not `{t}`"
+                        ),
                     ),
                 );
             }
@@ -484,7 +502,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     };
                     let sp = s.spaces.first().map(|x| x.0);
                     if !space_ok_for_var(sp, vk) {
-                        m.add(Key::PolAddr, super::ldst::space_mismatch(insn, &op, nspan, name, sp));
+                        m.add(
+                            Key::PolAddr,
+                            super::ldst::space_mismatch(insn, &op, nspan, name, sp),
+                        );
                     }
                 }
                 Base::Reg(..) => {}

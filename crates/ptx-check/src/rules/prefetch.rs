@@ -198,8 +198,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         let bad = if uniform {
             true
         } else {
-            !matches!(sp, StateSpace::Global | StateSpace::Local)
-                && !(tensormap && matches!(sp, StateSpace::Const | StateSpace::Param))
+            !(matches!(sp, StateSpace::Global | StateSpace::Local)
+                || (tensormap && matches!(sp, StateSpace::Const | StateSpace::Param)))
         };
         if bad {
             m.add(
@@ -267,14 +267,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         );
     } else if let Some(&(lv, t, span)) = s.evs.first() {
         let p = after_colons(t);
-        let illegal = |ptxas: String, msg: String| {
-            insn.err(codes::ILLEGAL_MODIFIER, span, ptxas, msg)
-        };
+        let illegal =
+            |ptxas: String, msg: String| insn.err(codes::ILLEGAL_MODIFIER, span, ptxas, msg);
         if uniform {
             m.add(
                 Key::PfEvictIllegal,
                 illegal(
-                    "Illegal modifier '.level::eviction_priority' for instruction 'prefetchu'".into(),
+                    "Illegal modifier '.level::eviction_priority' for instruction 'prefetchu'"
+                        .into(),
                     "prefetchu takes no eviction priority".into(),
                 ),
             );
@@ -318,7 +318,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     insn.err(
                         codes::MISSING_MODIFIER,
                         span,
-                        format!("Modifier '.{p}' requires cache level L2 with 'prefetch' instruction"),
+                        format!(
+                            "Modifier '.{p}' requires cache level L2 with 'prefetch' instruction"
+                        ),
                         "prefetch eviction priorities are L2 priorities".into(),
                     )
                     .with_help("write .L2::evict_last or .L2::evict_normal"),
@@ -378,8 +380,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     insn.err(
                         codes::BAD_ADDRESS,
                         nspan,
-                        "Non-generic address is not supported as operand for prefetchu instruction".into(),
-                        format!("prefetchu needs a generic address; `{name}` is not a .global variable"),
+                        "Non-generic address is not supported as operand for prefetchu instruction"
+                            .into(),
+                        format!(
+                            "prefetchu needs a generic address; `{name}` is not a .global variable"
+                        ),
                     ),
                 );
             }

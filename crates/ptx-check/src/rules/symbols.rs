@@ -31,7 +31,10 @@ impl VarKind {
     pub fn is_param(self) -> bool {
         matches!(
             self,
-            VarKind::KernelParam | VarKind::FuncParam | VarKind::FuncReturn | VarKind::LocalParam(_)
+            VarKind::KernelParam
+                | VarKind::FuncParam
+                | VarKind::FuncReturn
+                | VarKind::LocalParam(_)
         )
     }
 }
@@ -120,7 +123,12 @@ impl<'m> Scopes<'m> {
     }
 
     /// Enters a function: its parameters form the outermost function scope.
-    pub fn enter_function(&mut self, returns: Option<&'m [Param]>, params: Option<&'m [Param]>, kernel: bool) {
+    pub fn enter_function(
+        &mut self,
+        returns: Option<&'m [Param]>,
+        params: Option<&'m [Param]>,
+        kernel: bool,
+    ) {
         self.frames.clear();
         self.local_params = 0;
         let mut frame = Frame::default();
@@ -171,7 +179,12 @@ impl<'m> Scopes<'m> {
 
     /// Resolves a name in the innermost scope that declares it.
     pub fn lookup(&self, name: &str) -> Option<Sym> {
-        for frame in self.frames.iter().rev().chain(std::iter::once(&self.module)) {
+        for frame in self
+            .frames
+            .iter()
+            .rev()
+            .chain(std::iter::once(&self.module))
+        {
             if let Some(s) = frame.names.get(name) {
                 return Some(*s);
             }
@@ -252,23 +265,58 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
 /// The predefined special registers and their types.
 fn special_register(name: &str) -> Option<ScalarType> {
     const U32: &[&str] = &[
-        "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid",
-        "%nsmid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge",
-        "%lanemask_gt", "%clock", "%pm0", "%pm1", "%pm2", "%pm3", "%pm4", "%pm5", "%pm6", "%pm7",
-        "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size", "%clusterid",
-        "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-        "%cluster_nctarank", "%is_explicit_cluster", "%current_graph_exec",
+        "%tid",
+        "%ntid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%ctaid",
+        "%nctaid",
+        "%smid",
+        "%nsmid",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%clock",
+        "%pm0",
+        "%pm1",
+        "%pm2",
+        "%pm3",
+        "%pm4",
+        "%pm5",
+        "%pm6",
+        "%pm7",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%is_explicit_cluster",
+        "%current_graph_exec",
     ];
     const U64: &[&str] = &[
-        "%clock64", "%gridid", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi",
-        "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
+        "%clock64",
+        "%gridid",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+        "%reserved_smem_offset_begin",
+        "%reserved_smem_offset_end",
         "%reserved_smem_offset_cap",
     ];
     if U32.contains(&name) {
         Some(ScalarType::U32)
     } else if U64.contains(&name) {
         Some(ScalarType::U64)
-    } else if name.starts_with("%envreg") && split_index(name).is_some_and(|(p, i)| p == "%envreg" && i < 32) {
+    } else if name.starts_with("%envreg")
+        && split_index(name).is_some_and(|(p, i)| p == "%envreg" && i < 32)
+    {
         Some(ScalarType::B32)
     } else {
         None
@@ -314,11 +362,31 @@ mod tests {
         }
         assert_eq!(s.reg("%r1"), Some(ScalarType::B64));
         assert_eq!(s.reg("%r3"), Some(ScalarType::B32));
-        assert!(matches!(s.lookup("a"), Some(Sym::Var(Var { kind: VarKind::LocalParam(0), .. }))));
+        assert!(matches!(
+            s.lookup("a"),
+            Some(Sym::Var(Var {
+                kind: VarKind::LocalParam(0),
+                ..
+            }))
+        ));
         s.pop();
         assert_eq!(s.reg("%r1"), Some(ScalarType::B32));
-        assert!(matches!(s.lookup("p"), Some(Sym::Var(Var { kind: VarKind::KernelParam, bytes: 8, .. }))));
-        assert!(matches!(s.lookup("g"), Some(Sym::Var(Var { kind: VarKind::Global, bytes: 16, .. }))));
+        assert!(matches!(
+            s.lookup("p"),
+            Some(Sym::Var(Var {
+                kind: VarKind::KernelParam,
+                bytes: 8,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            s.lookup("g"),
+            Some(Sym::Var(Var {
+                kind: VarKind::Global,
+                bytes: 16,
+                ..
+            }))
+        ));
         assert!(matches!(s.lookup("k"), Some(Sym::Func)));
         assert_eq!(s.reg("%tid"), Some(ScalarType::U32));
     }

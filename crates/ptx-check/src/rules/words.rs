@@ -4,7 +4,9 @@
 //! level, every PTX type is a type word even where the instruction takes none, and the last of
 //! two values wins.
 
-use ptx_isa::{CacheOperator, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope, StateSpace};
+use ptx_isa::{
+    CacheOperator, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope, StateSpace,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Level {
