@@ -191,8 +191,8 @@ pub(crate) const LD_ORDER: &[Key] = &[
     ReleaseTgt, OrderSpace, IllegalOrder, NeedScopeAcquire, NeedScopeRelaxed, NeedScopeRelease,
     MmioSpace, CombineMmioVec, AcquireVer, ReleaseVer, ClusterScopeTgt, ClusterScopeVer,
     MmioNeedsOrder, CombineMmioScope, CombineVolatileScope, CombineWeakScope, NeedOrder,
-    NeedScopeMmio, B128Ver, B128Tgt, B128SysVer, NcNeedsGlobal, IllegalCacheOpNc,
-    VecMismatchNoVn, HintRequired, ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate,
+    NeedScopeMmio, NcNeedsGlobal, IllegalCacheOpNc, VecMismatchNoVn, B128Ver, B128Tgt,
+    B128SysVer, HintRequired, ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate,
     IllegalCop, HintTgt, HintVer, CombineHintVolatile, MustBeRegister, CombineHintMmio,
     HintSpace,
 ];
