@@ -135,7 +135,13 @@ impl Diagnostic {
     /// error`, naming the token where it stopped.
     pub fn from_parse_error(e: &ParseError, file: Option<&SourceFile>) -> Self {
         let near = file
-            .and_then(|f| f.text.get(e.span.range()))
+            .and_then(|f| {
+                let t = f.text.get(e.span.range())?;
+                Some(instruction_name(
+                    t,
+                    f.text.get(e.span.end as usize..).unwrap_or(""),
+                ))
+            })
             .map(|t| t.chars().take(60).collect::<String>())
             .filter(|t| !t.is_empty());
         let ptxas = match near {
@@ -151,5 +157,62 @@ impl Diagnostic {
             help: e.help.clone(),
             ptxas_line: PtxasLine::Span,
         }
+    }
+}
+
+/// ptxas reads an instruction name with its kind words as one token (`cp.async.wait_all`,
+/// `createpolicy.fractional`), and names that token in syntax errors.
+fn instruction_name(token: &str, after: &str) -> String {
+    let words: Vec<&str> = after
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == ':'))
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .skip(1)
+        .collect();
+    let take = match (token, words.as_slice()) {
+        ("cp", ["async", "bulk", w, ..]) if w.ends_with("_group") => 3,
+        ("cp", ["async", "mbarrier", "arrive", ..]) => 3,
+        ("cp", ["async", "commit_group" | "wait_group" | "wait_all", ..]) => 2,
+        ("cp", ["async", ..]) => 1,
+        ("createpolicy", ["fractional" | "range" | "cvt", ..]) => 1,
+        _ => 0,
+    };
+    let mut name = token.to_string();
+    for w in words.iter().take(take) {
+        name.push('.');
+        name.push_str(w);
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instruction_name;
+
+    #[test]
+    fn ptxas_instruction_tokens() {
+        assert_eq!(
+            instruction_name("cp", ".async.ca.shared.global [a]"),
+            "cp.async"
+        );
+        assert_eq!(
+            instruction_name("cp", ".async.wait_all;"),
+            "cp.async.wait_all"
+        );
+        assert_eq!(
+            instruction_name("cp", ".async.bulk.commit_group;"),
+            "cp.async.bulk.commit_group"
+        );
+        assert_eq!(
+            instruction_name("cp", ".async.mbarrier.arrive.b64 [m];"),
+            "cp.async.mbarrier.arrive"
+        );
+        assert_eq!(
+            instruction_name("createpolicy", ".fractional.L2::evict_last.b64 %rd1;"),
+            "createpolicy.fractional"
+        );
+        assert_eq!(instruction_name("ld", ".global.b32 %r1, [%rd1];"), "ld");
+        assert_eq!(instruction_name("-", "8];"), "-");
     }
 }

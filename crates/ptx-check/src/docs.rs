@@ -50,11 +50,7 @@ fn isa(r: &FeatureRequirement) -> String {
             min_sm,
             min_ptx,
             note,
-        } => format!(
-            "**{}, {}** — {note}",
-            opt_sm(min_sm),
-            opt_ptx(min_ptx)
-        ),
+        } => format!("**{}, {}** — {note}", opt_sm(min_sm), opt_ptx(min_ptx)),
         IsaText::NotInIsa(note) => format!("not in the ISA — {note}"),
     }
 }
@@ -163,7 +159,11 @@ pub fn diagnostics_markdown() -> String {
                .reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\tld.global.cg.L1::evict_first.b32 %r1, [%rd1];\n\t\
                ld.relaxed.global.b32 %r2, [%rd1];\n\tret;\n}\n";
     let report = crate::check_source("k.ptx", src.as_bytes(), &crate::CheckOptions::default());
-    out.push_str(&crate::render::rich(&report.file, &report.diagnostics, false));
+    out.push_str(&crate::render::rich(
+        &report.file,
+        &report.diagnostics,
+        false,
+    ));
     out.push_str("```\n\n```text\n");
     out.push_str(&crate::render::ptxas(&report.file, &report.diagnostics));
     out.push_str(
@@ -172,7 +172,13 @@ pub fn diagnostics_markdown() -> String {
          | code | finding |\n|---|---|\n",
     );
     for c in CODES {
-        let _ = writeln!(out, "| [{0}](#{1}) | {2} |", c.code, c.code.to_lowercase(), c.title);
+        let _ = writeln!(
+            out,
+            "| [{0}](#{1}) | {2} |",
+            c.code,
+            c.code.to_lowercase(),
+            c.title
+        );
     }
     for c in CODES {
         let _ = write!(

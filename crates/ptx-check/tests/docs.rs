@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 fn check(name: &str, generated: String) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(name);
     if std::env::var_os("UPDATE_DOCS").is_some() {
         std::fs::write(&path, &generated).unwrap();
     }

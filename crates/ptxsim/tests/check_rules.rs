@@ -61,15 +61,24 @@ fn every_error_in_the_file_in_ptxas_format() {
 fn overrides_replace_target_and_version() {
     let f = write(
         "override",
-        &module("sm_80", "8.0", "\tld.global.L2::cache_hint.b32 %r1, [%rd1], %rd2;\n"),
+        &module(
+            "sm_80",
+            "8.0",
+            "\tld.global.L2::cache_hint.b32 %r1, [%rd1], %rd2;\n",
+        ),
     );
     ptxsim().args(["check", &f]).assert().success();
     let err = stderr(&["check", "--format", "ptxas", "--target", "sm_75", &f], 2);
     assert!(
-        err.contains("line 8; error   : Modifier '.L2::cache_hint' requires .target sm_80 or higher"),
+        err.contains(
+            "line 8; error   : Modifier '.L2::cache_hint' requires .target sm_80 or higher"
+        ),
         "{err}"
     );
-    let err = stderr(&["check", "--format", "ptxas", "--ptx-version", "7.3", &f], 2);
+    let err = stderr(
+        &["check", "--format", "ptxas", "--ptx-version", "7.3", &f],
+        2,
+    );
     assert!(
         err.contains(
             "line 8; error   : Modifier '.L2::cache_hint' requires PTX ISA .version 7.4 or later"
@@ -77,7 +86,19 @@ fn overrides_replace_target_and_version() {
         "{err}"
     );
     // The overrides are checked against each other like the directives.
-    let err = stderr(&["check", "--format", "ptxas", "--target", "sm_90", "--ptx-version", "7.4", &f], 2);
+    let err = stderr(
+        &[
+            "check",
+            "--format",
+            "ptxas",
+            "--target",
+            "sm_90",
+            "--ptx-version",
+            "7.4",
+            &f,
+        ],
+        2,
+    );
     assert!(
         err.contains("line 2; error   : PTX .version 7.4 does not support .target sm_90"),
         "{err}"
@@ -86,7 +107,10 @@ fn overrides_replace_target_and_version() {
 
 #[test]
 fn json_carries_codes_and_help() {
-    let f = write("json", &module("sm_70", "7.0", "\tld.global.nc.lu.b32 %r1, [%rd1];\n"));
+    let f = write(
+        "json",
+        &module("sm_70", "7.0", "\tld.global.nc.lu.b32 %r1, [%rd1];\n"),
+    );
     let out = ptxsim()
         .args(["check", "--format", "json", &f])
         .assert()
@@ -96,7 +120,10 @@ fn json_carries_codes_and_help() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &v["files"][0]["diagnostics"][0];
     assert_eq!(d["code"], "E0203");
-    assert_eq!(d["ptxas"], "Illegal cache operation for instruction 'ld.nc'");
+    assert_eq!(
+        d["ptxas"],
+        "Illegal cache operation for instruction 'ld.nc'"
+    );
     assert_eq!(d["line"], 8);
     assert!(d["help"].is_string() || d["help"].is_null());
 }
@@ -108,5 +135,8 @@ fn warnings_alone_exit_0() {
         &module("sm_80", "8.0", "\tld.global.b32.v2 {%r1, %r2}, [%rd1];\n"),
     );
     let err = stderr(&["check", "--format", "ptxas", &f], 0);
-    assert_eq!(err, format!("ptxas {f}, line 8; warning : Vector Type not specified properly\n"));
+    assert_eq!(
+        err,
+        format!("ptxas {f}, line 8; warning : Vector Type not specified properly\n")
+    );
 }
