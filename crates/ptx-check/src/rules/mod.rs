@@ -738,6 +738,17 @@ impl<'a> Checker<'a> {
         scopes: &Scopes<'a>,
         state: &mut FnState,
     ) -> bool {
+        if let Op::Generic(g) = &i.op {
+            // Known instructions other than the cache-control ones are not validated.
+            let op = g.opcode.value.as_str();
+            if op == "call" {
+                call(&g.operands, scopes, state);
+                return true;
+            }
+            if op != "cp" && opcodes::is_known(op) {
+                return true;
+            }
+        }
         let (opcode, mods): (&str, Vec<(&str, Span)>) = match &i.op {
             Op::Generic(g) => (
                 &g.opcode.value,
@@ -762,10 +773,6 @@ impl<'a> Checker<'a> {
                 )
             }
         };
-        if opcode == "call" {
-            call(i.op.operands(), scopes, state);
-            return true;
-        }
         let family = family(opcode, &mods);
         let Some(family) = family else {
             return true;
@@ -906,7 +913,7 @@ impl<'a> Checker<'a> {
             self.diags.push(d);
             return self.diags;
         }
-        if self.address_size_64 {
+        if self.address_size_64 && !self.narrow.is_empty() {
             let index = ptx_syntax::LineIndex::new(self.text);
             for &(bits, at) in &self.narrow {
                 let line = index.line(at);
