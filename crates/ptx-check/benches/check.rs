@@ -17,7 +17,10 @@ fn big_module() -> String {
 }
 
 fn golden_modules() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/parity/golden.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/parity/golden.jsonl"
+    );
     std::fs::read_to_string(path)
         .expect("golden file")
         .lines()

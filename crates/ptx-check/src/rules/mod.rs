@@ -2,9 +2,9 @@
 //! catalog (`tests/parity/rules_model.py`, `docs/ptxas-rules.md`).
 //!
 //! [`check_module`] walks the module in source order, keeping a symbol table of every
-//! function's scopes ([`symbols`]), and hands each `ld`/`st`/`cp.async…`/`createpolicy`/
+//! function's scopes (`symbols`), and hands each `ld`/`st`/`cp.async…`/`createpolicy`/
 //! `prefetch` instruction to its family's rules. Each family emits its messages under the
-//! ordering keys of [`collect`], so the result comes out in ptxas's order; the module-level
+//! ordering keys of `collect`, so the result comes out in ptxas's order; the module-level
 //! findings (`.version`/`.target`, deferred `Unknown symbol`s at the end of each function, the
 //! driver's address-width messages) are placed where ptxas prints them.
 
