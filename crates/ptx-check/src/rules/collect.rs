@@ -191,8 +191,8 @@ pub(crate) const LD_ORDER: &[Key] = &[
     ReleaseTgt, OrderSpace, IllegalOrder, NeedScopeAcquire, NeedScopeRelaxed, NeedScopeRelease,
     MmioSpace, CombineMmioVec, AcquireVer, ReleaseVer, ClusterScopeTgt, ClusterScopeVer,
     MmioNeedsOrder, CombineMmioScope, CombineVolatileScope, CombineWeakScope, NeedOrder,
-    NeedScopeMmio, NcNeedsGlobal, IllegalCacheOpNc, VecMismatchNoVn, B128Ver, B128Tgt,
-    B128SysVer, HintRequired, ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate,
+    NeedScopeMmio, NcNeedsGlobal, IllegalCacheOpNc, VecMismatchNoVn, HintRequired,
+    ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate, B128Ver, B128Tgt, B128SysVer,
     IllegalCop, HintTgt, HintVer, CombineHintVolatile, MustBeRegister, CombineHintMmio,
     HintSpace,
 ];
@@ -214,8 +214,8 @@ pub(crate) const ST_ORDER: &[Key] = &[
     OrderSpace, IllegalOrder, NeedScopeAcquire, NeedScopeRelaxed, NeedScopeRelease, MmioSpace,
     CombineMmioVec, AcquireVer, ReleaseVer, ClusterScopeTgt, ClusterScopeVer, MmioNeedsOrder,
     CombineMmioScope, CombineVolatileScope, CombineWeakScope, NeedOrder, NeedScopeMmio,
-    NcNeedsGlobal, IllegalCacheOpNc, IllegalNc, HintRequired, ArgsMismatch, B128Ver, B128Tgt,
-    B128SysVer, IllegalPf, IllegalPredicate, IllegalCop, HintTgt, HintVer, CombineHintVolatile,
+    NcNeedsGlobal, IllegalCacheOpNc, IllegalNc, HintRequired, ArgsMismatch, IllegalPf,
+    IllegalPredicate, B128Ver, B128Tgt, B128SysVer, IllegalCop, HintTgt, HintVer, CombineHintVolatile,
     CombineHintMmio, HintSpace, MustBeRegister,
 ];
 

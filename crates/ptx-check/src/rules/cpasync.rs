@@ -8,6 +8,7 @@ use super::{
     address, check_guard, finish, gate, imm_kind, int_value, unknown_modifier, vector_warning,
     Base, Cx, Insn, Outcome, Unknowns,
 };
+use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{CacheOperator, Feature, ScalarType, StateSpace};
@@ -145,10 +146,13 @@ fn class(scopes: &Scopes, op: &Operand) -> Class {
 
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(CPA_ORDER);
-    let unknown = Unknowns::default();
+    let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, None);
     let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async");
     let s = scan(insn, &mut m, is_async);
+    if is_async {
+        operand_unknowns(scopes, insn.ops, &mut unknown);
+    }
     let vec_tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
     if !is_async {
@@ -436,11 +440,17 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
-    let mut unknown = unknown;
     for (k, (o, sp)) in [(&ops[0], dst), (&ops[1], srcsp)].into_iter().enumerate() {
         let Some(a) = address(scopes, o) else {
             continue;
         };
+        let unusable = unusable_address(insn, OP, scopes, a.base);
+        if !unusable.is_empty() {
+            for d in unusable {
+                m.add_sub(Key::AddrF32, k as i32, d);
+            }
+            continue;
+        }
         match a.base {
             Base::Reg(r, rspan) => match scopes.reg(r) {
                 Some(rt @ (ScalarType::F32 | ScalarType::F64)) => {
@@ -450,7 +460,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         bad_address_symbol(insn, r, rspan, rt.token()),
                     );
                 }
-                None => unknown.add(r, rspan),
                 _ => {}
             },
             Base::Imm => {

@@ -11,6 +11,7 @@ use super::{
     address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
     unknown_modifier, Base, Cx, Insn, Outcome, Unknowns,
 };
+use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
@@ -60,6 +61,7 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         None => ("cp.async".into(), None),
     };
+    operand_unknowns(scopes, insn.ops, &mut unknown);
     let types = rest.iter().find(|t| matches!(classify(t.0), Word::Type(_)));
     let read = rest.iter().find(|t| t.0 == ".read");
     if name.starts_with("cp.async.bulk") {
@@ -134,7 +136,9 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
 pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     const OP: &str = "cp.async.mbarrier.arrive";
     let mut m = Msgs::new(MBARRIER_ORDER);
+    let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, None);
+    operand_unknowns(scopes, insn.ops, &mut unknown);
     let head = insn.head();
     let toks = &insn.mods[2..]; // after `.async.mbarrier`
     if toks.first().is_none_or(|t| t.0 != ".arrive") {
@@ -190,11 +194,12 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
-    let stop = |m: Msgs, d: Diagnostic| {
+    let stop = |m: Msgs, d: Diagnostic, unknown: Unknowns| {
         let (mut diags, _) = m.finish();
         diags.push(d);
         Outcome {
             diags,
+            unknown: unknown.into_diags(),
             ..Outcome::default()
         }
     };
@@ -207,7 +212,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 "cp.async.mbarrier.arrive takes exactly `.b64`".into(),
             )
             .with_help("cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]");
-        return stop(m, d);
+        return stop(m, d, unknown);
     }
     let addr = match insn.ops {
         [o @ Operand::Address(a)] if !a.unified => address(scopes, o),
@@ -222,7 +227,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 "cp.async.mbarrier.arrive takes the mbarrier's address".into(),
             )
             .with_help("cp.async.mbarrier.arrive.shared.b64 [mbar]");
-        return stop(m, d);
+        return stop(m, d, unknown);
     };
     if let Some(d) = gate_version(cx, insn.start, Feature::MbarrierArrive, "", OP, head) {
         m.add(Key::MbFeature, d);
@@ -298,7 +303,13 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+    let unusable = unusable_address(insn, OP, scopes, addr.base);
+    let resolved = unusable.is_empty();
+    for d in unusable {
+        m.add(Key::MbAddr, d);
+    }
     match addr.base {
+        _ if !resolved => {}
         Base::Var(name, nspan) => {
             let kind = match scopes.lookup(name) {
                 Some(Sym::Var(v)) => Some(v.kind),
@@ -311,5 +322,5 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         Base::Imm => m.add(Key::MbAddr, immediate_address(insn, addr.span)),
         Base::Reg(..) => {}
     }
-    finish(m, Unknowns::default(), None)
+    finish(m, unknown, None)
 }

@@ -616,6 +616,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     mismatch.get_or_insert_with(|| "`_` is not a value".into());
                 }
             }
+            // An address as data: `must be register`, except for .b128, whose operand
+            // forms have no memory operand there (measured).
+            Operand::Address(_) | Operand::Bracket(..) if ty == ScalarType::B128 => {
+                mismatch
+                    .get_or_insert_with(|| "a .b128 value is a register, not an address".into());
+            }
             Operand::Address(_) | Operand::Bracket(..) => must_be_reg = true,
             _ => match elem(scopes, data) {
                 Elem::Reg(rt) => {
@@ -1128,7 +1134,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     match addr.base {
         Base::Reg(r, rspan) => match scopes.reg(r) {
             None => {
-                m.add(Key::IllegalOperandType, illegal_operand_type(insn, rspan));
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, rspan),
+                );
                 unknown.add(r, rspan);
             }
             Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) => {
@@ -1139,7 +1148,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 };
                 m.add(key, bad_address_symbol(insn, r, rspan, rt.token()));
                 if rt == ScalarType::Pred {
-                    m.add(Key::IllegalOperandType, illegal_operand_type(insn, rspan));
+                    m.add(
+                        Key::IllegalOperandType,
+                        illegal_operand_type(insn, op, rspan),
+                    );
                 }
             }
             Some(rt) => {
@@ -1180,7 +1192,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     if let Some((name, nspan)) = sym {
         match sym_info {
             None => {
-                m.add(Key::IllegalOperandType, illegal_operand_type(insn, nspan));
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
                 unknown.add(name, nspan);
             }
             Some(Sym::Func) => {
@@ -1188,8 +1203,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     Key::AddrUnexpected,
                     bad_address_symbol(insn, name, nspan, "unexpected"),
                 );
-                m.add(Key::IllegalOperandType, illegal_operand_type(insn, nspan));
-                m.add(Key::IllegalOperandType, illegal_operand_type(insn, nspan));
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
             }
             Some(Sym::Reg(_)) => {}
             Some(Sym::Var(v)) => {
@@ -1865,11 +1886,11 @@ pub(crate) fn combine(insn: &Insn, span: Span, a: &str, b: &str, why: &str) -> D
     .with_help(why.to_string())
 }
 
-pub(crate) fn illegal_operand_type(insn: &Insn, span: Span) -> Diagnostic {
+pub(crate) fn illegal_operand_type(insn: &Insn, op: &str, span: Span) -> Diagnostic {
     insn.err(
         codes::BAD_ADDRESS,
         span,
-        format!("Illegal operand type to instruction '{}'", insn.opcode),
+        format!("Illegal operand type to instruction '{op}'"),
         "the address is not a declared register or variable of a usable type".into(),
     )
 }

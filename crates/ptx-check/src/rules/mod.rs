@@ -617,12 +617,13 @@ impl<'a> Checker<'a> {
             return false;
         }
         let stop = self.stop;
-        let mut scopes = Scopes::new(module);
+        let mut scopes = Scopes::new();
         for item in &module.items {
             let span = item_span(item);
             if stop.is_some_and(|s| span.start >= s) {
                 return true;
             }
+            scopes.declare_item(item);
             if let Item::Function(f) = item {
                 if let Some(body) = &f.body {
                     if !self.function(f, body, &mut scopes) {
@@ -1055,6 +1056,54 @@ pub(crate) fn predicate_expected(insn: &Insn, span: Span) -> Diagnostic {
         "the guard is not a `.pred` register".into(),
     )
     .with_help("guard with a predicate: `@%p1` or `@!%p1` (set it with setp)")
+}
+
+/// Every undeclared name among the operands, in operand order (ptxas reports them even when
+/// the instruction stops early): `%`-names, address bases, names inside vectors.
+pub(crate) fn operand_unknowns(scopes: &Scopes, ops: &[Operand], unknown: &mut Unknowns) {
+    for o in ops {
+        match o {
+            Operand::Name(n) if n.name.starts_with('%') && scopes.lookup(&n.name).is_none() => {
+                unknown.add(&n.name, n.span);
+            }
+            Operand::Not(inner, _) => {
+                operand_unknowns(scopes, std::slice::from_ref(&**inner), unknown)
+            }
+            Operand::Address(a) => {
+                if let Some(b) = &a.base {
+                    if scopes.lookup(&b.name).is_none() {
+                        unknown.add(&b.name, b.span);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An address base that names nothing usable (cp.async, createpolicy, prefetch, mbarrier):
+/// `Illegal operand type to instruction '«op»'`, after `Illegal to use symbol '«f»' of type
+/// unexpected …` for a function. Empty if the base is a declared register or variable.
+pub(crate) fn unusable_address(
+    insn: &Insn,
+    op: &str,
+    scopes: &Scopes,
+    base: Base,
+) -> Vec<Diagnostic> {
+    match base {
+        Base::Reg(r, span) if scopes.reg(r).is_none() => {
+            vec![ldst::illegal_operand_type(insn, op, span)]
+        }
+        Base::Var(n, span) => match scopes.lookup(n) {
+            None => vec![ldst::illegal_operand_type(insn, op, span)],
+            Some(Sym::Func) => vec![
+                ldst::bad_address_symbol(insn, n, span, "unexpected"),
+                ldst::illegal_operand_type(insn, op, span),
+            ],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
 }
 
 /// Checks a guard: `Predicate expression expected` first if it is not a predicate.

@@ -10,6 +10,7 @@ use super::{
     address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
     vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
 };
+use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::{Diagnostic, Severity};
 use ptx_isa::{Feature, PolicyKind, ScalarType, StateSpace};
@@ -140,9 +141,10 @@ fn c_float(v: f32) -> String {
 
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(POLICY_ORDER);
-    let unknown = Unknowns::default();
+    let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, None);
     let s = scan(insn, &mut m);
+    operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
     let Some(kind) = kind_of(insn) else {
@@ -166,12 +168,21 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         };
     };
     let op = format!("createpolicy{}", kind.token());
-    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>| {
+    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns| {
         let (mut diags, _) = m.finish();
+        let fatal = d.severity == Severity::Fatal;
         diags.push(d);
+        if fatal {
+            return Outcome {
+                diags,
+                fatal,
+                ..Outcome::default()
+            };
+        }
         diags.extend(tail);
         Outcome {
             diags,
+            unknown: unknown.into_diags(),
             ..Outcome::default()
         }
     };
@@ -182,7 +193,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             format!("Illegal modifier '.L2::cache_hint' for instruction '{op}'"),
             "createpolicy makes a policy; it takes no `.L2::cache_hint`".into(),
         );
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     if let Some(&(t, span)) = s.others.first() {
         let d = insn.err(
@@ -191,7 +202,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             format!("Illegal modifier '{t}' for instruction '{op}'"),
             format!("`{t}` is not a createpolicy modifier"),
         );
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     if !(s.types.len() == 1 && s.types[0].0 == Some(ScalarType::B64)) {
         let d = insn
@@ -202,7 +213,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 "createpolicy makes a 64-bit policy: its type is `.b64`".into(),
             )
             .with_help("write exactly one `.b64`");
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     let ops = insn.ops;
     if let Some(Operand::Sink(span)) = ops.first() {
@@ -214,7 +225,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             format!("Result discard mode is not allowed for instruction '{op}'"),
         )
         .at_line_of(insn.start);
-        return stop(m, d, None);
+        return stop(m, d, None, unknown);
     }
     let reg = |o: &Operand| match o {
         Operand::Name(n) => scopes.reg(&n.name),
@@ -272,7 +283,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 PolicyKind::Range => "createpolicy.range: 64-bit destination, [address], primary size, total size (32-bit registers or integers)",
                 PolicyKind::Cvt => "createpolicy.cvt: 64-bit destination, 64-bit access property",
             });
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     let kind_feature = match kind {
         PolicyKind::Fractional => Feature::PolicyFractional,
@@ -493,7 +504,13 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if kind == PolicyKind::Range {
         if let Some(addr) = policy_addr(scopes, &a[0]) {
+            let unusable = unusable_address(insn, &op, scopes, addr.base);
+            let resolved = unusable.is_empty();
+            for d in unusable {
+                m.add(Key::PolAddr, d);
+            }
             match addr.base {
+                _ if !resolved => {}
                 Base::Imm => m.add(Key::PolAddr, immediate_address(insn, addr.span)),
                 Base::Var(name, nspan) => {
                     let vk = match scopes.lookup(name) {

@@ -9,6 +9,7 @@ use super::{
     address, check_guard, finish, gate_target, gate_version, unknown_modifier, vector_warning,
     width, Base, Cx, Insn, Outcome, Unknowns,
 };
+use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
@@ -100,16 +101,19 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let op = insn.opcode;
     let uniform = op == "prefetchu";
     let mut m = Msgs::new(PREFETCH_ORDER);
+    let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, None);
     let s = scan(insn, &mut m);
+    operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
-    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>| {
+    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns| {
         let (mut diags, _) = m.finish();
         diags.push(d);
         diags.extend(tail);
         Outcome {
             diags,
+            unknown: unknown.into_diags(),
             ..Outcome::default()
         }
     };
@@ -120,7 +124,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             format!("Illegal modifier '.L2::cache_hint' for instruction '{op}'"),
             format!("`{op}` takes no cache policy"),
         );
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     if let Some(&span) = s.types.first() {
         let d = insn.err(
@@ -129,7 +133,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             format!("Unexpected instruction types specified for '{op}'"),
             format!("`{op}` takes no type"),
         );
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     }
     let addr = match insn.ops {
         [o @ Operand::Address(_)] => address(scopes, o),
@@ -144,7 +148,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 format!("`{op}` takes one address operand"),
             )
             .with_help(format!("{op}.L1 [address]"));
-        return stop(m, d, tail);
+        return stop(m, d, tail, unknown);
     };
     let space = s.spaces.first();
     let space_v = space.map(|x| x.0);
@@ -351,7 +355,13 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         );
     }
     let mut narrow = None;
+    let unusable = unusable_address(insn, op, scopes, addr.base);
+    let resolved = unusable.is_empty();
+    for d in unusable {
+        m.add(Key::PfAddr, d);
+    }
     match addr.base {
+        _ if !resolved => {}
         Base::Reg(r, rspan) => match scopes.reg(r) {
             Some(rt @ (ScalarType::F32 | ScalarType::F64)) => {
                 m.add(Key::PfAddr, bad_address_symbol(insn, r, rspan, rt.token()));
@@ -416,7 +426,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }),
         );
     }
-    let mut out = finish(m, Unknowns::default(), tail);
+    let mut out = finish(m, unknown, tail);
     out.narrow_address = narrow;
     out
 }

@@ -3,7 +3,7 @@
 //! ranges), plus the special registers.
 
 use ptx_isa::{ScalarType, StateSpace, VarType};
-use ptx_syntax::ast::{Item, Module, Param, VarDecl};
+use ptx_syntax::ast::{Item, Param, VarDecl};
 use std::collections::HashMap;
 
 /// What a variable is, as the ld/st/cp.async rules distinguish it.
@@ -103,23 +103,26 @@ fn array_bytes(elem: u64, dims: &[Option<u64>]) -> u64 {
 }
 
 impl<'m> Scopes<'m> {
-    /// The module-scope names of `module`.
-    pub fn new(module: &'m Module) -> Self {
-        let mut s = Scopes {
+    /// No names yet: ptxas reads a module in one pass, so a name is visible only after its
+    /// declaration ([`Scopes::declare_item`]).
+    pub fn new() -> Self {
+        Scopes {
             module: Frame::default(),
             frames: Vec::new(),
             local_params: 0,
-        };
-        for item in &module.items {
-            match item {
-                Item::Var(v) => declare(&mut s.module, v, None),
-                Item::Function(f) => {
-                    s.module.names.insert(&f.name.value, Sym::Func);
-                }
-                _ => {}
-            }
         }
-        s
+    }
+
+    /// Declares a module-scope variable or function (a function before its body is walked:
+    /// it may call itself).
+    pub fn declare_item(&mut self, item: &'m Item) {
+        match item {
+            Item::Var(v) => declare(&mut self.module, v, None),
+            Item::Function(f) => {
+                self.module.names.insert(&f.name.value, Sym::Func);
+            }
+            _ => {}
+        }
     }
 
     /// Enters a function: its parameters form the outermost function scope.
@@ -342,7 +345,10 @@ mod tests {
             .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n{\n.reg .b64 %r<2>;\n.param .b32 a;\n}\n}\n";
         let m = ptx_syntax::parse(text).unwrap();
         let f = m.function("k").unwrap();
-        let mut s = Scopes::new(&m);
+        let mut s = Scopes::new();
+        for item in &m.items {
+            s.declare_item(item);
+        }
         s.enter_function(f.returns.as_deref(), f.params.as_deref(), true);
         let body = f.body.as_ref().unwrap();
         let ptx_syntax::ast::Statement::Var(outer) = &body.statements[0] else {
