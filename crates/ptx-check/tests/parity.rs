@@ -3,6 +3,10 @@
 //! 18,020 more from other generator seeds) is checked with `ptx-check`, and our verdict and
 //! `--format ptxas` output are compared with what ptxas printed.
 //!
+//! `multi.jsonl.gz` (tests/parity/gen_multi.py) holds modules of 2-6 such instructions each,
+//! where ptxas's whole-file behaviour shows (deferred `Unknown symbol`s, fatal stops, the
+//! checks that only run on error-free files).
+//!
 //! Asserted: the verdict (accept/reject) agrees on every case except the known deviations
 //! listed below (each with its reason); the exact ptxas lines agree on at least 95% of the
 //! cases (run with `--nocapture` to see the figures). Cases on which ptxas crashed are left
@@ -402,6 +406,69 @@ fn pairs_parity() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+#[derive(Deserialize)]
+struct MultiCase {
+    id: String,
+    target: String,
+    version: String,
+    context: String,
+    insns: Vec<String>,
+    exit: i64,
+    raw: String,
+    crash: bool,
+}
+
+#[test]
+fn multi_instruction_parity() {
+    let path = parity_dir().join("multi.jsonl.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let (mut total, mut verdict, mut exact, mut excluded) = (0, 0, 0, 0);
+    let mut misses = Vec::new();
+    for line in text.lines() {
+        let m: MultiCase = serde_json::from_str(line).unwrap();
+        if m.crash {
+            excluded += 1;
+            continue;
+        }
+        let case = Case {
+            id: m.id.clone(),
+            family: "multi".into(),
+            target: m.target,
+            version: m.version,
+            context: m.context,
+            insn: m.insns.join("\n\t"),
+            exit: m.exit,
+            raw: m.raw,
+            crash: false,
+            flaky: false,
+            ptx: None,
+        };
+        let ptx = render_module(&case);
+        let report = check_source("case.ptx", ptx.as_bytes(), &CheckOptions::default());
+        let ours = render::ptxas(&report.file, &report.diagnostics);
+        total += 1;
+        let v = report.has_errors() == (case.exit != 0);
+        verdict += v as usize;
+        exact += (ours == case.raw) as usize;
+        if !v || ours != case.raw {
+            misses.push(format!("{}:\n  ptxas:\n{}  ours:\n{}", case.id, case.raw, ours));
+        }
+    }
+    println!(
+        "multi: {total} modules ({excluded} crashes excluded): verdict {verdict}/{total}, exact ptxas output {exact}/{total}"
+    );
+    assert!(total >= 1000);
+    assert!(
+        misses.is_empty(),
+        "{} multi-instruction modules differ:\n{}",
+        misses.len(),
+        misses.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
     );
 }
 
