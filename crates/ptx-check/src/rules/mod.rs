@@ -910,10 +910,6 @@ impl<'a> Checker<'a> {
         if self.line_fatal || self.diags.iter().any(|d| d.severity.is_error()) {
             return self.diags;
         }
-        if let Some(d) = self.call_sequence.take() {
-            self.diags.push(d);
-            return self.diags;
-        }
         if self.address_size_64 && !self.narrow.is_empty() {
             let index = ptx_syntax::LineIndex::new(self.text);
             for &(bits, at) in &self.narrow {
@@ -953,7 +949,12 @@ impl<'a> Checker<'a> {
                     .with_help("use 64-bit registers for generic and .global addresses")
                     .without_line(),
                 );
+                return self.diags;
             }
+        }
+        // The call-sequence check runs after the address-width one.
+        if let Some(d) = self.call_sequence.take() {
+            self.diags.push(d);
         }
         self.diags
     }
