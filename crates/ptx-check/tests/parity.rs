@@ -457,7 +457,10 @@ fn multi_instruction_parity() {
         verdict += v as usize;
         exact += (ours == case.raw) as usize;
         if !v || ours != case.raw {
-            misses.push(format!("{}:\n  ptxas:\n{}  ours:\n{}", case.id, case.raw, ours));
+            misses.push(format!(
+                "{}:\n  ptxas:\n{}  ours:\n{}",
+                case.id, case.raw, ours
+            ));
         }
     }
     println!(
@@ -468,7 +471,12 @@ fn multi_instruction_parity() {
         misses.is_empty(),
         "{} multi-instruction modules differ:\n{}",
         misses.len(),
-        misses.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+        misses
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
