@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process time of `ptxsim check` and of `ptxas` on the same ≥10 MB module: the largest
 # corpus file (Triton sm_90 fp32 matmul) with its kernel repeated under new names
-# (crates/ptx-syntax/examples/big_module.rs). Parse throughput alone: cargo bench -p ptx-syntax.
+# (crates/ptx-syntax/examples/big_module.rs). Parse throughput alone: cargo bench -p ptx-syntax;
+# parse + rules in-process: cargo bench -p ptx-check.
 #
 # Needs ptxas for the comparison: source ../shared/tools/cuda-tools.sh first.
 set -euo pipefail

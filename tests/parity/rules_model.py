@@ -300,6 +300,13 @@ for _k in ("FeatVer[Instruction type .b128 for instruction ld]",
 for _k in ("ModTgt[.L2::cache_hint]", "ModVer[.L2::cache_hint]", "Combine[HINT+SEM:volatile]"):
     _move(ORDERS["ld"], _k, "Argument N of instruction 'X': must be register")
 ORDERS["ld"].insert(ORDERS["ld"].index("Illegal cache operation for instruction 'X'") + 1, "VecMismatchNoVN")
+# measured with ptxas (`ld.nc.b128 {%rq0, %rq1}, …` at PTX 8.2): the .b128 gates of ld come after
+# the .nc checks and the vector-count copy
+for _k in ("FeatVer[Instruction type .b128 for instruction ld]",
+           "FeatVer[Instruction type .b128 for instruction st]",
+           "FeatTgt[Instruction type .b128 for instruction ld]",
+           "FeatTgt[Instruction type .b128 for instruction st]", "FeatVer[.b128 with .sys]"):
+    _move(ORDERS["ld"], _k, ".L2::cache_hint modifier required for instruction 'X' with N arguments")
 LD_ORDER = ORDERS["ld"]
 ST_ORDER = ORDERS["st"]
 

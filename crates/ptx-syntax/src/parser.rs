@@ -481,6 +481,31 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     span: t.span().to(next.span()),
                 }));
             }
+            if next.kind == Tok::Dot && next.text == ".unified" {
+                return fail_help(
+                    next.span(),
+                    format!(
+                        "`.unified` after `{}`, which is not a bracketed address",
+                        t.text
+                    ),
+                    format!("write `[{}].unified`", t.text),
+                );
+            }
+            if next.kind == Tok::LBracket {
+                // `buf[8]` (an array element), or `%r1 [%rd1]` with its comma missing.
+                bump(i);
+                let index = address(i)?;
+                let span = t.span().to(index.span());
+                return Ok(Operand::Indexed(
+                    Name {
+                        name: SmolStr::new(t.text),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Box::new(index),
+                    span,
+                ));
+            }
             if ends_operand(next.kind) {
                 // Fast path: a plain register or symbol (the common case).
                 bump(i);
@@ -564,7 +589,46 @@ fn operand_expr(i: &mut Input<'_, '_>) -> PResult<Operand> {
     })
 }
 
+/// Rejects the address forms ptxas reports as syntax errors at a given token: `[a-8]` (at
+/// `-`), `[a+%r1]` / `[8+%r1]` (at the register or name), `[a*2]` (at the operator).
+fn address_form(i: &Input<'_, '_>) -> PResult<()> {
+    let base = peek_nth(i, 1);
+    if !matches!(base.kind, Tok::Ident | Tok::Number) {
+        return Ok(());
+    }
+    let op = peek_nth(i, 2);
+    let bad = match op.kind {
+        Tok::Plus => {
+            let off = peek_nth(i, 3);
+            (off.kind == Tok::Ident).then_some(off)
+        }
+        Tok::RBracket | Tok::Comma => None,
+        Tok::Minus => Some(op),
+        kind if binary_op(kind).is_some() => Some(op),
+        _ => None,
+    };
+    match bad {
+        Some(t) if t.kind == Tok::Minus => fail_help(
+            t.span(),
+            "`[a-N]` is not an address form",
+            format!("write the offset as `+-N`: `[{}+-…]`", base.text),
+        ),
+        Some(t) if t.kind == Tok::Ident => fail_help(
+            t.span(),
+            format!("`{}` cannot be an address offset", t.text),
+            "an address is `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`; add registers with `add` first",
+        ),
+        Some(t) => fail_help(
+            t.span(),
+            format!("`{}` in an address", t.text),
+            "an address is `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`",
+        ),
+        None => Ok(()),
+    }
+}
+
 fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
+    address_form(i)?;
     let open = bump(i);
     let mut inner = Vec::new();
     if !at(i, Tok::RBracket) {
