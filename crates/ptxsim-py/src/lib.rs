@@ -108,6 +108,7 @@ impl Diagnostic {
 
 fn severity_name(s: Severity) -> &'static str {
     match s {
+        Severity::Info => "info",
         Severity::Warning => "warning",
         Severity::Error => "error",
         Severity::Fatal => "fatal",

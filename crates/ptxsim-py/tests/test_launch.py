@@ -183,8 +183,8 @@ def test_validation_errors_raise_with_the_diagnostics():
     # (tests/corpus/rejected, captured by the corpus generator before Triton's ptxas step).
     rejected = CORPUS / "rejected" / "triton" / "vadd_cg_evict_first.sm80.ptx"
     findings = [d for d in ptxsim.check(rejected) if d.is_error()]
-    if not findings:
-        pytest.xfail("ptx-check on this branch has no rule that rejects this file yet")
+    # ptxas: "Modifier '.evict_first' cannot be combined with modifier '.cg'".
+    assert any("cannot be combined" in d.ptxas for d in findings), findings
     with pytest.raises(ptxsim.PtxValidationError) as e:
         ptxsim.launch(rejected, "vadd_cg_evict_first", 1, 128, [None] * 6)
     assert [repr(d) for d in e.value.diagnostics] == [repr(d) for d in findings]

@@ -452,16 +452,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             continue;
         }
         match a.base {
-            Base::Reg(r, rspan) => match scopes.reg(r) {
-                Some(rt @ (ScalarType::F32 | ScalarType::F64)) => {
+            Base::Reg(r, rspan) => {
+                if let Some(rt @ (ScalarType::F32 | ScalarType::F64)) = scopes.reg(r) {
                     m.add_sub(
                         Key::AddrF32,
                         k as i32,
                         bad_address_symbol(insn, r, rspan, rt.token()),
                     );
                 }
-                _ => {}
-            },
+            }
             Base::Imm => {
                 if sp.map(|x| x.0) != Some(StateSpace::Local) {
                     m.add_sub(Key::AddrF32, k as i32, immediate_address(insn, a.span));
