@@ -432,15 +432,7 @@ impl<'p> Machine<'p> {
 
     fn site(&self, cta: &Cta, warp: u32, lane: u32, id: u32) -> Box<FaultSite> {
         let info = &self.program.instrs[id as usize];
-        let source = info.loc.map(|(f, l, _)| {
-            let file = self
-                .program
-                .files
-                .get(&f)
-                .cloned()
-                .unwrap_or_else(|| format!("file {f}"));
-            format!("{file}:{l}")
-        });
+        let source = self.program.source_line(id);
         Box::new(FaultSite {
             kernel: self.program.functions[self.kernel as usize].name.clone(),
             cta: cta.id,
@@ -808,6 +800,25 @@ impl<'p> Machine<'p> {
         let mut b = [0u64; 32];
         let mut c = [0u64; 32];
         let mut out = [0u64; 32];
+        // Read the sources, compute each active lane (`lanewise`) or the whole warp
+        // (`warpwise`, through an `alu::*_lanes` function), write the destination.
+        macro_rules! lanewise {
+            ($d:ident; $($src:ident => $buf:ident),+; $f:expr) => {{
+                $(self.read_src(cta, wi, *$src, &mut $buf);)+
+                let f = $f;
+                for l in lanes(exec) {
+                    out[l] = f(l);
+                }
+                Self::write_dst(cta, wi, program, *$d, &out, exec);
+            }};
+        }
+        macro_rules! warpwise {
+            ($d:ident; $($src:ident => $buf:ident),+; $call:expr) => {{
+                $(self.read_src(cta, wi, *$src, &mut $buf);)+
+                $call;
+                Self::write_dst(cta, wi, program, *$d, &out, exec);
+            }};
+        }
         macro_rules! frame {
             () => {
                 cta.warps[wi].frames.last_mut().expect("frame")
@@ -920,18 +931,7 @@ impl<'p> Machine<'p> {
                 int_rounding,
                 d_bits,
             } => {
-                self.read_src(cta, wi, *s, &mut a);
-                alu::cvt_lanes(
-                    *dty,
-                    *aty,
-                    *mode,
-                    *int_rounding,
-                    *d_bits,
-                    &a,
-                    &mut out,
-                    exec,
-                );
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                warpwise!(d; s => a; alu::cvt_lanes( *dty, *aty, *mode, *int_rounding, *d_bits, &a, &mut out, exec, ))
             }
             Op::CvtPack {
                 d,
@@ -939,14 +939,7 @@ impl<'p> Machine<'p> {
                 b: y,
                 dty,
                 mode,
-            } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                for l in lanes(exec) {
-                    out[l] = alu::cvt_pack(*dty, *mode, a[l], b[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
-            }
+            } => lanewise!(d; x => a, y => b; |l: usize| alu::cvt_pack(*dty, *mode, a[l], b[l])),
             Op::Cvta {
                 d,
                 a: s,
@@ -993,12 +986,7 @@ impl<'p> Machine<'p> {
                 d,
                 a: x,
                 b: y,
-            } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec);
-                Self::write_dst(cta, wi, program, *d, &out, exec);
-            }
+            } => warpwise!(d; x => a, y => b; alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec)),
             Op::Int3 {
                 op,
                 ty,
@@ -1007,18 +995,10 @@ impl<'p> Machine<'p> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec);
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                warpwise!(d; x => a, y => b, z => c; alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec))
             }
             Op::Int1 { op, ty, d, a: x } => {
-                self.read_src(cta, wi, *x, &mut a);
-                for l in lanes(exec) {
-                    out[l] = alu::int1(*op, *ty, a[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                lanewise!(d; x => a; |l: usize| alu::int1(*op, *ty, a[l]))
             }
             Op::Bfe {
                 ty,
@@ -1026,15 +1006,7 @@ impl<'p> Machine<'p> {
                 a: x,
                 b: y,
                 c: z,
-            } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::bfe(*ty, a[l], b[l], c[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
-            }
+            } => lanewise!(d; x => a, y => b, z => c; |l: usize| alu::bfe(*ty, a[l], b[l], c[l])),
             Op::Bfi {
                 ty,
                 d,
@@ -1060,13 +1032,7 @@ impl<'p> Machine<'p> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                lanewise!(d; x => a, y => b, z => c; |l: usize| alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
             }
             Op::Shf {
                 left,
@@ -1076,13 +1042,7 @@ impl<'p> Machine<'p> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                lanewise!(d; x => a, y => b, z => c; |l: usize| alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
             }
             Op::Float2 {
                 op,
@@ -1092,10 +1052,7 @@ impl<'p> Machine<'p> {
                 a: x,
                 b: y,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec);
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                warpwise!(d; x => a, y => b; alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec))
             }
             Op::Fma {
                 ty,
@@ -1105,11 +1062,7 @@ impl<'p> Machine<'p> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec);
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                warpwise!(d; x => a, y => b, z => c; alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec))
             }
             Op::Float1 {
                 op,
@@ -1117,13 +1070,7 @@ impl<'p> Machine<'p> {
                 mode,
                 d,
                 a: x,
-            } => {
-                self.read_src(cta, wi, *x, &mut a);
-                for l in lanes(exec) {
-                    out[l] = alu::float1(*op, *ty, *mode, a[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
-            }
+            } => lanewise!(d; x => a; |l: usize| alu::float1(*op, *ty, *mode, a[l])),
             Op::Testp { kind, ty, d, a: x } => {
                 self.read_src(cta, wi, *x, &mut a);
                 let mut v = 0u32;
@@ -1873,17 +1820,7 @@ impl<'p> Machine<'p> {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
                 if !addr.is_multiple_of(total as u64) {
-                    return Err(self.fault(
-                        cta,
-                        wi as u32,
-                        l as u32,
-                        id,
-                        FaultKind::Misaligned {
-                            space: "global",
-                            address: addr,
-                            bytes: total,
-                        },
-                    ));
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total));
                 }
                 global_lanes.push((l, addr));
             } else {
@@ -1984,46 +1921,7 @@ impl<'p> Machine<'p> {
             }
         }
         let mut buf = vec![0u8; places.iter().map(|p| p.2).sum()];
-        if self.cfg.cache_model {
-            let mut off = 0;
-            for chunk in accesses
-                .chunks(memsys::MAX_LANES)
-                .zip(places.chunks(memsys::MAX_LANES))
-            {
-                let (acc, pl) = chunk;
-                let need: usize = pl.iter().map(|p| p.2).sum();
-                let outcome = self
-                    .mem
-                    .load(req, acc, &mut buf[off..off + need])
-                    .map_err(|e| self.mem_fault(cta, wi, id, acc, pl, e))?;
-                self.track_loads(cta, wi, id, req, acc, pl, outcome.stale_lanes);
-                if outcome.stale_lanes != 0 {
-                    for (k, p) in pl.iter().enumerate() {
-                        if outcome.stale_lanes & (1 << k) != 0 {
-                            self.summary.stale_reads.push(StaleRead {
-                                instr: id,
-                                cta: cta.id,
-                                thread: self.thread_of(cta, wi as u32, p.0 as u32),
-                                address: acc[k].addr,
-                            });
-                        }
-                    }
-                }
-                off += need;
-            }
-        } else {
-            let mut off = 0;
-            for (k, acc) in accesses.iter().enumerate() {
-                let len = acc.bytes as usize;
-                self.mem
-                    .read(acc.addr, &mut buf[off..off + len])
-                    .map_err(|e| {
-                        self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
-                    })?;
-                off += len;
-            }
-            self.track_loads(cta, wi, id, req, &accesses, &places, 0);
-        }
+        self.read_global(cta, wi, id, req, &accesses, &places, &mut buf)?;
         let mut off = 0;
         for &(_, at, len) in &places {
             data[at..at + len].copy_from_slice(&buf[off..off + len]);
@@ -2110,17 +2008,7 @@ impl<'p> Machine<'p> {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
                 if !addr.is_multiple_of(total as u64) {
-                    return Err(self.fault(
-                        cta,
-                        wi as u32,
-                        l as u32,
-                        id,
-                        FaultKind::Misaligned {
-                            space: "global",
-                            address: addr,
-                            bytes: total as u32,
-                        },
-                    ));
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total as u32));
                 }
                 for &(first, count) in &runs {
                     accesses.push(LaneAccess::new(
@@ -2162,32 +2050,7 @@ impl<'p> Machine<'p> {
         for &(_, at, len) in &places {
             buf.extend_from_slice(&data[at..at + len]);
         }
-        if self.cfg.cache_model {
-            let mut off = 0;
-            for (acc, pl) in accesses
-                .chunks(memsys::MAX_LANES)
-                .zip(places.chunks(memsys::MAX_LANES))
-            {
-                let need: usize = pl.iter().map(|p| p.2).sum();
-                self.mem
-                    .store(&req, acc, &buf[off..off + need])
-                    .map_err(|e| self.mem_fault(cta, wi, id, acc, pl, e))?;
-                off += need;
-            }
-        } else {
-            let mut off = 0;
-            for (k, acc) in accesses.iter().enumerate() {
-                let len = acc.bytes as usize;
-                self.mem
-                    .write(acc.addr, &buf[off..off + len])
-                    .map_err(|e| {
-                        self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
-                    })?;
-                off += len;
-            }
-        }
-        let lanes_of: Vec<usize> = places.iter().map(|p| p.0).collect();
-        self.track_stores(cta, wi, id, &accesses, &lanes_of);
+        self.write_global(cta, wi, id, &req, &accesses, &places, &buf)?;
         Ok(())
     }
 
@@ -2229,17 +2092,7 @@ impl<'p> Machine<'p> {
             };
             // The source is read with the copy's size, so it must be aligned to it.
             if n > 0 && !src.is_multiple_of(cp.cp_size as u64) {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    l as u32,
-                    id,
-                    FaultKind::Misaligned {
-                        space: "global",
-                        address: src,
-                        bytes: cp.cp_size,
-                    },
-                ));
+                return Err(self.misaligned_global(cta, wi, l as u32, id, src, cp.cp_size));
             }
             dsts.push((l, dst, n, src));
             if n > 0 {
@@ -2256,22 +2109,7 @@ impl<'p> Machine<'p> {
             let places: Vec<(usize, usize, usize)> =
                 reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
             let mut buf = vec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
-            if self.cfg.cache_model {
-                self.mem
-                    .load(&req, &accesses, &mut buf)
-                    .map_err(|e| self.mem_fault(cta, wi, id, &accesses, &places, e))?;
-            } else {
-                let mut off = 0;
-                for (k, acc) in accesses.iter().enumerate() {
-                    let len = acc.bytes as usize;
-                    self.mem
-                        .read(acc.addr, &mut buf[off..off + len])
-                        .map_err(|e| {
-                            self.mem_fault(cta, wi, id, &accesses[k..=k], &places[k..=k], e)
-                        })?;
-                    off += len;
-                }
-            }
+            self.read_global(cta, wi, id, &req, &accesses, &places, &mut buf)?;
             let mut off = 0;
             for &(l, _, n) in &reads {
                 data[l][..n as usize].copy_from_slice(&buf[off..off + n as usize]);
@@ -2382,17 +2220,7 @@ impl<'p> Machine<'p> {
             let (sp, ad) = self.resolve(space, a[l]);
             if sp == Space::Global {
                 if ad % eb as u64 != 0 {
-                    return Err(self.fault(
-                        cta,
-                        wi as u32,
-                        l as u32,
-                        id,
-                        FaultKind::Misaligned {
-                            space: "global",
-                            address: ad,
-                            bytes: eb as u32,
-                        },
-                    ));
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, ad, eb as u32));
                 }
                 global.push((l, ad));
             } else {
@@ -2724,6 +2552,105 @@ impl Machine<'_> {
 }
 
 impl Machine<'_> {
+    /// Reads global memory for `acc` into `buf` (packed in access order): through the cache
+    /// model as warp requests of at most `MAX_LANES` accesses, or straight from memory.
+    /// `places[k].0` is the lane of access `k`. Feeds the hazard tracker.
+    #[allow(clippy::too_many_arguments)]
+    fn read_global(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        buf: &mut [u8],
+    ) -> Result<(), ExecError> {
+        let mut off = 0;
+        for (a, pl) in acc
+            .chunks(memsys::MAX_LANES)
+            .zip(places.chunks(memsys::MAX_LANES))
+        {
+            let need: usize = a.iter().map(|x| x.bytes as usize).sum();
+            let out = &mut buf[off..off + need];
+            let stale = if self.cfg.cache_model {
+                let outcome = self
+                    .mem
+                    .load(req, a, out)
+                    .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
+                outcome.stale_lanes
+            } else {
+                let mut o = 0;
+                for (k, x) in a.iter().enumerate() {
+                    let len = x.bytes as usize;
+                    self.mem
+                        .read(x.addr, &mut out[o..o + len])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
+                    o += len;
+                }
+                0
+            };
+            if stale != 0 {
+                for (k, p) in pl.iter().enumerate() {
+                    if stale & (1 << k) != 0 {
+                        self.summary.stale_reads.push(StaleRead {
+                            instr: id,
+                            cta: cta.id,
+                            thread: self.thread_of(cta, wi as u32, p.0 as u32),
+                            address: a[k].addr,
+                        });
+                    }
+                }
+            }
+            if req.kind == AccessKind::Load {
+                self.track_loads(cta, wi, id, req, a, pl, stale);
+            }
+            off += need;
+        }
+        Ok(())
+    }
+
+    /// Writes `buf` (packed in access order) to global memory for `acc`, like
+    /// [`Machine::read_global`] reads. Feeds the hazard tracker.
+    #[allow(clippy::too_many_arguments)]
+    fn write_global(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        buf: &[u8],
+    ) -> Result<(), ExecError> {
+        let mut off = 0;
+        for (a, pl) in acc
+            .chunks(memsys::MAX_LANES)
+            .zip(places.chunks(memsys::MAX_LANES))
+        {
+            let need: usize = a.iter().map(|x| x.bytes as usize).sum();
+            let data = &buf[off..off + need];
+            if self.cfg.cache_model {
+                self.mem
+                    .store(req, a, data)
+                    .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
+            } else {
+                let mut o = 0;
+                for (k, x) in a.iter().enumerate() {
+                    let len = x.bytes as usize;
+                    self.mem
+                        .write(x.addr, &data[o..o + len])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
+                    o += len;
+                }
+            }
+            let lanes_of: Vec<usize> = pl.iter().map(|p| p.0).collect();
+            self.track_stores(cta, wi, id, a, &lanes_of);
+            off += need;
+        }
+        Ok(())
+    }
+
     /// Feeds global loads to the hazard tracker.
     #[allow(clippy::too_many_arguments)]
     fn track_loads(
@@ -2783,6 +2710,29 @@ impl Machine<'_> {
                 t.global_store(access, cta.linear, a.addr, a.bytes);
             }
         }
+    }
+
+    /// The fault of a global access whose address is not a multiple of its size.
+    fn misaligned_global(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        lane: u32,
+        id: u32,
+        address: u64,
+        bytes: u32,
+    ) -> ExecError {
+        self.fault(
+            cta,
+            wi as u32,
+            lane,
+            id,
+            FaultKind::Misaligned {
+                space: "global",
+                address,
+                bytes,
+            },
+        )
     }
 
     /// Who is executing: instruction, CTA and thread of `lane`.

@@ -731,6 +731,17 @@ impl Program {
             .filter(|f| f.is_kernel)
     }
 
+    /// The `.loc` source position of an instruction as `file:line`, when the module has one.
+    pub fn source_line(&self, instr: u32) -> Option<String> {
+        let (f, line, _) = self.instrs.get(instr as usize)?.loc?;
+        let file = self
+            .files
+            .get(&f)
+            .cloned()
+            .unwrap_or_else(|| format!("file {f}"));
+        Some(format!("{file}:{line}"))
+    }
+
     /// Names of every kernel, in module order.
     pub fn kernel_names(&self) -> Vec<&str> {
         self.functions

@@ -135,7 +135,7 @@ pub fn line_stats(program: &Program, run: &RunSummary, stats: &Stats) -> Vec<Lin
                 function: info.function.clone(),
                 line: info.ptx_line,
                 text: String::new(),
-                source: source_of(program, info.loc),
+                source: program.source_line(id as u32),
                 executions: 0,
                 counters: Counters::default(),
             });
@@ -149,17 +149,6 @@ pub fn line_stats(program: &Program, run: &RunSummary, stats: &Stats) -> Vec<Lin
     by_line.into_values().collect()
 }
 
-/// `file:line` of a `.loc`, when the module has `.file` names.
-fn source_of(program: &Program, loc: Option<(u32, u32, u32)>) -> Option<String> {
-    let (file, line, _col) = loc?;
-    let name = program
-        .files
-        .get(&file)
-        .cloned()
-        .unwrap_or_else(|| format!("file{file}"));
-    Some(format!("{name}:{line}"))
-}
-
 /// The hazards of the last launch (`hazards=True`), deduplicated per pair of lines with a
 /// count: class, the access (PTX line, source line, instruction, CTA, thread) and the
 /// conflicting earlier access.
@@ -168,7 +157,7 @@ pub fn hazard_reports(kernel: &str, program: &Program, hazards: &[ptx_exec::Haza
         let info = program.instrs.get(a.instr as usize);
         json!({
             "line": info.map(|i| i.ptx_line),
-            "source": info.and_then(|i| source_of(program, i.loc)),
+            "source": program.source_line(a.instr),
             "instruction": info.map(|i| i.text.trim().to_string()),
             "cta": a.cta,
             "thread": a.thread,
@@ -182,7 +171,7 @@ pub fn hazard_reports(kernel: &str, program: &Program, hazards: &[ptx_exec::Haza
                 "class": h.class.name(),
                 "kernel": kernel,
                 "line": info.map(|i| i.ptx_line),
-                "source": info.and_then(|i| source_of(program, i.loc)),
+                "source": program.source_line(h.access.instr),
                 "instruction": info.map(|i| i.text.trim().to_string()),
                 "cta": h.access.cta,
                 "thread": h.access.thread,

@@ -8,25 +8,12 @@ use std::path::Path;
 /// Where an instruction is: "PTX line N (file:line)" and its text.
 fn place(session: &Session, instr: u32) -> (String, String) {
     let info = &session.program.instrs[instr as usize];
-    let source = source_line(session, instr);
+    let source = session.program.source_line(instr);
     let at = match source {
         Some(s) => format!("PTX line {} ({s})", info.ptx_line),
         None => format!("PTX line {}", info.ptx_line),
     };
     (at, info.text.clone())
-}
-
-fn source_line(session: &Session, instr: u32) -> Option<String> {
-    let info = &session.program.instrs[instr as usize];
-    info.loc.map(|(f, l, _)| {
-        let file = session
-            .program
-            .files
-            .get(&f)
-            .cloned()
-            .unwrap_or_else(|| format!("file {f}"));
-        format!("{file}:{l}")
-    })
 }
 
 #[derive(Serialize)]
@@ -61,7 +48,7 @@ fn json_access(session: &Session, a: &ptx_exec::hazards::Access) -> JsonAccess {
     let info = &session.program.instrs[a.instr as usize];
     JsonAccess {
         ptx_line: info.ptx_line,
-        source: source_line(session, a.instr),
+        source: session.program.source_line(a.instr),
         instruction: info.text.clone(),
         cta: a.cta,
         thread: a.thread,
