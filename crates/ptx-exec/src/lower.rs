@@ -469,7 +469,6 @@ fn float_from_int(v: i128, ty: ScalarType) -> u64 {
 struct FunctionCx<'a, 's> {
     module: &'a ModuleCx<'s>,
     program: &'a Program,
-    func_index: u32,
     func_name: String,
     scopes: Vec<HashMap<String, Binding>>,
     slots: u32,
@@ -506,7 +505,6 @@ impl<'a, 's> FunctionCx<'a, 's> {
         let mut cx = FunctionCx {
             module,
             program,
-            func_index,
             func_name: f.name.value.to_string(),
             scopes: vec![HashMap::new()],
             slots: 0,
@@ -1416,14 +1414,4 @@ impl OperandCx for FunctionCx<'_, '_> {
     }
 }
 
-#[allow(dead_code)]
-fn _uses(_: &FunctionCx<'_, '_>) -> u32 {
-    0
-}
 
-impl FunctionCx<'_, '_> {
-    #[allow(dead_code)]
-    fn index(&self) -> u32 {
-        self.func_index
-    }
-}
