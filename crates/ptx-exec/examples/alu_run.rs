@@ -1,34 +1,58 @@
-//! Runs the benchmark's ALU-heavy kernel once (for profiling): `cargo run --release -p ptx-exec
-//! --example alu_run -- [ITERS] [CTAS]`.
+//! Runs one benchmark kernel once, for profiling (see benches/interp.rs for the workloads):
+//! `cargo run --release -p ptx-exec --example alu_run -- alu [ITERS] [CTAS]` or `-- triad [N]`.
 use ptx_exec::{KernelArg, LaunchConfig, Session};
 use ptx_isa::ScalarType;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let iters: u64 = args.next().map_or(64, |s| s.parse().expect("iterations"));
-    let ctas: u32 = args.next().map_or(8, |s| s.parse().expect("CTA count"));
+    let which = args.next().unwrap_or_else(|| "alu".into());
     let ptx = include_str!("../benches/kernels/bench_kernels.sm80.ptx");
     let module = ptx_syntax::parse(ptx).expect("parses");
     let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).expect("lowers");
-    let out = s.alloc_buffer(&vec![0u8; ctas as usize * 256 * 4]).unwrap();
-    let args = [
-        KernelArg::Pointer(out),
-        KernelArg::Scalar {
-            ty: ScalarType::S32,
-            bits: iters,
-        },
-    ];
+    let model = std::env::var_os("CACHE_MODEL").is_some();
+    let (kernel, kargs, grid) = if which == "triad" {
+        let n: u64 = args.next().map_or(1 << 16, |x| x.parse().expect("N"));
+        let a = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
+        let b = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
+        let c = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
+        let kargs = vec![
+            KernelArg::Pointer(a),
+            KernelArg::Pointer(b),
+            KernelArg::Pointer(c),
+            KernelArg::Scalar {
+                ty: ScalarType::F32,
+                bits: 2.0f32.to_bits() as u64,
+            },
+            KernelArg::Scalar {
+                ty: ScalarType::S32,
+                bits: n,
+            },
+        ];
+        ("triad", kargs, (n / 256).max(1) as u32)
+    } else {
+        let iters: u64 = args.next().map_or(64, |x| x.parse().expect("iterations"));
+        let ctas: u32 = args.next().map_or(8, |x| x.parse().expect("CTA count"));
+        let out = s.alloc_buffer(&vec![0u8; ctas as usize * 256 * 4]).unwrap();
+        let kargs = vec![
+            KernelArg::Pointer(out),
+            KernelArg::Scalar {
+                ty: ScalarType::S32,
+                bits: iters,
+            },
+        ];
+        ("alu_heavy", kargs, ctas)
+    };
     let cfg = LaunchConfig {
-        grid: [ctas, 1, 1],
+        grid: [grid, 1, 1],
         block: [256, 1, 1],
-        cache_model: false,
+        cache_model: model,
         ..LaunchConfig::default()
     };
     let t = std::time::Instant::now();
-    let r = s.launch("alu_heavy", &args, cfg).unwrap();
+    let r = s.launch(kernel, &kargs, cfg).unwrap();
     let dt = t.elapsed().as_secs_f64();
     eprintln!(
-        "{} thread-instructions in {dt:.3} s: {:.1} M/s",
+        "{kernel}: {} thread-instructions in {dt:.3} s: {:.1} M/s",
         r.thread_instructions,
         r.thread_instructions as f64 / dt / 1e6
     );

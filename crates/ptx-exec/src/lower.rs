@@ -1413,5 +1413,3 @@ impl OperandCx for FunctionCx<'_, '_> {
         }
     }
 }
-
-

@@ -88,6 +88,9 @@ pub struct StaleRead {
 
 const FULL: u32 = u32::MAX;
 
+/// The most bytes one lane accesses in one instruction (`.v8.b32`, `.v4.b64`).
+const MAX_LANE_BYTES: usize = 32;
+
 /// One call frame of a warp.
 struct Frame {
     func: u32,
@@ -1814,7 +1817,9 @@ impl<'p> Machine<'p> {
         let total = (eb * n) as u32;
         let policy = self.policy_value(cta, wi, ld.policy, exec);
         // Bytes per lane, lane-major.
-        let mut data = vec![0u8; 32 * total as usize];
+        // Bytes per lane, lane-major; the widest access is 32 bytes per lane (.v8.b32, .v4.b64).
+        let mut storage = [0u8; 32 * MAX_LANE_BYTES];
+        let data = &mut storage[..32 * total as usize];
         let mut global_lanes: Vec<(usize, u64)> = Vec::new();
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
@@ -1842,7 +1847,7 @@ impl<'p> Machine<'p> {
                 &global_lanes,
                 &ld.dsts.iter().map(|d| *d == Dst::Sink).collect::<Vec<_>>(),
                 eb,
-                &mut data,
+                data,
             )?;
         }
         // Distribute into registers with sign or zero extension.
@@ -1978,7 +1983,8 @@ impl<'p> Machine<'p> {
         let eb = st.elem_bytes as usize;
         let n = st.srcs.len();
         let total = eb * n;
-        let mut data = vec![0u8; 32 * total];
+        let mut storage = [0u8; 32 * MAX_LANE_BYTES];
+        let data = &mut storage[..32 * total];
         let mut v = [0u64; 32];
         let mut v_hi = [0u64; 32];
         for (k, s) in st.srcs.iter().enumerate() {
@@ -2280,8 +2286,7 @@ impl<'p> Machine<'p> {
                         .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
                 }
             }
-            let lanes_of: Vec<usize> = global.iter().map(|g| g.0).collect();
-            self.track_stores(cta, wi, id, &acc, &lanes_of);
+            self.track_stores(cta, wi, id, &acc, &places);
         }
         if let Some(d) = d {
             Self::write_dst(cta, wi, self.program, d, &old, exec);
@@ -2644,8 +2649,7 @@ impl Machine<'_> {
                     o += len;
                 }
             }
-            let lanes_of: Vec<usize> = pl.iter().map(|p| p.0).collect();
-            self.track_stores(cta, wi, id, a, &lanes_of);
+            self.track_stores(cta, wi, id, a, pl);
             off += need;
         }
         Ok(())
@@ -2699,13 +2703,13 @@ impl Machine<'_> {
         wi: usize,
         id: u32,
         acc: &[LaneAccess],
-        lanes_of: &[usize],
+        places: &[(usize, usize, usize)],
     ) {
         if self.tracker.is_none() {
             return;
         }
-        for (a, &l) in acc.iter().zip(lanes_of) {
-            let access = self.access(cta, wi, id, l);
+        for (a, p) in acc.iter().zip(places) {
+            let access = self.access(cta, wi, id, p.0);
             if let Some(t) = &mut self.tracker {
                 t.global_store(access, cta.linear, a.addr, a.bytes);
             }
