@@ -82,6 +82,68 @@ pub struct Synthetic {
     stream: [u64; 16],
 }
 
+/// A streaming copy kernel (`y[i] = x[i]` over 16 SMs): access `i` comes from SM `i % 16`;
+/// each SM alternates an `ld.global.cs` of the next 32 B sector of its own 256 MiB slice of
+/// the source with an `st.global.cs` of the same sector of its slice of the destination.
+/// Every fourth load misses L1 and L2 (one line in four sectors), stores mark L2 lines dirty,
+/// and once L2 is full each new line evicts an evict-first line and writes back its dirty
+/// sectors. Instruction ids: 0 for the load, 1 for the store.
+pub fn streaming() -> Streaming {
+    Streaming { i: 0 }
+}
+
+/// Iterator over the streaming workload ([`streaming`]).
+pub struct Streaming {
+    i: u64,
+}
+
+/// Regions of the streaming workload.
+pub const STREAM_SRC_BASE: u64 = 0x7f00_0000_0000;
+pub const STREAM_DST_BASE: u64 = 0x7f80_0000_0000;
+
+impl Iterator for Streaming {
+    type Item = TraceAccess;
+
+    #[inline]
+    fn next(&mut self) -> Option<TraceAccess> {
+        use crate::types::*;
+        let i = self.i;
+        self.i += 1;
+        let sm = (i % 16) as u32;
+        let k = i / 16;
+        let off = (k / 2 * 32) % SYNTH_STREAM_BYTES;
+        let slice = u64::from(sm) * SYNTH_STREAM_BYTES + off;
+        let (request, addr) = if k % 2 == 0 {
+            (
+                Request::load(sm).with_operator(CacheOperator::Cs),
+                STREAM_SRC_BASE + slice,
+            )
+        } else {
+            (
+                Request::store(sm)
+                    .with_operator(CacheOperator::Cs)
+                    .with_instr(1),
+                STREAM_DST_BASE + slice,
+            )
+        };
+        Some(TraceAccess {
+            request,
+            addr,
+            bytes: 32,
+        })
+    }
+}
+
+/// An all-L1-hit workload: 16 SMs in turn each read 4 B of one of 512 sectors (16 KiB, so
+/// every SM's L1 holds them all after the first pass) with `ld.global.ca`.
+pub fn l1_hits() -> impl Iterator<Item = TraceAccess> {
+    (0u64..).map(|i| TraceAccess {
+        request: Request::load((i % 16) as u32).with_operator(crate::types::CacheOperator::Ca),
+        addr: SYNTH_STREAM_BASE + (i.wrapping_mul(0x9E37_79B9) % 512) * 32,
+        bytes: 4,
+    })
+}
+
 /// Regions of the synthetic workload.
 pub const SYNTH_STREAM_BASE: u64 = 0x7f00_0000_0000;
 pub const SYNTH_STREAM_BYTES: u64 = 256 << 20;
