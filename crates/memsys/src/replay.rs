@@ -85,9 +85,10 @@ pub struct Synthetic {
 /// A streaming copy kernel (`y[i] = x[i]` over 16 SMs): access `i` comes from SM `i % 16`;
 /// each SM alternates an `ld.global.cs` of the next 32 B sector of its own 256 MiB slice of
 /// the source with an `st.global.cs` of the same sector of its slice of the destination.
-/// Every fourth load misses L1 and L2 (one line in four sectors), stores mark L2 lines dirty,
-/// and once L2 is full each new line evicts an evict-first line and writes back its dirty
-/// sectors. Instruction ids: 0 for the load, 1 for the store.
+/// Every sector is touched once, so every load misses L1 and L2 (allocating a line for every
+/// fourth), stores mark L2 lines dirty, and once L2 is full each new line evicts an
+/// evict-first line and writes back its dirty sectors. Instruction ids: 0 for the load, 1 for
+/// the store.
 pub fn streaming() -> Streaming {
     Streaming { i: 0 }
 }
@@ -134,8 +135,9 @@ impl Iterator for Streaming {
     }
 }
 
-/// An all-L1-hit workload: 16 SMs in turn each read 4 B of one of 512 sectors (16 KiB, so
-/// every SM's L1 holds them all after the first pass) with `ld.global.ca`.
+/// An all-L1-hit workload: 16 SMs in turn read 4 B of one of 512 sectors (16 KiB) with
+/// `ld.global.ca`; each SM keeps reading the same 32 of them, so after 512 cold misses every
+/// access hits L1.
 pub fn l1_hits() -> impl Iterator<Item = TraceAccess> {
     (0u64..).map(|i| TraceAccess {
         request: Request::load((i % 16) as u32).with_operator(crate::types::CacheOperator::Ca),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{EvictionClass, Hint, SectorCache};
+use crate::cache::{EvictionClass, Hint, SectorCache, Slot};
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::memory::GlobalMemory;
@@ -236,7 +236,7 @@ impl MemSystem {
 
     fn drop_l1_sectors(&mut self, sm: usize, first_sector: u64, last_sector: u64) {
         let l1 = &mut self.l1[sm];
-        let slots: Vec<usize> = l1.resident_slots().collect();
+        let slots = l1.resident_slots();
         for slot in slots {
             let line_first = l1.line_of(slot) << self.sectors_per_line_shift;
             let line_last = line_first + (1 << self.sectors_per_line_shift) - 1;
@@ -469,7 +469,7 @@ impl MemSystem {
     pub fn invalidate_all_l1(&mut self) {
         for sm in 0..self.l1.len() {
             if self.l1_ready[sm] {
-                let slots: Vec<usize> = self.l1[sm].resident_slots().collect();
+                let slots = self.l1[sm].resident_slots();
                 for s in slots {
                     let (dropped, _) = self.l1[sm].drop_sectors(s, 0xFF);
                     self.stats.host.l1.invalidations += pop(dropped);
@@ -481,7 +481,7 @@ impl MemSystem {
     /// Writes every dirty L2 sector back to DRAM (counted as host traffic), e.g. at the end
     /// of a run so DRAM bytes written include data still held in L2.
     pub fn flush_l2(&mut self) {
-        let slots: Vec<usize> = self.l2.resident_slots().collect();
+        let slots = self.l2.resident_slots();
         for s in slots {
             let d = self.l2.dirty(s);
             if d != 0 {
@@ -1035,12 +1035,12 @@ impl MemSystem {
     fn l2_allocate(
         &mut self,
         at: Attr,
-        base: usize,
+        set: usize,
         line: u64,
         hint: Hint,
         out: &mut Outcome,
-    ) -> usize {
-        let (slot, evicted, capped) = self.l2.allocate(base, line, hint);
+    ) -> Slot {
+        let (slot, evicted, capped) = self.l2.allocate(set, line, hint);
         let sb = self.sector_bytes;
         if let Some(ev) = evicted {
             let nd = pop(ev.dirty);
@@ -1146,7 +1146,7 @@ impl MemSystem {
         &mut self,
         at: Attr,
         line: u64,
-        slot: usize,
+        slot: Slot,
         miss: u8,
         hint: Hint,
         block_bytes: u32,
@@ -1155,7 +1155,7 @@ impl MemSystem {
         let sb = self.sector_bytes;
         let line_bytes = 1u64 << self.line_shift;
         let block = u64::from(block_bytes);
-        let fill = |this: &mut Self, slot: usize, want: u8, out: &mut Outcome| {
+        let fill = |this: &mut Self, slot: Slot, want: u8, out: &mut Outcome| {
             let extra = want & !this.l2.valid(slot);
             if extra != 0 {
                 this.l2.add_valid(slot, extra);
@@ -1297,7 +1297,7 @@ impl MemSystem {
     fn update_l1_copy(
         &mut self,
         sm: usize,
-        slot: usize,
+        slot: Slot,
         line: u64,
         resident: u8,
         lanes: &[LaneAccess],
@@ -1329,7 +1329,7 @@ impl MemSystem {
         if !self.l1_ready[at.sm] {
             return;
         }
-        let slots: Vec<usize> = self.l1[at.sm].resident_slots().collect();
+        let slots = self.l1[at.sm].resident_slots();
         let mut n = 0;
         for s in slots {
             let (dropped, _) = self.l1[at.sm].drop_sectors(s, 0xFF);
