@@ -3,8 +3,9 @@
 //!
 //! - `synthetic_10M_a100`: the documented mixed-hint workload ([`memsys::replay::synthetic`],
 //!   10 M accesses), generated on the fly, so the rate includes generating it;
-//! - `synthetic_10M_a100_pregenerated`: the same 10 M accesses generated before the clock
-//!   starts (a trace already in memory), so the rate is the replay alone;
+//! - `synthetic_10M_a100_pregenerated`: the same 10 M accesses generated and compiled into a
+//!   [`memsys::replay::Trace`] before the clock starts (a trace already in memory, as
+//!   `ptxsim replay` holds a parsed file), replayed with `run_trace`: the replay alone;
 //! - `streaming_10M_a100`: a streaming copy kernel ([`memsys::replay::streaming`]);
 //! - `l1hit_10M_a100`: every access an L1 hit ([`memsys::replay::l1_hits`]);
 //! - `generate_only_10M`: the synthetic generator alone.
@@ -37,11 +38,15 @@ fn bench(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
-    let trace: Vec<TraceAccess> = replay::synthetic(1).take(n).collect();
+    let trace: replay::Trace = replay::synthetic(1).take(n).collect();
     g.bench_function("synthetic_10M_a100_pregenerated", |b| {
         b.iter_batched(
             fresh,
-            |m| replay_all(trace.iter().copied())(m),
+            |mut m| {
+                let n = replay::run_trace(&mut m, &trace).expect("replay");
+                assert_eq!(n, ACCESSES);
+                m
+            },
             BatchSize::PerIteration,
         )
     });

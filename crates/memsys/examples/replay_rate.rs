@@ -1,8 +1,9 @@
 //! Quick replay-rate check outside criterion:
 //! `cargo run --release -p memsys --example replay_rate -- [N] [WORKLOAD]`, WORKLOAD one of
 //! `synthetic` (the documented mix, generated on the fly), `pregenerated` (the same accesses
-//! generated before the clock starts), `streaming`, `l1hit`, `l2hit`, `generate` (the
-//! synthetic generator alone).
+//! generated and compiled into a [`replay::Trace`] before the clock starts, replayed with
+//! `run_trace`), `streaming`, `l1hit`, `l2hit` (on the fly), `streaming-pregenerated`,
+//! `l1hit-pregenerated`, `generate` (the synthetic generator alone).
 //!
 //! Prints the wall-clock rate and, on Linux, the rate over the CPU time the process was
 //! actually given (`/proc/self/schedstat`), which is the fairer figure on a shared machine.
@@ -31,17 +32,20 @@ fn main() -> Result<(), memsys::MemError> {
         addr: 0x7f00_0000_0000 + (i.wrapping_mul(0x9E37_79B9) % (1 << 14)) * 32,
         bytes: 4,
     });
-    let pregenerated: Vec<TraceAccess> = if mode == "pregenerated" {
-        replay::synthetic(1).take(n).collect()
-    } else {
-        Vec::new()
+    let pregenerated: replay::Trace = match mode {
+        "pregenerated" => replay::synthetic(1).take(n).collect(),
+        "streaming-pregenerated" => replay::streaming().take(n).collect(),
+        "l1hit-pregenerated" => replay::l1_hits().take(n).collect(),
+        _ => replay::Trace::new(),
     };
     let (t, c) = (Instant::now(), cpu_ns());
     match mode {
         "l1hit" => replay::run(&mut m, replay::l1_hits().take(n))?,
         "l2hit" => replay::run(&mut m, l2hit)?,
         "streaming" => replay::run(&mut m, replay::streaming().take(n))?,
-        "pregenerated" => replay::run(&mut m, pregenerated.iter().copied())?,
+        "pregenerated" | "streaming-pregenerated" | "l1hit-pregenerated" => {
+            replay::run_trace(&mut m, &pregenerated)?
+        }
         "generate" => {
             std::hint::black_box(replay::synthetic(1).take(n).fold(0, |a, t| a ^ t.addr));
             n as u64

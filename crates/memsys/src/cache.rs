@@ -1,25 +1,23 @@
 //! One sectored, set-associative cache level, laid out for trace replay speed.
 //!
-//! Each set is one contiguous, 64-byte-aligned block of 64-bit words, so a lookup touches one
-//! to three host cache lines (4 ways: one; 16 ways: three) and the next access's set can be
-//! prefetched ([`SectorCache::prefetch_set`]):
+//! Up to 16 ways (every preset), a set's state other than its tags is one 64-byte, cache-line
+//! aligned [`Meta`] record: the recency order of its ways, each position's eviction class, and
+//! per way the valid-sector mask, the dirty-sector mask and a one-byte tag fingerprint. The
+//! tags (line numbers) are in a separate dense array, `ways` per set. A lookup compares all
+//! fingerprints at once (SWAR zero-byte test on 64-bit words, no SIMD target features needed)
+//! and reads the full tag of candidates only: a miss reads no tag, a hit one. A way is free
+//! exactly when its valid mask is zero (a resident line always holds a sector); its tag is
+//! then [`INVALID`].
 //!
-//! | words | what |
-//! |---|---|
-//! | `ways` rounded up to 4 | tags (line numbers); [`INVALID`] for a free way, [`PAD`] past the last way |
-//! | 1 | recency order (up to 16 ways): nibble `i` is the way at recency position `i`, 0 = most recent |
-//! | 1 | bits 0..32: the class of the way at each recency position (2 bits each, 3 past the last way); bits 32..48: which ways hold a line |
-//! | `ways / 8` rounded up | valid-sector masks, one byte per way |
-//! | `ways / 8` rounded up | dirty-sector masks, one byte per way |
-//!
-//! Keeping classes in recency order makes victim choice O(1) bit arithmetic: an invalid way if
+//! Keeping classes in recency order makes victim choice O(1) bit arithmetic: a free way if
 //! there is one (the lowest), else the least-recently-used line of the lowest class
-//! (evict-first < normal < evict-last) is the highest recency position whose class field
-//! equals the lowest class present. Promotion moves one nibble and one class field to the
-//! front. The order is exact LRU: it is the order a per-access stamp would give.
+//! (evict-first < normal < evict-last), which is the highest recency position whose class
+//! field equals the lowest class present. Promotion moves one nibble and one class field to
+//! the front. The order is exact LRU: the order a per-access stamp would give. Free ways are
+//! class normal, so the carve-out's evict-last count is a count of class fields.
 //!
-//! Caches of more than 16 ways keep the order and the classes as byte arrays beside the blocks
-//! (the same semantics, linear-time operations).
+//! Caches of more than 16 ways ([`Wide`]) keep plain per-way arrays and linear-time order
+//! operations with the same semantics.
 //!
 //! L1 keeps an optional copy of the data (`ways * sets * line_bytes` bytes); L2 is the point of
 //! coherence and reads the global image.
@@ -38,6 +36,7 @@ pub enum EvictionClass {
 }
 
 impl EvictionClass {
+    #[inline(always)]
     const fn from_u8(v: u8) -> Self {
         match v {
             0 => Self::EvictFirst,
@@ -75,20 +74,77 @@ pub(crate) struct Evicted {
 /// Where a line lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slot {
-    pub set: usize,
-    pub way: usize,
+    set: usize,
+    way: usize,
 }
 
 /// Tag of a free way. Line numbers are addresses shifted right by at least 2 bits, so they
-/// never reach `u64::MAX - 1`.
+/// never reach `u64::MAX`.
 const INVALID: u64 = u64::MAX;
-/// Tag of the padding ways that round a set up to a multiple of four tags; never matches.
-const PAD: u64 = u64::MAX - 1;
 
-/// Largest associativity kept in the packed (nibble) recency order.
+/// Largest associativity kept in a [`Meta`] record.
 const PACKED_WAYS: usize = 16;
 const NIBBLES: u64 = 0x1111_1111_1111_1111;
 const FIELDS: u32 = 0x5555_5555;
+const BYTES_LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const BYTES_ONE: u64 = 0x0101_0101_0101_0101;
+const NORMAL: u8 = EvictionClass::Normal as u8;
+const LAST: u8 = EvictionClass::EvictLast as u8;
+
+/// One-byte fingerprint of a line number (the top byte of a multiplicative hash, so lines of
+/// one set, which share their low bits, still spread over all 256 values).
+#[inline(always)]
+fn fingerprint(line: u64) -> u8 {
+    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+}
+
+/// Bit 7 of each byte of `x` that is zero (exact: no false positives from borrows).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & BYTES_LOW7).wrapping_add(BYTES_LOW7)) | x | BYTES_LOW7)
+}
+
+/// Bit 7 of the first `n` bytes of a word (`n` in 0..=8).
+const fn first_bytes(n: usize) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        0x8080_8080_8080_8080 >> (64 - 8 * n)
+    }
+}
+
+/// The two 64-bit halves of 16 per-way bytes.
+#[inline(always)]
+fn halves(b: &[u8; 16]) -> (u64, u64) {
+    let x = u128::from_le_bytes(*b);
+    (x as u64, (x >> 64) as u64)
+}
+
+/// Position (0 = most recent) of `way` in a packed order whose unused nibbles are 0xF.
+#[inline(always)]
+fn packed_position(order: u64, way: usize) -> usize {
+    let x = order ^ (way as u64).wrapping_mul(NIBBLES);
+    let t = x | (x >> 1);
+    let t = t | (t >> 2);
+    ((!t & NIBBLES).trailing_zeros() / 4) as usize
+}
+
+/// Bit `2p` set for each recency position `p` whose class field equals `class`.
+#[inline(always)]
+fn class_fields(classes: u32, class: u32) -> u32 {
+    let x = classes ^ class.wrapping_mul(FIELDS);
+    !(x | (x >> 1)) & FIELDS
+}
+
+/// Moves the way at recency position `p` to the front of a packed order, with class `class`.
+#[inline(always)]
+fn to_front(order: u64, classes: u32, p: usize, way: usize, class: u8) -> (u64, u32) {
+    let low = (1u64 << (4 * p)) - 1;
+    let order = (order & !(low | (0xF << (4 * p)))) | ((order & low) << 4) | way as u64;
+    let low = (1u32 << (2 * p)) - 1;
+    let classes = (classes & !(low | (3 << (2 * p)))) | ((classes & low) << 2) | u32::from(class);
+    (order, classes)
+}
 
 /// Maps a line number to its set.
 #[derive(Debug, Clone, Copy)]
@@ -139,58 +195,364 @@ impl SetIndexer {
     }
 }
 
-/// Bit `w` set for each tag of `tags` equal to `line` (`N` a multiple of 4; written so the
-/// compiler turns it into vector compares).
-#[inline(always)]
-fn match_mask<const N: usize>(tags: &[u64; N], line: u64) -> u64 {
-    let mut m = 0u64;
-    for (w, &t) in tags.iter().enumerate() {
-        m |= u64::from(t == line) << w;
+/// Everything about one set of up to 16 ways except the tags: one host cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Meta {
+    /// Recency order: nibble `i` is the way at position `i` (0 = most recent); 0xF past the
+    /// last way.
+    order: u64,
+    /// The class of the way at each recency position, 2 bits each; 3 past the last way.
+    classes: u32,
+    valid: [u8; 16],
+    dirty: [u8; 16],
+    fingerprint: [u8; 16],
+}
+
+/// Eight tags on one host cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct TagLine([u64; 8]);
+
+/// Sets of up to 16 ways.
+struct Packed {
+    ways: usize,
+    meta: Vec<Meta>,
+    /// `ways` tags per set, set after set.
+    tags: Vec<TagLine>,
+    /// Bit 7 of the per-way bytes (in the two halves of a 16-byte array) of the real ways.
+    way_bytes: [u64; 2],
+    /// Most evict-last lines one set may hold (checked only when below `ways`).
+    last_cap: u32,
+    occupancy: [u64; 3],
+}
+
+impl Packed {
+    fn new(sets: usize, ways: usize, last_cap: u32) -> Self {
+        let mut order = u64::MAX;
+        let mut classes = u32::MAX;
+        for p in 0..ways {
+            order &= !(0xF << (4 * p));
+            order |= (p as u64) << (4 * p);
+            classes &= !(3 << (2 * p));
+            classes |= u32::from(NORMAL) << (2 * p);
+        }
+        let meta = Meta {
+            order,
+            classes,
+            valid: [0; 16],
+            dirty: [0; 16],
+            fingerprint: [0; 16],
+        };
+        Self {
+            ways,
+            meta: vec![meta; sets],
+            tags: vec![TagLine([INVALID; 8]); (sets * ways).div_ceil(8)],
+            way_bytes: [
+                first_bytes(ways.min(8)),
+                first_bytes(ways.saturating_sub(8)),
+            ],
+            last_cap,
+            occupancy: [0; 3],
+        }
     }
-    m
+
+    #[inline(always)]
+    fn tag(&self, set: usize, way: usize) -> u64 {
+        let i = set * self.ways + way;
+        self.tags[i / 8].0[i % 8]
+    }
+
+    #[inline(always)]
+    fn set_tag(&mut self, set: usize, way: usize, line: u64) {
+        let i = set * self.ways + way;
+        self.tags[i / 8].0[i % 8] = line;
+    }
+
+    /// Whether an evict-last request in a set with `classes` is over the carve-out.
+    #[inline(always)]
+    fn over_cap(&self, classes: u32) -> bool {
+        (self.last_cap as usize) < self.ways
+            && class_fields(classes, u32::from(LAST)).count_ones() >= self.last_cap
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, set: usize) {
+        prefetch(self.meta.as_ptr().wrapping_add(set).cast());
+        let first = set * self.ways;
+        let tags = self.tags.as_ptr().cast::<u64>();
+        prefetch(tags.wrapping_add(first).cast());
+        prefetch(tags.wrapping_add(first + self.ways - 1).cast());
+    }
+
+    #[inline(always)]
+    fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let m = &self.meta[set];
+        let fp = u64::from(fingerprint(line)).wrapping_mul(BYTES_ONE);
+        let (lo, hi) = halves(&m.fingerprint);
+        let mut z = zero_bytes(lo ^ fp) & self.way_bytes[0];
+        while z != 0 {
+            let way = (z.trailing_zeros() / 8) as usize;
+            if self.tag(set, way) == line {
+                return Some(way);
+            }
+            z &= z - 1;
+        }
+        let mut z = zero_bytes(hi ^ fp) & self.way_bytes[1];
+        while z != 0 {
+            let way = 8 + (z.trailing_zeros() / 8) as usize;
+            if self.tag(set, way) == line {
+                return Some(way);
+            }
+            z &= z - 1;
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        let way = s.way % PACKED_WAYS;
+        let m = &self.meta[s.set];
+        let h = m.valid[way] & mask;
+        let (order, classes) = (m.order, m.classes);
+        let p = packed_position(order, way);
+        let old = ((classes >> (2 * p)) & 3) as u8;
+        let mut capped = false;
+        let class = match hint {
+            Hint::Unchanged => old,
+            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(classes) => {
+                capped = true;
+                NORMAL
+            }
+            Hint::Set(c) => c as u8,
+        };
+        if p != 0 || class != old {
+            let m = &mut self.meta[s.set];
+            (m.order, m.classes) = to_front(order, classes, p, way, class);
+        }
+        if class != old {
+            self.occupancy[old as usize] -= 1;
+            self.occupancy[class as usize] += 1;
+        }
+        (h, capped)
+    }
+
+    #[inline(always)]
+    fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+        let m = &self.meta[set];
+        let (order, classes) = (m.order, m.classes);
+        // The lowest free way (valid mask zero), if any.
+        let (lo, hi) = halves(&m.valid);
+        let z0 = zero_bytes(lo) & self.way_bytes[0];
+        let z1 = zero_bytes(hi) & self.way_bytes[1];
+        let (way, p, evicted) = if z0 | z1 != 0 {
+            let way = if z0 != 0 {
+                (z0.trailing_zeros() / 8) as usize
+            } else {
+                8 + (z1.trailing_zeros() / 8) as usize
+            };
+            (way, packed_position(order, way), None)
+        } else {
+            // The least recently used way of the lowest class present.
+            let mut f = class_fields(classes, 0);
+            if f == 0 {
+                f = class_fields(classes, 1);
+                if f == 0 {
+                    f = class_fields(classes, 2);
+                }
+            }
+            let p = ((31 - f.leading_zeros()) / 2) as usize;
+            let way = ((order >> (4 * p)) & 0xF) as usize;
+            let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+            self.occupancy[class as usize] -= 1;
+            let dirty = m.dirty[way % PACKED_WAYS];
+            (way, p, Some(Evicted { dirty, class }))
+        };
+        let mut class = hint.on_allocate();
+        let mut capped = false;
+        if class == EvictionClass::EvictLast && self.over_cap(classes) {
+            class = EvictionClass::Normal;
+            capped = true;
+        }
+        self.set_tag(set, way, line);
+        let m = &mut self.meta[set];
+        let w = way % PACKED_WAYS;
+        m.fingerprint[w] = fingerprint(line);
+        m.valid[w] = 0;
+        m.dirty[w] = 0;
+        (m.order, m.classes) = to_front(order, classes, p, way, class as u8);
+        self.occupancy[class as usize] += 1;
+        (way, evicted, capped)
+    }
+
+    fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+        let m = &mut self.meta[s.set];
+        let w = s.way % PACKED_WAYS;
+        let (valid, dirty) = (m.valid[w], m.dirty[w]);
+        if valid == 0 {
+            return (0, 0);
+        }
+        let left = valid & !mask;
+        m.valid[w] = left;
+        m.dirty[w] = if left == 0 { 0 } else { dirty & !mask };
+        if left == 0 {
+            // A free way is class normal (the evict-last count relies on it); its recency
+            // position does not matter, as a free way is always chosen first.
+            let p = packed_position(m.order, s.way);
+            let old = ((m.classes >> (2 * p)) & 3) as usize;
+            m.classes = (m.classes & !(3 << (2 * p))) | (u32::from(NORMAL) << (2 * p));
+            self.occupancy[old] -= 1;
+            self.set_tag(s.set, s.way, INVALID);
+        }
+        (valid & mask, dirty & mask)
+    }
+
+    fn class(&self, s: Slot) -> u8 {
+        let m = &self.meta[s.set];
+        ((m.classes >> (2 * packed_position(m.order, s.way))) & 3) as u8
+    }
 }
 
-/// Position (0 = most recent) of `way` in a packed order whose unused nibbles are 0xF.
-#[inline(always)]
-fn packed_position(order: u64, way: usize) -> usize {
-    let x = order ^ (way as u64).wrapping_mul(NIBBLES);
-    let t = x | (x >> 1);
-    let t = t | (t >> 2);
-    ((!t & NIBBLES).trailing_zeros() / 4) as usize
+/// Sets of more than 16 ways: plain arrays, linear-time order operations.
+struct Wide {
+    ways: usize,
+    tags: Vec<u64>,
+    valid: Vec<u8>,
+    dirty: Vec<u8>,
+    /// Per set, the way at each recency position (0 = most recent) and that way's class.
+    order: Vec<u8>,
+    class: Vec<u8>,
+    last_cap: u32,
+    occupancy: [u64; 3],
 }
 
-/// Bit `2p` set for each recency position `p` whose class field equals `class`.
-#[inline(always)]
-fn class_fields(classes: u32, class: u32) -> u32 {
-    let x = classes ^ class.wrapping_mul(FIELDS);
-    !(x | (x >> 1)) & FIELDS
+impl Wide {
+    fn new(sets: usize, ways: usize, last_cap: u32) -> Self {
+        Self {
+            ways,
+            tags: vec![INVALID; sets * ways],
+            valid: vec![0; sets * ways],
+            dirty: vec![0; sets * ways],
+            order: (0..sets * ways).map(|i| (i % ways) as u8).collect(),
+            class: vec![NORMAL; sets * ways],
+            last_cap,
+            occupancy: [0; 3],
+        }
+    }
+
+    fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let base = set * self.ways;
+        (0..self.ways).find(|&w| self.tags[base + w] == line)
+    }
+
+    fn position(&self, s: Slot) -> usize {
+        let base = s.set * self.ways;
+        (0..self.ways)
+            .find(|&p| self.order[base + p] as usize == s.way)
+            .unwrap_or(0)
+    }
+
+    fn over_cap(&self, set: usize) -> bool {
+        let base = set * self.ways;
+        let last = (0..self.ways)
+            .filter(|&p| self.class[base + p] == LAST)
+            .count();
+        (self.last_cap as usize) < self.ways && last as u32 >= self.last_cap
+    }
+
+    fn move_to_front(&mut self, set: usize, p: usize, way: usize, class: u8) {
+        let r = set * self.ways..(set + 1) * self.ways;
+        let (o, c) = (&mut self.order[r.clone()], &mut self.class[r]);
+        o.copy_within(0..p, 1);
+        c.copy_within(0..p, 1);
+        o[0] = way as u8;
+        c[0] = class;
+    }
+
+    fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        let h = self.valid[s.set * self.ways + s.way] & mask;
+        let p = self.position(s);
+        let old = self.class[s.set * self.ways + p];
+        let mut capped = false;
+        let class = match hint {
+            Hint::Unchanged => old,
+            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(s.set) => {
+                capped = true;
+                NORMAL
+            }
+            Hint::Set(c) => c as u8,
+        };
+        if class != old {
+            self.occupancy[old as usize] -= 1;
+            self.occupancy[class as usize] += 1;
+        }
+        self.move_to_front(s.set, p, s.way, class);
+        (h, capped)
+    }
+
+    fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+        let base = set * self.ways;
+        let (way, evicted) = match (0..self.ways).find(|&w| self.valid[base + w] == 0) {
+            Some(way) => (way, None),
+            None => {
+                let c = &self.class[base..base + self.ways];
+                let lowest = c.iter().copied().min().unwrap_or(NORMAL);
+                let p = c.iter().rposition(|&x| x == lowest).unwrap_or(0);
+                let way = self.order[base + p] as usize;
+                let class = EvictionClass::from_u8(lowest);
+                self.occupancy[class as usize] -= 1;
+                let dirty = self.dirty[base + way];
+                (way, Some(Evicted { dirty, class }))
+            }
+        };
+        let mut class = hint.on_allocate();
+        let mut capped = false;
+        if class == EvictionClass::EvictLast && self.over_cap(set) {
+            class = EvictionClass::Normal;
+            capped = true;
+        }
+        self.tags[base + way] = line;
+        self.valid[base + way] = 0;
+        self.dirty[base + way] = 0;
+        let p = self.position(Slot { set, way });
+        self.move_to_front(set, p, way, class as u8);
+        self.occupancy[class as usize] += 1;
+        (way, evicted, capped)
+    }
+
+    fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+        let i = s.set * self.ways + s.way;
+        let (valid, dirty) = (self.valid[i], self.dirty[i]);
+        if valid == 0 {
+            return (0, 0);
+        }
+        let left = valid & !mask;
+        self.valid[i] = left;
+        self.dirty[i] = if left == 0 { 0 } else { dirty & !mask };
+        if left == 0 {
+            let p = self.position(s);
+            let old = std::mem::replace(&mut self.class[s.set * self.ways + p], NORMAL);
+            self.occupancy[old as usize] -= 1;
+            self.tags[i] = INVALID;
+        }
+        (valid & mask, dirty & mask)
+    }
+
+    fn class(&self, s: Slot) -> u8 {
+        self.class[s.set * self.ways + self.position(s)]
+    }
+}
+
+enum Sets {
+    Packed(Packed),
+    Wide(Wide),
 }
 
 pub(crate) struct SectorCache {
-    ways: usize,
-    /// `ways` rounded up to a multiple of 4 (tags per block).
-    tag_words: usize,
-    /// Words per set block (a multiple of 8, so blocks are 64-byte aligned).
-    stride: usize,
-    /// First word of set 0 in `words` (aligns the blocks to 64 bytes).
-    start: usize,
-    /// Word offsets inside a block.
-    order_at: usize,
-    meta_at: usize,
-    valid_at: usize,
-    dirty_at: usize,
+    sets: Sets,
     indexer: SetIndexer,
+    ways: usize,
     line_bytes: usize,
-    words: Vec<u64>,
-    /// More than 16 ways: recency order (way per position) and class per position, `ways`
-    /// bytes per set.
-    wide_order: Vec<u8>,
-    wide_class: Vec<u8>,
-    /// Most evict-last lines one set may hold; the count is only needed when it is below
-    /// `ways`.
-    last_cap: u32,
-    /// Valid lines per class.
-    occupancy: [u64; 3],
     /// `sets * ways * line_bytes` bytes when the level keeps data, else empty.
     data: Vec<u8>,
 }
@@ -222,61 +584,15 @@ impl SectorCache {
         last_cap: u32,
         keep_data: bool,
     ) -> Self {
-        let packed = ways <= PACKED_WAYS;
-        let tag_words = ways.div_ceil(4) * 4;
-        let byte_words = tag_words.div_ceil(8);
-        let order_at = tag_words;
-        let meta_at = order_at + 1;
-        let valid_at = meta_at + 1;
-        let dirty_at = valid_at + byte_words;
-        let stride = (dirty_at + byte_words).div_ceil(8) * 8;
-        let mut words = vec![0u64; sets * stride + 8];
-        // Align set 0 (and so every block) to 64 bytes.
-        let start = (words.as_ptr() as usize).wrapping_neg() / 8 % 8;
-        // Packed: identity order, class normal, 0xF / 3 past the last way. Wide: the order word
-        // is the occupied-ways mask (the order and classes live in `wide_*`).
-        let mut order = if packed { u64::MAX } else { 0 };
-        let mut classes = u32::MAX;
-        if packed {
-            for p in 0..ways {
-                order &= !(0xF << (4 * p));
-                order |= (p as u64) << (4 * p);
-                classes &= !(3 << (2 * p));
-                classes |= (EvictionClass::Normal as u32) << (2 * p);
-            }
-        }
-        for set in 0..sets {
-            let b = start + set * stride;
-            for w in 0..tag_words {
-                words[b + w] = if w < ways { INVALID } else { PAD };
-            }
-            words[b + order_at] = order;
-            words[b + meta_at] = u64::from(classes);
-        }
-        let (wide_order, wide_class) = if packed {
-            (Vec::new(), Vec::new())
-        } else {
-            (
-                (0..sets * ways).map(|i| (i % ways) as u8).collect(),
-                vec![EvictionClass::Normal as u8; sets * ways],
-            )
-        };
         Self {
-            ways,
-            tag_words,
-            stride,
-            start,
-            order_at,
-            meta_at,
-            valid_at,
-            dirty_at,
+            sets: if ways <= PACKED_WAYS {
+                Sets::Packed(Packed::new(sets, ways, last_cap))
+            } else {
+                Sets::Wide(Wide::new(sets, ways, last_cap))
+            },
             indexer,
+            ways,
             line_bytes,
-            words,
-            wide_order,
-            wide_class,
-            last_cap,
-            occupancy: [0; 3],
             data: if keep_data {
                 vec![0; sets * ways * line_bytes]
             } else {
@@ -285,30 +601,17 @@ impl SectorCache {
         }
     }
 
-    #[inline(always)]
-    fn packed(&self) -> bool {
-        self.ways <= PACKED_WAYS
-    }
-
-    #[inline(always)]
-    fn block(&self, set: usize) -> usize {
-        self.start + set * self.stride
-    }
-
     /// The set of `line`.
     #[inline(always)]
     pub fn set_of(&self, line: u64) -> usize {
         self.indexer.set_of(line) as usize
     }
 
-    /// Asks the host to bring `set`'s block into its caches (a hint; never faults).
+    /// Asks the host to bring `set`'s state into its caches (a hint; never faults).
     #[inline(always)]
     pub fn prefetch_set(&self, set: usize) {
-        let first = self.words.as_ptr().wrapping_add(self.block(set));
-        let mut off = 0;
-        while off < self.stride {
-            prefetch(first.wrapping_add(off));
-            off += 8;
+        if let Sets::Packed(p) = &self.sets {
+            p.prefetch(set);
         }
     }
 
@@ -316,297 +619,99 @@ impl SectorCache {
     #[inline(always)]
     pub fn lookup(&self, line: u64) -> (usize, Option<Slot>) {
         let set = self.set_of(line);
-        (set, self.find(set, line).map(|way| Slot { set, way }))
-    }
-
-    /// The way of `set` holding `line`, if any.
-    #[inline(always)]
-    pub fn find(&self, set: usize, line: u64) -> Option<usize> {
-        let b = self.block(set);
-        let tags = &self.words[b..b + self.tag_words];
-        let m = match self.tag_words {
-            4 => match_mask::<4>(tags.try_into().unwrap_or(&[PAD; 4]), line),
-            8 => match_mask::<8>(tags.try_into().unwrap_or(&[PAD; 8]), line),
-            16 => match_mask::<16>(tags.try_into().unwrap_or(&[PAD; 16]), line),
-            _ => {
-                let mut m = 0u64;
-                for (c, chunk) in tags.chunks_exact(4).enumerate() {
-                    let chunk: &[u64; 4] = chunk.try_into().unwrap_or(&[PAD; 4]);
-                    m |= match_mask::<4>(chunk, line) << (4 * c);
-                }
-                m
-            }
+        let way = match &self.sets {
+            Sets::Packed(p) => p.find(set, line),
+            Sets::Wide(w) => w.find(set, line),
         };
-        (m != 0).then(|| m.trailing_zeros() as usize)
-    }
-
-    #[inline(always)]
-    fn byte(&self, set: usize, at: usize, way: usize) -> u8 {
-        (self.words[self.block(set) + at + way / 8] >> (8 * (way % 8))) as u8
-    }
-
-    #[inline(always)]
-    fn set_byte(&mut self, set: usize, at: usize, way: usize, v: u8) {
-        let i = self.block(set) + at + way / 8;
-        let sh = 8 * (way % 8);
-        self.words[i] = (self.words[i] & !(0xFF << sh)) | (u64::from(v) << sh);
+        (set, way.map(|way| Slot { set, way }))
     }
 
     #[inline(always)]
     pub fn valid(&self, s: Slot) -> u8 {
-        self.byte(s.set, self.valid_at, s.way)
+        match &self.sets {
+            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS],
+            Sets::Wide(w) => w.valid[s.set * w.ways + s.way],
+        }
     }
 
     #[inline(always)]
     pub fn dirty(&self, s: Slot) -> u8 {
-        self.byte(s.set, self.dirty_at, s.way)
+        match &self.sets {
+            Sets::Packed(p) => p.meta[s.set].dirty[s.way % PACKED_WAYS],
+            Sets::Wide(w) => w.dirty[s.set * w.ways + s.way],
+        }
     }
 
     #[inline(always)]
     pub fn add_valid(&mut self, s: Slot, mask: u8) {
-        let i = self.block(s.set) + self.valid_at + s.way / 8;
-        self.words[i] |= u64::from(mask) << (8 * (s.way % 8));
+        match &mut self.sets {
+            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS] |= mask,
+            Sets::Wide(w) => w.valid[s.set * w.ways + s.way] |= mask,
+        }
     }
 
     #[inline(always)]
     pub fn set_dirty(&mut self, s: Slot, dirty: u8) {
-        self.set_byte(s.set, self.dirty_at, s.way, dirty);
+        match &mut self.sets {
+            Sets::Packed(p) => p.meta[s.set].dirty[s.way % PACKED_WAYS] = dirty,
+            Sets::Wide(w) => w.dirty[s.set * w.ways + s.way] = dirty,
+        }
     }
 
-    #[inline(always)]
     pub fn line_of(&self, s: Slot) -> u64 {
-        self.words[self.block(s.set) + s.way]
+        match &self.sets {
+            Sets::Packed(p) => p.tag(s.set, s.way),
+            Sets::Wide(w) => w.tags[s.set * w.ways + s.way],
+        }
     }
 
     pub fn class(&self, s: Slot) -> EvictionClass {
-        let p = self.position(s);
-        EvictionClass::from_u8(self.class_at(s.set, p))
+        EvictionClass::from_u8(match &self.sets {
+            Sets::Packed(p) => p.class(s),
+            Sets::Wide(w) => w.class(s),
+        })
     }
 
-    /// Recency position of the slot's way.
+    /// The sectors of `mask` the slot holds; then marks the slot most recently used and
+    /// applies the hint. The flag is true when an evict-last request was turned into normal
+    /// because the set's carve-out is full.
     #[inline(always)]
-    fn position(&self, s: Slot) -> usize {
-        if self.packed() {
-            packed_position(self.words[self.block(s.set) + self.order_at], s.way)
-        } else {
-            let o = &self.wide_order[s.set * self.ways..(s.set + 1) * self.ways];
-            o.iter().position(|&w| w as usize == s.way).unwrap_or(0)
+    pub fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.hit(s, mask, hint),
+            Sets::Wide(w) => w.hit(s, mask, hint),
         }
     }
 
+    /// Installs `line` in `set`, choosing a victim. The new line has no valid sectors (the
+    /// caller adds some before anything else looks at the set). Returns the slot, the evicted
+    /// line if any, and whether an evict-last request was capped to normal.
     #[inline(always)]
-    fn class_at(&self, set: usize, p: usize) -> u8 {
-        if self.packed() {
-            ((self.words[self.block(set) + self.meta_at] >> (2 * p)) & 3) as u8
-        } else {
-            self.wide_class[set * self.ways + p]
-        }
-    }
-
-    /// Moves the way at recency position `p` to the front, with class `class`.
-    #[inline(always)]
-    fn move_to_front(&mut self, set: usize, p: usize, way: usize, class: EvictionClass) {
-        if self.packed() {
-            let b = self.block(set);
-            let order = self.words[b + self.order_at];
-            let low = (1u64 << (4 * p)) - 1;
-            self.words[b + self.order_at] =
-                (order & !(low | (0xF << (4 * p)))) | ((order & low) << 4) | way as u64;
-            let meta = self.words[b + self.meta_at];
-            let classes = meta as u32;
-            let low = (1u32 << (2 * p)) - 1;
-            let classes =
-                (classes & !(low | (3 << (2 * p)))) | ((classes & low) << 2) | class as u32;
-            self.words[b + self.meta_at] = (meta & !0xFFFF_FFFF) | u64::from(classes);
-        } else {
-            let r = set * self.ways..(set + 1) * self.ways;
-            let (o, c) = (&mut self.wide_order[r.clone()], &mut self.wide_class[r]);
-            o.copy_within(0..p, 1);
-            c.copy_within(0..p, 1);
-            o[0] = way as u8;
-            c[0] = class as u8;
-        }
-    }
-
-    /// Valid evict-last lines in `set` (free ways are always class normal).
-    #[inline]
-    fn last_lines(&self, set: usize) -> u32 {
-        if self.packed() {
-            let classes = self.words[self.block(set) + self.meta_at] as u32;
-            class_fields(classes, EvictionClass::EvictLast as u32).count_ones()
-        } else {
-            let c = &self.wide_class[set * self.ways..(set + 1) * self.ways];
-            c.iter()
-                .filter(|&&c| c == EvictionClass::EvictLast as u8)
-                .count() as u32
-        }
-    }
-
-    /// Whether an evict-last request for a line of `set` (not evict-last already) is over the
-    /// carve-out and becomes normal.
-    #[inline(always)]
-    fn over_cap(&self, set: usize) -> bool {
-        (self.last_cap as usize) < self.ways && self.last_lines(set) >= self.last_cap
-    }
-
-    #[inline(always)]
-    fn occupied(&self, set: usize) -> u64 {
-        if self.packed() {
-            self.words[self.block(set) + self.meta_at] >> 32
-        } else {
-            let b = self.block(set);
-            self.words[b + self.order_at]
-        }
-    }
-
-    #[inline(always)]
-    fn set_occupied(&mut self, set: usize, occ: u64) {
-        let b = self.block(set);
-        if self.packed() {
-            let meta = self.words[b + self.meta_at];
-            self.words[b + self.meta_at] = (meta & 0xFFFF_FFFF) | (occ << 32);
-        } else {
-            self.words[b + self.order_at] = occ;
-        }
-    }
-
-    /// Marks the slot most recently used and applies the hint. Returns true when an
-    /// evict-last request was turned into normal because the set's carve-out is full.
-    #[inline(always)]
-    pub fn touch(&mut self, s: Slot, hint: Hint) -> bool {
-        let p = self.position(s);
-        let old = self.class_at(s.set, p);
-        let mut capped = false;
-        let class = match hint {
-            Hint::Unchanged => EvictionClass::from_u8(old),
-            Hint::Set(EvictionClass::EvictLast)
-                if old != EvictionClass::EvictLast as u8 && self.over_cap(s.set) =>
-            {
-                capped = true;
-                EvictionClass::Normal
-            }
-            Hint::Set(c) => c,
-        };
-        if class as u8 != old {
-            self.occupancy[old as usize] -= 1;
-            self.occupancy[class as usize] += 1;
-        }
-        self.move_to_front(s.set, p, s.way, class);
-        capped
-    }
-
-    /// Installs `line` in `set`, choosing a victim. The new line has no valid sectors.
-    /// Returns the slot, the evicted line if any, and whether an evict-last request was
-    /// capped to normal.
-    #[inline]
     pub fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (Slot, Option<Evicted>, bool) {
-        let all = if self.ways == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.ways) - 1
+        let (way, evicted, capped) = match &mut self.sets {
+            Sets::Packed(p) => p.allocate(set, line, hint),
+            Sets::Wide(w) => w.allocate(set, line, hint),
         };
-        let occ = self.occupied(set);
-        let free = !occ & all;
-        let (way, p) = if free != 0 {
-            let way = free.trailing_zeros() as usize;
-            (way, self.position(Slot { set, way }))
-        } else {
-            self.lru_of_lowest_class(set)
-        };
-        let s = Slot { set, way };
-        let evicted = if free == 0 {
-            let class = EvictionClass::from_u8(self.class_at(set, p));
-            self.occupancy[class as usize] -= 1;
-            Some(Evicted {
-                dirty: self.dirty(s),
-                class,
-            })
-        } else {
-            None
-        };
-        let mut class = hint.on_allocate();
-        let mut capped = false;
-        if class == EvictionClass::EvictLast && self.over_cap(set) {
-            class = EvictionClass::Normal;
-            capped = true;
-        }
-        let b = self.block(set);
-        self.words[b + way] = line;
-        self.set_byte(set, self.valid_at, way, 0);
-        self.set_byte(set, self.dirty_at, way, 0);
-        self.set_occupied(set, occ | 1 << way);
-        self.occupancy[class as usize] += 1;
-        self.move_to_front(set, p, way, class);
-        (s, evicted, capped)
-    }
-
-    /// The victim of a full set: the least-recently-used way of the lowest class present,
-    /// with its recency position.
-    #[inline(always)]
-    fn lru_of_lowest_class(&self, set: usize) -> (usize, usize) {
-        if self.packed() {
-            let b = self.block(set);
-            let classes = self.words[b + self.meta_at] as u32;
-            let mut f = class_fields(classes, 0);
-            if f == 0 {
-                f = class_fields(classes, 1);
-                if f == 0 {
-                    f = class_fields(classes, 2);
-                }
-            }
-            let p = ((31 - f.leading_zeros()) / 2) as usize;
-            let way = ((self.words[b + self.order_at] >> (4 * p)) & 0xF) as usize;
-            (way, p)
-        } else {
-            let r = set * self.ways..(set + 1) * self.ways;
-            let c = &self.wide_class[r.clone()];
-            let lowest = c.iter().copied().min().unwrap_or(1);
-            let p = c.iter().rposition(|&x| x == lowest).unwrap_or(0);
-            (self.wide_order[r][p] as usize, p)
-        }
+        (Slot { set, way }, evicted, capped)
     }
 
     /// Drops sectors; frees the way when none is left. Returns the sectors that were valid
     /// and the dirty ones among them.
     pub fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
-        let valid = self.valid(s);
-        let dirty = self.dirty(s);
-        let dropped = valid & mask;
-        let dropped_dirty = dirty & mask;
-        let valid = valid & !mask;
-        self.set_byte(s.set, self.valid_at, s.way, valid);
-        self.set_byte(s.set, self.dirty_at, s.way, dirty & !mask);
-        let occ = self.occupied(s.set);
-        if valid == 0 && occ & (1 << s.way) != 0 {
-            let p = self.position(s);
-            let class = self.class_at(s.set, p);
-            let b = self.block(s.set);
-            self.words[b + s.way] = INVALID;
-            self.set_byte(s.set, self.dirty_at, s.way, 0);
-            self.set_occupied(s.set, occ & !(1 << s.way));
-            self.occupancy[class as usize] -= 1;
-            // A free way is class normal (the evict-last count relies on it); its recency
-            // position does not matter, as a free way is always chosen first.
-            if self.packed() {
-                let m = self.words[b + self.meta_at];
-                let m = (m & !(3 << (2 * p))) | ((EvictionClass::Normal as u64) << (2 * p));
-                self.words[b + self.meta_at] = m;
-            } else {
-                self.wide_class[s.set * self.ways + p] = EvictionClass::Normal as u8;
-            }
+        match &mut self.sets {
+            Sets::Packed(p) => p.drop_sectors(s, mask),
+            Sets::Wide(w) => w.drop_sectors(s, mask),
         }
-        (dropped, dropped_dirty)
     }
 
     /// The slots holding a line, set by set.
     pub fn resident_slots(&self) -> Vec<Slot> {
-        let sets = self.indexer.sets as usize;
         let mut v = Vec::new();
-        for set in 0..sets {
-            let occ = self.occupied(set);
+        for set in 0..self.indexer.sets as usize {
             for way in 0..self.ways {
-                if occ & (1 << way) != 0 {
-                    v.push(Slot { set, way });
+                let s = Slot { set, way };
+                if self.valid(s) != 0 {
+                    v.push(s);
                 }
             }
         }
@@ -615,13 +720,22 @@ impl SectorCache {
 
     /// Valid lines per class: `[evict_first, normal, evict_last]`.
     pub fn occupancy(&self) -> [u64; 3] {
-        self.occupancy
+        match &self.sets {
+            Sets::Packed(p) => p.occupancy,
+            Sets::Wide(w) => w.occupancy,
+        }
     }
 
     /// Most evict-last lines of any one set.
     pub fn max_last_lines_per_set(&self) -> u32 {
         (0..self.indexer.sets as usize)
-            .map(|set| self.last_lines(set))
+            .map(|set| match &self.sets {
+                Sets::Packed(p) => class_fields(p.meta[set].classes, u32::from(LAST)).count_ones(),
+                Sets::Wide(w) => {
+                    let c = &w.class[set * w.ways..(set + 1) * w.ways];
+                    c.iter().filter(|&&x| x == LAST).count() as u32
+                }
+            })
             .max()
             .unwrap_or(0)
     }
@@ -659,11 +773,11 @@ impl SectorCache {
 
 /// Software prefetch of the host cache line holding `p` into all cache levels.
 #[inline(always)]
-fn prefetch(p: *const u64) {
+fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `prefetcht0` is a hint: it never faults and never changes memory or registers,
-    // whatever the address (here always inside or just past `words`), and SSE is part of the
-    // x86_64 baseline, so the intrinsic's target feature is always present.
+    // whatever the address, and SSE is part of the x86_64 baseline, so the intrinsic's target
+    // feature is always present.
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
     }
@@ -685,6 +799,24 @@ mod tests {
                     (folded ^ (folded >> 16) ^ (folded >> 32) ^ (folded >> 48)) & 0xFFFF_FFFF;
                 assert_eq!(ix.set_of(h), direct % sets, "sets {sets} h {h}");
             }
+        }
+    }
+
+    #[test]
+    fn zero_bytes_is_exact() {
+        for x in [
+            0u64,
+            1,
+            0x0100,
+            0x8000_0000_0000_0000,
+            0x0001_0000_0100_8000,
+            u64::MAX,
+        ] {
+            let want: u64 = (0..8)
+                .filter(|i| (x >> (8 * i)) & 0xFF == 0)
+                .map(|i| 0x80 << (8 * i))
+                .sum();
+            assert_eq!(zero_bytes(x), want, "{x:#x}");
         }
     }
 
@@ -731,7 +863,7 @@ mod tests {
                 assert_eq!(set, 0);
                 match slot {
                     Some(s) => {
-                        c.touch(s, hint);
+                        c.hit(s, 0, hint);
                         let e = model.iter_mut().find(|e| e.0 == line).unwrap();
                         *e = (line, class, clock);
                     }

@@ -7,7 +7,7 @@
 
 mod reference_model;
 
-use memsys::replay::{self, TraceAccess};
+use memsys::replay::{self, Trace, TraceAccess};
 use memsys::*;
 use proptest::prelude::*;
 use reference_model::{RefSystem, SplitMix64};
@@ -28,12 +28,22 @@ fn assert_same_stats(new: &Stats, old: &Stats, what: &str) {
     }
 }
 
-/// Replays `trace` through `replay::run` in chunks and the reference access by access,
-/// comparing the statistics after every chunk.
+/// How the optimised side replays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// `replay::run` over an iterator.
+    Run,
+    /// `replay::run_trace` over a compiled `Trace`.
+    Compiled,
+}
+
+/// Replays `trace` through `replay::run` or `replay::run_trace` in chunks and the reference
+/// access by access, comparing the statistics after every chunk.
 fn run_both(
     cfg: GpuConfig,
     trace: impl Iterator<Item = TraceAccess>,
     chunk: usize,
+    via: Via,
     what: &str,
 ) -> Stats {
     let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
@@ -44,7 +54,17 @@ fn run_both(
     while trace.peek().is_some() {
         part.clear();
         part.extend(trace.by_ref().take(chunk));
-        let n = replay::run(&mut new, part.iter().copied()).unwrap();
+        let n = match via {
+            Via::Run => replay::run(&mut new, part.iter().copied()).unwrap(),
+            Via::Compiled => {
+                let t: Trace = part.iter().copied().collect();
+                assert!(
+                    t.iter().eq(part.iter().copied()),
+                    "{what}: Trace round trip"
+                );
+                replay::run_trace(&mut new, &t).unwrap()
+            }
+        };
         assert_eq!(n, part.len() as u64);
         for a in &part {
             old.access(&a.request, a.addr, a.bytes).unwrap();
@@ -61,13 +81,15 @@ fn run_both(
 }
 
 /// The benchmark trace: the whole 10 M accesses of the documented synthetic workload through
-/// the A100 preset (what `cargo bench -p memsys --bench replay` times), compared every 1 M.
+/// the A100 preset (what `cargo bench -p memsys --bench replay` times), compiled and replayed
+/// with `run_trace` as the benchmark does, compared every 1 M.
 #[test]
 fn benchmark_trace_matches_the_reference() {
     let s = run_both(
         GpuConfig::a100(),
         replay::synthetic(1).take(10_000_000),
         1_000_000,
+        Via::Compiled,
         "synthetic(1)",
     );
     // The mix really exercises what it claims to.
@@ -83,12 +105,14 @@ fn other_documented_workloads_match_the_reference() {
         GpuConfig::h100(),
         replay::streaming().take(1_000_000),
         200_000,
+        Via::Compiled,
         "streaming",
     );
     let s = run_both(
         GpuConfig::b200(),
         replay::l1_hits().take(200_000),
         50_000,
+        Via::Run,
         "l1 hits",
     );
     // Each SM keeps reading the same 32 sectors: one cold miss each, then hits only.
@@ -100,6 +124,7 @@ fn other_documented_workloads_match_the_reference() {
         small,
         replay::synthetic(7).take(500_000),
         100_000,
+        Via::Run,
         "synthetic(7), 1 MiB L2",
     );
     assert!(s.total().l2.evict_last_capped > 0);
@@ -439,8 +464,8 @@ fn random_hint_heavy_traces_match_access_by_access() {
     }
 }
 
-/// The pipelined `replay::run` (which prefetches ahead) between host-side operations, and its
-/// error position, against the reference.
+/// The pipelined `replay::run` and `replay::run_trace` (which prefetch ahead, the latter from a
+/// compiled trace) between host-side operations, against the reference.
 #[test]
 fn random_hint_heavy_traces_match_through_replay_run() {
     for (name, cfg) in configs() {
@@ -450,13 +475,20 @@ fn random_hint_heavy_traces_match_through_replay_run() {
             let mut g = gen(&cfg, seed, false);
             register_ranges(&mut new, &mut old, &mut g);
             let mut batch = Vec::new();
-            let flush = |new: &mut MemSystem, old: &mut RefSystem, batch: &mut Vec<TraceAccess>| {
-                replay::run(new, batch.iter().copied()).unwrap();
-                for a in batch.iter() {
-                    old.access(&a.request, a.addr, a.bytes).unwrap();
-                }
-                batch.clear();
-            };
+            let mut flushes = 0;
+            let mut flush =
+                |new: &mut MemSystem, old: &mut RefSystem, batch: &mut Vec<TraceAccess>| {
+                    flushes += 1;
+                    if flushes % 2 == 0 {
+                        replay::run(new, batch.iter().copied()).unwrap();
+                    } else {
+                        replay::run_trace(new, &batch.iter().copied().collect()).unwrap();
+                    }
+                    for a in batch.iter() {
+                        old.access(&a.request, a.addr, a.bytes).unwrap();
+                    }
+                    batch.clear();
+                };
             for _ in 0..30_000 {
                 match g.step() {
                     Step::Access(a) => batch.push(a),
@@ -496,29 +528,57 @@ fn replay_run_stops_at_the_same_fault() {
             trace.push(a);
         }
     }
+    let at = |request: Request, addr: u64, bytes: u32| TraceAccess {
+        request,
+        addr,
+        bytes,
+    };
+    let base = 0x7f00_0000_0000;
     let faults = [
-        Request {
-            sm: SmId(7),
-            ..Request::default()
-        },
-        Request {
-            space: Space::Shared,
-            instr: InstrId(40),
-            ..Request::default()
-        },
+        at(
+            Request {
+                sm: SmId(7),
+                ..Request::default()
+            },
+            base,
+            4,
+        ),
+        // Too large for a compact trace entry: kept whole.
+        at(
+            Request {
+                sm: SmId(1 << 20),
+                instr: InstrId(3),
+                ..Request::default()
+            },
+            base,
+            4,
+        ),
+        // Errors after the SM check grow per_instr first, as the original did.
+        at(
+            Request {
+                space: Space::Shared,
+                instr: InstrId(40),
+                ..Request::default()
+            },
+            base,
+            4,
+        ),
+        at(Request::load(1).with_instr(41), base, 0),
+        at(Request::load(1).with_instr(42), base, 4096),
+        at(Request::store(0).with_instr(43), u64::MAX - 2, 4),
     ];
     for (k, bad) in faults.into_iter().enumerate() {
         let mut t = trace.clone();
         // A high instruction id just after the fault: it must not grow per_instr.
         t[501].request.instr = InstrId(30 + k as u32);
-        t[500] = TraceAccess {
-            request: bad,
-            addr: 0x7f00_0000_0000,
-            bytes: 4,
-        };
+        t[500] = bad;
         let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
+        let mut compiled = MemSystem::tags_only(cfg.clone()).unwrap();
         let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
         let err = replay::run(&mut new, t.iter().copied()).unwrap_err();
+        let err2 = replay::run_trace(&mut compiled, &t.iter().copied().collect()).unwrap_err();
+        assert_eq!(err, err2);
+        assert_eq!(new.stats(), compiled.stats());
         let mut want = None;
         for (i, a) in t.iter().enumerate() {
             if let Err(e) = old.access(&a.request, a.addr, a.bytes) {
