@@ -3,11 +3,12 @@
 //! Up to 16 ways (every preset), a set's state other than its tags is one 64-byte, cache-line
 //! aligned [`Meta`] record: the recency order of its ways, each position's eviction class, and
 //! per way the valid-sector mask, the dirty-sector mask and a one-byte tag fingerprint. The
-//! tags (line numbers) are in a separate dense array, `ways` per set. A lookup compares all
-//! fingerprints at once (SWAR zero-byte test on 64-bit words, no SIMD target features needed)
-//! and reads the full tag of candidates only: a miss reads no tag, a hit one. A way is free
-//! exactly when its valid mask is zero (a resident line always holds a sector); its tag is
-//! then [`INVALID`].
+//! tags (line numbers) are in a separate dense array, `ways` per set. A lookup compares all 16
+//! fingerprints at once (one SSE2 byte compare and move-mask, SSE2 being part of the x86_64
+//! baseline; a plain loop elsewhere) and reads the full tag of candidates only: a miss reads
+//! no tag, a hit one. A way is free exactly when its valid mask is zero (a resident line
+//! always holds a sector; the same compare finds the lowest free way); its tag is then
+//! [`INVALID`].
 //!
 //! Keeping classes in recency order makes victim choice O(1) bit arithmetic: a free way if
 //! there is one (the lowest), else the least-recently-used line of the lowest class
@@ -86,8 +87,6 @@ const INVALID: u64 = u64::MAX;
 const PACKED_WAYS: usize = 16;
 const NIBBLES: u64 = 0x1111_1111_1111_1111;
 const FIELDS: u32 = 0x5555_5555;
-const BYTES_LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-const BYTES_ONE: u64 = 0x0101_0101_0101_0101;
 const NORMAL: u8 = EvictionClass::Normal as u8;
 const LAST: u8 = EvictionClass::EvictLast as u8;
 
@@ -98,26 +97,33 @@ fn fingerprint(line: u64) -> u8 {
     (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
-/// Bit 7 of each byte of `x` that is zero (exact: no false positives from borrows).
+/// Bit `i` set for each of the 16 bytes `b[i]` equal to `v`.
 #[inline(always)]
-fn zero_bytes(x: u64) -> u64 {
-    !(((x & BYTES_LOW7).wrapping_add(BYTES_LOW7)) | x | BYTES_LOW7)
-}
-
-/// Bit 7 of the first `n` bytes of a word (`n` in 0..=8).
-const fn first_bytes(n: usize) -> u64 {
-    if n == 0 {
-        0
-    } else {
-        0x8080_8080_8080_8080 >> (64 - 8 * n)
+fn byte_matches(b: &[u8; 16], v: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline (every x86_64 target enables it), so
+        // the `#[target_feature(enable = "sse2")]` function is always callable.
+        unsafe { byte_matches_sse2(b, v) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0;
+        for (i, &x) in b.iter().enumerate() {
+            m |= u32::from(x == v) << i;
+        }
+        m
     }
 }
 
-/// The two 64-bit halves of 16 per-way bytes.
-#[inline(always)]
-fn halves(b: &[u8; 16]) -> (u64, u64) {
+/// [`byte_matches`] with one SSE2 compare and move-mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn byte_matches_sse2(b: &[u8; 16], v: u8) -> u32 {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
     let x = u128::from_le_bytes(*b);
-    (x as u64, (x >> 64) as u64)
+    let bytes = _mm_set_epi64x((x >> 64) as i64, x as i64);
+    _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(v as i8))) as u32
 }
 
 /// Position (0 = most recent) of `way` in a packed order whose unused nibbles are 0xF.
@@ -220,11 +226,11 @@ struct Packed {
     meta: Vec<Meta>,
     /// `ways` tags per set, set after set.
     tags: Vec<TagLine>,
-    /// Bit 7 of the per-way bytes (in the two halves of a 16-byte array) of the real ways.
-    way_bytes: [u64; 2],
+    /// Bit `w` set for each real way `w`.
+    way_bits: u32,
     /// Most evict-last lines one set may hold (checked only when below `ways`).
     last_cap: u32,
-    occupancy: [u64; 3],
+    occupancy: [u64; 4],
 }
 
 impl Packed {
@@ -248,12 +254,9 @@ impl Packed {
             ways,
             meta: vec![meta; sets],
             tags: vec![TagLine([INVALID; 8]); (sets * ways).div_ceil(8)],
-            way_bytes: [
-                first_bytes(ways.min(8)),
-                first_bytes(ways.saturating_sub(8)),
-            ],
+            way_bits: ((1u64 << ways) - 1) as u32,
             last_cap,
-            occupancy: [0; 3],
+            occupancy: [0; 4],
         }
     }
 
@@ -287,20 +290,9 @@ impl Packed {
 
     #[inline(always)]
     fn find(&self, set: usize, line: u64) -> Option<usize> {
-        let m = &self.meta[set];
-        let fp = u64::from(fingerprint(line)).wrapping_mul(BYTES_ONE);
-        let (lo, hi) = halves(&m.fingerprint);
-        let mut z = zero_bytes(lo ^ fp) & self.way_bytes[0];
+        let mut z = byte_matches(&self.meta[set].fingerprint, fingerprint(line)) & self.way_bits;
         while z != 0 {
-            let way = (z.trailing_zeros() / 8) as usize;
-            if self.tag(set, way) == line {
-                return Some(way);
-            }
-            z &= z - 1;
-        }
-        let mut z = zero_bytes(hi ^ fp) & self.way_bytes[1];
-        while z != 0 {
-            let way = 8 + (z.trailing_zeros() / 8) as usize;
+            let way = z.trailing_zeros() as usize;
             if self.tag(set, way) == line {
                 return Some(way);
             }
@@ -331,8 +323,8 @@ impl Packed {
             (m.order, m.classes) = to_front(order, classes, p, way, class);
         }
         if class != old {
-            self.occupancy[old as usize] -= 1;
-            self.occupancy[class as usize] += 1;
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[class as usize & 3] += 1;
         }
         (h, capped)
     }
@@ -342,15 +334,9 @@ impl Packed {
         let m = &self.meta[set];
         let (order, classes) = (m.order, m.classes);
         // The lowest free way (valid mask zero), if any.
-        let (lo, hi) = halves(&m.valid);
-        let z0 = zero_bytes(lo) & self.way_bytes[0];
-        let z1 = zero_bytes(hi) & self.way_bytes[1];
-        let (way, p, evicted) = if z0 | z1 != 0 {
-            let way = if z0 != 0 {
-                (z0.trailing_zeros() / 8) as usize
-            } else {
-                8 + (z1.trailing_zeros() / 8) as usize
-            };
+        let free = byte_matches(&m.valid, 0) & self.way_bits;
+        let (way, p, evicted) = if free != 0 {
+            let way = free.trailing_zeros() as usize;
             (way, packed_position(order, way), None)
         } else {
             // The least recently used way of the lowest class present.
@@ -364,7 +350,7 @@ impl Packed {
             let p = ((31 - f.leading_zeros()) / 2) as usize;
             let way = ((order >> (4 * p)) & 0xF) as usize;
             let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
-            self.occupancy[class as usize] -= 1;
+            self.occupancy[class as usize & 3] -= 1;
             let dirty = m.dirty[way % PACKED_WAYS];
             (way, p, Some(Evicted { dirty, class }))
         };
@@ -381,7 +367,7 @@ impl Packed {
         m.valid[w] = 0;
         m.dirty[w] = 0;
         (m.order, m.classes) = to_front(order, classes, p, way, class as u8);
-        self.occupancy[class as usize] += 1;
+        self.occupancy[class as usize & 3] += 1;
         (way, evicted, capped)
     }
 
@@ -401,7 +387,7 @@ impl Packed {
             let p = packed_position(m.order, s.way);
             let old = ((m.classes >> (2 * p)) & 3) as usize;
             m.classes = (m.classes & !(3 << (2 * p))) | (u32::from(NORMAL) << (2 * p));
-            self.occupancy[old] -= 1;
+            self.occupancy[old & 3] -= 1;
             self.set_tag(s.set, s.way, INVALID);
         }
         (valid & mask, dirty & mask)
@@ -423,7 +409,7 @@ struct Wide {
     order: Vec<u8>,
     class: Vec<u8>,
     last_cap: u32,
-    occupancy: [u64; 3],
+    occupancy: [u64; 4],
 }
 
 impl Wide {
@@ -436,7 +422,7 @@ impl Wide {
             order: (0..sets * ways).map(|i| (i % ways) as u8).collect(),
             class: vec![NORMAL; sets * ways],
             last_cap,
-            occupancy: [0; 3],
+            occupancy: [0; 4],
         }
     }
 
@@ -483,8 +469,8 @@ impl Wide {
             Hint::Set(c) => c as u8,
         };
         if class != old {
-            self.occupancy[old as usize] -= 1;
-            self.occupancy[class as usize] += 1;
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[class as usize & 3] += 1;
         }
         self.move_to_front(s.set, p, s.way, class);
         (h, capped)
@@ -500,7 +486,7 @@ impl Wide {
                 let p = c.iter().rposition(|&x| x == lowest).unwrap_or(0);
                 let way = self.order[base + p] as usize;
                 let class = EvictionClass::from_u8(lowest);
-                self.occupancy[class as usize] -= 1;
+                self.occupancy[class as usize & 3] -= 1;
                 let dirty = self.dirty[base + way];
                 (way, Some(Evicted { dirty, class }))
             }
@@ -516,7 +502,7 @@ impl Wide {
         self.dirty[base + way] = 0;
         let p = self.position(Slot { set, way });
         self.move_to_front(set, p, way, class as u8);
-        self.occupancy[class as usize] += 1;
+        self.occupancy[class as usize & 3] += 1;
         (way, evicted, capped)
     }
 
@@ -532,7 +518,7 @@ impl Wide {
         if left == 0 {
             let p = self.position(s);
             let old = std::mem::replace(&mut self.class[s.set * self.ways + p], NORMAL);
-            self.occupancy[old as usize] -= 1;
+            self.occupancy[old as usize & 3] -= 1;
             self.tags[i] = INVALID;
         }
         (valid & mask, dirty & mask)
@@ -720,10 +706,11 @@ impl SectorCache {
 
     /// Valid lines per class: `[evict_first, normal, evict_last]`.
     pub fn occupancy(&self) -> [u64; 3] {
-        match &self.sets {
+        let o = match &self.sets {
             Sets::Packed(p) => p.occupancy,
             Sets::Wide(w) => w.occupancy,
-        }
+        };
+        [o[0], o[1], o[2]]
     }
 
     /// Most evict-last lines of any one set.
@@ -803,21 +790,12 @@ mod tests {
     }
 
     #[test]
-    fn zero_bytes_is_exact() {
-        for x in [
-            0u64,
-            1,
-            0x0100,
-            0x8000_0000_0000_0000,
-            0x0001_0000_0100_8000,
-            u64::MAX,
-        ] {
-            let want: u64 = (0..8)
-                .filter(|i| (x >> (8 * i)) & 0xFF == 0)
-                .map(|i| 0x80 << (8 * i))
-                .sum();
-            assert_eq!(zero_bytes(x), want, "{x:#x}");
-        }
+    fn byte_matches_finds_every_byte() {
+        let b: [u8; 16] = std::array::from_fn(|i| (i % 5) as u8);
+        assert_eq!(byte_matches(&b, 0), 0b0000_1000_0100_0010_0001 & 0xFFFF);
+        assert_eq!(byte_matches(&b, 4), 0b0100_0010_0001_0000);
+        assert_eq!(byte_matches(&[7; 16], 7), 0xFFFF);
+        assert_eq!(byte_matches(&[7; 16], 8), 0);
     }
 
     #[test]

@@ -167,6 +167,59 @@ struct Group {
     l1_hit: u8,
 }
 
+/// What a request reports back: [`Outcome`] and the level that served it ([`Track`]), or
+/// nothing (`()`, trace replay, where only the statistics matter).
+trait Tally {
+    fn l1(&mut self, hits: u64, misses: u64);
+    fn l2(&mut self, hits: u64, misses: u64);
+    fn dram(&mut self, read: u64, written: u64);
+    /// The request was served at `level` (1 = L1, 2 = L2, 3 = DRAM) or deeper.
+    fn reached(&mut self, level: u8);
+}
+
+/// An [`Outcome`] being filled in.
+#[derive(Default)]
+struct Track {
+    out: Outcome,
+    level: u8,
+}
+
+impl Tally for Track {
+    #[inline(always)]
+    fn l1(&mut self, hits: u64, misses: u64) {
+        self.out.l1_hits += hits as u32;
+        self.out.l1_misses += misses as u32;
+    }
+
+    #[inline(always)]
+    fn l2(&mut self, hits: u64, misses: u64) {
+        self.out.l2_hits += hits as u32;
+        self.out.l2_misses += misses as u32;
+    }
+
+    #[inline(always)]
+    fn dram(&mut self, read: u64, written: u64) {
+        self.out.dram_sectors_read += read as u32;
+        self.out.dram_sectors_written += written as u32;
+    }
+
+    #[inline(always)]
+    fn reached(&mut self, level: u8) {
+        self.level = self.level.max(level);
+    }
+}
+
+impl Tally for () {
+    #[inline(always)]
+    fn l1(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn l2(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn dram(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn reached(&mut self, _: u8) {}
+}
+
 /// A request shape with its route resolved, for [`crate::replay::run_trace`].
 pub(crate) struct Prepared {
     req: Request,
@@ -480,7 +533,11 @@ impl MemSystem {
             };
             route
         };
-        Ok(self.perform_routed(at, &route, addr, end))
+        let t = self.perform_routed(at, &route, addr, end, Track::default());
+        Ok(Outcome {
+            latency_cycles: self.latency(t.level),
+            ..t.out
+        })
     }
 
     /// Resolves a request shape once for [`crate::replay::run_trace`] (errors are kept and
@@ -522,7 +579,7 @@ impl MemSystem {
         };
         match &p.route {
             Ok(route) => {
-                self.perform_routed(at, route, addr, end);
+                self.perform_routed(at, route, addr, end, ());
                 Ok(())
             }
             Err(e) => Err(e.clone()),
@@ -595,14 +652,20 @@ impl MemSystem {
         Ok(i)
     }
 
-    /// One tags-only access, checked and routed, split into its (at most two) lines.
+    /// One tags-only access, checked and routed, split into its (at most two) lines;
+    /// `tally` collects what it reports back (an [`Outcome`], or nothing).
     #[inline(always)]
-    fn perform_routed(&mut self, at: Attr, route: &Route, addr: u64, end: u64) -> Outcome {
+    fn perform_routed<T: Tally>(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        addr: u64,
+        end: u64,
+        tally: T,
+    ) -> T {
         self.ensure_l1(at.sm);
         self.stats.requests += 1;
         let geo = self.geo;
-        let mut out = Outcome::default();
-        let mut level = 0u8;
         let mut reached_l2 = false;
         let mut w = Work {
             l1: &mut self.l1[at.sm],
@@ -613,6 +676,7 @@ impl MemSystem {
             ranges: &self.range_policies,
             mem: &self.mem,
             geo,
+            tally,
         };
         if route.touches_l1 {
             w.bump(|c| c.l1.requests += 1);
@@ -626,12 +690,12 @@ impl MemSystem {
             let line_last = last.min(line << spl_shift | spl_mask);
             let mask = (((2u32 << (line_last - s)) - 1) << (s & spl_mask)) as u8;
             match route.op {
-                Op::Read => reached_l2 |= w.read_group(route, line, mask, &mut out, &mut level).1,
+                Op::Read => reached_l2 |= w.read_group(route, line, mask).1,
                 Op::Write { through } => {
-                    w.write_group(route, line, mask, through, &[], None, &mut out, &mut level);
+                    w.write_group(route, line, mask, through, &[], None);
                     reached_l2 |= route.l2 != L2Path::Uncached;
                 }
-                Op::Atomic => reached_l2 |= w.atomic_group(route, line, mask, &mut out, &mut level),
+                Op::Atomic => reached_l2 |= w.atomic_group(route, line, mask),
             }
             if line_last >= last {
                 break;
@@ -639,18 +703,24 @@ impl MemSystem {
             s = line_last + 1;
         }
         w.finish(route, reached_l2);
-        self.finish(level, &mut out);
-        out
+        let tally = w.tally;
+        self.sample_timeline();
+        tally
     }
 
-    /// The end of every request: latency and timeline.
+    /// The latency of the level that served a request.
     #[inline(always)]
-    fn finish(&mut self, level: u8, out: &mut Outcome) {
-        out.latency_cycles = match level {
+    fn latency(&self, level: u8) -> u32 {
+        match level {
             0 | 1 => self.cfg.l1.latency_cycles,
             2 => self.cfg.l2.latency_cycles,
             _ => self.cfg.dram_latency_cycles,
-        };
+        }
+    }
+
+    /// The end of every request: an occupancy sample if the timeline is due.
+    #[inline(always)]
+    fn sample_timeline(&mut self) {
         let interval = self.cfg.timeline_interval;
         if interval > 0 && self.stats.requests % interval == 0 {
             let sample = self.occupancy_sample();
@@ -1041,14 +1111,12 @@ impl MemSystem {
             self.hit_data.resize(groups.len() * line_bytes, 0);
         }
 
-        let mut out = Outcome::default();
-        let mut level = 0u8; // 1 = L1, 2 = L2, 3 = DRAM
         self.stats.requests += 1;
         let input = match &data {
             Data::In(b) => Some(*b),
             _ => None,
         };
-        {
+        let t = {
             let mut w = Work {
                 l1: &mut self.l1[at.sm],
                 l2: &mut self.l2,
@@ -1058,6 +1126,7 @@ impl MemSystem {
                 ranges: &self.range_policies,
                 mem: &self.mem,
                 geo,
+                tally: Track::default(),
             };
             if route.touches_l1 {
                 w.bump(|c| c.l1.requests += 1);
@@ -1066,7 +1135,7 @@ impl MemSystem {
             for (gi, g) in groups.iter_mut().enumerate() {
                 match route.op {
                     Op::Read => {
-                        let (hit, l2) = w.read_group(&route, g.line, g.mask, &mut out, &mut level);
+                        let (hit, l2) = w.read_group(&route, g.line, g.mask);
                         g.l1_hit = hit;
                         reached_l2 |= l2;
                         if capture && hit != 0 {
@@ -1077,18 +1146,19 @@ impl MemSystem {
                         }
                     }
                     Op::Write { through } => {
-                        w.write_group(
-                            &route, g.line, g.mask, through, lanes, input, &mut out, &mut level,
-                        );
+                        w.write_group(&route, g.line, g.mask, through, lanes, input);
                         reached_l2 |= route.l2 != L2Path::Uncached;
                     }
-                    Op::Atomic => {
-                        reached_l2 |= w.atomic_group(&route, g.line, g.mask, &mut out, &mut level)
-                    }
+                    Op::Atomic => reached_l2 |= w.atomic_group(&route, g.line, g.mask),
                 }
             }
             w.finish(&route, reached_l2);
-        }
+            w.tally
+        };
+        let mut out = Outcome {
+            latency_cycles: self.latency(t.level),
+            ..t.out
+        };
         // Move the data.
         if self.keep_data {
             match &mut data {
@@ -1122,7 +1192,7 @@ impl MemSystem {
             }
         }
         self.groups = groups;
-        self.finish(level, &mut out);
+        self.sample_timeline();
         Ok(out)
     }
 
@@ -1175,7 +1245,7 @@ fn invalidate_whole(l1: &mut SectorCache) -> u64 {
 
 /// What one request works on: the issuing SM's L1, the L2, and the counters of the SM and of
 /// the instruction, borrowed apart from the rest of the memory system.
-struct Work<'a> {
+struct Work<'a, T: Tally> {
     l1: &'a mut SectorCache,
     l2: &'a mut SectorCache,
     sm: &'a mut Counters,
@@ -1184,9 +1254,11 @@ struct Work<'a> {
     ranges: &'a [RangePolicy],
     mem: &'a GlobalMemory,
     geo: Geometry,
+    /// What the request reports back (nothing in trace replay).
+    tally: T,
 }
 
-impl Work<'_> {
+impl<T: Tally> Work<'_, T> {
     /// Applies `f` to the SM's and the instruction's counters.
     #[inline(always)]
     fn bump(&mut self, f: impl Fn(&mut Counters)) {
@@ -1247,16 +1319,9 @@ impl Work<'_> {
     /// One line of a read: L1 lookup (and fill), L2 for the sectors L1 did not have.
     /// Returns the sectors that hit in L1 and whether L2 was reached.
     #[inline(always)]
-    fn read_group(
-        &mut self,
-        route: &Route,
-        line: u64,
-        mask: u8,
-        out: &mut Outcome,
-        level: &mut u8,
-    ) -> (u8, bool) {
+    fn read_group(&mut self, route: &Route, line: u64, mask: u8) -> (u8, bool) {
         let L1Path::Cached { allocate, hint } = route.l1 else {
-            self.l2_read(route, line, mask, out, level);
+            self.l2_read(route, line, mask);
             return (0, true);
         };
         let (set, slot) = self.l1.lookup(line);
@@ -1271,13 +1336,12 @@ impl Work<'_> {
             c.l1.read_hits += nh;
             c.l1.read_misses += nm;
         });
-        out.l1_hits += nh as u32;
-        out.l1_misses += nm as u32;
-        *level = (*level).max(1);
+        self.tally.l1(nh, nm);
+        self.tally.reached(1);
         if miss == 0 {
             return (hit, false);
         }
-        self.l2_read(route, line, miss, out, level);
+        self.l2_read(route, line, miss);
         if allocate {
             let slot = match slot {
                 Some(s) => s,
@@ -1317,7 +1381,7 @@ impl Work<'_> {
 
     /// Installs a line in L2, writing back the victim's dirty sectors.
     #[inline(always)]
-    fn l2_allocate(&mut self, set: usize, line: u64, hint: Hint, out: &mut Outcome) -> Slot {
+    fn l2_allocate(&mut self, set: usize, line: u64, hint: Hint) -> Slot {
         let (slot, evicted, capped) = self.l2.allocate(set, line, hint);
         let sb = self.geo.sector_bytes;
         if let Some(ev) = evicted {
@@ -1327,7 +1391,7 @@ impl Work<'_> {
                 c.l2.writebacks += nd;
                 c.dram.bytes_written += nd * sb;
             });
-            out.dram_sectors_written += nd as u32;
+            self.tally.dram(0, nd);
         }
         self.bump(|c| {
             c.l2.allocations += 1;
@@ -1339,13 +1403,7 @@ impl Work<'_> {
     /// The L2 line for an access that reaches L2: touched with the hint if resident,
     /// allocated otherwise. Returns the slot and the sectors of `mask` it held.
     #[inline(always)]
-    fn l2_line(
-        &mut self,
-        route: &Route,
-        line: u64,
-        mask: u8,
-        out: &mut Outcome,
-    ) -> (Slot, u8, Hint) {
+    fn l2_line(&mut self, route: &Route, line: u64, mask: u8) -> (Slot, u8, Hint) {
         let first_sector = u64::from(mask.trailing_zeros());
         let hint = self.l2_hint_for(
             route,
@@ -1360,24 +1418,24 @@ impl Work<'_> {
                 }
                 (s, h, hint)
             }
-            None => (self.l2_allocate(set, line, hint, out), 0, hint),
+            None => (self.l2_allocate(set, line, hint), 0, hint),
         }
     }
 
     /// The L2 part of a read of `mask` sectors of `line`.
     #[inline(always)]
-    fn l2_read(&mut self, route: &Route, line: u64, mask: u8, out: &mut Outcome, level: &mut u8) {
+    fn l2_read(&mut self, route: &Route, line: u64, mask: u8) {
         let n = pop(mask);
         let sb = self.geo.sector_bytes;
         match route.l2 {
             L2Path::Uncached => {
                 self.bump(|c| c.dram.bytes_read += n * sb);
-                out.dram_sectors_read += n as u32;
-                *level = 3;
+                self.tally.dram(n, 0);
+                self.tally.reached(3);
             }
-            L2Path::Refetch => self.l2_refetch(line, n, out, level),
+            L2Path::Refetch => self.l2_refetch(line, n),
             L2Path::Cached => {
-                let (slot, hit, hint) = self.l2_line(route, line, mask, out);
+                let (slot, hit, hint) = self.l2_line(route, line, mask);
                 let miss = mask & !hit;
                 let (nh, nm) = (pop(hit), pop(miss));
                 self.bump(|c| {
@@ -1385,19 +1443,18 @@ impl Work<'_> {
                     c.l2.read_hits += nh;
                     c.l2.read_misses += nm;
                 });
-                out.l2_hits += nh as u32;
-                out.l2_misses += nm as u32;
-                *level = (*level).max(2);
+                self.tally.l2(nh, nm);
+                self.tally.reached(2);
                 if miss != 0 {
                     self.l2.add_valid(slot, miss);
                     self.bump(|c| {
                         c.l2.sector_fills += nm;
                         c.dram.bytes_read += nm * sb;
                     });
-                    out.dram_sectors_read += nm as u32;
-                    *level = 3;
+                    self.tally.dram(nm, 0);
+                    self.tally.reached(3);
                     if u64::from(route.prefetch_bytes) > sb {
-                        self.prefetch_fill(line, slot, miss, hint, route.prefetch_bytes, out);
+                        self.prefetch_fill(line, slot, miss, hint, route.prefetch_bytes);
                     }
                 }
             }
@@ -1405,7 +1462,7 @@ impl Work<'_> {
     }
 
     /// `.cv`: write back and discard the L2 line, read the `n` sectors from DRAM.
-    fn l2_refetch(&mut self, line: u64, n: u64, out: &mut Outcome, level: &mut u8) {
+    fn l2_refetch(&mut self, line: u64, n: u64) {
         let sb = self.geo.sector_bytes;
         let (_, slot) = self.l2.lookup(line);
         if let Some(s) = slot {
@@ -1416,21 +1473,21 @@ impl Work<'_> {
                 c.l2.writebacks += nd;
                 c.dram.bytes_written += nd * sb;
             });
-            out.dram_sectors_written += nd as u32;
+            self.tally.dram(0, nd);
         }
         self.bump(|c| {
             c.l2.read_sectors += n;
             c.l2.read_misses += n;
             c.dram.bytes_read += n * sb;
         });
-        out.l2_misses += n as u32;
-        out.dram_sectors_read += n as u32;
-        *level = 3;
+        self.tally.l2(0, n);
+        self.tally.dram(n, 0);
+        self.tally.reached(3);
     }
 
     /// Fills `want` sectors of an L2 line that it does not hold yet, as prefetch fills.
     #[inline(always)]
-    fn fill(&mut self, slot: Slot, want: u8, out: &mut Outcome) {
+    fn fill(&mut self, slot: Slot, want: u8) {
         let extra = want & !self.l2.valid(slot);
         if extra != 0 {
             self.l2.add_valid(slot, extra);
@@ -1440,7 +1497,7 @@ impl Work<'_> {
                 c.l2.prefetch_fills += n;
                 c.dram.bytes_read += n * sb;
             });
-            out.dram_sectors_read += n as u32;
+            self.tally.dram(n, 0);
         }
     }
 
@@ -1448,15 +1505,7 @@ impl Work<'_> {
     /// into the respective cache level": on an L2 miss, the rest of the aligned 64/128/256 B
     /// block around each missed sector is filled too (256 B blocks span two lines).
     #[inline]
-    fn prefetch_fill(
-        &mut self,
-        line: u64,
-        slot: Slot,
-        miss: u8,
-        hint: Hint,
-        block_bytes: u32,
-        out: &mut Outcome,
-    ) {
+    fn prefetch_fill(&mut self, line: u64, slot: Slot, miss: u8, hint: Hint, block_bytes: u32) {
         let sb = self.geo.sector_bytes;
         let line_bytes = 1u64 << self.geo.line_shift;
         let block = u64::from(block_bytes);
@@ -1472,21 +1521,21 @@ impl Work<'_> {
                 }
                 s += per_block;
             }
-            self.fill(slot, want & full, out);
+            self.fill(slot, want & full);
         } else {
             let lines = block / line_bytes;
             let first = line & !(lines - 1);
             for other in first..first + lines {
                 if other == line {
-                    self.fill(slot, full, out);
+                    self.fill(slot, full);
                     continue;
                 }
                 let (set, s) = self.l2.lookup(other);
                 let s = match s {
                     Some(s) => s,
-                    None => self.l2_allocate(set, other, hint, out),
+                    None => self.l2_allocate(set, other, hint),
                 };
-                self.fill(s, full, out);
+                self.fill(s, full);
             }
         }
     }
@@ -1507,16 +1556,9 @@ impl Work<'_> {
     /// One line of an atomic: drop this SM's copy, read at L2, mark the sectors dirty.
     /// Returns whether L2 was reached (no for `.mmio`).
     #[inline]
-    fn atomic_group(
-        &mut self,
-        route: &Route,
-        line: u64,
-        mask: u8,
-        out: &mut Outcome,
-        level: &mut u8,
-    ) -> bool {
+    fn atomic_group(&mut self, route: &Route, line: u64, mask: u8) -> bool {
         self.own_l1_invalidate(line, mask);
-        self.l2_read(route, line, mask, out, level);
+        self.l2_read(route, line, mask);
         if route.l2 == L2Path::Cached {
             let (_, slot) = self.l2.lookup(line);
             if let Some(s) = slot {
@@ -1539,8 +1581,6 @@ impl Work<'_> {
         through: bool,
         lanes: &[LaneAccess],
         input: Option<&[u8]>,
-        out: &mut Outcome,
-        level: &mut u8,
     ) {
         let n = pop(mask);
         let sb = self.geo.sector_bytes;
@@ -1558,7 +1598,7 @@ impl Work<'_> {
                     c.l1.write_hits += nh;
                     c.l1.write_misses += n - nh;
                 });
-                *level = (*level).max(1);
+                self.tally.reached(1);
                 if let (Some(s), Some(input), true) = (slot, input, resident != 0) {
                     self.update_l1_copy(s, line, resident, lanes, input);
                 }
@@ -1568,29 +1608,28 @@ impl Work<'_> {
         match route.l2 {
             L2Path::Uncached => {
                 self.bump(|c| c.dram.bytes_written += n * sb);
-                out.dram_sectors_written += n as u32;
-                *level = 3;
+                self.tally.dram(0, n);
+                self.tally.reached(3);
             }
             L2Path::Cached | L2Path::Refetch => {
-                let (slot, hit, _) = self.l2_line(route, line, mask, out);
+                let (slot, hit, _) = self.l2_line(route, line, mask);
                 let nh = pop(hit);
                 self.bump(|c| {
                     c.l2.write_sectors += n;
                     c.l2.write_hits += nh;
                     c.l2.write_misses += n - nh;
                 });
-                out.l2_hits += nh as u32;
-                out.l2_misses += (n - nh) as u32;
+                self.tally.l2(nh, n - nh);
                 self.l2.add_valid(slot, mask);
                 let dirty = self.l2.dirty(slot);
                 if through {
                     self.l2.set_dirty(slot, dirty & !mask);
                     self.bump(|c| c.dram.bytes_written += n * sb);
-                    out.dram_sectors_written += n as u32;
-                    *level = 3;
+                    self.tally.dram(0, n);
+                    self.tally.reached(3);
                 } else {
                     self.l2.set_dirty(slot, dirty | mask);
-                    *level = (*level).max(2);
+                    self.tally.reached(2);
                 }
             }
         }
