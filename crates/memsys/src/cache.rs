@@ -604,7 +604,12 @@ impl SectorCache {
     /// The line's set, and its slot if it is resident.
     #[inline(always)]
     pub fn lookup(&self, line: u64) -> (usize, Option<Slot>) {
-        let set = self.set_of(line);
+        self.lookup_in(self.set_of(line), line)
+    }
+
+    /// [`SectorCache::lookup`] with the line's set already known.
+    #[inline(always)]
+    pub fn lookup_in(&self, set: usize, line: u64) -> (usize, Option<Slot>) {
         let way = match &self.sets {
             Sets::Packed(p) => p.find(set, line),
             Sets::Wide(w) => w.find(set, line),

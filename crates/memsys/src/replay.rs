@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::stats::Stats;
-use crate::system::MemSystem;
+use crate::system::{MemSystem, SetHint};
 use crate::types::{Request, SmId};
 
 /// One access of a trace.
@@ -187,14 +187,21 @@ pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
         index: i as u64,
         source: Box::new(e),
     };
+    // The L2 set of each access, computed when it is prefetched.
+    let mut hints = [SetHint::NONE; LOOKAHEAD];
+    let pair = |e: &Entry| prepared.get(e.shape as usize).is_some_and(|p| p.pair);
+    for (h, e) in hints.iter_mut().zip(entries) {
+        *h = mem.prefetch_line(e.addr, pair(e));
+    }
     for (i, e) in entries.iter().enumerate() {
+        let hint = hints[i % LOOKAHEAD];
         if let Some(ahead) = entries.get(i + LOOKAHEAD) {
-            if let Some(p) = prepared.get(ahead.shape as usize) {
-                mem.prefetch_line(ahead.addr, p.pair);
-            }
+            hints[i % LOOKAHEAD] = mem.prefetch_line(ahead.addr, pair(ahead));
         }
         let done = match (e.whole, prepared.get(e.shape as usize)) {
-            (false, Some(p)) => mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes)),
+            (false, Some(p)) => {
+                mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint)
+            }
             _ => match trace.get(i) {
                 Some(a) => mem.access(&a.request, a.addr, a.bytes).map(drop),
                 None => Ok(()),

@@ -220,6 +220,21 @@ impl Tally for () {
     fn reached(&mut self, _: u8) {}
 }
 
+/// A line and its L2 set, computed ahead (when replay prefetched the set).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SetHint {
+    line: u64,
+    set: usize,
+}
+
+impl SetHint {
+    /// No line (line numbers never reach `u64::MAX`).
+    pub const NONE: SetHint = SetHint {
+        line: u64::MAX,
+        set: 0,
+    };
+}
+
 /// A request shape with its route resolved, for [`crate::replay::run_trace`].
 pub(crate) struct Prepared {
     req: Request,
@@ -533,7 +548,7 @@ impl MemSystem {
             };
             route
         };
-        let t = self.perform_routed(at, &route, addr, end, Track::default());
+        let t = self.perform_routed(at, &route, addr, end, SetHint::NONE, Track::default());
         Ok(Outcome {
             latency_cycles: self.latency(t.level),
             ..t.out
@@ -562,6 +577,7 @@ impl MemSystem {
         sm: u32,
         addr: u64,
         bytes: u32,
+        hint: SetHint,
     ) -> Result<(), MemError> {
         if self.keep_data {
             let req = Request {
@@ -579,7 +595,7 @@ impl MemSystem {
         };
         match &p.route {
             Ok(route) => {
-                self.perform_routed(at, route, addr, end, ());
+                self.perform_routed(at, route, addr, end, hint, ());
                 Ok(())
             }
             Err(e) => Err(e.clone()),
@@ -587,14 +603,17 @@ impl MemSystem {
     }
 
     /// Prefetches the L2 set of `addr`'s line (and of its neighbour when `pair`, for 256 B
-    /// prefetch blocks) into the host's caches: see [`MemSystem::prefetch_for`].
+    /// prefetch blocks) into the host's caches (see [`MemSystem::prefetch_for`]); returns the
+    /// line and its set, which the access can use instead of hashing the line again.
     #[inline(always)]
-    pub(crate) fn prefetch_line(&self, addr: u64, pair: bool) {
+    pub(crate) fn prefetch_line(&self, addr: u64, pair: bool) -> SetHint {
         let line = addr >> self.geo.line_shift;
-        self.l2.prefetch_set(self.l2.set_of(line));
+        let set = self.l2.set_of(line);
+        self.l2.prefetch_set(set);
         if pair {
             self.l2.prefetch_set(self.l2.set_of(line ^ 1));
         }
+        SetHint { line, set }
     }
 
     /// Asks the host to bring the L2 set(s) an access will use into its caches, so that when
@@ -655,12 +674,14 @@ impl MemSystem {
     /// One tags-only access, checked and routed, split into its (at most two) lines;
     /// `tally` collects what it reports back (an [`Outcome`], or nothing).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn perform_routed<T: Tally>(
         &mut self,
         at: Attr,
         route: &Route,
         addr: u64,
         end: u64,
+        hint: SetHint,
         tally: T,
     ) -> T {
         self.ensure_l1(at.sm);
@@ -677,6 +698,7 @@ impl MemSystem {
             mem: &self.mem,
             geo,
             tally,
+            l2_hint: hint,
         };
         if route.touches_l1 {
             w.bump(|c| c.l1.requests += 1);
@@ -685,7 +707,21 @@ impl MemSystem {
         let spl_mask = (1u64 << spl_shift) - 1;
         let last = (end - 1) >> geo.sector_shift;
         let mut s = addr >> geo.sector_shift;
-        loop {
+        if s >> spl_shift == last >> spl_shift {
+            // One line (nearly every access).
+            let line = s >> spl_shift;
+            let mask = (((2u32 << (last - s)) - 1) << (s & spl_mask)) as u8;
+            match route.op {
+                Op::Read => reached_l2 = w.read_group(route, line, mask).1,
+                Op::Write { through } => {
+                    w.write_group(route, line, mask, through, &[], None);
+                    reached_l2 = route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => reached_l2 = w.atomic_group(route, line, mask),
+            }
+            s = last + 1;
+        }
+        while s <= last {
             let line = s >> spl_shift;
             let line_last = last.min(line << spl_shift | spl_mask);
             let mask = (((2u32 << (line_last - s)) - 1) << (s & spl_mask)) as u8;
@@ -696,9 +732,6 @@ impl MemSystem {
                     reached_l2 |= route.l2 != L2Path::Uncached;
                 }
                 Op::Atomic => reached_l2 |= w.atomic_group(route, line, mask),
-            }
-            if line_last >= last {
-                break;
             }
             s = line_last + 1;
         }
@@ -1127,6 +1160,7 @@ impl MemSystem {
                 mem: &self.mem,
                 geo,
                 tally: Track::default(),
+                l2_hint: SetHint::NONE,
             };
             if route.touches_l1 {
                 w.bump(|c| c.l1.requests += 1);
@@ -1256,6 +1290,8 @@ struct Work<'a, T: Tally> {
     geo: Geometry,
     /// What the request reports back (nothing in trace replay).
     tally: T,
+    /// The L2 set of one line, if already known.
+    l2_hint: SetHint,
 }
 
 impl<T: Tally> Work<'_, T> {
@@ -1409,7 +1445,12 @@ impl<T: Tally> Work<'_, T> {
             route,
             (line << self.geo.line_shift) + first_sector * self.geo.sector_bytes,
         );
-        let (set, slot) = self.l2.lookup(line);
+        let set = if line == self.l2_hint.line {
+            self.l2_hint.set
+        } else {
+            self.l2.set_of(line)
+        };
+        let (set, slot) = self.l2.lookup_in(set, line);
         match slot {
             Some(s) => {
                 let (h, capped) = self.l2.hit(s, mask, hint);
