@@ -19,7 +19,9 @@
 //! Each distinct op spelling gets an instruction id (in order of first appearance), so
 //! memsys's per-instruction statistics read as per-op statistics ([`TraceParser::ops`]).
 
-use memsys::replay::TraceAccess;
+use std::collections::HashMap;
+
+use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{
     AccessKind, CacheOperator, GpuConfig, InstrId, L1EvictionPriority, L2EvictionPriority,
     MemError, MemSystem, PrefetchSize, Request, Scope, Semantics, SmId, Space, Stats,
@@ -45,6 +47,17 @@ const ATOMIC_OPS: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct TraceParser {
     ops: Vec<String>,
+    /// Op spellings whose qualifiers parsed: the request they make, whether they carry
+    /// `.L2::cache_hint`, and their instruction id once a line with them was accepted. Traces
+    /// repeat a few spellings, so most lines skip qualifier parsing.
+    known: HashMap<String, KnownOp>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct KnownOp {
+    request: Request,
+    cache_hint: bool,
+    id: Option<u32>,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> TraceError {
@@ -77,8 +90,9 @@ impl TraceParser {
         line: usize,
     ) -> Result<Option<TraceAccess>, TraceError> {
         let body = text.split('#').next().unwrap_or("");
-        // Fields with their 1-based columns.
-        let mut fields = Vec::with_capacity(5);
+        // Fields with their 1-based columns (a sixth one only to report too many).
+        let mut fields = [("", 0usize); 6];
+        let mut count = 0;
         let mut start = None;
         for (i, c) in body
             .char_indices()
@@ -87,22 +101,24 @@ impl TraceParser {
             match (c.is_whitespace(), start) {
                 (false, None) => start = Some(i),
                 (true, Some(s)) => {
-                    fields.push((&body[s..i], s + 1));
+                    if count < fields.len() {
+                        fields[count] = (&body[s..i], s + 1);
+                    }
+                    count += 1;
                     start = None;
                 }
                 _ => {}
             }
         }
-        if fields.is_empty() {
+        if count == 0 {
             return Ok(None);
         }
-        if fields.len() < 4 || fields.len() > 5 {
+        if !(4..=5).contains(&count) {
             return Err(err(
                 line,
                 1,
                 format!(
-                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {} fields",
-                    fields.len()
+                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {count} fields"
                 ),
             ));
         }
@@ -134,9 +150,9 @@ impl TraceParser {
                     format!("byte count `{bytes_text}` is not in 1..=128"),
                 )
             })?;
-        let policy = match fields.get(4) {
+        let policy = match (count == 5).then_some(fields[4]) {
             None => None,
-            Some(&(p, col)) => Some(parse_hex(p).ok_or_else(|| {
+            Some((p, col)) => Some(parse_hex(p).ok_or_else(|| {
                 err(
                     line,
                     col,
@@ -162,6 +178,50 @@ impl TraceParser {
         line: usize,
         has_policy: bool,
     ) -> Result<Request, TraceError> {
+        let known = match self.known.get(op) {
+            Some(k) => *k,
+            None => {
+                let (request, cache_hint) = Self::parse_qualifiers(op, col, line)?;
+                let k = KnownOp {
+                    request,
+                    cache_hint,
+                    id: None,
+                };
+                self.known.insert(op.to_string(), k);
+                k
+            }
+        };
+        if known.cache_hint != has_policy {
+            return Err(err(
+                line,
+                col,
+                if known.cache_hint {
+                    "`.L2::cache_hint` needs a <hex-policy> field"
+                } else {
+                    "a <hex-policy> field needs `.L2::cache_hint` on the op"
+                },
+            ));
+        }
+        let id = match known.id {
+            Some(id) => id,
+            None => {
+                self.ops.push(op.to_string());
+                let id = (self.ops.len() - 1) as u32;
+                if let Some(k) = self.known.get_mut(op) {
+                    k.id = Some(id);
+                }
+                id
+            }
+        };
+        Ok(Request {
+            instr: InstrId(id),
+            ..known.request
+        })
+    }
+
+    /// The request an op spelling makes (without SM, policy value or instruction id), and
+    /// whether it carries `.L2::cache_hint`.
+    fn parse_qualifiers(op: &str, col: usize, line: usize) -> Result<(Request, bool), TraceError> {
         let mut parts = op.split('.');
         let opcode = parts.next().unwrap_or("");
         let kind = match opcode {
@@ -308,41 +368,57 @@ impl TraceParser {
                 _ => CacheOperator::Cg,
             });
         }
-        if cache_hint != has_policy {
-            return Err(err(
-                line,
-                col,
-                if cache_hint {
-                    "`.L2::cache_hint` needs a <hex-policy> field"
-                } else {
-                    "a <hex-policy> field needs `.L2::cache_hint` on the op"
-                },
-            ));
-        }
-        let id = match self.ops.iter().position(|o| o == op) {
-            Some(i) => i,
-            None => {
-                self.ops.push(op.to_string());
-                self.ops.len() - 1
-            }
-        };
-        req.instr = InstrId(id as u32);
-        Ok(req)
+        Ok((req, cache_hint))
     }
 }
 
 /// Replays a whole text trace on a tags-only memory system built from `cfg`. Returns the
 /// statistics (per-instruction counters are per op spelling) and the op spellings by id.
+///
+/// The lines are parsed into a compiled [`Trace`] and replayed with [`replay::run_trace`]; the
+/// first error in line order is reported (a line memsys rejects, e.g. an SM the GPU does not
+/// have, comes before a later unparsable line), with its line and column.
 pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), TraceError> {
     let mut mem = MemSystem::tags_only(cfg).map_err(|e: MemError| err(0, 0, e.to_string()))?;
     let mut parser = TraceParser::new();
+    let mut trace = Trace::new();
+    let mut parse_error = None;
     for (i, l) in text.lines().enumerate() {
-        if let Some(a) = parser.parse_line(l, i + 1)? {
-            mem.access(&a.request, a.addr, a.bytes)
-                .map_err(|e| err(i + 1, 1, e.to_string()))?;
+        match parser.parse_line(l, i + 1) {
+            Ok(Some(a)) => trace.push(a),
+            Ok(None) => {}
+            Err(e) => {
+                parse_error = Some(e);
+                break;
+            }
         }
     }
+    match replay::run_trace(&mut mem, &trace) {
+        Err(MemError::Replay { index, source }) => {
+            return Err(err(access_line(text, index), 1, source.to_string()))
+        }
+        Err(e) => return Err(err(0, 0, e.to_string())),
+        Ok(_) => {}
+    }
+    if let Some(e) = parse_error {
+        return Err(e);
+    }
     Ok((mem.stats(), parser.ops))
+}
+
+/// The line number of access `index` (0-based) of a trace that parses up to it.
+fn access_line(text: &str, index: u64) -> usize {
+    let mut parser = TraceParser::new();
+    let mut n = 0;
+    for (i, l) in text.lines().enumerate() {
+        if let Ok(Some(_)) = parser.parse_line(l, i + 1) {
+            if n == index {
+                return i + 1;
+            }
+            n += 1;
+        }
+    }
+    0
 }
 
 #[cfg(test)]
@@ -461,5 +537,83 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(bad.line, 2);
+    }
+
+    #[test]
+    fn the_first_error_in_line_order_is_reported() {
+        // Line 2 names an SM the A100 lacks; line 4 does not parse: line 2 wins.
+        let text = "0 ld.global.u32 0x0 4\n999 ld.global.u32 0x0 4\n# c\n0 ld.global.bogus 0x0 4\n";
+        let e = replay_text(GpuConfig::a100(), text).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.message.contains("SM 999"), "{e}");
+        // Without it, the parse error at line 3 (column 13, the qualifier) is reported.
+        let text = "0 ld.global.u32 0x0 4\n\n0 ld.global.bogus 0x0 4\n";
+        let e = replay_text(GpuConfig::a100(), text).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 12));
+    }
+
+    #[test]
+    fn cached_op_spellings_still_check_the_policy_field() {
+        let mut p = TraceParser::new();
+        let op = "st.global.L2::cache_hint.b32";
+        assert!(p
+            .parse_line(&format!("0 {op} 0x0 4 0x14f0000000000000"), 1)
+            .is_ok());
+        let e = p.parse_line(&format!("0 {op} 0x0 4"), 2).unwrap_err();
+        assert!(e.message.contains("needs a <hex-policy>"), "{e}");
+        // A rejected line does not intern its spelling; an accepted one reuses the id.
+        let e = p.parse_line("0 ld.global.u32 0x0 4 0x1", 3).unwrap_err();
+        assert!(e.message.contains("needs `.L2::cache_hint`"), "{e}");
+        assert_eq!(p.ops(), [op.to_string()]);
+        let a = p.parse_line("1 ld.global.u32 0x0 4", 4).unwrap().unwrap();
+        let b = p.parse_line("2 ld.global.u32 0x80 8", 5).unwrap().unwrap();
+        assert_eq!((a.request.instr, b.request.instr), (InstrId(1), InstrId(1)));
+        assert_eq!((b.request.sm, b.addr, b.bytes), (SmId(2), 0x80, 8));
+    }
+
+    /// The compiled replay counts exactly what performing each parsed line in turn does.
+    #[test]
+    fn compiled_replay_counts_like_line_by_line_access() {
+        let ops = [
+            "ld.global.nc.L1::evict_last.L2::256B",
+            "ld.global.cs.u32",
+            "ld.global.cg.L2::evict_first.v4.u32",
+            "st.global.wb.u32",
+            "st.global.cs.v2.u32",
+            "cp.async.cg.shared.global.L2::128B",
+            "ld.global.L1::no_allocate.L2::cache_hint.u32",
+            "atom.global.add.u32",
+            "prefetch.global.L2::evict_last",
+            "ld.volatile.global.u32",
+        ];
+        let mut text = String::new();
+        let mut x = 0x1234_5678u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let op = ops[(x % ops.len() as u64) as usize];
+            let addr = 0x7f00_0000_0000 + (x >> 20) % (1 << 22) / 16 * 16;
+            let policy = if op.contains("cache_hint") {
+                if i % 2 == 0 {
+                    " 0x14f0000000000000"
+                } else {
+                    " 0x12f0000000000000"
+                }
+            } else {
+                ""
+            };
+            text.push_str(&format!("{} {op} {addr:#x} 16{policy}\n", (x >> 8) % 16));
+        }
+        let (stats, ops_seen) = replay_text(GpuConfig::a100(), &text).unwrap();
+        let mut mem = MemSystem::tags_only(GpuConfig::a100()).unwrap();
+        let mut parser = TraceParser::new();
+        for (i, l) in text.lines().enumerate() {
+            let a = parser.parse_line(l, i + 1).unwrap().unwrap();
+            mem.access(&a.request, a.addr, a.bytes).unwrap();
+        }
+        assert_eq!(stats, mem.stats());
+        assert_eq!(ops_seen, parser.ops());
+        assert_eq!(stats.requests, 20_000);
     }
 }

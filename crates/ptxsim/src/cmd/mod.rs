@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod replay;
 pub mod run;
 
 use std::io::IsTerminal;
