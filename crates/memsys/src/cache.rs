@@ -72,11 +72,44 @@ pub(crate) struct Evicted {
     pub class: EvictionClass,
 }
 
+/// What [`SectorCache::access`] does to the line's sectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill {
+    /// Look up and touch only (no allocation, no sector change).
+    None,
+    /// Allocate the line if absent; the sectors of the mask become valid.
+    Valid,
+    /// As `Valid`, and the sectors become dirty (a write-back store).
+    Dirty,
+    /// As `Valid`, and the sectors become clean (a write-through store).
+    Clean,
+}
+
+/// What [`SectorCache::access`] found and did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Access {
+    /// The line's slot (none when absent and not allocated).
+    pub slot: Option<Slot>,
+    /// The sectors of the mask the line held before.
+    pub held: u8,
+    /// The line was installed (it was absent).
+    pub installed: bool,
+    /// The line it replaced, if any.
+    pub evicted: Option<Evicted>,
+    /// An evict-last request was turned into normal by the carve-out.
+    pub capped: bool,
+}
+
 /// Where a line lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slot {
     set: usize,
     way: usize,
+}
+
+impl Slot {
+    /// Stands for "no line" where an access that fills always has one (never used to index).
+    pub const NONE: Slot = Slot { set: 0, way: 0 };
 }
 
 /// Tag of a free way. Line numbers are addresses shifted right by at least 2 bits, so they
@@ -299,6 +332,124 @@ impl Packed {
             z &= z - 1;
         }
         None
+    }
+
+    /// Lookup, touch or allocate, and sector update in one pass over the set's record.
+    #[inline(always)]
+    fn access(&mut self, set: usize, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
+        let Packed {
+            meta,
+            tags,
+            ways,
+            way_bits,
+            last_cap,
+            occupancy,
+        } = self;
+        let ways = *ways;
+        let m = &mut meta[set];
+        let fp = fingerprint(line);
+        let mut cand = byte_matches(&m.fingerprint, fp) & *way_bits;
+        let mut found = None;
+        while cand != 0 {
+            let way = cand.trailing_zeros() as usize;
+            let i = set * ways + way;
+            if tags[i / 8].0[i % 8] == line {
+                found = Some(way);
+                break;
+            }
+            cand &= cand - 1;
+        }
+        let over_cap = |classes: u32| {
+            (*last_cap as usize) < ways
+                && class_fields(classes, u32::from(LAST)).count_ones() >= *last_cap
+        };
+        let (order, classes) = (m.order, m.classes);
+        let mut out = Access {
+            slot: None,
+            held: 0,
+            installed: false,
+            evicted: None,
+            capped: false,
+        };
+        let way = match found {
+            Some(way) => {
+                let w = way % PACKED_WAYS;
+                out.held = m.valid[w] & mask;
+                let p = packed_position(order, w);
+                let old = ((classes >> (2 * p)) & 3) as u8;
+                let class = match hint {
+                    Hint::Unchanged => old,
+                    Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(classes) => {
+                        out.capped = true;
+                        NORMAL
+                    }
+                    Hint::Set(c) => c as u8,
+                };
+                if p != 0 || class != old {
+                    (m.order, m.classes) = to_front(order, classes, p, w, class);
+                }
+                if class != old {
+                    occupancy[old as usize & 3] -= 1;
+                    occupancy[class as usize & 3] += 1;
+                }
+                w
+            }
+            None if fill == Fill::None => return out,
+            None => {
+                let free = byte_matches(&m.valid, 0) & *way_bits;
+                let (way, p) = if free != 0 {
+                    let way = free.trailing_zeros() as usize;
+                    (way, packed_position(order, way))
+                } else {
+                    // The least recently used way of the lowest class present.
+                    let mut f = class_fields(classes, 0);
+                    if f == 0 {
+                        f = class_fields(classes, 1);
+                        if f == 0 {
+                            f = class_fields(classes, 2);
+                        }
+                    }
+                    let p = ((31 - f.leading_zeros()) / 2) as usize;
+                    let way = ((order >> (4 * p)) & 0xF) as usize;
+                    let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+                    occupancy[class as usize & 3] -= 1;
+                    out.evicted = Some(Evicted {
+                        dirty: m.dirty[way % PACKED_WAYS],
+                        class,
+                    });
+                    (way, p)
+                };
+                let mut class = hint.on_allocate();
+                if class == EvictionClass::EvictLast && over_cap(classes) {
+                    class = EvictionClass::Normal;
+                    out.capped = true;
+                }
+                let i = set * ways + way;
+                tags[i / 8].0[i % 8] = line;
+                let w = way % PACKED_WAYS;
+                m.fingerprint[w] = fp;
+                m.valid[w] = 0;
+                m.dirty[w] = 0;
+                (m.order, m.classes) = to_front(order, classes, p, w, class as u8);
+                occupancy[class as usize & 3] += 1;
+                out.installed = true;
+                w
+            }
+        };
+        match fill {
+            Fill::None => {}
+            Fill::Valid => m.valid[way] |= mask,
+            Fill::Dirty => {
+                m.valid[way] |= mask;
+                m.dirty[way] |= mask;
+            }
+            Fill::Clean => {
+                m.valid[way] |= mask;
+                m.dirty[way] &= !mask;
+            }
+        }
+        out.slot = Some(Slot { set, way });
+        out
     }
 
     #[inline(always)]
@@ -661,6 +812,65 @@ impl SectorCache {
             Sets::Packed(p) => p.class(s),
             Sets::Wide(w) => w.class(s),
         })
+    }
+
+    /// Looks `line` up in `set`. If resident: marks it most recently used and applies the
+    /// hint. If absent and `fill` is not [`Fill::None`]: installs it (choosing a victim) with
+    /// the hint's class on allocation. Then applies `fill` to the sectors of `mask`.
+    #[inline(always)]
+    pub fn access(&mut self, set: usize, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
+        match &mut self.sets {
+            Sets::Packed(p) => p.access(set, line, mask, hint, fill),
+            Sets::Wide(_) => self.access_composed(set, line, mask, hint, fill),
+        }
+    }
+
+    /// [`SectorCache::access`] from the separate operations (caches of more than 16 ways).
+    #[cold]
+    fn access_composed(
+        &mut self,
+        set: usize,
+        line: u64,
+        mask: u8,
+        hint: Hint,
+        fill: Fill,
+    ) -> Access {
+        let (_, found) = self.lookup_in(set, line);
+        let mut out = Access {
+            slot: found,
+            held: 0,
+            installed: false,
+            evicted: None,
+            capped: false,
+        };
+        let s = match found {
+            Some(s) => {
+                (out.held, out.capped) = self.hit(s, mask, hint);
+                s
+            }
+            None if fill == Fill::None => return out,
+            None => {
+                let (s, evicted, capped) = self.allocate(set, line, hint);
+                (out.evicted, out.capped, out.installed) = (evicted, capped, true);
+                out.slot = Some(s);
+                s
+            }
+        };
+        match fill {
+            Fill::None => {}
+            Fill::Valid => self.add_valid(s, mask),
+            Fill::Dirty => {
+                self.add_valid(s, mask);
+                let d = self.dirty(s);
+                self.set_dirty(s, d | mask);
+            }
+            Fill::Clean => {
+                self.add_valid(s, mask);
+                let d = self.dirty(s);
+                self.set_dirty(s, d & !mask);
+            }
+        }
+        out
     }
 
     /// The sectors of `mask` the slot holds; then marks the slot most recently used and

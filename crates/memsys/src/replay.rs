@@ -89,9 +89,15 @@ struct Entry {
     shape: u32,
     sm: u16,
     bytes: u8,
-    /// The access is in `Trace::whole`.
-    whole: bool,
+    /// [`WHOLE`] and [`PAIR`].
+    flags: u8,
 }
+
+/// The access is kept in `Trace::whole`.
+const WHOLE: u8 = 1;
+/// The access may fill a 256 B block (`.L2::256B`, or a policy's 256 B promote bit): its
+/// neighbouring line's L2 set is prefetched too.
+const PAIR: u8 = 2;
 
 impl Trace {
     pub fn new() -> Self {
@@ -114,12 +120,14 @@ impl Trace {
         if whole {
             self.whole.insert(self.entries.len(), a);
         }
+        let pair = a.request.prefetch == Some(crate::types::PrefetchSize::B256)
+            || a.request.policy.is_some_and(|p| p & (1 << 62) != 0);
         self.entries.push(Entry {
             addr: a.addr,
             shape,
             sm: sm as u16,
             bytes: bytes as u8,
-            whole,
+            flags: if whole { WHOLE } else { 0 } | if pair { PAIR } else { 0 },
         });
     }
 
@@ -139,7 +147,7 @@ impl Trace {
     /// The access at position `i`.
     pub fn get(&self, i: usize) -> Option<TraceAccess> {
         let e = self.entries.get(i)?;
-        if e.whole {
+        if e.flags & WHOLE != 0 {
             return self.whole.get(&i).copied();
         }
         Some(TraceAccess {
@@ -189,16 +197,15 @@ pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
     };
     // The L2 set of each access, computed when it is prefetched.
     let mut hints = [SetHint::NONE; LOOKAHEAD];
-    let pair = |e: &Entry| prepared.get(e.shape as usize).is_some_and(|p| p.pair);
     for (h, e) in hints.iter_mut().zip(entries) {
-        *h = mem.prefetch_line(e.addr, pair(e));
+        *h = mem.prefetch_line(e.addr, e.flags & PAIR != 0);
     }
     for (i, e) in entries.iter().enumerate() {
         let hint = hints[i % LOOKAHEAD];
         if let Some(ahead) = entries.get(i + LOOKAHEAD) {
-            hints[i % LOOKAHEAD] = mem.prefetch_line(ahead.addr, pair(ahead));
+            hints[i % LOOKAHEAD] = mem.prefetch_line(ahead.addr, ahead.flags & PAIR != 0);
         }
-        let done = match (e.whole, prepared.get(e.shape as usize)) {
+        let done = match (e.flags & WHOLE != 0, prepared.get(e.shape as usize)) {
             (false, Some(p)) => {
                 mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint)
             }

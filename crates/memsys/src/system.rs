@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{EvictionClass, Hint, SectorCache, Slot};
+use crate::cache::{Evicted, EvictionClass, Fill, Hint, SectorCache, Slot};
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::memory::GlobalMemory;
@@ -239,8 +239,6 @@ impl SetHint {
 pub(crate) struct Prepared {
     req: Request,
     route: Result<Route, MemError>,
-    /// The access fills a 256 B block: prefetch the neighbouring line's set too.
-    pub pair: bool,
 }
 
 /// Data that travels with a request.
@@ -536,6 +534,9 @@ impl MemSystem {
         let Some(end) = addr.checked_add(u64::from(bytes)) else {
             return Err(MemError::Unmapped { addr, bytes });
         };
+        if at.instr >= self.memo.len() {
+            self.grow_memo(at.instr);
+        }
         let m = &self.memo[at.instr];
         let route = if m.valid & same_shape(&m.req, req) {
             m.route
@@ -559,13 +560,7 @@ impl MemSystem {
     /// reported when an access of that shape is performed, in trace order).
     pub(crate) fn prepare(&mut self, req: &Request) -> Prepared {
         let route = self.route(req);
-        Prepared {
-            req: *req,
-            pair: route
-                .as_ref()
-                .is_ok_and(|r| u64::from(r.prefetch_bytes) > 1 << self.geo.line_shift),
-            route,
-        }
+        Prepared { req: *req, route }
     }
 
     /// [`MemSystem::access`] of `p`'s request from SM `sm`, with its route already resolved:
@@ -626,7 +621,8 @@ impl MemSystem {
         }
         let line = addr >> self.geo.line_shift;
         self.l2.prefetch_set(self.l2.set_of(line));
-        if req.prefetch == Some(PrefetchSize::B256) {
+        if req.prefetch == Some(PrefetchSize::B256) || req.policy.is_some_and(|p| p & 1 << 62 != 0)
+        {
             // A 256 B prefetch block spans this line and its neighbour.
             self.l2.prefetch_set(self.l2.set_of(line ^ 1));
         }
@@ -1026,9 +1022,6 @@ impl MemSystem {
             });
         }
         self.stats.ensure_instr(instr as usize);
-        if instr as usize >= self.memo.len() {
-            self.grow_memo(instr as usize);
-        }
         Ok(Attr {
             sm: sm as usize,
             instr: instr as usize,
@@ -1360,11 +1353,11 @@ impl<T: Tally> Work<'_, T> {
             self.l2_read(route, line, mask);
             return (0, true);
         };
-        let (set, slot) = self.l1.lookup(line);
-        let hit = match slot {
-            Some(s) => self.l1.hit(s, mask, hint).0,
-            None => 0,
-        };
+        let set = self.l1.set_of(line);
+        let fill = if allocate { Fill::Valid } else { Fill::None };
+        // Allocating before the L2 part is the same as after it: neither sees the other.
+        let a = self.l1.access(set, line, mask, hint, fill);
+        let hit = a.held;
         let miss = mask & !hit;
         let (nh, nm) = (pop(hit), pop(miss));
         self.bump(|c| {
@@ -1377,25 +1370,19 @@ impl<T: Tally> Work<'_, T> {
         if miss == 0 {
             return (hit, false);
         }
-        self.l2_read(route, line, miss);
         if allocate {
-            let slot = match slot {
-                Some(s) => s,
-                None => {
-                    let (s, evicted, _) = self.l1.allocate(set, line, hint);
-                    if let Some(ev) = evicted {
-                        self.bump(|c| c.l1.evictions.add(ev.class));
-                    }
-                    self.bump(|c| c.l1.allocations += 1);
-                    s
+            if a.installed {
+                if let Some(ev) = a.evicted {
+                    self.bump(|c| c.l1.evictions.add(ev.class));
                 }
-            };
-            self.l1.add_valid(slot, miss);
+                self.bump(|c| c.l1.allocations += 1);
+            }
             self.bump(|c| c.l1.sector_fills += nm);
-            if self.l1.keeps_data() {
+            if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot) {
                 self.fill_l1_data(slot, line, miss);
             }
         }
+        self.l2_read(route, line, miss);
         (hit, true)
     }
 
@@ -1419,15 +1406,8 @@ impl<T: Tally> Work<'_, T> {
     #[inline(always)]
     fn l2_allocate(&mut self, set: usize, line: u64, hint: Hint) -> Slot {
         let (slot, evicted, capped) = self.l2.allocate(set, line, hint);
-        let sb = self.geo.sector_bytes;
         if let Some(ev) = evicted {
-            let nd = pop(ev.dirty);
-            self.bump(|c| {
-                c.l2.evictions.add(ev.class);
-                c.l2.writebacks += nd;
-                c.dram.bytes_written += nd * sb;
-            });
-            self.tally.dram(0, nd);
+            self.count_l2_eviction(ev);
         }
         self.bump(|c| {
             c.l2.allocations += 1;
@@ -1436,10 +1416,23 @@ impl<T: Tally> Work<'_, T> {
         slot
     }
 
+    /// An L2 eviction: its class, and the write-back of its dirty sectors.
+    #[inline(always)]
+    fn count_l2_eviction(&mut self, ev: Evicted) {
+        let nd = pop(ev.dirty);
+        let sb = self.geo.sector_bytes;
+        self.bump(|c| {
+            c.l2.evictions.add(ev.class);
+            c.l2.writebacks += nd;
+            c.dram.bytes_written += nd * sb;
+        });
+        self.tally.dram(0, nd);
+    }
+
     /// The L2 line for an access that reaches L2: touched with the hint if resident,
     /// allocated otherwise. Returns the slot and the sectors of `mask` it held.
     #[inline(always)]
-    fn l2_line(&mut self, route: &Route, line: u64, mask: u8) -> (Slot, u8, Hint) {
+    fn l2_line(&mut self, route: &Route, line: u64, mask: u8, fill: Fill) -> (Slot, u8, Hint) {
         let first_sector = u64::from(mask.trailing_zeros());
         let hint = self.l2_hint_for(
             route,
@@ -1450,17 +1443,21 @@ impl<T: Tally> Work<'_, T> {
         } else {
             self.l2.set_of(line)
         };
-        let (set, slot) = self.l2.lookup_in(set, line);
-        match slot {
-            Some(s) => {
-                let (h, capped) = self.l2.hit(s, mask, hint);
-                if capped {
-                    self.bump(|c| c.l2.evict_last_capped += 1);
-                }
-                (s, h, hint)
+        let a = self.l2.access(set, line, mask, hint, fill);
+        if a.installed {
+            if let Some(ev) = a.evicted {
+                self.count_l2_eviction(ev);
             }
-            None => (self.l2_allocate(set, line, hint), 0, hint),
+            let capped = u64::from(a.capped);
+            self.bump(|c| {
+                c.l2.allocations += 1;
+                c.l2.evict_last_capped += capped;
+            });
+        } else if a.capped {
+            self.bump(|c| c.l2.evict_last_capped += 1);
         }
+        let slot = a.slot.unwrap_or(Slot::NONE);
+        (slot, a.held, hint)
     }
 
     /// The L2 part of a read of `mask` sectors of `line`.
@@ -1476,7 +1473,7 @@ impl<T: Tally> Work<'_, T> {
             }
             L2Path::Refetch => self.l2_refetch(line, n),
             L2Path::Cached => {
-                let (slot, hit, hint) = self.l2_line(route, line, mask);
+                let (slot, hit, hint) = self.l2_line(route, line, mask, Fill::Valid);
                 let miss = mask & !hit;
                 let (nh, nm) = (pop(hit), pop(miss));
                 self.bump(|c| {
@@ -1487,7 +1484,6 @@ impl<T: Tally> Work<'_, T> {
                 self.tally.l2(nh, nm);
                 self.tally.reached(2);
                 if miss != 0 {
-                    self.l2.add_valid(slot, miss);
                     self.bump(|c| {
                         c.l2.sector_fills += nm;
                         c.dram.bytes_read += nm * sb;
@@ -1628,11 +1624,9 @@ impl<T: Tally> Work<'_, T> {
         match route.own_l1 {
             OwnL1::Invalidate => self.own_l1_invalidate(line, mask),
             OwnL1::Update(hint) if self.geo.l1_enabled => {
-                let (_, slot) = self.l1.lookup(line);
-                let resident = match slot {
-                    Some(s) => self.l1.hit(s, mask, hint).0,
-                    None => 0,
-                };
+                let set = self.l1.set_of(line);
+                let a = self.l1.access(set, line, mask, hint, Fill::None);
+                let (slot, resident) = (a.slot, a.held);
                 let nh = pop(resident);
                 self.bump(|c| {
                     c.l1.write_sectors += n;
@@ -1653,7 +1647,8 @@ impl<T: Tally> Work<'_, T> {
                 self.tally.reached(3);
             }
             L2Path::Cached | L2Path::Refetch => {
-                let (slot, hit, _) = self.l2_line(route, line, mask);
+                let fill = if through { Fill::Clean } else { Fill::Dirty };
+                let (_, hit, _) = self.l2_line(route, line, mask, fill);
                 let nh = pop(hit);
                 self.bump(|c| {
                     c.l2.write_sectors += n;
@@ -1661,15 +1656,11 @@ impl<T: Tally> Work<'_, T> {
                     c.l2.write_misses += n - nh;
                 });
                 self.tally.l2(nh, n - nh);
-                self.l2.add_valid(slot, mask);
-                let dirty = self.l2.dirty(slot);
                 if through {
-                    self.l2.set_dirty(slot, dirty & !mask);
                     self.bump(|c| c.dram.bytes_written += n * sb);
                     self.tally.dram(0, n);
                     self.tally.reached(3);
                 } else {
-                    self.l2.set_dirty(slot, dirty | mask);
                     self.tally.reached(2);
                 }
             }
