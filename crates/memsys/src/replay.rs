@@ -3,8 +3,7 @@
 //! is parsed by the `ptx-trace` crate with the front end's qualifier tables; this module takes
 //! the already-typed accesses.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::GpuConfig;
@@ -77,10 +76,10 @@ where
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
     shapes: Vec<Request>,
-    index: HashMap<Request, u32>,
+    index: FxHashMap<Request, u32>,
     entries: Vec<Entry>,
     /// Accesses kept whole, by position.
-    whole: HashMap<usize, TraceAccess>,
+    whole: FxHashMap<usize, TraceAccess>,
 }
 
 #[derive(Debug, Clone, Copy)]

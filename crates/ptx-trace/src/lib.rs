@@ -19,7 +19,7 @@
 //! Each distinct op spelling gets an instruction id (in order of first appearance), so
 //! memsys's per-instruction statistics read as per-op statistics ([`TraceParser::ops`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{
@@ -50,7 +50,7 @@ pub struct TraceParser {
     /// Op spellings whose qualifiers parsed: the request they make, whether they carry
     /// `.L2::cache_hint`, and their instruction id once a line with them was accepted. Traces
     /// repeat a few spellings, so most lines skip qualifier parsing.
-    known: HashMap<String, KnownOp>,
+    known: FxHashMap<String, KnownOp>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -90,15 +90,24 @@ impl TraceParser {
         line: usize,
     ) -> Result<Option<TraceAccess>, TraceError> {
         let body = text.split('#').next().unwrap_or("");
-        // Fields with their 1-based columns (a sixth one only to report too many).
+        // Fields with their 1-based columns (a sixth one only to report too many). Fields are
+        // separated by ASCII spaces and tabs (and any other whitespace the text may hold).
         let mut fields = [("", 0usize); 6];
         let mut count = 0;
         let mut start = None;
-        for (i, c) in body
-            .char_indices()
-            .chain(std::iter::once((body.len(), ' ')))
-        {
-            match (c.is_whitespace(), start) {
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        loop {
+            let (space, len) = match bytes.get(i) {
+                None => (true, 1),
+                Some(&b) if b.is_ascii() => (char::from(b).is_whitespace(), 1),
+                // A multi-byte character (`i` is always on a character boundary).
+                Some(_) => {
+                    let c = body[i..].chars().next().unwrap_or(' ');
+                    (c.is_whitespace(), c.len_utf8())
+                }
+            };
+            match (space, start) {
                 (false, None) => start = Some(i),
                 (true, Some(s)) => {
                     if count < fields.len() {
@@ -109,6 +118,10 @@ impl TraceParser {
                 }
                 _ => {}
             }
+            if i >= bytes.len() {
+                break;
+            }
+            i += len;
         }
         if count == 0 {
             return Ok(None);
@@ -707,6 +720,17 @@ mod tests {
         assert_eq!(stats, mem.stats());
         assert_eq!(ops_seen, parser.ops());
         assert_eq!(stats.requests, 20_000);
+    }
+
+    #[test]
+    fn any_unicode_whitespace_separates_fields() {
+        let a = one("3\u{a0}ld.global.u32\t0x10\u{b}4  ").unwrap();
+        assert_eq!((a.request.sm, a.addr, a.bytes), (SmId(3), 0x10, 4));
+        // Columns count bytes: the address starts after a 2-byte no-break space.
+        let e = one("é ld.global.u32 0x0 4").unwrap_err();
+        assert_eq!(e.column, 1);
+        let e = one("1\u{a0}ld.global.u32 zz 4").unwrap_err();
+        assert_eq!(e.column, 18);
     }
 
     #[test]
