@@ -197,12 +197,13 @@ pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
     // The L2 set of each access, computed when it is prefetched.
     let mut hints = [SetHint::NONE; LOOKAHEAD];
     for (h, e) in hints.iter_mut().zip(entries) {
-        *h = mem.prefetch_line(e.addr, e.flags & PAIR != 0);
+        *h = mem.prefetch_line(e.addr, e.flags & PAIR != 0, usize::from(e.sm));
     }
     for (i, e) in entries.iter().enumerate() {
         let hint = hints[i % LOOKAHEAD];
         if let Some(ahead) = entries.get(i + LOOKAHEAD) {
-            hints[i % LOOKAHEAD] = mem.prefetch_line(ahead.addr, ahead.flags & PAIR != 0);
+            hints[i % LOOKAHEAD] =
+                mem.prefetch_line(ahead.addr, ahead.flags & PAIR != 0, usize::from(ahead.sm));
         }
         let done = match (e.flags & WHOLE != 0, prepared.get(e.shape as usize)) {
             (false, Some(p)) => {

@@ -601,10 +601,13 @@ impl MemSystem {
     /// prefetch blocks) into the host's caches (see [`MemSystem::prefetch_for`]); returns the
     /// line and its set, which the access can use instead of hashing the line again.
     #[inline(always)]
-    pub(crate) fn prefetch_line(&self, addr: u64, pair: bool) -> SetHint {
+    pub(crate) fn prefetch_line(&self, addr: u64, pair: bool, sm: usize) -> SetHint {
         let line = addr >> self.geo.line_shift;
         let set = self.l2.set_of(line);
         self.l2.prefetch_set(set);
+        if let Some(l1) = self.l1.get(sm) {
+            l1.prefetch_set(l1.set_of(line));
+        }
         if pair {
             self.l2.prefetch_set(self.l2.set_of(line ^ 1));
         }
