@@ -1,9 +1,27 @@
-//! One sectored, set-associative cache level kept in flat arrays: tags, per-way metadata
-//! (valid and dirty sector masks, eviction class) and LRU stamps, plus an optional copy of the
-//! data (L1 keeps one; L2 is the point of coherence and reads the global image).
+//! One sectored, set-associative cache level, laid out for trace replay speed.
 //!
-//! Victim choice: an invalid way if there is one, else the least-recently-used line of the
-//! lowest class (evict-first < normal < evict-last).
+//! Up to 16 ways (every preset), a set's state other than its tags is one 64-byte, cache-line
+//! aligned [`Meta`] record: the recency order of its ways, each position's eviction class, and
+//! per way the valid-sector mask, the dirty-sector mask and a one-byte tag fingerprint. The
+//! tags (line numbers) are in a separate dense array, `ways` per set. A lookup compares all 16
+//! fingerprints at once (one SSE2 byte compare and move-mask, SSE2 being part of the x86_64
+//! baseline; a plain loop elsewhere) and reads the full tag of candidates only: a miss reads
+//! no tag, a hit one. A way is free exactly when its valid mask is zero (a resident line
+//! always holds a sector; the same compare finds the lowest free way); its tag is then
+//! [`INVALID`].
+//!
+//! Keeping classes in recency order makes victim choice O(1) bit arithmetic: a free way if
+//! there is one (the lowest), else the least-recently-used line of the lowest class
+//! (evict-first < normal < evict-last), which is the highest recency position whose class
+//! field equals the lowest class present. Promotion moves one nibble and one class field to
+//! the front. The order is exact LRU: the order a per-access stamp would give. Free ways are
+//! class normal, so the carve-out's evict-last count is a count of class fields.
+//!
+//! Caches of more than 16 ways ([`Wide`]) keep plain per-way arrays and linear-time order
+//! operations with the same semantics.
+//!
+//! L1 keeps an optional copy of the data (`ways * sets * line_bytes` bytes); L2 is the point of
+//! coherence and reads the global image.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +37,7 @@ pub enum EvictionClass {
 }
 
 impl EvictionClass {
+    #[inline(always)]
     const fn from_u8(v: u8) -> Self {
         match v {
             0 => Self::EvictFirst,
@@ -37,6 +56,7 @@ pub(crate) enum Hint {
 }
 
 impl Hint {
+    #[inline(always)]
     fn on_allocate(self) -> EvictionClass {
         match self {
             Hint::Unchanged => EvictionClass::Normal,
@@ -52,31 +72,117 @@ pub(crate) struct Evicted {
     pub class: EvictionClass,
 }
 
-/// One way: its tag and state, 16 bytes, so a 16-way set is four adjacent host cache lines.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(16))]
-struct Way {
-    tag: u64,
-    valid: u8,
-    dirty: u8,
-    class: u8,
-    _pad: u8,
-    /// Last-use time on the cache's 32-bit clock; when the clock wraps, every set's stamps are
-    /// renumbered in order, so LRU order stays exact however long the run.
-    stamp: u32,
+/// What [`SectorCache::access`] does to the line's sectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill {
+    /// Look up and touch only (no allocation, no sector change).
+    None,
+    /// Allocate the line if absent; the sectors of the mask become valid.
+    Valid,
+    /// As `Valid`, and the sectors become dirty (a write-back store).
+    Dirty,
+    /// As `Valid`, and the sectors become clean (a write-through store).
+    Clean,
 }
 
+/// What [`SectorCache::access`] found and did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Access {
+    /// The line's slot (none when absent and not allocated).
+    pub slot: Option<Slot>,
+    /// The sectors of the mask the line held before.
+    pub held: u8,
+    /// The line was installed (it was absent).
+    pub installed: bool,
+    /// The line it replaced, if any.
+    pub evicted: Option<Evicted>,
+    /// An evict-last request was turned into normal by the carve-out.
+    pub capped: bool,
+}
+
+/// Where a line lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slot {
+    set: usize,
+    way: usize,
+}
+
+impl Slot {
+    /// Stands for "no line" where an access that fills always has one (never used to index).
+    pub const NONE: Slot = Slot { set: 0, way: 0 };
+}
+
+/// Tag of a free way. Line numbers are addresses shifted right by at least 2 bits, so they
+/// never reach `u64::MAX`.
 const INVALID: u64 = u64::MAX;
 
-impl Way {
-    const EMPTY: Way = Way {
-        tag: INVALID,
-        valid: 0,
-        dirty: 0,
-        class: 1,
-        _pad: 0,
-        stamp: 0,
-    };
+/// Largest associativity kept in a [`Meta`] record.
+const PACKED_WAYS: usize = 16;
+const NIBBLES: u64 = 0x1111_1111_1111_1111;
+const FIELDS: u32 = 0x5555_5555;
+const NORMAL: u8 = EvictionClass::Normal as u8;
+const LAST: u8 = EvictionClass::EvictLast as u8;
+
+/// One-byte fingerprint of a line number (the top byte of a multiplicative hash, so lines of
+/// one set, which share their low bits, still spread over all 256 values).
+#[inline(always)]
+fn fingerprint(line: u64) -> u8 {
+    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+}
+
+/// Bit `i` set for each of the 16 bytes `b[i]` equal to `v`.
+#[inline(always)]
+fn byte_matches(b: &[u8; 16], v: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86_64 baseline (every x86_64 target enables it), so
+        // the `#[target_feature(enable = "sse2")]` function is always callable.
+        unsafe { byte_matches_sse2(b, v) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0;
+        for (i, &x) in b.iter().enumerate() {
+            m |= u32::from(x == v) << i;
+        }
+        m
+    }
+}
+
+/// [`byte_matches`] with one SSE2 compare and move-mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn byte_matches_sse2(b: &[u8; 16], v: u8) -> u32 {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
+    let x = u128::from_le_bytes(*b);
+    let bytes = _mm_set_epi64x((x >> 64) as i64, x as i64);
+    _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(v as i8))) as u32
+}
+
+/// Position (0 = most recent) of `way` in a packed order whose unused nibbles are 0xF.
+#[inline(always)]
+fn packed_position(order: u64, way: usize) -> usize {
+    let x = order ^ (way as u64).wrapping_mul(NIBBLES);
+    let t = x | (x >> 1);
+    let t = t | (t >> 2);
+    ((!t & NIBBLES).trailing_zeros() / 4) as usize
+}
+
+/// Bit `2p` set for each recency position `p` whose class field equals `class`.
+#[inline(always)]
+fn class_fields(classes: u32, class: u32) -> u32 {
+    let x = classes ^ class.wrapping_mul(FIELDS);
+    !(x | (x >> 1)) & FIELDS
+}
+
+/// Moves the way at recency position `p` to the front of a packed order, with class `class`.
+#[inline(always)]
+fn to_front(order: u64, classes: u32, p: usize, way: usize, class: u8) -> (u64, u32) {
+    let low = (1u64 << (4 * p)) - 1;
+    let order = (order & !(low | (0xF << (4 * p)))) | ((order & low) << 4) | way as u64;
+    let low = (1u32 << (2 * p)) - 1;
+    let classes = (classes & !(low | (3 << (2 * p)))) | ((classes & low) << 2) | u32::from(class);
+    (order, classes)
 }
 
 /// Maps a line number to its set.
@@ -128,284 +234,757 @@ impl SetIndexer {
     }
 }
 
-pub(crate) struct SectorCache {
+/// Everything about one set of up to 16 ways except the tags: one host cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Meta {
+    /// Recency order: nibble `i` is the way at position `i` (0 = most recent); 0xF past the
+    /// last way.
+    order: u64,
+    /// The class of the way at each recency position, 2 bits each; 3 past the last way.
+    classes: u32,
+    valid: [u8; 16],
+    dirty: [u8; 16],
+    fingerprint: [u8; 16],
+}
+
+/// Eight tags on one host cache line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct TagLine([u64; 8]);
+
+/// Sets of up to 16 ways.
+struct Packed {
     ways: usize,
-    indexer: SetIndexer,
-    line_bytes: usize,
-    slots: Vec<Way>,
-    clock: u32,
-    /// Most evict-last lines one set may hold.
+    meta: Vec<Meta>,
+    /// `ways` tags per set, set after set.
+    tags: Vec<TagLine>,
+    /// Bit `w` set for each real way `w`.
+    way_bits: u32,
+    /// Most evict-last lines one set may hold (checked only when below `ways`).
     last_cap: u32,
-    /// Valid lines per class.
-    occupancy: [u64; 3],
+    occupancy: [u64; 4],
+}
+
+impl Packed {
+    fn new(sets: usize, ways: usize, last_cap: u32) -> Self {
+        let mut order = u64::MAX;
+        let mut classes = u32::MAX;
+        for p in 0..ways {
+            order &= !(0xF << (4 * p));
+            order |= (p as u64) << (4 * p);
+            classes &= !(3 << (2 * p));
+            classes |= u32::from(NORMAL) << (2 * p);
+        }
+        let meta = Meta {
+            order,
+            classes,
+            valid: [0; 16],
+            dirty: [0; 16],
+            fingerprint: [0; 16],
+        };
+        Self {
+            ways,
+            meta: vec![meta; sets],
+            tags: vec![TagLine([INVALID; 8]); (sets * ways).div_ceil(8)],
+            way_bits: ((1u64 << ways) - 1) as u32,
+            last_cap,
+            occupancy: [0; 4],
+        }
+    }
+
+    #[inline(always)]
+    fn tag(&self, set: usize, way: usize) -> u64 {
+        let i = set * self.ways + way;
+        self.tags[i / 8].0[i % 8]
+    }
+
+    #[inline(always)]
+    fn set_tag(&mut self, set: usize, way: usize, line: u64) {
+        let i = set * self.ways + way;
+        self.tags[i / 8].0[i % 8] = line;
+    }
+
+    /// Whether an evict-last request in a set with `classes` is over the carve-out.
+    #[inline(always)]
+    fn over_cap(&self, classes: u32) -> bool {
+        (self.last_cap as usize) < self.ways
+            && class_fields(classes, u32::from(LAST)).count_ones() >= self.last_cap
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, set: usize) {
+        prefetch(self.meta.as_ptr().wrapping_add(set).cast());
+        let first = set * self.ways;
+        let tags = self.tags.as_ptr().cast::<u64>();
+        prefetch(tags.wrapping_add(first).cast());
+        prefetch(tags.wrapping_add(first + self.ways - 1).cast());
+    }
+
+    #[inline(always)]
+    fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let mut z = byte_matches(&self.meta[set].fingerprint, fingerprint(line)) & self.way_bits;
+        while z != 0 {
+            let way = z.trailing_zeros() as usize;
+            if self.tag(set, way) == line {
+                return Some(way);
+            }
+            z &= z - 1;
+        }
+        None
+    }
+
+    /// Lookup, touch or allocate, and sector update in one pass over the set's record.
+    #[inline(always)]
+    fn access(&mut self, set: usize, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
+        let Packed {
+            meta,
+            tags,
+            ways,
+            way_bits,
+            last_cap,
+            occupancy,
+        } = self;
+        let ways = *ways;
+        let m = &mut meta[set];
+        let fp = fingerprint(line);
+        let mut cand = byte_matches(&m.fingerprint, fp) & *way_bits;
+        let mut found = None;
+        while cand != 0 {
+            let way = cand.trailing_zeros() as usize;
+            let i = set * ways + way;
+            if tags[i / 8].0[i % 8] == line {
+                found = Some(way);
+                break;
+            }
+            cand &= cand - 1;
+        }
+        let over_cap = |classes: u32| {
+            (*last_cap as usize) < ways
+                && class_fields(classes, u32::from(LAST)).count_ones() >= *last_cap
+        };
+        let (order, classes) = (m.order, m.classes);
+        let mut out = Access {
+            slot: None,
+            held: 0,
+            installed: false,
+            evicted: None,
+            capped: false,
+        };
+        let way = match found {
+            Some(way) => {
+                let w = way % PACKED_WAYS;
+                out.held = m.valid[w] & mask;
+                let p = packed_position(order, w);
+                let old = ((classes >> (2 * p)) & 3) as u8;
+                let class = match hint {
+                    Hint::Unchanged => old,
+                    Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(classes) => {
+                        out.capped = true;
+                        NORMAL
+                    }
+                    Hint::Set(c) => c as u8,
+                };
+                if p != 0 || class != old {
+                    (m.order, m.classes) = to_front(order, classes, p, w, class);
+                }
+                if class != old {
+                    occupancy[old as usize & 3] -= 1;
+                    occupancy[class as usize & 3] += 1;
+                }
+                w
+            }
+            None if fill == Fill::None => return out,
+            None => {
+                let free = byte_matches(&m.valid, 0) & *way_bits;
+                let (way, p) = if free != 0 {
+                    let way = free.trailing_zeros() as usize;
+                    (way, packed_position(order, way))
+                } else {
+                    // The least recently used way of the lowest class present.
+                    let mut f = class_fields(classes, 0);
+                    if f == 0 {
+                        f = class_fields(classes, 1);
+                        if f == 0 {
+                            f = class_fields(classes, 2);
+                        }
+                    }
+                    let p = ((31 - f.leading_zeros()) / 2) as usize;
+                    let way = ((order >> (4 * p)) & 0xF) as usize;
+                    let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+                    occupancy[class as usize & 3] -= 1;
+                    out.evicted = Some(Evicted {
+                        dirty: m.dirty[way % PACKED_WAYS],
+                        class,
+                    });
+                    (way, p)
+                };
+                let mut class = hint.on_allocate();
+                if class == EvictionClass::EvictLast && over_cap(classes) {
+                    class = EvictionClass::Normal;
+                    out.capped = true;
+                }
+                let i = set * ways + way;
+                tags[i / 8].0[i % 8] = line;
+                let w = way % PACKED_WAYS;
+                m.fingerprint[w] = fp;
+                m.valid[w] = 0;
+                m.dirty[w] = 0;
+                (m.order, m.classes) = to_front(order, classes, p, w, class as u8);
+                occupancy[class as usize & 3] += 1;
+                out.installed = true;
+                w
+            }
+        };
+        match fill {
+            Fill::None => {}
+            Fill::Valid => m.valid[way] |= mask,
+            Fill::Dirty => {
+                m.valid[way] |= mask;
+                m.dirty[way] |= mask;
+            }
+            Fill::Clean => {
+                m.valid[way] |= mask;
+                m.dirty[way] &= !mask;
+            }
+        }
+        out.slot = Some(Slot { set, way });
+        out
+    }
+
+    #[inline(always)]
+    fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        let way = s.way % PACKED_WAYS;
+        let m = &self.meta[s.set];
+        let h = m.valid[way] & mask;
+        let (order, classes) = (m.order, m.classes);
+        let p = packed_position(order, way);
+        let old = ((classes >> (2 * p)) & 3) as u8;
+        let mut capped = false;
+        let class = match hint {
+            Hint::Unchanged => old,
+            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(classes) => {
+                capped = true;
+                NORMAL
+            }
+            Hint::Set(c) => c as u8,
+        };
+        if p != 0 || class != old {
+            let m = &mut self.meta[s.set];
+            (m.order, m.classes) = to_front(order, classes, p, way, class);
+        }
+        if class != old {
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[class as usize & 3] += 1;
+        }
+        (h, capped)
+    }
+
+    #[inline(always)]
+    fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+        let m = &self.meta[set];
+        let (order, classes) = (m.order, m.classes);
+        // The lowest free way (valid mask zero), if any.
+        let free = byte_matches(&m.valid, 0) & self.way_bits;
+        let (way, p, evicted) = if free != 0 {
+            let way = free.trailing_zeros() as usize;
+            (way, packed_position(order, way), None)
+        } else {
+            // The least recently used way of the lowest class present.
+            let mut f = class_fields(classes, 0);
+            if f == 0 {
+                f = class_fields(classes, 1);
+                if f == 0 {
+                    f = class_fields(classes, 2);
+                }
+            }
+            let p = ((31 - f.leading_zeros()) / 2) as usize;
+            let way = ((order >> (4 * p)) & 0xF) as usize;
+            let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+            self.occupancy[class as usize & 3] -= 1;
+            let dirty = m.dirty[way % PACKED_WAYS];
+            (way, p, Some(Evicted { dirty, class }))
+        };
+        let mut class = hint.on_allocate();
+        let mut capped = false;
+        if class == EvictionClass::EvictLast && self.over_cap(classes) {
+            class = EvictionClass::Normal;
+            capped = true;
+        }
+        self.set_tag(set, way, line);
+        let m = &mut self.meta[set];
+        let w = way % PACKED_WAYS;
+        m.fingerprint[w] = fingerprint(line);
+        m.valid[w] = 0;
+        m.dirty[w] = 0;
+        (m.order, m.classes) = to_front(order, classes, p, way, class as u8);
+        self.occupancy[class as usize & 3] += 1;
+        (way, evicted, capped)
+    }
+
+    fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+        let m = &mut self.meta[s.set];
+        let w = s.way % PACKED_WAYS;
+        let (valid, dirty) = (m.valid[w], m.dirty[w]);
+        if valid == 0 {
+            return (0, 0);
+        }
+        let left = valid & !mask;
+        m.valid[w] = left;
+        m.dirty[w] = if left == 0 { 0 } else { dirty & !mask };
+        if left == 0 {
+            // A free way is class normal (the evict-last count relies on it); its recency
+            // position does not matter, as a free way is always chosen first.
+            let p = packed_position(m.order, s.way);
+            let old = ((m.classes >> (2 * p)) & 3) as usize;
+            m.classes = (m.classes & !(3 << (2 * p))) | (u32::from(NORMAL) << (2 * p));
+            self.occupancy[old & 3] -= 1;
+            self.set_tag(s.set, s.way, INVALID);
+        }
+        (valid & mask, dirty & mask)
+    }
+
+    fn class(&self, s: Slot) -> u8 {
+        let m = &self.meta[s.set];
+        ((m.classes >> (2 * packed_position(m.order, s.way))) & 3) as u8
+    }
+}
+
+/// Sets of more than 16 ways: plain arrays, linear-time order operations.
+struct Wide {
+    ways: usize,
+    tags: Vec<u64>,
+    valid: Vec<u8>,
+    dirty: Vec<u8>,
+    /// Per set, the way at each recency position (0 = most recent) and that way's class.
+    order: Vec<u8>,
+    class: Vec<u8>,
+    last_cap: u32,
+    occupancy: [u64; 4],
+}
+
+impl Wide {
+    fn new(sets: usize, ways: usize, last_cap: u32) -> Self {
+        Self {
+            ways,
+            tags: vec![INVALID; sets * ways],
+            valid: vec![0; sets * ways],
+            dirty: vec![0; sets * ways],
+            order: (0..sets * ways).map(|i| (i % ways) as u8).collect(),
+            class: vec![NORMAL; sets * ways],
+            last_cap,
+            occupancy: [0; 4],
+        }
+    }
+
+    fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let base = set * self.ways;
+        (0..self.ways).find(|&w| self.tags[base + w] == line)
+    }
+
+    fn position(&self, s: Slot) -> usize {
+        let base = s.set * self.ways;
+        (0..self.ways)
+            .find(|&p| self.order[base + p] as usize == s.way)
+            .unwrap_or(0)
+    }
+
+    fn over_cap(&self, set: usize) -> bool {
+        let base = set * self.ways;
+        let last = (0..self.ways)
+            .filter(|&p| self.class[base + p] == LAST)
+            .count();
+        (self.last_cap as usize) < self.ways && last as u32 >= self.last_cap
+    }
+
+    fn move_to_front(&mut self, set: usize, p: usize, way: usize, class: u8) {
+        let r = set * self.ways..(set + 1) * self.ways;
+        let (o, c) = (&mut self.order[r.clone()], &mut self.class[r]);
+        o.copy_within(0..p, 1);
+        c.copy_within(0..p, 1);
+        o[0] = way as u8;
+        c[0] = class;
+    }
+
+    fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        let h = self.valid[s.set * self.ways + s.way] & mask;
+        let p = self.position(s);
+        let old = self.class[s.set * self.ways + p];
+        let mut capped = false;
+        let class = match hint {
+            Hint::Unchanged => old,
+            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(s.set) => {
+                capped = true;
+                NORMAL
+            }
+            Hint::Set(c) => c as u8,
+        };
+        if class != old {
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[class as usize & 3] += 1;
+        }
+        self.move_to_front(s.set, p, s.way, class);
+        (h, capped)
+    }
+
+    fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+        let base = set * self.ways;
+        let (way, evicted) = match (0..self.ways).find(|&w| self.valid[base + w] == 0) {
+            Some(way) => (way, None),
+            None => {
+                let c = &self.class[base..base + self.ways];
+                let lowest = c.iter().copied().min().unwrap_or(NORMAL);
+                let p = c.iter().rposition(|&x| x == lowest).unwrap_or(0);
+                let way = self.order[base + p] as usize;
+                let class = EvictionClass::from_u8(lowest);
+                self.occupancy[class as usize & 3] -= 1;
+                let dirty = self.dirty[base + way];
+                (way, Some(Evicted { dirty, class }))
+            }
+        };
+        let mut class = hint.on_allocate();
+        let mut capped = false;
+        if class == EvictionClass::EvictLast && self.over_cap(set) {
+            class = EvictionClass::Normal;
+            capped = true;
+        }
+        self.tags[base + way] = line;
+        self.valid[base + way] = 0;
+        self.dirty[base + way] = 0;
+        let p = self.position(Slot { set, way });
+        self.move_to_front(set, p, way, class as u8);
+        self.occupancy[class as usize & 3] += 1;
+        (way, evicted, capped)
+    }
+
+    fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+        let i = s.set * self.ways + s.way;
+        let (valid, dirty) = (self.valid[i], self.dirty[i]);
+        if valid == 0 {
+            return (0, 0);
+        }
+        let left = valid & !mask;
+        self.valid[i] = left;
+        self.dirty[i] = if left == 0 { 0 } else { dirty & !mask };
+        if left == 0 {
+            let p = self.position(s);
+            let old = std::mem::replace(&mut self.class[s.set * self.ways + p], NORMAL);
+            self.occupancy[old as usize & 3] -= 1;
+            self.tags[i] = INVALID;
+        }
+        (valid & mask, dirty & mask)
+    }
+
+    fn class(&self, s: Slot) -> u8 {
+        self.class[s.set * self.ways + self.position(s)]
+    }
+}
+
+enum Sets {
+    Packed(Packed),
+    Wide(Wide),
+}
+
+pub(crate) struct SectorCache {
+    sets: Sets,
+    indexer: SetIndexer,
+    ways: usize,
+    line_bytes: usize,
     /// `sets * ways * line_bytes` bytes when the level keeps data, else empty.
     data: Vec<u8>,
 }
 
 impl SectorCache {
     pub fn new(cfg: &CacheConfig, last_cap: u32, keep_data: bool) -> Self {
-        let sets = cfg.sets().max(1);
-        let ways = cfg.ways as usize;
-        let line_bytes = cfg.line_bytes as usize;
-        let mut slots = Vec::with_capacity(sets as usize * ways);
-        slots.resize(sets as usize * ways, Way::EMPTY);
-        let n = slots.len();
-        Self {
+        let sets = cfg.sets().max(1) as usize;
+        let ways = (cfg.ways as usize).max(1);
+        Self::build(
+            SetIndexer::new(cfg.set_hash, sets as u64),
+            sets,
             ways,
-            indexer: SetIndexer::new(cfg.set_hash, sets),
-            line_bytes,
-            slots,
-            clock: 0,
+            cfg.line_bytes as usize,
             last_cap,
-            occupancy: [0; 3],
+            keep_data,
+        )
+    }
+
+    /// A cache with no storage, standing in for an SM's L1 until the SM first uses it.
+    pub fn empty() -> Self {
+        Self::build(SetIndexer::new(SetHash::Modulo, 1), 1, 1, 0, 0, false)
+    }
+
+    fn build(
+        indexer: SetIndexer,
+        sets: usize,
+        ways: usize,
+        line_bytes: usize,
+        last_cap: u32,
+        keep_data: bool,
+    ) -> Self {
+        Self {
+            sets: if ways <= PACKED_WAYS {
+                Sets::Packed(Packed::new(sets, ways, last_cap))
+            } else {
+                Sets::Wide(Wide::new(sets, ways, last_cap))
+            },
+            indexer,
+            ways,
+            line_bytes,
             data: if keep_data {
-                vec![0; n * line_bytes]
+                vec![0; sets * ways * line_bytes]
             } else {
                 Vec::new()
             },
         }
     }
 
-    /// A cache with no storage, standing in for an SM's L1 until the SM first uses it.
-    pub fn empty() -> Self {
-        Self {
-            ways: 1,
-            indexer: SetIndexer::new(SetHash::Modulo, 1),
-            line_bytes: 0,
-            slots: vec![Way::EMPTY],
-            clock: 0,
-            last_cap: 0,
-            occupancy: [0; 3],
-            data: Vec::new(),
-        }
-    }
-
-    /// First slot of the line's set, and the slot holding the line if it is resident.
+    /// The set of `line`.
     #[inline(always)]
-    pub fn lookup(&self, line: u64) -> (usize, Option<usize>) {
-        let base = self.indexer.set_of(line) as usize * self.ways;
-        let set = &self.slots[base..base + self.ways];
-        for (w, way) in set.iter().enumerate() {
-            if way.tag == line {
-                return (base, Some(base + w));
-            }
-        }
-        (base, None)
+    pub fn set_of(&self, line: u64) -> usize {
+        self.indexer.set_of(line) as usize
     }
 
+    /// Asks the host to bring `set`'s state into its caches (a hint; never faults).
     #[inline(always)]
-    pub fn valid(&self, slot: usize) -> u8 {
-        self.slots[slot].valid
+    pub fn prefetch_set(&self, set: usize) {
+        if let Sets::Packed(p) = &self.sets {
+            p.prefetch(set);
+        }
     }
 
+    /// The line's set, and its slot if it is resident.
     #[inline(always)]
-    pub fn dirty(&self, slot: usize) -> u8 {
-        self.slots[slot].dirty
+    pub fn lookup(&self, line: u64) -> (usize, Option<Slot>) {
+        self.lookup_in(self.set_of(line), line)
     }
 
+    /// [`SectorCache::lookup`] with the line's set already known.
     #[inline(always)]
-    pub fn class(&self, slot: usize) -> EvictionClass {
-        EvictionClass::from_u8(self.slots[slot].class)
-    }
-
-    #[inline(always)]
-    pub fn line_of(&self, slot: usize) -> u64 {
-        self.slots[slot].tag
-    }
-
-    /// Makes `slot` the most recently used way of its set.
-    #[inline(always)]
-    fn promote(&mut self, slot: usize) {
-        if self.clock == u32::MAX {
-            self.renumber();
-        }
-        self.clock += 1;
-        self.slots[slot].stamp = self.clock;
-    }
-
-    /// Renumbers every set's stamps `1..=ways` in LRU order and restarts the clock after them.
-    #[cold]
-    fn renumber(&mut self) {
-        let ways = self.ways;
-        let mut order: Vec<usize> = Vec::with_capacity(ways);
-        for set in self.slots.chunks_mut(ways) {
-            order.clear();
-            order.extend(0..ways);
-            order.sort_by_key(|&w| set[w].stamp);
-            for (rank, &w) in order.iter().enumerate() {
-                set[w].stamp = rank as u32 + 1;
-            }
-        }
-        self.clock = ways as u32;
-    }
-
-    /// Marks the slot most recently used and applies the hint. Returns true when an
-    /// evict-last request was turned into normal because the set's carve-out is full.
-    #[inline(always)]
-    pub fn touch(&mut self, slot: usize, hint: Hint) -> bool {
-        self.promote(slot);
-        match hint {
-            Hint::Unchanged => false,
-            Hint::Set(c) => self.set_class(slot, c),
-        }
-    }
-
-    fn set_class(&mut self, slot: usize, want: EvictionClass) -> bool {
-        let old = self.slots[slot].class;
-        let mut class = want;
-        let mut capped = false;
-        if want == EvictionClass::EvictLast && old != EvictionClass::EvictLast as u8 {
-            let base = slot - slot % self.ways;
-            if self.last_lines_in_set(base) >= self.last_cap {
-                class = EvictionClass::Normal;
-                capped = true;
-            }
-        }
-        if class as u8 != old {
-            self.occupancy[old as usize] -= 1;
-            self.occupancy[class as usize] += 1;
-            self.slots[slot].class = class as u8;
-        }
-        capped
-    }
-
-    fn last_lines_in_set(&self, base: usize) -> u32 {
-        if self.last_cap as usize >= self.ways {
-            return 0; // no cap (L1): the count is never needed
-        }
-        self.slots[base..base + self.ways]
-            .iter()
-            .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
-            .count() as u32
-    }
-
-    /// Installs `line` in its set (whose first slot is `base`), choosing a victim. The new line
-    /// has no valid sectors. Returns the slot, the evicted line if any, and whether an
-    /// evict-last request was capped to normal.
-    #[inline]
-    pub fn allocate(
-        &mut self,
-        base: usize,
-        line: u64,
-        hint: Hint,
-    ) -> (usize, Option<Evicted>, bool) {
-        let mut victim = base;
-        let mut best = u64::MAX;
-        for (w, way) in self.slots[base..base + self.ways].iter().enumerate() {
-            // Invalid ways first, then the lowest class, then the least recently used.
-            let key = if way.tag == INVALID {
-                0
-            } else {
-                (u64::from(way.class) + 1) << 32 | u64::from(way.stamp)
-            };
-            if key < best {
-                best = key;
-                victim = base + w;
-            }
-        }
-        let old = self.slots[victim];
-        let evicted = if old.tag != INVALID {
-            self.occupancy[old.class as usize] -= 1;
-            Some(Evicted {
-                dirty: old.dirty,
-                class: EvictionClass::from_u8(old.class),
-            })
-        } else {
-            None
+    pub fn lookup_in(&self, set: usize, line: u64) -> (usize, Option<Slot>) {
+        let way = match &self.sets {
+            Sets::Packed(p) => p.find(set, line),
+            Sets::Wide(w) => w.find(set, line),
         };
-        let mut class = hint.on_allocate();
-        let mut capped = false;
-        if class == EvictionClass::EvictLast && self.last_lines_in_set(base) >= self.last_cap {
-            class = EvictionClass::Normal;
-            capped = true;
+        (set, way.map(|way| Slot { set, way }))
+    }
+
+    #[inline(always)]
+    pub fn valid(&self, s: Slot) -> u8 {
+        match &self.sets {
+            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS],
+            Sets::Wide(w) => w.valid[s.set * w.ways + s.way],
         }
-        let w = &mut self.slots[victim];
-        w.tag = line;
-        w.valid = 0;
-        w.dirty = 0;
-        w.class = class as u8;
-        self.occupancy[class as usize] += 1;
-        self.promote(victim);
-        (victim, evicted, capped)
     }
 
     #[inline(always)]
-    pub fn add_valid(&mut self, slot: usize, mask: u8) {
-        self.slots[slot].valid |= mask;
+    pub fn dirty(&self, s: Slot) -> u8 {
+        match &self.sets {
+            Sets::Packed(p) => p.meta[s.set].dirty[s.way % PACKED_WAYS],
+            Sets::Wide(w) => w.dirty[s.set * w.ways + s.way],
+        }
     }
 
     #[inline(always)]
-    pub fn set_dirty(&mut self, slot: usize, dirty: u8) {
-        self.slots[slot].dirty = dirty;
+    pub fn add_valid(&mut self, s: Slot, mask: u8) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS] |= mask,
+            Sets::Wide(w) => w.valid[s.set * w.ways + s.way] |= mask,
+        }
+    }
+
+    #[inline(always)]
+    pub fn set_dirty(&mut self, s: Slot, dirty: u8) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.meta[s.set].dirty[s.way % PACKED_WAYS] = dirty,
+            Sets::Wide(w) => w.dirty[s.set * w.ways + s.way] = dirty,
+        }
+    }
+
+    pub fn line_of(&self, s: Slot) -> u64 {
+        match &self.sets {
+            Sets::Packed(p) => p.tag(s.set, s.way),
+            Sets::Wide(w) => w.tags[s.set * w.ways + s.way],
+        }
+    }
+
+    pub fn class(&self, s: Slot) -> EvictionClass {
+        EvictionClass::from_u8(match &self.sets {
+            Sets::Packed(p) => p.class(s),
+            Sets::Wide(w) => w.class(s),
+        })
+    }
+
+    /// Looks `line` up in `set`. If resident: marks it most recently used and applies the
+    /// hint. If absent and `fill` is not [`Fill::None`]: installs it (choosing a victim) with
+    /// the hint's class on allocation. Then applies `fill` to the sectors of `mask`.
+    #[inline(always)]
+    pub fn access(&mut self, set: usize, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
+        match &mut self.sets {
+            Sets::Packed(p) => p.access(set, line, mask, hint, fill),
+            Sets::Wide(_) => self.access_composed(set, line, mask, hint, fill),
+        }
+    }
+
+    /// [`SectorCache::access`] from the separate operations (caches of more than 16 ways).
+    #[cold]
+    fn access_composed(
+        &mut self,
+        set: usize,
+        line: u64,
+        mask: u8,
+        hint: Hint,
+        fill: Fill,
+    ) -> Access {
+        let (_, found) = self.lookup_in(set, line);
+        let mut out = Access {
+            slot: found,
+            held: 0,
+            installed: false,
+            evicted: None,
+            capped: false,
+        };
+        let s = match found {
+            Some(s) => {
+                (out.held, out.capped) = self.hit(s, mask, hint);
+                s
+            }
+            None if fill == Fill::None => return out,
+            None => {
+                let (s, evicted, capped) = self.allocate(set, line, hint);
+                (out.evicted, out.capped, out.installed) = (evicted, capped, true);
+                out.slot = Some(s);
+                s
+            }
+        };
+        match fill {
+            Fill::None => {}
+            Fill::Valid => self.add_valid(s, mask),
+            Fill::Dirty => {
+                self.add_valid(s, mask);
+                let d = self.dirty(s);
+                self.set_dirty(s, d | mask);
+            }
+            Fill::Clean => {
+                self.add_valid(s, mask);
+                let d = self.dirty(s);
+                self.set_dirty(s, d & !mask);
+            }
+        }
+        out
+    }
+
+    /// The sectors of `mask` the slot holds; then marks the slot most recently used and
+    /// applies the hint. The flag is true when an evict-last request was turned into normal
+    /// because the set's carve-out is full.
+    #[inline(always)]
+    pub fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.hit(s, mask, hint),
+            Sets::Wide(w) => w.hit(s, mask, hint),
+        }
+    }
+
+    /// Installs `line` in `set`, choosing a victim. The new line has no valid sectors (the
+    /// caller adds some before anything else looks at the set). Returns the slot, the evicted
+    /// line if any, and whether an evict-last request was capped to normal.
+    #[inline(always)]
+    pub fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (Slot, Option<Evicted>, bool) {
+        let (way, evicted, capped) = match &mut self.sets {
+            Sets::Packed(p) => p.allocate(set, line, hint),
+            Sets::Wide(w) => w.allocate(set, line, hint),
+        };
+        (Slot { set, way }, evicted, capped)
     }
 
     /// Drops sectors; frees the way when none is left. Returns the sectors that were valid
     /// and the dirty ones among them.
-    pub fn drop_sectors(&mut self, slot: usize, mask: u8) -> (u8, u8) {
-        let w = &mut self.slots[slot];
-        let dropped = w.valid & mask;
-        let dirty = w.dirty & mask;
-        w.valid &= !mask;
-        w.dirty &= !mask;
-        if w.valid == 0 && w.tag != INVALID {
-            let class = w.class as usize;
-            w.tag = INVALID;
-            w.dirty = 0;
-            w.class = 1;
-            self.occupancy[class] -= 1;
+    pub fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.drop_sectors(s, mask),
+            Sets::Wide(w) => w.drop_sectors(s, mask),
         }
-        (dropped, dirty)
     }
 
-    /// The slots holding a line.
-    pub fn resident_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.tag != INVALID)
-            .map(|(s, _)| s)
+    /// The slots holding a line, set by set.
+    pub fn resident_slots(&self) -> Vec<Slot> {
+        let mut v = Vec::new();
+        for set in 0..self.indexer.sets as usize {
+            for way in 0..self.ways {
+                let s = Slot { set, way };
+                if self.valid(s) != 0 {
+                    v.push(s);
+                }
+            }
+        }
+        v
     }
 
     /// Valid lines per class: `[evict_first, normal, evict_last]`.
     pub fn occupancy(&self) -> [u64; 3] {
-        self.occupancy
+        let o = match &self.sets {
+            Sets::Packed(p) => p.occupancy,
+            Sets::Wide(w) => w.occupancy,
+        };
+        [o[0], o[1], o[2]]
     }
 
     /// Most evict-last lines of any one set.
     pub fn max_last_lines_per_set(&self) -> u32 {
-        (0..self.slots.len() / self.ways)
-            .map(|set| {
-                self.slots[set * self.ways..(set + 1) * self.ways]
-                    .iter()
-                    .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
-                    .count() as u32
+        (0..self.indexer.sets as usize)
+            .map(|set| match &self.sets {
+                Sets::Packed(p) => class_fields(p.meta[set].classes, u32::from(LAST)).count_ones(),
+                Sets::Wide(w) => {
+                    let c = &w.class[set * w.ways..(set + 1) * w.ways];
+                    c.iter().filter(|&&x| x == LAST).count() as u32
+                }
             })
             .max()
             .unwrap_or(0)
     }
 
+    #[inline]
+    fn data_range(&self, s: Slot) -> std::ops::Range<usize> {
+        let i = (s.set * self.ways + s.way) * self.line_bytes;
+        i..i + self.line_bytes
+    }
+
     /// The data copy of one line (empty slice when the level keeps no data).
     #[inline]
-    pub fn line_data(&self, slot: usize) -> &[u8] {
+    pub fn line_data(&self, s: Slot) -> &[u8] {
         if self.data.is_empty() {
             &[]
         } else {
-            &self.data[slot * self.line_bytes..(slot + 1) * self.line_bytes]
+            &self.data[self.data_range(s)]
         }
     }
 
     #[inline]
-    pub fn line_data_mut(&mut self, slot: usize) -> &mut [u8] {
+    pub fn line_data_mut(&mut self, s: Slot) -> &mut [u8] {
         if self.data.is_empty() {
             &mut []
         } else {
-            &mut self.data[slot * self.line_bytes..(slot + 1) * self.line_bytes]
+            let r = self.data_range(s);
+            &mut self.data[r]
         }
     }
 
     pub fn keeps_data(&self) -> bool {
         !self.data.is_empty()
     }
+}
+
+/// Software prefetch of the host cache line holding `p` into all cache levels.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it never faults and never changes memory or registers,
+    // whatever the address, and SSE is part of the x86_64 baseline, so the intrinsic's target
+    // feature is always present.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]
@@ -421,6 +1000,97 @@ mod tests {
                 let direct =
                     (folded ^ (folded >> 16) ^ (folded >> 32) ^ (folded >> 48)) & 0xFFFF_FFFF;
                 assert_eq!(ix.set_of(h), direct % sets, "sets {sets} h {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn byte_matches_finds_every_byte() {
+        let b: [u8; 16] = std::array::from_fn(|i| (i % 5) as u8);
+        assert_eq!(byte_matches(&b, 0), 0b0000_1000_0100_0010_0001 & 0xFFFF);
+        assert_eq!(byte_matches(&b, 4), 0b0100_0010_0001_0000);
+        assert_eq!(byte_matches(&[7; 16], 7), 0xFFFF);
+        assert_eq!(byte_matches(&[7; 16], 8), 0);
+    }
+
+    #[test]
+    fn packed_position_finds_every_way() {
+        // Order 3,0,2,1 in the first four nibbles, 0xF beyond.
+        let order = 0xFFFF_FFFF_FFFF_1203u64;
+        assert_eq!(
+            [0, 1, 2, 3].map(|w| packed_position(order, w)),
+            [1, 3, 2, 0]
+        );
+        let full = 0x0123_4567_89AB_CDEFu64;
+        for w in 0..16 {
+            assert_eq!(packed_position(full, w), 15 - w);
+        }
+    }
+
+    fn cfg(ways: u32, sets: u64) -> CacheConfig {
+        CacheConfig {
+            size_bytes: sets * u64::from(ways) * 128,
+            ways,
+            line_bytes: 128,
+            sector_bytes: 32,
+            set_hash: SetHash::Modulo,
+            latency_cycles: 1,
+        }
+    }
+
+    /// The victim is the least recently used line of the lowest class, in packed and wide
+    /// layouts alike, checked against a stamp model.
+    #[test]
+    fn victims_follow_class_then_lru() {
+        for ways in [1u32, 2, 3, 4, 5, 8, 12, 16, 17, 32, 64] {
+            let mut c = SectorCache::new(&cfg(ways, 2), ways, false);
+            let mut model: Vec<(u64, u8, u64)> = Vec::new(); // (line, class, stamp)
+            let mut clock = 0u64;
+            let mut rng = crate::rng::SplitMix64::new(u64::from(ways));
+            for step in 0..4000u64 {
+                let line = (rng.next_u64() % (3 * u64::from(ways))) * 2; // set 0
+                let class = (rng.next_u64() % 3) as u8;
+                let hint = Hint::Set(EvictionClass::from_u8(class));
+                clock += 1;
+                let (set, slot) = c.lookup(line);
+                assert_eq!(set, 0);
+                match slot {
+                    Some(s) => {
+                        c.hit(s, 0, hint);
+                        let e = model.iter_mut().find(|e| e.0 == line).unwrap();
+                        *e = (line, class, clock);
+                    }
+                    None => {
+                        let (s, ev, _) = c.allocate(set, line, hint);
+                        c.add_valid(s, 1);
+                        if model.len() == ways as usize {
+                            let v = model
+                                .iter()
+                                .enumerate()
+                                .min_by_key(|(_, e)| (e.1, e.2))
+                                .map(|(i, _)| i)
+                                .unwrap();
+                            let gone = model.remove(v);
+                            assert_eq!(ev.map(|e| e.class as u8), Some(gone.1), "step {step}");
+                        } else {
+                            assert!(ev.is_none());
+                        }
+                        model.push((line, class, clock));
+                    }
+                }
+                if step % 97 == 0 && !model.is_empty() {
+                    // Drop one line entirely.
+                    let i = (rng.next_u64() % model.len() as u64) as usize;
+                    let (line, _, _) = model.remove(i);
+                    let (_, s) = c.lookup(line);
+                    c.drop_sectors(s.unwrap(), 0xFF);
+                    assert_eq!(c.lookup(line).1, None);
+                }
+                let mut occ = [0u64; 3];
+                for e in &model {
+                    occ[e.1 as usize] += 1;
+                }
+                assert_eq!(c.occupancy(), occ, "ways {ways} step {step}");
             }
         }
     }

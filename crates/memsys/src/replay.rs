@@ -3,38 +3,220 @@
 //! is parsed by the `ptx-trace` crate with the front end's qualifier tables; this module takes
 //! the already-typed accesses.
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::stats::Stats;
-use crate::system::MemSystem;
-use crate::types::Request;
+use crate::system::{MemSystem, SetHint};
+use crate::types::{Request, SmId};
 
 /// One access of a trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TraceAccess {
     pub request: Request,
     pub addr: u64,
     pub bytes: u32,
 }
 
+/// How many accesses ahead of the one being performed [`run`] prefetches the L2 sets of.
+/// Random accesses to an L2 tag array of several MiB wait on host memory; prefetching this
+/// far ahead keeps that many lookups in flight.
+const LOOKAHEAD: usize = 16;
+
 /// Runs `accesses` through `mem` in order; returns how many ran. An access that fails stops
 /// the replay with [`MemError::Replay`] naming its position.
+///
+/// On a tags-only system each access's L2 set is prefetched into the host's caches
+/// [`LOOKAHEAD`] accesses before its turn. Prefetching changes nothing observable, so the
+/// statistics, and where a faulty trace stops, are exactly those of calling
+/// [`MemSystem::access`] on each access in turn.
 pub fn run<I>(mem: &mut MemSystem, accesses: I) -> Result<u64, MemError>
 where
     I: IntoIterator<Item = TraceAccess>,
 {
+    let mut accesses = accesses.into_iter();
+    let mut ring = [TraceAccess::default(); LOOKAHEAD];
+    let mut queued = 0;
+    for slot in ring.iter_mut() {
+        let Some(a) = accesses.next() else { break };
+        mem.prefetch_for(&a.request, a.addr);
+        *slot = a;
+        queued += 1;
+    }
+    let mut head = 0;
     let mut n = 0u64;
-    for a in accesses {
-        mem.access(&a.request, a.addr, a.bytes)
-            .map_err(|e| MemError::Replay {
+    while queued > 0 {
+        let a = &ring[head];
+        if let Err(e) = mem.access(&a.request, a.addr, a.bytes) {
+            return Err(MemError::Replay {
                 index: n,
                 source: Box::new(e),
-            })?;
+            });
+        }
         n += 1;
+        match accesses.next() {
+            Some(b) => {
+                mem.prefetch_for(&b.request, b.addr);
+                ring[head] = b;
+            }
+            None => queued -= 1,
+        }
+        head = (head + 1) % LOOKAHEAD;
     }
     Ok(n)
+}
+
+/// A trace held compactly for replay: each distinct request shape (a [`Request`] without
+/// its SM) is stored once and routed once per replay, and each access is 16 bytes (address,
+/// shape, SM, size). Build it with [`Trace::push`] or `collect()`, replay it with
+/// [`run_trace`]. Accesses whose SM or size do not fit the compact form (invalid ones: they
+/// fail when replayed) are kept whole.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    shapes: Vec<Request>,
+    index: FxHashMap<Request, u32>,
+    entries: Vec<Entry>,
+    /// Accesses kept whole, by position.
+    whole: FxHashMap<usize, TraceAccess>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    addr: u64,
+    shape: u32,
+    sm: u16,
+    bytes: u8,
+    /// [`WHOLE`] and [`PAIR`].
+    flags: u8,
+}
+
+/// The access is kept in `Trace::whole`.
+const WHOLE: u8 = 1;
+/// The access may fill a 256 B block (`.L2::256B`, or a policy's 256 B promote bit): its
+/// neighbouring line's L2 set is prefetched too.
+const PAIR: u8 = 2;
+
+impl Trace {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an access.
+    pub fn push(&mut self, a: TraceAccess) {
+        let key = Request {
+            sm: SmId(0),
+            ..a.request
+        };
+        let next = self.shapes.len() as u32;
+        let shape = *self.index.entry(key).or_insert(next);
+        if shape == next {
+            self.shapes.push(key);
+        }
+        let (sm, bytes) = (a.request.sm.0, a.bytes);
+        let whole = sm > u32::from(u16::MAX) || bytes > u32::from(u8::MAX);
+        if whole {
+            self.whole.insert(self.entries.len(), a);
+        }
+        let pair = a.request.prefetch == Some(crate::types::PrefetchSize::B256)
+            || a.request.policy.is_some_and(|p| p & (1 << 62) != 0);
+        self.entries.push(Entry {
+            addr: a.addr,
+            shape,
+            sm: sm as u16,
+            bytes: bytes as u8,
+            flags: if whole { WHOLE } else { 0 } | if pair { PAIR } else { 0 },
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Distinct request shapes.
+    pub fn shapes(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// The access at position `i`.
+    pub fn get(&self, i: usize) -> Option<TraceAccess> {
+        let e = self.entries.get(i)?;
+        if e.flags & WHOLE != 0 {
+            return self.whole.get(&i).copied();
+        }
+        Some(TraceAccess {
+            request: Request {
+                sm: SmId(u32::from(e.sm)),
+                ..self.shapes[e.shape as usize]
+            },
+            addr: e.addr,
+            bytes: u32::from(e.bytes),
+        })
+    }
+
+    /// The accesses in order.
+    pub fn iter(&self) -> impl Iterator<Item = TraceAccess> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
+impl FromIterator<TraceAccess> for Trace {
+    fn from_iter<I: IntoIterator<Item = TraceAccess>>(iter: I) -> Self {
+        let mut t = Trace::new();
+        for a in iter {
+            t.push(a);
+        }
+        t
+    }
+}
+
+impl Extend<TraceAccess> for Trace {
+    fn extend<I: IntoIterator<Item = TraceAccess>>(&mut self, iter: I) {
+        for a in iter {
+            self.push(a);
+        }
+    }
+}
+
+/// Replays a compiled [`Trace`] through `mem` in order; returns how many accesses ran. The
+/// effects, and where a faulty trace stops ([`MemError::Replay`] naming the position), are
+/// exactly those of [`run`] on the same accesses; the trace's request shapes are routed once
+/// up front and each access's L2 set is prefetched [`LOOKAHEAD`] accesses ahead.
+pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
+    let prepared: Vec<_> = trace.shapes.iter().map(|r| mem.prepare(r)).collect();
+    let entries = &trace.entries;
+    let fail = |i: usize, e| MemError::Replay {
+        index: i as u64,
+        source: Box::new(e),
+    };
+    // The L2 set of each access, computed when it is prefetched.
+    let mut hints = [SetHint::NONE; LOOKAHEAD];
+    for (h, e) in hints.iter_mut().zip(entries) {
+        *h = mem.prefetch_line(e.addr, e.flags & PAIR != 0, usize::from(e.sm));
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let hint = hints[i % LOOKAHEAD];
+        if let Some(ahead) = entries.get(i + LOOKAHEAD) {
+            hints[i % LOOKAHEAD] =
+                mem.prefetch_line(ahead.addr, ahead.flags & PAIR != 0, usize::from(ahead.sm));
+        }
+        let done = match (e.flags & WHOLE != 0, prepared.get(e.shape as usize)) {
+            (false, Some(p)) => {
+                mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint)
+            }
+            _ => match trace.get(i) {
+                Some(a) => mem.access(&a.request, a.addr, a.bytes).map(drop),
+                None => Ok(()),
+            },
+        };
+        done.map_err(|err| fail(i, err))?;
+    }
+    Ok(entries.len() as u64)
 }
 
 /// Builds a tags-only memory system for `cfg`, replays `accesses` and returns the statistics.
@@ -80,6 +262,70 @@ pub fn synthetic(seed: u64) -> Synthetic {
 pub struct Synthetic {
     rng: crate::rng::SplitMix64,
     stream: [u64; 16],
+}
+
+/// A streaming copy kernel (`y[i] = x[i]` over 16 SMs): access `i` comes from SM `i % 16`;
+/// each SM alternates an `ld.global.cs` of the next 32 B sector of its own 256 MiB slice of
+/// the source with an `st.global.cs` of the same sector of its slice of the destination.
+/// Every sector is touched once, so every load misses L1 and L2 (allocating a line for every
+/// fourth), stores mark L2 lines dirty, and once L2 is full each new line evicts an
+/// evict-first line and writes back its dirty sectors. Instruction ids: 0 for the load, 1 for
+/// the store.
+pub fn streaming() -> Streaming {
+    Streaming { i: 0 }
+}
+
+/// Iterator over the streaming workload ([`streaming`]).
+pub struct Streaming {
+    i: u64,
+}
+
+/// Regions of the streaming workload.
+pub const STREAM_SRC_BASE: u64 = 0x7f00_0000_0000;
+pub const STREAM_DST_BASE: u64 = 0x7f80_0000_0000;
+
+impl Iterator for Streaming {
+    type Item = TraceAccess;
+
+    #[inline]
+    fn next(&mut self) -> Option<TraceAccess> {
+        use crate::types::*;
+        let i = self.i;
+        self.i += 1;
+        let sm = (i % 16) as u32;
+        let k = i / 16;
+        let off = (k / 2 * 32) % SYNTH_STREAM_BYTES;
+        let slice = u64::from(sm) * SYNTH_STREAM_BYTES + off;
+        let (request, addr) = if k % 2 == 0 {
+            (
+                Request::load(sm).with_operator(CacheOperator::Cs),
+                STREAM_SRC_BASE + slice,
+            )
+        } else {
+            (
+                Request::store(sm)
+                    .with_operator(CacheOperator::Cs)
+                    .with_instr(1),
+                STREAM_DST_BASE + slice,
+            )
+        };
+        Some(TraceAccess {
+            request,
+            addr,
+            bytes: 32,
+        })
+    }
+}
+
+/// An all-L1-hit workload: 16 SMs in turn read 4 B of one of 512 sectors (16 KiB) with
+/// `ld.global.ca`; each SM keeps reading the same 32 of them, so after 512 cold misses every
+/// access hits L1.
+pub fn l1_hits() -> impl Iterator<Item = TraceAccess> {
+    (0u64..).map(|i| TraceAccess {
+        request: Request::load((i % 16) as u32).with_operator(crate::types::CacheOperator::Ca),
+        addr: SYNTH_STREAM_BASE + (i.wrapping_mul(0x9E37_79B9) % 512) * 32,
+        bytes: 4,
+    })
 }
 
 /// Regions of the synthetic workload.

@@ -169,13 +169,6 @@ impl Stats {
         }
     }
 
-    /// Applies `f` to the SM's and the instruction's counters.
-    #[inline(always)]
-    pub(crate) fn bump(&mut self, at: Attr, f: impl Fn(&mut Counters)) {
-        f(&mut self.per_sm[at.sm]);
-        f(&mut self.per_instr[at.instr]);
-    }
-
     #[inline(always)]
     pub(crate) fn ensure_instr(&mut self, instr: usize) {
         if instr >= self.per_instr.len() {

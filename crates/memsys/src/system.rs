@@ -1,22 +1,28 @@
 //! [`MemSystem`]: per-SM L1s, the shared L2, DRAM and the global memory image, driven by
 //! typed warp-level requests.
+//!
+//! Every request is first routed ([`MemSystem::resolve`]: where it goes, with which hints);
+//! routes depend only on the request's shape, so trace replay keeps them in a small
+//! direct-mapped cache. The work itself is done by [`Work`], which borrows the issuing SM's
+//! L1, the L2 and the SM's and instruction's counters apart from the rest of the system, so
+//! the hot path indexes nothing twice.
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{EvictionClass, Hint, SectorCache};
+use crate::cache::{Evicted, EvictionClass, Fill, Hint, SectorCache, Slot};
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::memory::GlobalMemory;
 use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 use crate::rng::SplitMix64;
-use crate::stats::{Attr, OccupancySample, Stats};
+use crate::stats::{Attr, Counters, OccupancySample, Stats};
 use crate::types::{
-    AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,
-    Outcome, PrefetchSize, Request, Scope, Semantics, SmId, Space,
+    AccessKind, CacheOperator, L1EvictionPriority, L2EvictionPriority, LaneAccess, Outcome,
+    PrefetchSize, Request, Scope, Semantics, Space,
 };
 
-/// Request shapes whose routes [`MemSystem::access`] remembers.
-const ROUTE_CACHE: usize = 8;
+/// Entries of the route cache (direct-mapped on the request shape).
+const ROUTE_SLOTS: usize = 64;
 
 /// Most lane accesses one request may carry (a warp's 32 lanes, twice over for split vectors).
 pub const MAX_LANES: usize = 64;
@@ -65,6 +71,23 @@ enum Op {
     Atomic,
 }
 
+/// Where an access's L2 priority comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum L2Choice {
+    /// The route's `l2_hint` (no policy, or a policy in implicit mode).
+    Qualifiers,
+    /// A fraction policy: the primary priority with probability `sixteenths / 16`, drawn
+    /// from the seeded generator (no draw when it is 16/16).
+    Fraction {
+        sixteenths: u32,
+        primary: Hint,
+        secondary: Hint,
+    },
+    /// A range policy: by the exact ranges if `create_range_policy` made the value, else by
+    /// the value's 128-block window.
+    Range { policy: CachePolicy, value: u64 },
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Route {
     op: Op,
@@ -73,11 +96,68 @@ struct Route {
     l2: L2Path,
     /// L2 hint from qualifiers and operator (a policy, if any, overrides it per line).
     l2_hint: Hint,
-    policy: Option<CachePolicy>,
-    policy_value: u64,
+    l2_choice: L2Choice,
     prefetch_bytes: u32,
     /// Invalidate this SM's L1 after the access (acquire at gpu/sys scope).
     invalidate_l1_after: bool,
+    /// The request counts as an L1 request (it looks L1 up, or updates this SM's copy).
+    touches_l1: bool,
+}
+
+/// A route cache entry: the packed request shape, its policy value and its route.
+#[derive(Debug, Clone, Copy)]
+struct RouteSlot {
+    shape: u64,
+    policy: u64,
+    route: Route,
+}
+
+/// Request shape (every field but the SM, the instruction and the policy value) in one word.
+#[inline(always)]
+fn shape_of(r: &Request) -> u64 {
+    #[inline(always)]
+    fn opt(v: Option<u64>) -> u64 {
+        v.map_or(0, |v| v + 1)
+    }
+    (r.kind as u64)
+        | (r.space as u64) << 4
+        | opt(r.operator.map(|o| o as u64)) << 8
+        | (r.semantics as u64) << 12
+        | (r.scope as u64) << 16
+        | u64::from(r.non_coherent) << 20
+        | opt(r.l1_priority.map(|p| p as u64)) << 24
+        | opt(r.l2_priority.map(|p| p as u64)) << 28
+        | opt(r.prefetch.map(|p| p as u64)) << 32
+        | u64::from(r.policy.is_some()) << 36
+}
+
+/// A shape no request has (marks empty route cache entries).
+const NO_SHAPE: u64 = u64::MAX;
+
+/// Whether two requests have the same shape (every field but the SM and the instruction),
+/// compared without branches.
+#[inline(always)]
+fn same_shape(a: &Request, b: &Request) -> bool {
+    (a.kind == b.kind)
+        & (a.space == b.space)
+        & (a.operator == b.operator)
+        & (a.semantics == b.semantics)
+        & (a.scope == b.scope)
+        & (a.non_coherent == b.non_coherent)
+        & (a.l1_priority == b.l1_priority)
+        & (a.l2_priority == b.l2_priority)
+        & (a.prefetch == b.prefetch)
+        & (a.policy == b.policy)
+}
+
+/// The last request shape an instruction id was seen with, and its route: the first place
+/// [`MemSystem::access`] looks (an instruction, or a trace's op spelling, nearly always keeps
+/// its shape).
+#[derive(Debug, Clone, Copy)]
+struct Memo {
+    valid: bool,
+    req: Request,
+    route: Route,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -87,12 +167,97 @@ struct Group {
     l1_hit: u8,
 }
 
+/// What a request reports back: [`Outcome`] and the level that served it ([`Track`]), or
+/// nothing (`()`, trace replay, where only the statistics matter).
+trait Tally {
+    fn l1(&mut self, hits: u64, misses: u64);
+    fn l2(&mut self, hits: u64, misses: u64);
+    fn dram(&mut self, read: u64, written: u64);
+    /// The request was served at `level` (1 = L1, 2 = L2, 3 = DRAM) or deeper.
+    fn reached(&mut self, level: u8);
+}
+
+/// An [`Outcome`] being filled in.
+#[derive(Default)]
+struct Track {
+    out: Outcome,
+    level: u8,
+}
+
+impl Tally for Track {
+    #[inline(always)]
+    fn l1(&mut self, hits: u64, misses: u64) {
+        self.out.l1_hits += hits as u32;
+        self.out.l1_misses += misses as u32;
+    }
+
+    #[inline(always)]
+    fn l2(&mut self, hits: u64, misses: u64) {
+        self.out.l2_hits += hits as u32;
+        self.out.l2_misses += misses as u32;
+    }
+
+    #[inline(always)]
+    fn dram(&mut self, read: u64, written: u64) {
+        self.out.dram_sectors_read += read as u32;
+        self.out.dram_sectors_written += written as u32;
+    }
+
+    #[inline(always)]
+    fn reached(&mut self, level: u8) {
+        self.level = self.level.max(level);
+    }
+}
+
+impl Tally for () {
+    #[inline(always)]
+    fn l1(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn l2(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn dram(&mut self, _: u64, _: u64) {}
+    #[inline(always)]
+    fn reached(&mut self, _: u8) {}
+}
+
+/// A line and its L2 set, computed ahead (when replay prefetched the set).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SetHint {
+    line: u64,
+    set: usize,
+}
+
+impl SetHint {
+    /// No line (line numbers never reach `u64::MAX`).
+    pub const NONE: SetHint = SetHint {
+        line: u64::MAX,
+        set: 0,
+    };
+}
+
+/// A request shape with its route resolved, for [`crate::replay::run_trace`].
+pub(crate) struct Prepared {
+    req: Request,
+    route: Result<Route, MemError>,
+}
+
 /// Data that travels with a request.
 enum Data<'a> {
     None,
     Out(&'a mut [u8]),
     In(&'a [u8]),
     Atomic(&'a mut dyn FnMut(usize, &mut [u8])),
+}
+
+/// Line and sector geometry (L1 and L2 share it).
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    sector_shift: u32,
+    sectors_per_line_shift: u32,
+    sector_bytes: u64,
+    line_shift: u32,
+    full_mask: u8,
+    l1_enabled: bool,
 }
 
 fn l1_hint(p: L1EvictionPriority) -> Hint {
@@ -135,14 +300,9 @@ fn pop(m: u8) -> u64 {
 /// DRAM traffic counters, and the global memory image.
 pub struct MemSystem {
     cfg: GpuConfig,
-    sector_shift: u32,
-    sectors_per_line_shift: u32,
-    sector_bytes: u64,
-    line_shift: u32,
-    full_mask: u8,
+    geo: Geometry,
     l1: Vec<SectorCache>,
     l1_ready: Vec<bool>,
-    l1_enabled: bool,
     l2: SectorCache,
     mem: GlobalMemory,
     keep_data: bool,
@@ -151,9 +311,10 @@ pub struct MemSystem {
     range_policies: Vec<RangePolicy>,
     groups: Vec<Group>,
     hit_data: Vec<u8>,
-    /// The last request resolved by [`MemSystem::access`] and its route (traces repeat a few
-    /// request shapes, so this skips most routing work).
-    routes: [(Request, Option<Route>); ROUTE_CACHE],
+    /// Routes by request shape (traces repeat a few shapes, so this skips most routing work).
+    routes: Box<[RouteSlot; ROUTE_SLOTS]>,
+    /// The last route of each instruction id.
+    memo: Vec<Memo>,
 }
 
 impl MemSystem {
@@ -174,15 +335,32 @@ impl MemSystem {
         let sm_count = cfg.sm_count as usize;
         let spl = cfg.l2.sectors_per_line();
         let l2 = SectorCache::new(&cfg.l2, cfg.evict_last_ways(), false);
+        let empty = RouteSlot {
+            shape: NO_SHAPE,
+            policy: 0,
+            route: Route {
+                op: Op::Read,
+                l1: L1Path::Bypass,
+                own_l1: OwnL1::Invalidate,
+                l2: L2Path::Cached,
+                l2_hint: Hint::Unchanged,
+                l2_choice: L2Choice::Qualifiers,
+                prefetch_bytes: 0,
+                invalidate_l1_after: false,
+                touches_l1: false,
+            },
+        };
         Ok(Self {
-            sector_shift: cfg.l2.sector_bytes.trailing_zeros(),
-            sectors_per_line_shift: spl.trailing_zeros(),
-            sector_bytes: u64::from(cfg.l2.sector_bytes),
-            line_shift: cfg.l2.line_bytes.trailing_zeros(),
-            full_mask: ((1u16 << spl) - 1) as u8,
+            geo: Geometry {
+                sector_shift: cfg.l2.sector_bytes.trailing_zeros(),
+                sectors_per_line_shift: spl.trailing_zeros(),
+                sector_bytes: u64::from(cfg.l2.sector_bytes),
+                line_shift: cfg.l2.line_bytes.trailing_zeros(),
+                full_mask: ((1u16 << spl) - 1) as u8,
+                l1_enabled: cfg.l1.size_bytes > 0,
+            },
             l1: (0..sm_count).map(|_| SectorCache::empty()).collect(),
             l1_ready: vec![false; sm_count],
-            l1_enabled: cfg.l1.size_bytes > 0,
             l2,
             mem: GlobalMemory::new(),
             keep_data,
@@ -191,7 +369,8 @@ impl MemSystem {
             range_policies: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
             hit_data: Vec::new(),
-            routes: [(Request::default(), None); ROUTE_CACHE],
+            routes: Box::new([empty; ROUTE_SLOTS]),
+            memo: Vec::new(),
             cfg,
         })
     }
@@ -218,8 +397,8 @@ impl MemSystem {
     pub fn write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {
         self.mem.host_write(addr, src)?;
         if !src.is_empty() {
-            let first = addr >> self.sector_shift;
-            let last = (addr + src.len() as u64 - 1) >> self.sector_shift;
+            let first = addr >> self.geo.sector_shift;
+            let last = (addr + src.len() as u64 - 1) >> self.geo.sector_shift;
             for sm in 0..self.l1.len() {
                 if self.l1_ready[sm] {
                     self.drop_l1_sectors(sm, first, last);
@@ -236,10 +415,10 @@ impl MemSystem {
 
     fn drop_l1_sectors(&mut self, sm: usize, first_sector: u64, last_sector: u64) {
         let l1 = &mut self.l1[sm];
-        let slots: Vec<usize> = l1.resident_slots().collect();
+        let slots = l1.resident_slots();
         for slot in slots {
-            let line_first = l1.line_of(slot) << self.sectors_per_line_shift;
-            let line_last = line_first + (1 << self.sectors_per_line_shift) - 1;
+            let line_first = l1.line_of(slot) << self.geo.sectors_per_line_shift;
+            let line_last = line_first + (1 << self.geo.sectors_per_line_shift) - 1;
             if line_last < first_sector || line_first > last_sector {
                 continue;
             }
@@ -341,11 +520,13 @@ impl MemSystem {
     /// One access without data (trace replay): `bytes` at `addr` with the request's hints.
     /// Counts exactly what a one-lane [`MemSystem::load`]/[`MemSystem::store`] would; in a
     /// memory system that holds data it is routed through them (atomics add nothing).
-    #[inline]
+    #[inline(always)]
     pub fn access(&mut self, req: &Request, addr: u64, bytes: u32) -> Result<Outcome, MemError> {
         if self.keep_data {
             return self.execute(req, &[LaneAccess { addr, bytes }], Data::None);
         }
+        // The checks in the original order: SM (which also registers the instruction id),
+        // size, address overflow, route.
         let at = self.attr(req.sm.0, req.instr.0)?;
         if bytes == 0 || bytes > MAX_LANE_BYTES {
             return Err(MemError::BadSize { addr, bytes });
@@ -353,103 +534,225 @@ impl MemSystem {
         let Some(end) = addr.checked_add(u64::from(bytes)) else {
             return Err(MemError::Unmapped { addr, bytes });
         };
-        // The route does not depend on the SM or the instruction id.
-        let shape = Request {
-            sm: SmId(0),
-            instr: InstrId(0),
-            ..*req
-        };
-        let hit = self
-            .routes
-            .iter()
-            .position(|(r, rt)| rt.is_some() && *r == shape);
-        let route = match hit.and_then(|i| self.routes[i].1.map(|rt| (i, rt))) {
-            Some((i, rt)) => {
-                // Move to the front, so the commonest shapes are compared first.
-                self.routes[..=i].rotate_right(1);
-                rt
-            }
-            None => {
-                let rt = self.resolve(req)?;
-                self.routes.rotate_right(1);
-                self.routes[0] = (shape, Some(rt));
-                rt
-            }
-        };
-        self.ensure_l1(at.sm);
-        let mut out = Outcome::default();
-        let mut level = 0u8;
-        self.stats.requests += 1;
-        if matches!(route.l1, L1Path::Cached { .. })
-            || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read)
-        {
-            self.stats.bump(at, |c| c.l1.requests += 1);
+        if at.instr >= self.memo.len() {
+            self.grow_memo(at.instr);
         }
-        let spl_mask = (1u64 << self.sectors_per_line_shift) - 1;
-        let first = addr >> self.sector_shift;
-        let last = (end - 1) >> self.sector_shift;
-        let mut reached_l2 = false;
-        let mut s = first;
-        while s <= last {
-            let line = s >> self.sectors_per_line_shift;
-            let line_last = last.min(line << self.sectors_per_line_shift | spl_mask);
-            let mut mask = 0u8;
-            for x in s..=line_last {
-                mask |= 1 << (x & spl_mask);
+        let m = &self.memo[at.instr];
+        let route = if m.valid & same_shape(&m.req, req) {
+            m.route
+        } else {
+            let route = self.route(req)?;
+            self.memo[at.instr] = Memo {
+                valid: true,
+                req: *req,
+                route,
+            };
+            route
+        };
+        let t = self.perform_routed(at, &route, addr, end, SetHint::NONE, Track::default());
+        Ok(Outcome {
+            latency_cycles: self.latency(t.level),
+            ..t.out
+        })
+    }
+
+    /// Resolves a request shape once for [`crate::replay::run_trace`] (errors are kept and
+    /// reported when an access of that shape is performed, in trace order).
+    pub(crate) fn prepare(&mut self, req: &Request) -> Prepared {
+        let route = self.route(req);
+        Prepared { req: *req, route }
+    }
+
+    /// [`MemSystem::access`] of `p`'s request from SM `sm`, with its route already resolved:
+    /// the same checks in the same order, the same effects.
+    #[inline(always)]
+    pub(crate) fn access_prepared(
+        &mut self,
+        p: &Prepared,
+        sm: u32,
+        addr: u64,
+        bytes: u32,
+        hint: SetHint,
+    ) -> Result<(), MemError> {
+        if self.keep_data {
+            let req = Request {
+                sm: crate::types::SmId(sm),
+                ..p.req
+            };
+            return self.access(&req, addr, bytes).map(drop);
+        }
+        let at = self.attr(sm, p.req.instr.0)?;
+        if bytes == 0 || bytes > MAX_LANE_BYTES {
+            return Err(MemError::BadSize { addr, bytes });
+        }
+        let Some(end) = addr.checked_add(u64::from(bytes)) else {
+            return Err(MemError::Unmapped { addr, bytes });
+        };
+        match &p.route {
+            Ok(route) => {
+                self.perform_routed(at, route, addr, end, hint, ());
+                Ok(())
             }
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// Prefetches the L2 set of `addr`'s line (and of its neighbour when `pair`, for 256 B
+    /// prefetch blocks) into the host's caches (see [`MemSystem::prefetch_for`]); returns the
+    /// line and its set, which the access can use instead of hashing the line again.
+    #[inline(always)]
+    pub(crate) fn prefetch_line(&self, addr: u64, pair: bool, sm: usize) -> SetHint {
+        let line = addr >> self.geo.line_shift;
+        let set = self.l2.set_of(line);
+        self.l2.prefetch_set(set);
+        if let Some(l1) = self.l1.get(sm) {
+            l1.prefetch_set(l1.set_of(line));
+        }
+        if pair {
+            self.l2.prefetch_set(self.l2.set_of(line ^ 1));
+        }
+        SetHint { line, set }
+    }
+
+    /// Asks the host to bring the L2 set(s) an access will use into its caches, so that when
+    /// [`crate::replay::run`] performs it a few accesses later the lookup does not wait on
+    /// host memory. A hint only: changes nothing observable.
+    #[inline(always)]
+    pub(crate) fn prefetch_for(&self, req: &Request, addr: u64) {
+        if self.keep_data {
+            return;
+        }
+        let line = addr >> self.geo.line_shift;
+        self.l2.prefetch_set(self.l2.set_of(line));
+        if req.prefetch == Some(PrefetchSize::B256) || req.policy.is_some_and(|p| p & 1 << 62 != 0)
+        {
+            // A 256 B prefetch block spans this line and its neighbour.
+            self.l2.prefetch_set(self.l2.set_of(line ^ 1));
+        }
+    }
+
+    /// The route cache entry holding `req`'s route, resolving it on a miss.
+    #[inline(always)]
+    fn route_slot(&mut self, req: &Request) -> Result<usize, MemError> {
+        let shape = shape_of(req);
+        let policy = req.policy.unwrap_or(0);
+        let i = ((shape ^ policy.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+            as usize
+            % ROUTE_SLOTS;
+        let e = &self.routes[i];
+        if e.shape == shape && e.policy == policy {
+            return Ok(i);
+        }
+        self.route_slow(req, shape, policy, i)
+    }
+
+    /// The route of `req` (from the cache).
+    fn route(&mut self, req: &Request) -> Result<Route, MemError> {
+        let i = self.route_slot(req)?;
+        Ok(self.routes[i].route)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn route_slow(
+        &mut self,
+        req: &Request,
+        shape: u64,
+        policy: u64,
+        i: usize,
+    ) -> Result<usize, MemError> {
+        let route = self.resolve(req)?;
+        self.routes[i] = RouteSlot {
+            shape,
+            policy,
+            route,
+        };
+        Ok(i)
+    }
+
+    /// One tags-only access, checked and routed, split into its (at most two) lines;
+    /// `tally` collects what it reports back (an [`Outcome`], or nothing).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn perform_routed<T: Tally>(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        addr: u64,
+        end: u64,
+        hint: SetHint,
+        tally: T,
+    ) -> T {
+        self.ensure_l1(at.sm);
+        self.stats.requests += 1;
+        let geo = self.geo;
+        let mut reached_l2 = false;
+        let mut w = Work {
+            l1: &mut self.l1[at.sm],
+            l2: &mut self.l2,
+            sm: &mut self.stats.per_sm[at.sm],
+            instr: &mut self.stats.per_instr[at.instr],
+            rng: &mut self.rng,
+            ranges: &self.range_policies,
+            mem: &self.mem,
+            geo,
+            tally,
+            l2_hint: hint,
+        };
+        if route.touches_l1 {
+            w.bump(|c| c.l1.requests += 1);
+        }
+        let spl_shift = geo.sectors_per_line_shift;
+        let spl_mask = (1u64 << spl_shift) - 1;
+        let last = (end - 1) >> geo.sector_shift;
+        let mut s = addr >> geo.sector_shift;
+        if s >> spl_shift == last >> spl_shift {
+            // One line (nearly every access).
+            let line = s >> spl_shift;
+            let mask = (((2u32 << (last - s)) - 1) << (s & spl_mask)) as u8;
             match route.op {
-                Op::Read => {
-                    reached_l2 |= self
-                        .read_group(at, &route, line, mask, &mut out, &mut level)
-                        .1
-                }
+                Op::Read => reached_l2 = w.read_group(route, line, mask).1,
                 Op::Write { through } => {
-                    self.write_group(
-                        at,
-                        &route,
-                        line,
-                        mask,
-                        through,
-                        &[],
-                        None,
-                        &mut out,
-                        &mut level,
-                    );
+                    w.write_group(route, line, mask, through, &[], None);
+                    reached_l2 = route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => reached_l2 = w.atomic_group(route, line, mask),
+            }
+            s = last + 1;
+        }
+        while s <= last {
+            let line = s >> spl_shift;
+            let line_last = last.min(line << spl_shift | spl_mask);
+            let mask = (((2u32 << (line_last - s)) - 1) << (s & spl_mask)) as u8;
+            match route.op {
+                Op::Read => reached_l2 |= w.read_group(route, line, mask).1,
+                Op::Write { through } => {
+                    w.write_group(route, line, mask, through, &[], None);
                     reached_l2 |= route.l2 != L2Path::Uncached;
                 }
-                Op::Atomic => {
-                    self.own_l1_invalidate(at, line, mask);
-                    self.l2_read(at, &route, line, mask, &mut out, &mut level);
-                    if route.l2 == L2Path::Cached {
-                        let (_, slot) = self.l2.lookup(line);
-                        if let Some(sl) = slot {
-                            let d = self.l2.dirty(sl) | mask;
-                            self.l2.set_dirty(sl, d);
-                        }
-                        reached_l2 = true;
-                    }
-                }
+                Op::Atomic => reached_l2 |= w.atomic_group(route, line, mask),
             }
             s = line_last + 1;
         }
-        self.finish(at, &route, reached_l2, level, &mut out);
-        Ok(out)
+        w.finish(route, reached_l2);
+        let tally = w.tally;
+        self.sample_timeline();
+        tally
     }
 
-    /// The end of every request: L2 request count, acquire invalidation, latency, timeline.
-    #[inline]
-    fn finish(&mut self, at: Attr, route: &Route, reached_l2: bool, level: u8, out: &mut Outcome) {
-        if reached_l2 {
-            self.stats.bump(at, |c| c.l2.requests += 1);
-        }
-        if route.invalidate_l1_after {
-            self.invalidate_l1_at(at);
-        }
-        out.latency_cycles = match level {
+    /// The latency of the level that served a request.
+    #[inline(always)]
+    fn latency(&self, level: u8) -> u32 {
+        match level {
             0 | 1 => self.cfg.l1.latency_cycles,
             2 => self.cfg.l2.latency_cycles,
             _ => self.cfg.dram_latency_cycles,
-        };
+        }
+    }
+
+    /// The end of every request: an occupancy sample if the timeline is due.
+    #[inline(always)]
+    fn sample_timeline(&mut self) {
         let interval = self.cfg.timeline_interval;
         if interval > 0 && self.stats.requests % interval == 0 {
             let sample = self.occupancy_sample();
@@ -469,7 +772,7 @@ impl MemSystem {
     pub fn invalidate_all_l1(&mut self) {
         for sm in 0..self.l1.len() {
             if self.l1_ready[sm] {
-                let slots: Vec<usize> = self.l1[sm].resident_slots().collect();
+                let slots = self.l1[sm].resident_slots();
                 for s in slots {
                     let (dropped, _) = self.l1[sm].drop_sectors(s, 0xFF);
                     self.stats.host.l1.invalidations += pop(dropped);
@@ -481,13 +784,13 @@ impl MemSystem {
     /// Writes every dirty L2 sector back to DRAM (counted as host traffic), e.g. at the end
     /// of a run so DRAM bytes written include data still held in L2.
     pub fn flush_l2(&mut self) {
-        let slots: Vec<usize> = self.l2.resident_slots().collect();
+        let slots = self.l2.resident_slots();
         for s in slots {
             let d = self.l2.dirty(s);
             if d != 0 {
                 self.l2.set_dirty(s, 0);
                 self.stats.host.l2.writebacks += pop(d);
-                self.stats.host.dram.bytes_written += pop(d) * self.sector_bytes;
+                self.stats.host.dram.bytes_written += pop(d) * self.geo.sector_bytes;
             }
         }
     }
@@ -508,7 +811,7 @@ impl MemSystem {
 
     /// The L2 state of the line holding `addr`, if resident.
     pub fn l2_line(&self, addr: u64) -> Option<LineState> {
-        let (_, slot) = self.l2.lookup(addr >> self.line_shift);
+        let (_, slot) = self.l2.lookup(addr >> self.geo.line_shift);
         slot.map(|s| LineState {
             valid_sectors: self.l2.valid(s),
             dirty_sectors: self.l2.dirty(s),
@@ -522,7 +825,7 @@ impl MemSystem {
         if sm >= self.l1.len() || !self.l1_ready[sm] {
             return None;
         }
-        let (_, slot) = self.l1[sm].lookup(addr >> self.line_shift);
+        let (_, slot) = self.l1[sm].lookup(addr >> self.geo.line_shift);
         slot.map(|s| LineState {
             valid_sectors: self.l1[sm].valid(s),
             dirty_sectors: 0,
@@ -620,10 +923,21 @@ impl MemSystem {
             own_l1: OwnL1::Invalidate,
             l2: L2Path::Cached,
             l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
-            policy,
-            policy_value: req.policy.unwrap_or(0),
+            l2_choice: match policy {
+                Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction {
+                    sixteenths: u32::from(p.fraction_code) + 1,
+                    primary: l2_hint(p.primary),
+                    secondary: l2_hint(p.secondary),
+                },
+                Some(p) if p.mode == PolicyMode::Range => L2Choice::Range {
+                    policy: p,
+                    value: req.policy.unwrap_or(0),
+                },
+                _ => L2Choice::Qualifiers,
+            },
             prefetch_bytes,
             invalidate_l1_after: false,
+            touches_l1: false,
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -691,51 +1005,18 @@ impl MemSystem {
                 }
             }
         }
-        if !self.l1_enabled {
+        if !self.geo.l1_enabled {
             route.l1 = L1Path::Bypass;
         }
+        route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
+            || (self.geo.l1_enabled
+                && matches!(route.own_l1, OwnL1::Update(_))
+                && route.op != Op::Read);
         Ok(route)
     }
 
-    /// The L2 priority a policy (if any) gives the access at `addr`. Spec (createpolicy):
-    /// range: "If the memory address falls in the primary range, the eviction priority
-    /// specified by `.L2::primary_priority` is applied. If the memory address falls in any of
-    /// the secondary ranges, the eviction priority specified by `.L2::secondary_priority` is
-    /// applied." Fraction: "the memory access has a probability specified by the operand
-    /// `fraction` of getting the cache eviction priority specified by
-    /// `.L2::primary_priority`" — drawn from the seeded generator.
-    #[inline]
-    fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
-        let Some(p) = route.policy else {
-            return route.l2_hint;
-        };
-        match p.mode {
-            PolicyMode::Fraction => {
-                let primary =
-                    p.fraction_code == 15 || self.rng.chance_in_16(u32::from(p.fraction_code) + 1);
-                l2_hint(if primary { p.primary } else { p.secondary })
-            }
-            PolicyMode::Range => {
-                let exact = self
-                    .range_policies
-                    .iter()
-                    .rev()
-                    .find(|r| r.value == route.policy_value);
-                let hit = match exact {
-                    Some(r) => r.classify(addr),
-                    None if p.in_primary_blocks(addr) => RangeHit::Primary,
-                    None => RangeHit::Secondary,
-                };
-                match hit {
-                    RangeHit::Primary => l2_hint(p.primary),
-                    RangeHit::Secondary => l2_hint(p.secondary),
-                    RangeHit::Outside => route.l2_hint,
-                }
-            }
-            PolicyMode::Implicit | PolicyMode::Reserved => route.l2_hint,
-        }
-    }
-
+    /// Checks the SM and makes room for the instruction's counters.
+    #[inline(always)]
     fn attr(&mut self, sm: u32, instr: u32) -> Result<Attr, MemError> {
         if sm >= self.cfg.sm_count {
             return Err(MemError::NoSuchSm {
@@ -750,11 +1031,32 @@ impl MemSystem {
         })
     }
 
+    #[cold]
+    fn grow_memo(&mut self, instr: usize) {
+        let empty = Memo {
+            valid: false,
+            req: Request::default(),
+            route: self.routes[0].route,
+        };
+        self.memo.resize(instr + 1, empty);
+    }
+
+    #[inline(always)]
     fn ensure_l1(&mut self, sm: usize) {
-        if self.l1_enabled && !self.l1_ready[sm] {
+        if self.geo.l1_enabled && !self.l1_ready[sm] {
             self.l1[sm] = SectorCache::new(&self.cfg.l1, self.cfg.l1.ways, self.keep_data);
             self.l1_ready[sm] = true;
         }
+    }
+
+    fn invalidate_l1_at(&mut self, at: Attr) {
+        if !self.l1_ready[at.sm] {
+            return;
+        }
+        let n = invalidate_whole(&mut self.l1[at.sm]);
+        let c = &mut self.stats;
+        c.per_sm[at.sm].l1.invalidations += n;
+        c.per_instr[at.instr].l1.invalidations += n;
     }
 
     // ---------------------------------------------------------------- execution
@@ -809,18 +1111,19 @@ impl MemSystem {
             }
             _ => {}
         }
-        let route = self.resolve(req)?;
+        let route = self.route(req)?;
         self.ensure_l1(at.sm);
+        let geo = self.geo;
 
         // Coalesce the lanes into (line, sector mask) groups.
         let mut groups = std::mem::take(&mut self.groups);
         groups.clear();
         for l in lanes {
-            let first = l.addr >> self.sector_shift;
-            let last = (l.addr + u64::from(l.bytes) - 1) >> self.sector_shift;
+            let first = l.addr >> geo.sector_shift;
+            let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
             for s in first..=last {
-                let line = s >> self.sectors_per_line_shift;
-                let bit = 1u8 << (s & ((1 << self.sectors_per_line_shift) - 1));
+                let line = s >> geo.sectors_per_line_shift;
+                let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
                 match groups.iter_mut().rev().find(|g| g.line == line) {
                     Some(g) => g.mask |= bit,
                     None => groups.push(Group {
@@ -831,62 +1134,61 @@ impl MemSystem {
                 }
             }
         }
-        let line_bytes = 1usize << self.line_shift;
+        let line_bytes = 1usize << geo.line_shift;
         let capture = self.keep_data && matches!(data, Data::Out(_));
         if capture {
             self.hit_data.resize(groups.len() * line_bytes, 0);
         }
 
-        let mut out = Outcome::default();
-        let mut level = 0u8; // 1 = L1, 2 = L2, 3 = DRAM
         self.stats.requests += 1;
-        let touches_l1 = matches!(route.l1, L1Path::Cached { .. })
-            || (self.l1_enabled
-                && matches!(route.own_l1, OwnL1::Update(_))
-                && route.op != Op::Read);
-        if touches_l1 {
-            self.stats.bump(at, |c| c.l1.requests += 1);
-        }
-        let mut reached_l2 = false;
         let input = match &data {
             Data::In(b) => Some(*b),
             _ => None,
         };
-        for (gi, g) in groups.iter_mut().enumerate() {
-            match route.op {
-                Op::Read => {
-                    let (hit, l2) =
-                        self.read_group(at, &route, g.line, g.mask, &mut out, &mut level);
-                    g.l1_hit = hit;
-                    reached_l2 |= l2;
-                    if capture && hit != 0 {
-                        let (_, slot) = self.l1[at.sm].lookup(g.line);
-                        if let Some(s) = slot {
-                            self.hit_data[gi * line_bytes..(gi + 1) * line_bytes]
-                                .copy_from_slice(self.l1[at.sm].line_data(s));
+        let t = {
+            let mut w = Work {
+                l1: &mut self.l1[at.sm],
+                l2: &mut self.l2,
+                sm: &mut self.stats.per_sm[at.sm],
+                instr: &mut self.stats.per_instr[at.instr],
+                rng: &mut self.rng,
+                ranges: &self.range_policies,
+                mem: &self.mem,
+                geo,
+                tally: Track::default(),
+                l2_hint: SetHint::NONE,
+            };
+            if route.touches_l1 {
+                w.bump(|c| c.l1.requests += 1);
+            }
+            let mut reached_l2 = false;
+            for (gi, g) in groups.iter_mut().enumerate() {
+                match route.op {
+                    Op::Read => {
+                        let (hit, l2) = w.read_group(&route, g.line, g.mask);
+                        g.l1_hit = hit;
+                        reached_l2 |= l2;
+                        if capture && hit != 0 {
+                            if let (_, Some(s)) = w.l1.lookup(g.line) {
+                                self.hit_data[gi * line_bytes..(gi + 1) * line_bytes]
+                                    .copy_from_slice(w.l1.line_data(s));
+                            }
                         }
                     }
-                }
-                Op::Write { through } => {
-                    self.write_group(
-                        at, &route, g.line, g.mask, through, lanes, input, &mut out, &mut level,
-                    );
-                    reached_l2 |= route.l2 != L2Path::Uncached;
-                }
-                Op::Atomic => {
-                    self.own_l1_invalidate(at, g.line, g.mask);
-                    self.l2_read(at, &route, g.line, g.mask, &mut out, &mut level);
-                    if route.l2 == L2Path::Cached {
-                        let (_, slot) = self.l2.lookup(g.line);
-                        if let Some(s) = slot {
-                            let d = self.l2.dirty(s) | g.mask;
-                            self.l2.set_dirty(s, d);
-                        }
-                        reached_l2 = true;
+                    Op::Write { through } => {
+                        w.write_group(&route, g.line, g.mask, through, lanes, input);
+                        reached_l2 |= route.l2 != L2Path::Uncached;
                     }
+                    Op::Atomic => reached_l2 |= w.atomic_group(&route, g.line, g.mask),
                 }
             }
-        }
+            w.finish(&route, reached_l2);
+            w.tally
+        };
+        let mut out = Outcome {
+            latency_cycles: self.latency(t.level),
+            ..t.out
+        };
         // Move the data.
         if self.keep_data {
             match &mut data {
@@ -895,7 +1197,8 @@ impl MemSystem {
                     if stale != 0 {
                         out.stale_lanes = stale;
                         let n = u64::from(stale.count_ones());
-                        self.stats.bump(at, |c| c.stale_reads += n);
+                        self.stats.per_sm[at.sm].stale_reads += n;
+                        self.stats.per_instr[at.instr].stale_reads += n;
                     }
                 }
                 Data::In(buf) => {
@@ -919,24 +1222,26 @@ impl MemSystem {
             }
         }
         self.groups = groups;
-        self.finish(at, &route, reached_l2, level, &mut out);
+        self.sample_timeline();
         Ok(out)
     }
 
     /// Copies each lane's bytes into `buf`: from this SM's L1 copy for sectors that hit in L1
     /// (noting lanes whose bytes differ from the coherent value), else from the image.
     fn read_data(&self, lanes: &[LaneAccess], groups: &[Group], buf: &mut [u8]) -> u64 {
-        let line_bytes = 1u64 << self.line_shift;
+        let line_bytes = 1u64 << self.geo.line_shift;
         let mut stale = 0u64;
         let mut off = 0usize;
         for (i, l) in lanes.iter().enumerate() {
             let mut addr = l.addr;
             let end = l.addr + u64::from(l.bytes);
             while addr < end {
-                let piece_end = end.min(((addr >> self.sector_shift) + 1) << self.sector_shift);
+                let piece_end =
+                    end.min(((addr >> self.geo.sector_shift) + 1) << self.geo.sector_shift);
                 let n = (piece_end - addr) as usize;
-                let line = addr >> self.line_shift;
-                let sector = (addr >> self.sector_shift) & ((1 << self.sectors_per_line_shift) - 1);
+                let line = addr >> self.geo.line_shift;
+                let sector =
+                    (addr >> self.geo.sector_shift) & ((1 << self.geo.sectors_per_line_shift) - 1);
                 let dst = &mut buf[off..off + n];
                 let coherent = self.mem.bytes(addr, n).unwrap_or(&[]);
                 let gi = groups.iter().position(|g| g.line == line);
@@ -956,217 +1261,295 @@ impl MemSystem {
         }
         stale
     }
+}
+
+/// Drops every line of one L1; returns the sectors dropped.
+fn invalidate_whole(l1: &mut SectorCache) -> u64 {
+    let mut n = 0;
+    for s in l1.resident_slots() {
+        let (dropped, _) = l1.drop_sectors(s, 0xFF);
+        n += pop(dropped);
+    }
+    n
+}
+
+/// What one request works on: the issuing SM's L1, the L2, and the counters of the SM and of
+/// the instruction, borrowed apart from the rest of the memory system.
+struct Work<'a, T: Tally> {
+    l1: &'a mut SectorCache,
+    l2: &'a mut SectorCache,
+    sm: &'a mut Counters,
+    instr: &'a mut Counters,
+    rng: &'a mut SplitMix64,
+    ranges: &'a [RangePolicy],
+    mem: &'a GlobalMemory,
+    geo: Geometry,
+    /// What the request reports back (nothing in trace replay).
+    tally: T,
+    /// The L2 set of one line, if already known.
+    l2_hint: SetHint,
+}
+
+impl<T: Tally> Work<'_, T> {
+    /// Applies `f` to the SM's and the instruction's counters.
+    #[inline(always)]
+    fn bump(&mut self, f: impl Fn(&mut Counters)) {
+        f(self.sm);
+        f(self.instr);
+    }
+
+    /// The end of a request's cache work: its L2 request count and the acquire invalidation.
+    #[inline(always)]
+    fn finish(&mut self, route: &Route, reached_l2: bool) {
+        if reached_l2 {
+            self.bump(|c| c.l2.requests += 1);
+        }
+        if route.invalidate_l1_after && self.geo.l1_enabled {
+            let n = invalidate_whole(self.l1);
+            self.bump(|c| c.l1.invalidations += n);
+        }
+    }
+
+    /// The L2 priority a policy (if any) gives the access at `addr`. Spec (createpolicy):
+    /// range: "If the memory address falls in the primary range, the eviction priority
+    /// specified by `.L2::primary_priority` is applied. If the memory address falls in any of
+    /// the secondary ranges, the eviction priority specified by `.L2::secondary_priority` is
+    /// applied." Fraction: "the memory access has a probability specified by the operand
+    /// `fraction` of getting the cache eviction priority specified by
+    /// `.L2::primary_priority`" — drawn from the seeded generator.
+    #[inline(always)]
+    fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
+        match route.l2_choice {
+            L2Choice::Qualifiers => route.l2_hint,
+            L2Choice::Fraction {
+                sixteenths,
+                primary,
+                secondary,
+            } => {
+                if sixteenths == 16 || self.rng.chance_in_16(sixteenths) {
+                    primary
+                } else {
+                    secondary
+                }
+            }
+            L2Choice::Range { policy, value } => {
+                let exact = self.ranges.iter().rev().find(|r| r.value == value);
+                let hit = match exact {
+                    Some(r) => r.classify(addr),
+                    None if policy.in_primary_blocks(addr) => RangeHit::Primary,
+                    None => RangeHit::Secondary,
+                };
+                match hit {
+                    RangeHit::Primary => l2_hint(policy.primary),
+                    RangeHit::Secondary => l2_hint(policy.secondary),
+                    RangeHit::Outside => route.l2_hint,
+                }
+            }
+        }
+    }
 
     /// One line of a read: L1 lookup (and fill), L2 for the sectors L1 did not have.
     /// Returns the sectors that hit in L1 and whether L2 was reached.
-    #[inline]
-    fn read_group(
-        &mut self,
-        at: Attr,
-        route: &Route,
-        line: u64,
-        mask: u8,
-        out: &mut Outcome,
-        level: &mut u8,
-    ) -> (u8, bool) {
+    #[inline(always)]
+    fn read_group(&mut self, route: &Route, line: u64, mask: u8) -> (u8, bool) {
         let L1Path::Cached { allocate, hint } = route.l1 else {
-            self.l2_read(at, route, line, mask, out, level);
+            self.l2_read(route, line, mask);
             return (0, true);
         };
-        let l1 = &mut self.l1[at.sm];
-        let (base, slot) = l1.lookup(line);
-        let hit = match slot {
-            Some(s) => {
-                let h = l1.valid(s) & mask;
-                l1.touch(s, hint);
-                h
-            }
-            None => 0,
-        };
+        let set = self.l1.set_of(line);
+        let fill = if allocate { Fill::Valid } else { Fill::None };
+        // Allocating before the L2 part is the same as after it: neither sees the other.
+        let a = self.l1.access(set, line, mask, hint, fill);
+        let hit = a.held;
         let miss = mask & !hit;
         let (nh, nm) = (pop(hit), pop(miss));
-        self.stats.bump(at, |c| {
+        self.bump(|c| {
             c.l1.read_sectors += nh + nm;
             c.l1.read_hits += nh;
             c.l1.read_misses += nm;
         });
-        out.l1_hits += nh as u32;
-        out.l1_misses += nm as u32;
-        *level = (*level).max(1);
+        self.tally.l1(nh, nm);
+        self.tally.reached(1);
         if miss == 0 {
             return (hit, false);
         }
-        self.l2_read(at, route, line, miss, out, level);
         if allocate {
-            let l1 = &mut self.l1[at.sm];
-            let slot = match slot {
-                Some(s) => s,
-                None => {
-                    let (s, evicted, _) = l1.allocate(base, line, hint);
-                    if let Some(ev) = evicted {
-                        self.stats.bump(at, |c| c.l1.evictions.add(ev.class));
-                    }
-                    self.stats.bump(at, |c| c.l1.allocations += 1);
-                    s
+            if a.installed {
+                if let Some(ev) = a.evicted {
+                    self.bump(|c| c.l1.evictions.add(ev.class));
                 }
-            };
-            let l1 = &mut self.l1[at.sm];
-            l1.add_valid(slot, miss);
-            self.stats.bump(at, |c| c.l1.sector_fills += nm);
-            if l1.keeps_data() {
-                let line_addr = line << self.line_shift;
-                let sb = self.sector_bytes as usize;
-                let dst = l1.line_data_mut(slot);
-                for s in 0..8usize {
-                    if miss & (1 << s) != 0 {
-                        let a = line_addr + (s * sb) as u64;
-                        if let Some(src) = self.mem.bytes(a, sb) {
-                            dst[s * sb..(s + 1) * sb].copy_from_slice(src);
-                        }
-                    }
-                }
+                self.bump(|c| c.l1.allocations += 1);
+            }
+            self.bump(|c| c.l1.sector_fills += nm);
+            if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot) {
+                self.fill_l1_data(slot, line, miss);
             }
         }
+        self.l2_read(route, line, miss);
         (hit, true)
     }
 
-    /// Installs a line in L2, writing back the victim's dirty sectors.
-    #[inline]
-    fn l2_allocate(
-        &mut self,
-        at: Attr,
-        base: usize,
-        line: u64,
-        hint: Hint,
-        out: &mut Outcome,
-    ) -> usize {
-        let (slot, evicted, capped) = self.l2.allocate(base, line, hint);
-        let sb = self.sector_bytes;
-        if let Some(ev) = evicted {
-            let nd = pop(ev.dirty);
-            self.stats.bump(at, |c| {
-                c.l2.evictions.add(ev.class);
-                c.l2.writebacks += nd;
-                c.dram.bytes_written += nd * sb;
-            });
-            out.dram_sectors_written += nd as u32;
+    /// Copies the filled sectors of `line` from the coherent image into this SM's L1 copy.
+    #[cold]
+    fn fill_l1_data(&mut self, slot: Slot, line: u64, miss: u8) {
+        let line_addr = line << self.geo.line_shift;
+        let sb = self.geo.sector_bytes as usize;
+        let dst = self.l1.line_data_mut(slot);
+        for s in 0..8usize {
+            if miss & (1 << s) != 0 {
+                let a = line_addr + (s * sb) as u64;
+                if let Some(src) = self.mem.bytes(a, sb) {
+                    dst[s * sb..(s + 1) * sb].copy_from_slice(src);
+                }
+            }
         }
-        self.stats.bump(at, |c| {
+    }
+
+    /// Installs a line in L2, writing back the victim's dirty sectors.
+    #[inline(always)]
+    fn l2_allocate(&mut self, set: usize, line: u64, hint: Hint) -> Slot {
+        let (slot, evicted, capped) = self.l2.allocate(set, line, hint);
+        if let Some(ev) = evicted {
+            self.count_l2_eviction(ev);
+        }
+        self.bump(|c| {
             c.l2.allocations += 1;
             c.l2.evict_last_capped += u64::from(capped);
         });
         slot
     }
 
+    /// An L2 eviction: its class, and the write-back of its dirty sectors.
+    #[inline(always)]
+    fn count_l2_eviction(&mut self, ev: Evicted) {
+        let nd = pop(ev.dirty);
+        let sb = self.geo.sector_bytes;
+        self.bump(|c| {
+            c.l2.evictions.add(ev.class);
+            c.l2.writebacks += nd;
+            c.dram.bytes_written += nd * sb;
+        });
+        self.tally.dram(0, nd);
+    }
+
+    /// The L2 line for an access that reaches L2: touched with the hint if resident,
+    /// allocated otherwise. Returns the slot and the sectors of `mask` it held.
+    #[inline(always)]
+    fn l2_line(&mut self, route: &Route, line: u64, mask: u8, fill: Fill) -> (Slot, u8, Hint) {
+        let first_sector = u64::from(mask.trailing_zeros());
+        let hint = self.l2_hint_for(
+            route,
+            (line << self.geo.line_shift) + first_sector * self.geo.sector_bytes,
+        );
+        let set = if line == self.l2_hint.line {
+            self.l2_hint.set
+        } else {
+            self.l2.set_of(line)
+        };
+        let a = self.l2.access(set, line, mask, hint, fill);
+        if a.installed {
+            if let Some(ev) = a.evicted {
+                self.count_l2_eviction(ev);
+            }
+            let capped = u64::from(a.capped);
+            self.bump(|c| {
+                c.l2.allocations += 1;
+                c.l2.evict_last_capped += capped;
+            });
+        } else if a.capped {
+            self.bump(|c| c.l2.evict_last_capped += 1);
+        }
+        let slot = a.slot.unwrap_or(Slot::NONE);
+        (slot, a.held, hint)
+    }
+
     /// The L2 part of a read of `mask` sectors of `line`.
-    #[inline]
-    fn l2_read(
-        &mut self,
-        at: Attr,
-        route: &Route,
-        line: u64,
-        mask: u8,
-        out: &mut Outcome,
-        level: &mut u8,
-    ) {
+    #[inline(always)]
+    fn l2_read(&mut self, route: &Route, line: u64, mask: u8) {
         let n = pop(mask);
-        let sb = self.sector_bytes;
+        let sb = self.geo.sector_bytes;
         match route.l2 {
             L2Path::Uncached => {
-                self.stats.bump(at, |c| c.dram.bytes_read += n * sb);
-                out.dram_sectors_read += n as u32;
-                *level = 3;
+                self.bump(|c| c.dram.bytes_read += n * sb);
+                self.tally.dram(n, 0);
+                self.tally.reached(3);
             }
-            L2Path::Refetch => {
-                let (_, slot) = self.l2.lookup(line);
-                if let Some(s) = slot {
-                    let (dropped, dirty) = self.l2.drop_sectors(s, self.full_mask);
-                    let nd = pop(dirty);
-                    self.stats.bump(at, |c| {
-                        c.l2.invalidations += pop(dropped);
-                        c.l2.writebacks += nd;
-                        c.dram.bytes_written += nd * sb;
-                    });
-                    out.dram_sectors_written += nd as u32;
-                }
-                self.stats.bump(at, |c| {
-                    c.l2.read_sectors += n;
-                    c.l2.read_misses += n;
-                    c.dram.bytes_read += n * sb;
-                });
-                out.l2_misses += n as u32;
-                out.dram_sectors_read += n as u32;
-                *level = 3;
-            }
+            L2Path::Refetch => self.l2_refetch(line, n),
             L2Path::Cached => {
-                let first_sector = mask.trailing_zeros() as u64;
-                let hint = self.l2_hint_for(route, (line << self.line_shift) + first_sector * sb);
-                let (base, slot) = self.l2.lookup(line);
-                let (slot, hit) = match slot {
-                    Some(s) => {
-                        let h = self.l2.valid(s) & mask;
-                        if self.l2.touch(s, hint) {
-                            self.stats.bump(at, |c| c.l2.evict_last_capped += 1);
-                        }
-                        (s, h)
-                    }
-                    None => (self.l2_allocate(at, base, line, hint, out), 0),
-                };
+                let (slot, hit, hint) = self.l2_line(route, line, mask, Fill::Valid);
                 let miss = mask & !hit;
                 let (nh, nm) = (pop(hit), pop(miss));
-                self.stats.bump(at, |c| {
+                self.bump(|c| {
                     c.l2.read_sectors += n;
                     c.l2.read_hits += nh;
                     c.l2.read_misses += nm;
                 });
-                out.l2_hits += nh as u32;
-                out.l2_misses += nm as u32;
-                *level = (*level).max(2);
+                self.tally.l2(nh, nm);
+                self.tally.reached(2);
                 if miss != 0 {
-                    self.l2.add_valid(slot, miss);
-                    self.stats.bump(at, |c| {
+                    self.bump(|c| {
                         c.l2.sector_fills += nm;
                         c.dram.bytes_read += nm * sb;
                     });
-                    out.dram_sectors_read += nm as u32;
-                    *level = 3;
-                    if route.prefetch_bytes as u64 > sb {
-                        self.prefetch_fill(at, line, slot, miss, hint, route.prefetch_bytes, out);
+                    self.tally.dram(nm, 0);
+                    self.tally.reached(3);
+                    if u64::from(route.prefetch_bytes) > sb {
+                        self.prefetch_fill(line, slot, miss, hint, route.prefetch_bytes);
                     }
                 }
             }
         }
     }
 
+    /// `.cv`: write back and discard the L2 line, read the `n` sectors from DRAM.
+    fn l2_refetch(&mut self, line: u64, n: u64) {
+        let sb = self.geo.sector_bytes;
+        let (_, slot) = self.l2.lookup(line);
+        if let Some(s) = slot {
+            let (dropped, dirty) = self.l2.drop_sectors(s, self.geo.full_mask);
+            let nd = pop(dirty);
+            self.bump(|c| {
+                c.l2.invalidations += pop(dropped);
+                c.l2.writebacks += nd;
+                c.dram.bytes_written += nd * sb;
+            });
+            self.tally.dram(0, nd);
+        }
+        self.bump(|c| {
+            c.l2.read_sectors += n;
+            c.l2.read_misses += n;
+            c.dram.bytes_read += n * sb;
+        });
+        self.tally.l2(0, n);
+        self.tally.dram(n, 0);
+        self.tally.reached(3);
+    }
+
+    /// Fills `want` sectors of an L2 line that it does not hold yet, as prefetch fills.
+    #[inline(always)]
+    fn fill(&mut self, slot: Slot, want: u8) {
+        let extra = want & !self.l2.valid(slot);
+        if extra != 0 {
+            self.l2.add_valid(slot, extra);
+            let n = pop(extra);
+            let sb = self.geo.sector_bytes;
+            self.bump(|c| {
+                c.l2.prefetch_fills += n;
+                c.dram.bytes_read += n * sb;
+            });
+            self.tally.dram(n, 0);
+        }
+    }
+
     /// Spec (`.level::prefetch_size`): "a hint to fetch additional data of the specified size
     /// into the respective cache level": on an L2 miss, the rest of the aligned 64/128/256 B
     /// block around each missed sector is filled too (256 B blocks span two lines).
-    #[allow(clippy::too_many_arguments)]
-    fn prefetch_fill(
-        &mut self,
-        at: Attr,
-        line: u64,
-        slot: usize,
-        miss: u8,
-        hint: Hint,
-        block_bytes: u32,
-        out: &mut Outcome,
-    ) {
-        let sb = self.sector_bytes;
-        let line_bytes = 1u64 << self.line_shift;
+    #[inline]
+    fn prefetch_fill(&mut self, line: u64, slot: Slot, miss: u8, hint: Hint, block_bytes: u32) {
+        let sb = self.geo.sector_bytes;
+        let line_bytes = 1u64 << self.geo.line_shift;
         let block = u64::from(block_bytes);
-        let fill = |this: &mut Self, slot: usize, want: u8, out: &mut Outcome| {
-            let extra = want & !this.l2.valid(slot);
-            if extra != 0 {
-                this.l2.add_valid(slot, extra);
-                let n = pop(extra);
-                this.stats.bump(at, |c| {
-                    c.l2.prefetch_fills += n;
-                    c.dram.bytes_read += n * sb;
-                });
-                out.dram_sectors_read += n as u32;
-            }
-        };
+        let full = self.geo.full_mask;
         if block <= line_bytes {
             let per_block = (block / sb) as u32;
             let group = ((1u16 << per_block) - 1) as u8;
@@ -1178,116 +1561,110 @@ impl MemSystem {
                 }
                 s += per_block;
             }
-            fill(self, slot, want & self.full_mask, out);
+            self.fill(slot, want & full);
         } else {
             let lines = block / line_bytes;
             let first = line & !(lines - 1);
             for other in first..first + lines {
                 if other == line {
-                    fill(self, slot, self.full_mask, out);
+                    self.fill(slot, full);
                     continue;
                 }
-                let (base, s) = self.l2.lookup(other);
+                let (set, s) = self.l2.lookup(other);
                 let s = match s {
                     Some(s) => s,
-                    None => self.l2_allocate(at, base, other, hint, out),
+                    None => self.l2_allocate(set, other, hint),
                 };
-                fill(self, s, self.full_mask, out);
+                self.fill(s, full);
             }
         }
     }
 
-    fn own_l1_invalidate(&mut self, at: Attr, line: u64, mask: u8) {
-        if !self.l1_ready[at.sm] {
+    /// Drops this SM's L1 copy of `mask` sectors of `line` (if L1 is in use).
+    #[inline]
+    fn own_l1_invalidate(&mut self, line: u64, mask: u8) {
+        if !self.geo.l1_enabled {
             return;
         }
-        let l1 = &mut self.l1[at.sm];
-        let (_, slot) = l1.lookup(line);
+        let (_, slot) = self.l1.lookup(line);
         if let Some(s) = slot {
-            let (dropped, _) = l1.drop_sectors(s, mask);
-            self.stats.bump(at, |c| c.l1.invalidations += pop(dropped));
+            let (dropped, _) = self.l1.drop_sectors(s, mask);
+            self.bump(|c| c.l1.invalidations += pop(dropped));
         }
+    }
+
+    /// One line of an atomic: drop this SM's copy, read at L2, mark the sectors dirty.
+    /// Returns whether L2 was reached (no for `.mmio`).
+    #[inline]
+    fn atomic_group(&mut self, route: &Route, line: u64, mask: u8) -> bool {
+        self.own_l1_invalidate(line, mask);
+        self.l2_read(route, line, mask);
+        if route.l2 == L2Path::Cached {
+            let (_, slot) = self.l2.lookup(line);
+            if let Some(s) = slot {
+                let d = self.l2.dirty(s) | mask;
+                self.l2.set_dirty(s, d);
+            }
+            return true;
+        }
+        false
     }
 
     /// One line of a store.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn write_group(
         &mut self,
-        at: Attr,
         route: &Route,
         line: u64,
         mask: u8,
         through: bool,
         lanes: &[LaneAccess],
         input: Option<&[u8]>,
-        out: &mut Outcome,
-        level: &mut u8,
     ) {
         let n = pop(mask);
-        let sb = self.sector_bytes;
+        let sb = self.geo.sector_bytes;
         match route.own_l1 {
-            OwnL1::Invalidate => self.own_l1_invalidate(at, line, mask),
-            OwnL1::Update(hint) if self.l1_enabled => {
-                let l1 = &mut self.l1[at.sm];
-                let (_, slot) = l1.lookup(line);
-                let resident = match slot {
-                    Some(s) => {
-                        l1.touch(s, hint);
-                        l1.valid(s) & mask
-                    }
-                    None => 0,
-                };
+            OwnL1::Invalidate => self.own_l1_invalidate(line, mask),
+            OwnL1::Update(hint) if self.geo.l1_enabled => {
+                let set = self.l1.set_of(line);
+                let a = self.l1.access(set, line, mask, hint, Fill::None);
+                let (slot, resident) = (a.slot, a.held);
                 let nh = pop(resident);
-                self.stats.bump(at, |c| {
+                self.bump(|c| {
                     c.l1.write_sectors += n;
                     c.l1.write_hits += nh;
                     c.l1.write_misses += n - nh;
                 });
-                *level = (*level).max(1);
+                self.tally.reached(1);
                 if let (Some(s), Some(input), true) = (slot, input, resident != 0) {
-                    self.update_l1_copy(at.sm, s, line, resident, lanes, input);
+                    self.update_l1_copy(s, line, resident, lanes, input);
                 }
             }
             OwnL1::Update(_) => {}
         }
         match route.l2 {
             L2Path::Uncached => {
-                self.stats.bump(at, |c| c.dram.bytes_written += n * sb);
-                out.dram_sectors_written += n as u32;
-                *level = 3;
+                self.bump(|c| c.dram.bytes_written += n * sb);
+                self.tally.dram(0, n);
+                self.tally.reached(3);
             }
             L2Path::Cached | L2Path::Refetch => {
-                let first_sector = mask.trailing_zeros() as u64;
-                let hint = self.l2_hint_for(route, (line << self.line_shift) + first_sector * sb);
-                let (base, slot) = self.l2.lookup(line);
-                let (slot, hit) = match slot {
-                    Some(s) => {
-                        let h = self.l2.valid(s) & mask;
-                        if self.l2.touch(s, hint) {
-                            self.stats.bump(at, |c| c.l2.evict_last_capped += 1);
-                        }
-                        (s, h)
-                    }
-                    None => (self.l2_allocate(at, base, line, hint, out), 0),
-                };
+                let fill = if through { Fill::Clean } else { Fill::Dirty };
+                let (_, hit, _) = self.l2_line(route, line, mask, fill);
                 let nh = pop(hit);
-                self.stats.bump(at, |c| {
+                self.bump(|c| {
                     c.l2.write_sectors += n;
                     c.l2.write_hits += nh;
                     c.l2.write_misses += n - nh;
                 });
-                out.l2_hits += nh as u32;
-                out.l2_misses += (n - nh) as u32;
-                self.l2.add_valid(slot, mask);
-                let dirty = self.l2.dirty(slot);
+                self.tally.l2(nh, n - nh);
                 if through {
-                    self.l2.set_dirty(slot, dirty & !mask);
-                    self.stats.bump(at, |c| c.dram.bytes_written += n * sb);
-                    out.dram_sectors_written += n as u32;
-                    *level = 3;
+                    self.bump(|c| c.dram.bytes_written += n * sb);
+                    self.tally.dram(0, n);
+                    self.tally.reached(3);
                 } else {
-                    self.l2.set_dirty(slot, dirty | mask);
-                    *level = (*level).max(2);
+                    self.tally.reached(2);
                 }
             }
         }
@@ -1296,17 +1673,16 @@ impl MemSystem {
     /// Writes the stored bytes that fall in `resident` sectors into this SM's L1 copy.
     fn update_l1_copy(
         &mut self,
-        sm: usize,
-        slot: usize,
+        slot: Slot,
         line: u64,
         resident: u8,
         lanes: &[LaneAccess],
         input: &[u8],
     ) {
-        let line_addr = line << self.line_shift;
-        let line_bytes = 1u64 << self.line_shift;
-        let sector_shift = self.sector_shift;
-        let dst = self.l1[sm].line_data_mut(slot);
+        let line_addr = line << self.geo.line_shift;
+        let line_bytes = 1u64 << self.geo.line_shift;
+        let sector_shift = self.geo.sector_shift;
+        let dst = self.l1.line_data_mut(slot);
         if dst.is_empty() {
             return;
         }
@@ -1323,18 +1699,5 @@ impl MemSystem {
             }
             off += l.bytes as usize;
         }
-    }
-
-    fn invalidate_l1_at(&mut self, at: Attr) {
-        if !self.l1_ready[at.sm] {
-            return;
-        }
-        let slots: Vec<usize> = self.l1[at.sm].resident_slots().collect();
-        let mut n = 0;
-        for s in slots {
-            let (dropped, _) = self.l1[at.sm].drop_sectors(s, 0xFF);
-            n += pop(dropped);
-        }
-        self.stats.bump(at, |c| c.l1.invalidations += n);
     }
 }

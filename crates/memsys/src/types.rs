@@ -145,7 +145,7 @@ pub struct InstrId(pub u32);
 pub struct SmId(pub u32);
 
 /// Everything about a warp-level memory instruction except its lanes' addresses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct Request {
     pub sm: SmId,

@@ -19,7 +19,9 @@
 //! Each distinct op spelling gets an instruction id (in order of first appearance), so
 //! memsys's per-instruction statistics read as per-op statistics ([`TraceParser::ops`]).
 
-use memsys::replay::TraceAccess;
+use rustc_hash::FxHashMap;
+
+use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{
     AccessKind, CacheOperator, GpuConfig, InstrId, L1EvictionPriority, L2EvictionPriority,
     MemError, MemSystem, PrefetchSize, Request, Scope, Semantics, SmId, Space, Stats,
@@ -45,6 +47,17 @@ const ATOMIC_OPS: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct TraceParser {
     ops: Vec<String>,
+    /// Op spellings whose qualifiers parsed: the request they make, whether they carry
+    /// `.L2::cache_hint`, and their instruction id once a line with them was accepted. Traces
+    /// repeat a few spellings, so most lines skip qualifier parsing.
+    known: FxHashMap<String, KnownOp>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct KnownOp {
+    request: Request,
+    cache_hint: bool,
+    id: Option<u32>,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>) -> TraceError {
@@ -77,32 +90,48 @@ impl TraceParser {
         line: usize,
     ) -> Result<Option<TraceAccess>, TraceError> {
         let body = text.split('#').next().unwrap_or("");
-        // Fields with their 1-based columns.
-        let mut fields = Vec::with_capacity(5);
+        // Fields with their 1-based columns (a sixth one only to report too many). Fields are
+        // separated by ASCII spaces and tabs (and any other whitespace the text may hold).
+        let mut fields = [("", 0usize); 6];
+        let mut count = 0;
         let mut start = None;
-        for (i, c) in body
-            .char_indices()
-            .chain(std::iter::once((body.len(), ' ')))
-        {
-            match (c.is_whitespace(), start) {
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        loop {
+            let (space, len) = match bytes.get(i) {
+                None => (true, 1),
+                Some(&b) if b.is_ascii() => (char::from(b).is_whitespace(), 1),
+                // A multi-byte character (`i` is always on a character boundary).
+                Some(_) => {
+                    let c = body[i..].chars().next().unwrap_or(' ');
+                    (c.is_whitespace(), c.len_utf8())
+                }
+            };
+            match (space, start) {
                 (false, None) => start = Some(i),
                 (true, Some(s)) => {
-                    fields.push((&body[s..i], s + 1));
+                    if count < fields.len() {
+                        fields[count] = (&body[s..i], s + 1);
+                    }
+                    count += 1;
                     start = None;
                 }
                 _ => {}
             }
+            if i >= bytes.len() {
+                break;
+            }
+            i += len;
         }
-        if fields.is_empty() {
+        if count == 0 {
             return Ok(None);
         }
-        if fields.len() < 4 || fields.len() > 5 {
+        if !(4..=5).contains(&count) {
             return Err(err(
                 line,
                 1,
                 format!(
-                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {} fields",
-                    fields.len()
+                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {count} fields"
                 ),
             ));
         }
@@ -134,9 +163,9 @@ impl TraceParser {
                     format!("byte count `{bytes_text}` is not in 1..=128"),
                 )
             })?;
-        let policy = match fields.get(4) {
+        let policy = match (count == 5).then_some(fields[4]) {
             None => None,
-            Some(&(p, col)) => Some(parse_hex(p).ok_or_else(|| {
+            Some((p, col)) => Some(parse_hex(p).ok_or_else(|| {
                 err(
                     line,
                     col,
@@ -162,6 +191,50 @@ impl TraceParser {
         line: usize,
         has_policy: bool,
     ) -> Result<Request, TraceError> {
+        let known = match self.known.get(op) {
+            Some(k) => *k,
+            None => {
+                let (request, cache_hint) = Self::parse_qualifiers(op, col, line)?;
+                let k = KnownOp {
+                    request,
+                    cache_hint,
+                    id: None,
+                };
+                self.known.insert(op.to_string(), k);
+                k
+            }
+        };
+        if known.cache_hint != has_policy {
+            return Err(err(
+                line,
+                col,
+                if known.cache_hint {
+                    "`.L2::cache_hint` needs a <hex-policy> field"
+                } else {
+                    "a <hex-policy> field needs `.L2::cache_hint` on the op"
+                },
+            ));
+        }
+        let id = match known.id {
+            Some(id) => id,
+            None => {
+                self.ops.push(op.to_string());
+                let id = (self.ops.len() - 1) as u32;
+                if let Some(k) = self.known.get_mut(op) {
+                    k.id = Some(id);
+                }
+                id
+            }
+        };
+        Ok(Request {
+            instr: InstrId(id),
+            ..known.request
+        })
+    }
+
+    /// The request an op spelling makes (without SM, policy value or instruction id), and
+    /// whether it carries `.L2::cache_hint`.
+    fn parse_qualifiers(op: &str, col: usize, line: usize) -> Result<(Request, bool), TraceError> {
         let mut parts = op.split('.');
         let opcode = parts.next().unwrap_or("");
         let kind = match opcode {
@@ -308,41 +381,149 @@ impl TraceParser {
                 _ => CacheOperator::Cg,
             });
         }
-        if cache_hint != has_policy {
-            return Err(err(
-                line,
-                col,
-                if cache_hint {
-                    "`.L2::cache_hint` needs a <hex-policy> field"
-                } else {
-                    "a <hex-policy> field needs `.L2::cache_hint` on the op"
-                },
-            ));
-        }
-        let id = match self.ops.iter().position(|o| o == op) {
-            Some(i) => i,
-            None => {
-                self.ops.push(op.to_string());
-                self.ops.len() - 1
-            }
-        };
-        req.instr = InstrId(id as u32);
-        Ok(req)
+        Ok((req, cache_hint))
     }
+}
+
+/// Writes one access as a trace line that [`TraceParser::parse_line`] reads back as the same
+/// request (apart from the instruction id, which the parser assigns per op spelling). Every
+/// request the parser can produce round-trips; so does every request of
+/// [`memsys::replay::synthetic`] and [`memsys::replay::streaming`].
+pub fn format_access(a: &TraceAccess) -> String {
+    let r = &a.request;
+    let mut op = String::from(match r.kind {
+        AccessKind::Load => "ld",
+        AccessKind::Store => "st",
+        AccessKind::AsyncCopy => "cp.async",
+        AccessKind::Prefetch => "prefetch",
+        AccessKind::Atomic => "atom",
+    });
+    match r.semantics {
+        Semantics::Weak => {}
+        Semantics::Volatile => op.push_str(".volatile"),
+        Semantics::Relaxed => op.push_str(".relaxed"),
+        Semantics::Acquire => op.push_str(".acquire"),
+        Semantics::Release => op.push_str(".release"),
+        Semantics::Mmio => op.push_str(".mmio.relaxed"),
+    }
+    if r.semantics != Semantics::Weak || r.scope != Scope::Gpu {
+        op.push_str(match r.scope {
+            Scope::Cta => ".cta",
+            Scope::Cluster => ".cluster",
+            Scope::Gpu => ".gpu",
+            Scope::Sys => ".sys",
+        });
+    }
+    if r.kind == AccessKind::AsyncCopy {
+        op.push_str(".shared");
+    }
+    op.push_str(match r.space {
+        Space::Global | Space::Shared => ".global",
+        Space::Local => ".local",
+        Space::Const => ".const",
+        Space::Param => ".param",
+    });
+    if r.non_coherent {
+        op.push_str(".nc");
+    }
+    match (r.kind, r.operator) {
+        (AccessKind::Prefetch, Some(CacheOperator::Ca)) => op.push_str(".L1"),
+        (AccessKind::Prefetch, _) => {}
+        (_, Some(o)) => op.push_str(match o {
+            CacheOperator::Ca => ".ca",
+            CacheOperator::Cg => ".cg",
+            CacheOperator::Cs => ".cs",
+            CacheOperator::Lu => ".lu",
+            CacheOperator::Cv => ".cv",
+            CacheOperator::Wb => ".wb",
+            CacheOperator::Wt => ".wt",
+        }),
+        (_, None) => {}
+    }
+    if let Some(p) = r.l1_priority {
+        op.push_str(match p {
+            L1EvictionPriority::Normal => ".L1::evict_normal",
+            L1EvictionPriority::Unchanged => ".L1::evict_unchanged",
+            L1EvictionPriority::First => ".L1::evict_first",
+            L1EvictionPriority::Last => ".L1::evict_last",
+            L1EvictionPriority::NoAllocate => ".L1::no_allocate",
+        });
+    }
+    if let Some(p) = r.l2_priority {
+        op.push_str(match p {
+            L2EvictionPriority::Normal => ".L2::evict_normal",
+            L2EvictionPriority::First => ".L2::evict_first",
+            L2EvictionPriority::Last => ".L2::evict_last",
+            L2EvictionPriority::Unchanged => ".L2::evict_unchanged",
+        });
+    }
+    if r.policy.is_some() {
+        op.push_str(".L2::cache_hint");
+    }
+    if let Some(p) = r.prefetch {
+        op.push_str(match p {
+            PrefetchSize::B64 => ".L2::64B",
+            PrefetchSize::B128 => ".L2::128B",
+            PrefetchSize::B256 => ".L2::256B",
+        });
+    }
+    if r.kind == AccessKind::Atomic {
+        op.push_str(".add");
+    }
+    let mut line = format!("{} {op} {:#x} {}", r.sm.0, a.addr, a.bytes);
+    if let Some(p) = r.policy {
+        line.push_str(&format!(" {p:#x}"));
+    }
+    line
 }
 
 /// Replays a whole text trace on a tags-only memory system built from `cfg`. Returns the
 /// statistics (per-instruction counters are per op spelling) and the op spellings by id.
+///
+/// The lines are parsed into a compiled [`Trace`] and replayed with [`replay::run_trace`]; the
+/// first error in line order is reported (a line memsys rejects, e.g. an SM the GPU does not
+/// have, comes before a later unparsable line), with its line and column.
 pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), TraceError> {
     let mut mem = MemSystem::tags_only(cfg).map_err(|e: MemError| err(0, 0, e.to_string()))?;
     let mut parser = TraceParser::new();
+    let mut trace = Trace::new();
+    let mut parse_error = None;
     for (i, l) in text.lines().enumerate() {
-        if let Some(a) = parser.parse_line(l, i + 1)? {
-            mem.access(&a.request, a.addr, a.bytes)
-                .map_err(|e| err(i + 1, 1, e.to_string()))?;
+        match parser.parse_line(l, i + 1) {
+            Ok(Some(a)) => trace.push(a),
+            Ok(None) => {}
+            Err(e) => {
+                parse_error = Some(e);
+                break;
+            }
         }
     }
+    match replay::run_trace(&mut mem, &trace) {
+        Err(MemError::Replay { index, source }) => {
+            return Err(err(access_line(text, index), 1, source.to_string()))
+        }
+        Err(e) => return Err(err(0, 0, e.to_string())),
+        Ok(_) => {}
+    }
+    if let Some(e) = parse_error {
+        return Err(e);
+    }
     Ok((mem.stats(), parser.ops))
+}
+
+/// The line number of access `index` (0-based) of a trace that parses up to it.
+fn access_line(text: &str, index: u64) -> usize {
+    let mut parser = TraceParser::new();
+    let mut n = 0;
+    for (i, l) in text.lines().enumerate() {
+        if let Ok(Some(_)) = parser.parse_line(l, i + 1) {
+            if n == index {
+                return i + 1;
+            }
+            n += 1;
+        }
+    }
+    0
 }
 
 #[cfg(test)]
@@ -461,5 +642,135 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(bad.line, 2);
+    }
+
+    #[test]
+    fn the_first_error_in_line_order_is_reported() {
+        // Line 2 names an SM the A100 lacks; line 4 does not parse: line 2 wins.
+        let text = "0 ld.global.u32 0x0 4\n999 ld.global.u32 0x0 4\n# c\n0 ld.global.bogus 0x0 4\n";
+        let e = replay_text(GpuConfig::a100(), text).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.message.contains("SM 999"), "{e}");
+        // Without it, the parse error at line 3 (column 13, the qualifier) is reported.
+        let text = "0 ld.global.u32 0x0 4\n\n0 ld.global.bogus 0x0 4\n";
+        let e = replay_text(GpuConfig::a100(), text).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 12));
+    }
+
+    #[test]
+    fn cached_op_spellings_still_check_the_policy_field() {
+        let mut p = TraceParser::new();
+        let op = "st.global.L2::cache_hint.b32";
+        assert!(p
+            .parse_line(&format!("0 {op} 0x0 4 0x14f0000000000000"), 1)
+            .is_ok());
+        let e = p.parse_line(&format!("0 {op} 0x0 4"), 2).unwrap_err();
+        assert!(e.message.contains("needs a <hex-policy>"), "{e}");
+        // A rejected line does not intern its spelling; an accepted one reuses the id.
+        let e = p.parse_line("0 ld.global.u32 0x0 4 0x1", 3).unwrap_err();
+        assert!(e.message.contains("needs `.L2::cache_hint`"), "{e}");
+        assert_eq!(p.ops(), [op.to_string()]);
+        let a = p.parse_line("1 ld.global.u32 0x0 4", 4).unwrap().unwrap();
+        let b = p.parse_line("2 ld.global.u32 0x80 8", 5).unwrap().unwrap();
+        assert_eq!((a.request.instr, b.request.instr), (InstrId(1), InstrId(1)));
+        assert_eq!((b.request.sm, b.addr, b.bytes), (SmId(2), 0x80, 8));
+    }
+
+    /// The compiled replay counts exactly what performing each parsed line in turn does.
+    #[test]
+    fn compiled_replay_counts_like_line_by_line_access() {
+        let ops = [
+            "ld.global.nc.L1::evict_last.L2::256B",
+            "ld.global.cs.u32",
+            "ld.global.cg.L2::evict_first.v4.u32",
+            "st.global.wb.u32",
+            "st.global.cs.v2.u32",
+            "cp.async.cg.shared.global.L2::128B",
+            "ld.global.L1::no_allocate.L2::cache_hint.u32",
+            "atom.global.add.u32",
+            "prefetch.global.L2::evict_last",
+            "ld.volatile.global.u32",
+        ];
+        let mut text = String::new();
+        let mut x = 0x1234_5678u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let op = ops[(x % ops.len() as u64) as usize];
+            let addr = 0x7f00_0000_0000 + (x >> 20) % (1 << 22) / 16 * 16;
+            let policy = if op.contains("cache_hint") {
+                if i % 2 == 0 {
+                    " 0x14f0000000000000"
+                } else {
+                    " 0x12f0000000000000"
+                }
+            } else {
+                ""
+            };
+            text.push_str(&format!("{} {op} {addr:#x} 16{policy}\n", (x >> 8) % 16));
+        }
+        let (stats, ops_seen) = replay_text(GpuConfig::a100(), &text).unwrap();
+        let mut mem = MemSystem::tags_only(GpuConfig::a100()).unwrap();
+        let mut parser = TraceParser::new();
+        for (i, l) in text.lines().enumerate() {
+            let a = parser.parse_line(l, i + 1).unwrap().unwrap();
+            mem.access(&a.request, a.addr, a.bytes).unwrap();
+        }
+        assert_eq!(stats, mem.stats());
+        assert_eq!(ops_seen, parser.ops());
+        assert_eq!(stats.requests, 20_000);
+    }
+
+    #[test]
+    fn any_unicode_whitespace_separates_fields() {
+        let a = one("3\u{a0}ld.global.u32\t0x10\u{b}4  ").unwrap();
+        assert_eq!((a.request.sm, a.addr, a.bytes), (SmId(3), 0x10, 4));
+        // Columns count bytes: the address starts after a 2-byte no-break space.
+        let e = one("é ld.global.u32 0x0 4").unwrap_err();
+        assert_eq!(e.column, 1);
+        let e = one("1\u{a0}ld.global.u32 zz 4").unwrap_err();
+        assert_eq!(e.column, 18);
+    }
+
+    #[test]
+    fn formatted_accesses_parse_back() {
+        let mut p = TraceParser::new();
+        let mut check = |a: TraceAccess| {
+            let text = format_access(&a);
+            let b = p.parse_line(&text, 1).unwrap().unwrap();
+            let same = TraceAccess {
+                request: Request {
+                    instr: a.request.instr,
+                    ..b.request
+                },
+                ..b
+            };
+            assert_eq!(same, a, "{text}");
+        };
+        for a in memsys::replay::synthetic(5).take(2000) {
+            check(a);
+        }
+        for a in memsys::replay::streaming().take(100) {
+            check(a);
+        }
+        // Whatever the parser makes from the documented examples and the qualifier classes.
+        for l in [
+            "3 ld.global.nc.L1::evict_last.L2::256B 0x7f0000001000 16",
+            "0 st.global.L2::cache_hint.b32 0x1000 4 0x14f0000000000000",
+            "1 cp.async.cg.shared.global.L2::128B 0x100 16",
+            "0 ld.relaxed.gpu.global.L2::evict_first.v4.u32 0x0 16",
+            "0 st.mmio.relaxed.sys.global.u32 0x0 4",
+            "0 prefetch.global.L2::evict_last 0x80 1",
+            "0 prefetch.global.L1 0x80 1",
+            "2 atom.global.add.u32 0x40 4",
+            "0 ld.global.cv.u32 0x40 4",
+            "4 ld.volatile.local.L1::no_allocate.u8 0x3 1",
+            "4 ld.acquire.cta.const.lu.u8 0x3 1",
+            "5 st.release.cluster.param.wt.L1::evict_unchanged.L2::evict_normal.b16 0x2 2",
+        ] {
+            let a = TraceParser::new().parse_line(l, 1).unwrap().unwrap();
+            check(a);
+        }
     }
 }

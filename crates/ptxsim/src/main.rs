@@ -32,6 +32,11 @@ enum Command {
     /// misaligned accesses, barrier deadlocks, step limit) name the CTA, thread, PTX line and
     /// address and exit 1.
     Run(Box<cmd::run::Args>),
+    /// Replay a text trace of memory accesses (docs/trace-format.md) through the cache model.
+    ///
+    /// Prints the statistics (per level, per op spelling) as text, or JSON with --json. A bad
+    /// trace line is reported as FILE:LINE:COL and exits 2.
+    Replay(cmd::replay::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,5 +45,6 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Fmt(args) => cmd::fmt::run(args),
         Command::Run(args) => cmd::run::run(*args),
+        Command::Replay(args) => cmd::replay::run(args),
     }
 }

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod fmt;
 pub mod hazards;
+pub mod replay;
 pub mod run;
 
 use std::io::IsTerminal;

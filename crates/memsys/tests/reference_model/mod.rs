@@ -1,0 +1,1037 @@
+//! The reference model: memsys's original tags-only replay path (commit 6ccb8bf, before the
+//! replay-speed work), kept verbatim in behaviour so the optimised implementation can be checked
+//! against it forever (`tests/reference_model.rs`). It is deliberately the simple version: one
+//! 16-byte record per way, a 32-bit LRU stamp per way renumbered when the clock wraps, a linear
+//! victim scan, the carve-out counted by scanning the set, and every request routed from
+//! scratch. Only the parts trace replay reaches are kept: no data, no warp coalescing.
+#![allow(dead_code)]
+
+use memsys::*;
+
+// ------------------------------------------------------------------ generator
+
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn chance_in_16(&mut self, sixteenths: u32) -> bool {
+        ((self.next_u64() >> 60) as u32) < sixteenths
+    }
+}
+
+// ------------------------------------------------------------------ one cache level
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hint {
+    Unchanged,
+    Set(EvictionClass),
+}
+
+impl Hint {
+    fn on_allocate(self) -> EvictionClass {
+        match self {
+            Hint::Unchanged => EvictionClass::Normal,
+            Hint::Set(c) => c,
+        }
+    }
+}
+
+fn class_from_u8(v: u8) -> EvictionClass {
+    match v {
+        0 => EvictionClass::EvictFirst,
+        2 => EvictionClass::EvictLast,
+        _ => EvictionClass::Normal,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Evicted {
+    dirty: u8,
+    class: EvictionClass,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    tag: u64,
+    valid: u8,
+    dirty: u8,
+    class: u8,
+    stamp: u32,
+}
+
+const INVALID: u64 = u64::MAX;
+
+impl Way {
+    const EMPTY: Way = Way {
+        tag: INVALID,
+        valid: 0,
+        dirty: 0,
+        class: 1,
+        stamp: 0,
+    };
+}
+
+fn set_of(hash: SetHash, sets: u64, line: u64) -> u64 {
+    match hash {
+        SetHash::Modulo => line % sets,
+        SetHash::XorFold => {
+            ((line ^ (line >> 16) ^ (line >> 32) ^ (line >> 48)) & 0xFFFF_FFFF) % sets
+        }
+    }
+}
+
+struct Cache {
+    ways: usize,
+    sets: u64,
+    hash: SetHash,
+    slots: Vec<Way>,
+    clock: u32,
+    last_cap: u32,
+    occupancy: [u64; 3],
+}
+
+impl Cache {
+    fn new(cfg: &CacheConfig, last_cap: u32) -> Self {
+        let sets = cfg.sets().max(1);
+        Self {
+            ways: cfg.ways as usize,
+            sets,
+            hash: cfg.set_hash,
+            slots: vec![Way::EMPTY; sets as usize * cfg.ways as usize],
+            clock: 0,
+            last_cap,
+            occupancy: [0; 3],
+        }
+    }
+
+    fn empty() -> Self {
+        Self {
+            ways: 1,
+            sets: 1,
+            hash: SetHash::Modulo,
+            slots: vec![Way::EMPTY],
+            clock: 0,
+            last_cap: 0,
+            occupancy: [0; 3],
+        }
+    }
+
+    fn lookup(&self, line: u64) -> (usize, Option<usize>) {
+        let base = set_of(self.hash, self.sets, line) as usize * self.ways;
+        for w in 0..self.ways {
+            if self.slots[base + w].tag == line {
+                return (base, Some(base + w));
+            }
+        }
+        (base, None)
+    }
+
+    fn promote(&mut self, slot: usize) {
+        if self.clock == u32::MAX {
+            self.renumber();
+        }
+        self.clock += 1;
+        self.slots[slot].stamp = self.clock;
+    }
+
+    fn renumber(&mut self) {
+        let ways = self.ways;
+        for set in self.slots.chunks_mut(ways) {
+            let mut order: Vec<usize> = (0..ways).collect();
+            order.sort_by_key(|&w| set[w].stamp);
+            for (rank, &w) in order.iter().enumerate() {
+                set[w].stamp = rank as u32 + 1;
+            }
+        }
+        self.clock = ways as u32;
+    }
+
+    fn touch(&mut self, slot: usize, hint: Hint) -> bool {
+        self.promote(slot);
+        match hint {
+            Hint::Unchanged => false,
+            Hint::Set(c) => self.set_class(slot, c),
+        }
+    }
+
+    fn set_class(&mut self, slot: usize, want: EvictionClass) -> bool {
+        let old = self.slots[slot].class;
+        let mut class = want;
+        let mut capped = false;
+        if want == EvictionClass::EvictLast && old != EvictionClass::EvictLast as u8 {
+            let base = slot - slot % self.ways;
+            if self.last_lines_in_set(base) >= self.last_cap {
+                class = EvictionClass::Normal;
+                capped = true;
+            }
+        }
+        if class as u8 != old {
+            self.occupancy[old as usize] -= 1;
+            self.occupancy[class as usize] += 1;
+            self.slots[slot].class = class as u8;
+        }
+        capped
+    }
+
+    fn last_lines_in_set(&self, base: usize) -> u32 {
+        if self.last_cap as usize >= self.ways {
+            return 0;
+        }
+        self.slots[base..base + self.ways]
+            .iter()
+            .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
+            .count() as u32
+    }
+
+    fn allocate(&mut self, base: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+        let mut victim = base;
+        let mut best = u64::MAX;
+        for w in 0..self.ways {
+            let way = self.slots[base + w];
+            let key = if way.tag == INVALID {
+                0
+            } else {
+                (u64::from(way.class) + 1) << 32 | u64::from(way.stamp)
+            };
+            if key < best {
+                best = key;
+                victim = base + w;
+            }
+        }
+        let old = self.slots[victim];
+        let evicted = if old.tag != INVALID {
+            self.occupancy[old.class as usize] -= 1;
+            Some(Evicted {
+                dirty: old.dirty,
+                class: class_from_u8(old.class),
+            })
+        } else {
+            None
+        };
+        let mut class = hint.on_allocate();
+        let mut capped = false;
+        if class == EvictionClass::EvictLast && self.last_lines_in_set(base) >= self.last_cap {
+            class = EvictionClass::Normal;
+            capped = true;
+        }
+        let w = &mut self.slots[victim];
+        w.tag = line;
+        w.valid = 0;
+        w.dirty = 0;
+        w.class = class as u8;
+        self.occupancy[class as usize] += 1;
+        self.promote(victim);
+        (victim, evicted, capped)
+    }
+
+    fn drop_sectors(&mut self, slot: usize, mask: u8) -> (u8, u8) {
+        let w = &mut self.slots[slot];
+        let dropped = w.valid & mask;
+        let dirty = w.dirty & mask;
+        w.valid &= !mask;
+        w.dirty &= !mask;
+        if w.valid == 0 && w.tag != INVALID {
+            let class = w.class as usize;
+            w.tag = INVALID;
+            w.dirty = 0;
+            w.class = 1;
+            self.occupancy[class] -= 1;
+        }
+        (dropped, dirty)
+    }
+
+    fn resident_slots(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&s| self.slots[s].tag != INVALID)
+            .collect()
+    }
+
+    fn max_last_lines_per_set(&self) -> u32 {
+        self.slots
+            .chunks(self.ways)
+            .map(|set| {
+                set.iter()
+                    .filter(|w| w.tag != INVALID && w.class == EvictionClass::EvictLast as u8)
+                    .count() as u32
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+// ------------------------------------------------------------------ routing
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum L1Path {
+    Bypass,
+    Cached { allocate: bool, hint: Hint },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum L2Path {
+    Cached,
+    Refetch,
+    Uncached,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OwnL1 {
+    Update(Hint),
+    Invalidate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Read,
+    Write { through: bool },
+    Atomic,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    op: Op,
+    l1: L1Path,
+    own_l1: OwnL1,
+    l2: L2Path,
+    l2_hint: Hint,
+    policy: Option<CachePolicy>,
+    policy_value: u64,
+    prefetch_bytes: u32,
+    invalidate_l1_after: bool,
+}
+
+fn l1_hint(p: L1EvictionPriority) -> Hint {
+    match p {
+        L1EvictionPriority::Normal => Hint::Set(EvictionClass::Normal),
+        L1EvictionPriority::First => Hint::Set(EvictionClass::EvictFirst),
+        L1EvictionPriority::Last => Hint::Set(EvictionClass::EvictLast),
+        L1EvictionPriority::Unchanged | L1EvictionPriority::NoAllocate => Hint::Unchanged,
+    }
+}
+
+fn l2_hint(p: L2EvictionPriority) -> Hint {
+    match p {
+        L2EvictionPriority::Normal => Hint::Set(EvictionClass::Normal),
+        L2EvictionPriority::First => Hint::Set(EvictionClass::EvictFirst),
+        L2EvictionPriority::Last => Hint::Set(EvictionClass::EvictLast),
+        L2EvictionPriority::Unchanged => Hint::Unchanged,
+    }
+}
+
+fn pop(m: u8) -> u64 {
+    u64::from(m.count_ones())
+}
+
+fn add_eviction(e: &mut EvictionCounts, class: EvictionClass) {
+    match class {
+        EvictionClass::EvictFirst => e.evict_first += 1,
+        EvictionClass::Normal => e.normal += 1,
+        EvictionClass::EvictLast => e.evict_last += 1,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Attr {
+    sm: usize,
+    instr: usize,
+}
+
+// ------------------------------------------------------------------ the memory system
+
+/// The original tags-only `MemSystem`.
+pub struct RefSystem {
+    cfg: GpuConfig,
+    sector_shift: u32,
+    sectors_per_line_shift: u32,
+    sector_bytes: u64,
+    line_shift: u32,
+    full_mask: u8,
+    l1: Vec<Cache>,
+    l1_ready: Vec<bool>,
+    l1_enabled: bool,
+    l2: Cache,
+    stats: Stats,
+    rng: SplitMix64,
+    range_policies: Vec<RangePolicy>,
+}
+
+impl RefSystem {
+    pub fn tags_only(cfg: GpuConfig) -> Result<Self, MemError> {
+        cfg.validate()?;
+        let sm_count = cfg.sm_count as usize;
+        let spl = cfg.l2.sectors_per_line();
+        Ok(Self {
+            sector_shift: cfg.l2.sector_bytes.trailing_zeros(),
+            sectors_per_line_shift: spl.trailing_zeros(),
+            sector_bytes: u64::from(cfg.l2.sector_bytes),
+            line_shift: cfg.l2.line_bytes.trailing_zeros(),
+            full_mask: ((1u16 << spl) - 1) as u8,
+            l1: (0..sm_count).map(|_| Cache::empty()).collect(),
+            l1_ready: vec![false; sm_count],
+            l1_enabled: cfg.l1.size_bytes > 0,
+            l2: Cache::new(&cfg.l2, cfg.evict_last_ways()),
+            stats: Stats {
+                gpu: cfg.name.clone(),
+                per_sm: vec![Counters::default(); sm_count],
+                ..Stats::default()
+            },
+            rng: SplitMix64::new(cfg.seed),
+            range_policies: Vec::new(),
+            cfg,
+        })
+    }
+
+    fn bump(&mut self, at: Attr, f: impl Fn(&mut Counters)) {
+        f(&mut self.stats.per_sm[at.sm]);
+        f(&mut self.stats.per_instr[at.instr]);
+    }
+
+    pub fn create_range_policy(
+        &mut self,
+        base: u64,
+        primary_size: u32,
+        total_size: u32,
+        primary: L2EvictionPriority,
+        secondary: L2EvictionPriority,
+    ) -> Result<u64, MemError> {
+        let value = CachePolicy::range(base, primary_size, total_size, primary, secondary)?;
+        self.range_policies.retain(|r| r.value != value);
+        self.range_policies.push(RangePolicy {
+            value,
+            base,
+            primary_size,
+            total_size,
+        });
+        Ok(value)
+    }
+
+    pub fn access(&mut self, req: &Request, addr: u64, bytes: u32) -> Result<Outcome, MemError> {
+        let at = self.attr(req.sm.0, req.instr.0)?;
+        if bytes == 0 || bytes > MAX_LANE_BYTES {
+            return Err(MemError::BadSize { addr, bytes });
+        }
+        let Some(end) = addr.checked_add(u64::from(bytes)) else {
+            return Err(MemError::Unmapped { addr, bytes });
+        };
+        let route = self.resolve(req)?;
+        self.ensure_l1(at.sm);
+        let mut out = Outcome::default();
+        let mut level = 0u8;
+        self.stats.requests += 1;
+        if matches!(route.l1, L1Path::Cached { .. })
+            || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read)
+        {
+            self.bump(at, |c| c.l1.requests += 1);
+        }
+        let spl_mask = (1u64 << self.sectors_per_line_shift) - 1;
+        let first = addr >> self.sector_shift;
+        let last = (end - 1) >> self.sector_shift;
+        let mut reached_l2 = false;
+        let mut s = first;
+        while s <= last {
+            let line = s >> self.sectors_per_line_shift;
+            let line_last = last.min(line << self.sectors_per_line_shift | spl_mask);
+            let mut mask = 0u8;
+            for x in s..=line_last {
+                mask |= 1 << (x & spl_mask);
+            }
+            match route.op {
+                Op::Read => {
+                    reached_l2 |= self.read_group(at, &route, line, mask, &mut out, &mut level)
+                }
+                Op::Write { through } => {
+                    self.write_group(at, &route, line, mask, through, &mut out, &mut level);
+                    reached_l2 |= route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => {
+                    self.own_l1_invalidate(at, line, mask);
+                    self.l2_read(at, &route, line, mask, &mut out, &mut level);
+                    if route.l2 == L2Path::Cached {
+                        let (_, slot) = self.l2.lookup(line);
+                        if let Some(sl) = slot {
+                            let d = self.l2.slots[sl].dirty | mask;
+                            self.l2.slots[sl].dirty = d;
+                        }
+                        reached_l2 = true;
+                    }
+                }
+            }
+            s = line_last + 1;
+        }
+        if reached_l2 {
+            self.bump(at, |c| c.l2.requests += 1);
+        }
+        if route.invalidate_l1_after {
+            self.invalidate_l1_at(at);
+        }
+        out.latency_cycles = match level {
+            0 | 1 => self.cfg.l1.latency_cycles,
+            2 => self.cfg.l2.latency_cycles,
+            _ => self.cfg.dram_latency_cycles,
+        };
+        let interval = self.cfg.timeline_interval;
+        if interval > 0 && self.stats.requests % interval == 0 {
+            let sample = self.occupancy_sample();
+            self.stats.timeline.push(sample);
+        }
+        Ok(out)
+    }
+
+    pub fn invalidate_l1(&mut self, sm: u32) -> Result<(), MemError> {
+        let at = self.attr(sm, 0)?;
+        self.invalidate_l1_at(at);
+        Ok(())
+    }
+
+    pub fn invalidate_all_l1(&mut self) {
+        for sm in 0..self.l1.len() {
+            if self.l1_ready[sm] {
+                for s in self.l1[sm].resident_slots() {
+                    let (dropped, _) = self.l1[sm].drop_sectors(s, 0xFF);
+                    self.stats.host.l1.invalidations += pop(dropped);
+                }
+            }
+        }
+    }
+
+    pub fn flush_l2(&mut self) {
+        for s in self.l2.resident_slots() {
+            let d = self.l2.slots[s].dirty;
+            if d != 0 {
+                self.l2.slots[s].dirty = 0;
+                self.stats.host.l2.writebacks += pop(d);
+                self.stats.host.dram.bytes_written += pop(d) * self.sector_bytes;
+            }
+        }
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        s.l2_occupancy = self.occupancy_sample();
+        s
+    }
+
+    pub fn l2_max_evict_last_per_set(&self) -> u32 {
+        self.l2.max_last_lines_per_set()
+    }
+
+    fn occupancy_sample(&self) -> OccupancySample {
+        let [f, n, l] = self.l2.occupancy;
+        OccupancySample {
+            request: self.stats.requests,
+            evict_first: f,
+            normal: n,
+            evict_last: l,
+        }
+    }
+
+    fn resolve(&self, req: &Request) -> Result<Route, MemError> {
+        match req.space {
+            Space::Shared => {
+                return Err(MemError::Unsupported {
+                    what: "shared memory (it lives outside the caches)",
+                })
+            }
+            Space::Const | Space::Param if !req.kind.is_read() => {
+                return Err(MemError::Unsupported {
+                    what:
+                        "a write to the const or param space (stores to const memory are illegal)",
+                })
+            }
+            _ => {}
+        }
+        let policy = req.policy.map(CachePolicy::decode).filter(|p| {
+            matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
+                || p.l1_no_allocate
+                || p.l2_promote_256b
+        });
+        let mut prefetch = req.prefetch;
+        if policy.is_some_and(|p| p.l2_promote_256b) {
+            prefetch = Some(PrefetchSize::B256);
+        }
+        let prefetch_bytes = prefetch.map_or(0, PrefetchSize::bytes);
+        let cta_scoped = req.scope == Scope::Cta
+            && matches!(
+                req.semantics,
+                Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+            );
+        let coherent = !cta_scoped
+            && matches!(
+                req.semantics,
+                Semantics::Volatile | Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+            );
+        let mmio = req.semantics == Semantics::Mmio;
+        let qualifier_l2 = req.l2_priority.map(l2_hint);
+        let qualifier_l1 = req.l1_priority.map(l1_hint);
+        let l1_no_alloc = req.l1_priority == Some(L1EvictionPriority::NoAllocate)
+            || policy.is_some_and(|p| p.l1_no_allocate);
+        let first = Hint::Set(EvictionClass::EvictFirst);
+        let mut route = Route {
+            op: Op::Read,
+            l1: L1Path::Bypass,
+            own_l1: OwnL1::Invalidate,
+            l2: L2Path::Cached,
+            l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
+            policy,
+            policy_value: req.policy.unwrap_or(0),
+            prefetch_bytes,
+            invalidate_l1_after: false,
+        };
+        match req.kind {
+            AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
+                let op = req.operator.unwrap_or(CacheOperator::Ca);
+                if mmio {
+                    route.l2 = L2Path::Uncached;
+                } else if coherent {
+                    route.invalidate_l1_after = req.semantics == Semantics::Acquire;
+                } else {
+                    match op {
+                        CacheOperator::Ca => {
+                            route.l1 = L1Path::Cached {
+                                allocate: !l1_no_alloc,
+                                hint: qualifier_l1.unwrap_or(Hint::Unchanged),
+                            }
+                        }
+                        CacheOperator::Cg => {}
+                        CacheOperator::Cs | CacheOperator::Lu => {
+                            route.l1 = L1Path::Cached {
+                                allocate: !l1_no_alloc,
+                                hint: qualifier_l1.unwrap_or(first),
+                            };
+                            route.l2_hint = qualifier_l2.unwrap_or(first);
+                        }
+                        CacheOperator::Cv => route.l2 = L2Path::Refetch,
+                        CacheOperator::Wb | CacheOperator::Wt => {
+                            return Err(MemError::Unsupported {
+                                what: "a store cache operator (.wb/.wt) on a read",
+                            })
+                        }
+                    }
+                }
+            }
+            AccessKind::Store => {
+                let op = req.operator.unwrap_or(CacheOperator::Wb);
+                route.op = Op::Write { through: false };
+                if mmio {
+                    route.l2 = L2Path::Uncached;
+                } else if !coherent {
+                    match op {
+                        CacheOperator::Wb => {
+                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(Hint::Unchanged))
+                        }
+                        CacheOperator::Cg => {}
+                        CacheOperator::Cs => {
+                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(first));
+                            route.l2_hint = qualifier_l2.unwrap_or(first);
+                        }
+                        CacheOperator::Wt => {
+                            route.op = Op::Write { through: true };
+                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(Hint::Unchanged));
+                        }
+                        CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
+                            return Err(MemError::Unsupported {
+                                what: "a load cache operator (.ca/.lu/.cv) on a store",
+                            })
+                        }
+                    }
+                }
+            }
+            AccessKind::Atomic => {
+                route.op = Op::Atomic;
+                if mmio {
+                    route.l2 = L2Path::Uncached;
+                }
+            }
+        }
+        if !self.l1_enabled {
+            route.l1 = L1Path::Bypass;
+        }
+        Ok(route)
+    }
+
+    fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
+        let Some(p) = route.policy else {
+            return route.l2_hint;
+        };
+        match p.mode {
+            PolicyMode::Fraction => {
+                let primary =
+                    p.fraction_code == 15 || self.rng.chance_in_16(u32::from(p.fraction_code) + 1);
+                l2_hint(if primary { p.primary } else { p.secondary })
+            }
+            PolicyMode::Range => {
+                let exact = self
+                    .range_policies
+                    .iter()
+                    .rev()
+                    .find(|r| r.value == route.policy_value);
+                let hit = match exact {
+                    Some(r) => r.classify(addr),
+                    None if p.in_primary_blocks(addr) => RangeHit::Primary,
+                    None => RangeHit::Secondary,
+                };
+                match hit {
+                    RangeHit::Primary => l2_hint(p.primary),
+                    RangeHit::Secondary => l2_hint(p.secondary),
+                    RangeHit::Outside => route.l2_hint,
+                }
+            }
+            PolicyMode::Implicit | PolicyMode::Reserved => route.l2_hint,
+        }
+    }
+
+    fn attr(&mut self, sm: u32, instr: u32) -> Result<Attr, MemError> {
+        if sm >= self.cfg.sm_count {
+            return Err(MemError::NoSuchSm {
+                sm,
+                sm_count: self.cfg.sm_count,
+            });
+        }
+        let instr = instr as usize;
+        if instr >= self.stats.per_instr.len() {
+            self.stats.per_instr.resize(instr + 1, Counters::default());
+        }
+        Ok(Attr {
+            sm: sm as usize,
+            instr,
+        })
+    }
+
+    fn ensure_l1(&mut self, sm: usize) {
+        if self.l1_enabled && !self.l1_ready[sm] {
+            self.l1[sm] = Cache::new(&self.cfg.l1, self.cfg.l1.ways);
+            self.l1_ready[sm] = true;
+        }
+    }
+
+    /// One line of a read; returns whether L2 was reached.
+    fn read_group(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        line: u64,
+        mask: u8,
+        out: &mut Outcome,
+        level: &mut u8,
+    ) -> bool {
+        let L1Path::Cached { allocate, hint } = route.l1 else {
+            self.l2_read(at, route, line, mask, out, level);
+            return true;
+        };
+        let l1 = &mut self.l1[at.sm];
+        let (base, slot) = l1.lookup(line);
+        let hit = match slot {
+            Some(s) => {
+                let h = l1.slots[s].valid & mask;
+                l1.touch(s, hint);
+                h
+            }
+            None => 0,
+        };
+        let miss = mask & !hit;
+        let (nh, nm) = (pop(hit), pop(miss));
+        self.bump(at, |c| {
+            c.l1.read_sectors += nh + nm;
+            c.l1.read_hits += nh;
+            c.l1.read_misses += nm;
+        });
+        out.l1_hits += nh as u32;
+        out.l1_misses += nm as u32;
+        *level = (*level).max(1);
+        if miss == 0 {
+            return false;
+        }
+        self.l2_read(at, route, line, miss, out, level);
+        if allocate {
+            let l1 = &mut self.l1[at.sm];
+            let slot = match slot {
+                Some(s) => s,
+                None => {
+                    let (s, evicted, _) = l1.allocate(base, line, hint);
+                    if let Some(ev) = evicted {
+                        self.bump(at, |c| add_eviction(&mut c.l1.evictions, ev.class));
+                    }
+                    self.bump(at, |c| c.l1.allocations += 1);
+                    s
+                }
+            };
+            self.l1[at.sm].slots[slot].valid |= miss;
+            self.bump(at, |c| c.l1.sector_fills += nm);
+        }
+        true
+    }
+
+    fn l2_allocate(
+        &mut self,
+        at: Attr,
+        base: usize,
+        line: u64,
+        hint: Hint,
+        out: &mut Outcome,
+    ) -> usize {
+        let (slot, evicted, capped) = self.l2.allocate(base, line, hint);
+        let sb = self.sector_bytes;
+        if let Some(ev) = evicted {
+            let nd = pop(ev.dirty);
+            self.bump(at, |c| {
+                add_eviction(&mut c.l2.evictions, ev.class);
+                c.l2.writebacks += nd;
+                c.dram.bytes_written += nd * sb;
+            });
+            out.dram_sectors_written += nd as u32;
+        }
+        self.bump(at, |c| {
+            c.l2.allocations += 1;
+            c.l2.evict_last_capped += u64::from(capped);
+        });
+        slot
+    }
+
+    fn l2_read(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        line: u64,
+        mask: u8,
+        out: &mut Outcome,
+        level: &mut u8,
+    ) {
+        let n = pop(mask);
+        let sb = self.sector_bytes;
+        match route.l2 {
+            L2Path::Uncached => {
+                self.bump(at, |c| c.dram.bytes_read += n * sb);
+                out.dram_sectors_read += n as u32;
+                *level = 3;
+            }
+            L2Path::Refetch => {
+                let (_, slot) = self.l2.lookup(line);
+                if let Some(s) = slot {
+                    let (dropped, dirty) = self.l2.drop_sectors(s, self.full_mask);
+                    let nd = pop(dirty);
+                    self.bump(at, |c| {
+                        c.l2.invalidations += pop(dropped);
+                        c.l2.writebacks += nd;
+                        c.dram.bytes_written += nd * sb;
+                    });
+                    out.dram_sectors_written += nd as u32;
+                }
+                self.bump(at, |c| {
+                    c.l2.read_sectors += n;
+                    c.l2.read_misses += n;
+                    c.dram.bytes_read += n * sb;
+                });
+                out.l2_misses += n as u32;
+                out.dram_sectors_read += n as u32;
+                *level = 3;
+            }
+            L2Path::Cached => {
+                let first_sector = mask.trailing_zeros() as u64;
+                let hint = self.l2_hint_for(route, (line << self.line_shift) + first_sector * sb);
+                let (base, slot) = self.l2.lookup(line);
+                let (slot, hit) = match slot {
+                    Some(s) => {
+                        let h = self.l2.slots[s].valid & mask;
+                        if self.l2.touch(s, hint) {
+                            self.bump(at, |c| c.l2.evict_last_capped += 1);
+                        }
+                        (s, h)
+                    }
+                    None => (self.l2_allocate(at, base, line, hint, out), 0),
+                };
+                let miss = mask & !hit;
+                let (nh, nm) = (pop(hit), pop(miss));
+                self.bump(at, |c| {
+                    c.l2.read_sectors += n;
+                    c.l2.read_hits += nh;
+                    c.l2.read_misses += nm;
+                });
+                out.l2_hits += nh as u32;
+                out.l2_misses += nm as u32;
+                *level = (*level).max(2);
+                if miss != 0 {
+                    self.l2.slots[slot].valid |= miss;
+                    self.bump(at, |c| {
+                        c.l2.sector_fills += nm;
+                        c.dram.bytes_read += nm * sb;
+                    });
+                    out.dram_sectors_read += nm as u32;
+                    *level = 3;
+                    if route.prefetch_bytes as u64 > sb {
+                        self.prefetch_fill(at, line, slot, miss, hint, route.prefetch_bytes, out);
+                    }
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn prefetch_fill(
+        &mut self,
+        at: Attr,
+        line: u64,
+        slot: usize,
+        miss: u8,
+        hint: Hint,
+        block_bytes: u32,
+        out: &mut Outcome,
+    ) {
+        let sb = self.sector_bytes;
+        let line_bytes = 1u64 << self.line_shift;
+        let block = u64::from(block_bytes);
+        let fill = |this: &mut Self, slot: usize, want: u8, out: &mut Outcome| {
+            let extra = want & !this.l2.slots[slot].valid;
+            if extra != 0 {
+                this.l2.slots[slot].valid |= extra;
+                let n = pop(extra);
+                this.bump(at, |c| {
+                    c.l2.prefetch_fills += n;
+                    c.dram.bytes_read += n * sb;
+                });
+                out.dram_sectors_read += n as u32;
+            }
+        };
+        if block <= line_bytes {
+            let per_block = (block / sb) as u32;
+            let group = ((1u16 << per_block) - 1) as u8;
+            let mut want = 0u8;
+            let mut s = 0;
+            while s < 8 {
+                if miss & (group << s) != 0 {
+                    want |= group << s;
+                }
+                s += per_block;
+            }
+            fill(self, slot, want & self.full_mask, out);
+        } else {
+            let lines = block / line_bytes;
+            let first = line & !(lines - 1);
+            for other in first..first + lines {
+                if other == line {
+                    fill(self, slot, self.full_mask, out);
+                    continue;
+                }
+                let (base, s) = self.l2.lookup(other);
+                let s = match s {
+                    Some(s) => s,
+                    None => self.l2_allocate(at, base, other, hint, out),
+                };
+                fill(self, s, self.full_mask, out);
+            }
+        }
+    }
+
+    fn own_l1_invalidate(&mut self, at: Attr, line: u64, mask: u8) {
+        if !self.l1_ready[at.sm] {
+            return;
+        }
+        let l1 = &mut self.l1[at.sm];
+        let (_, slot) = l1.lookup(line);
+        if let Some(s) = slot {
+            let (dropped, _) = l1.drop_sectors(s, mask);
+            self.bump(at, |c| c.l1.invalidations += pop(dropped));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_group(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        line: u64,
+        mask: u8,
+        through: bool,
+        out: &mut Outcome,
+        level: &mut u8,
+    ) {
+        let n = pop(mask);
+        let sb = self.sector_bytes;
+        match route.own_l1 {
+            OwnL1::Invalidate => self.own_l1_invalidate(at, line, mask),
+            OwnL1::Update(hint) if self.l1_enabled => {
+                let l1 = &mut self.l1[at.sm];
+                let (_, slot) = l1.lookup(line);
+                let resident = match slot {
+                    Some(s) => {
+                        l1.touch(s, hint);
+                        l1.slots[s].valid & mask
+                    }
+                    None => 0,
+                };
+                let nh = pop(resident);
+                self.bump(at, |c| {
+                    c.l1.write_sectors += n;
+                    c.l1.write_hits += nh;
+                    c.l1.write_misses += n - nh;
+                });
+                *level = (*level).max(1);
+            }
+            OwnL1::Update(_) => {}
+        }
+        match route.l2 {
+            L2Path::Uncached => {
+                self.bump(at, |c| c.dram.bytes_written += n * sb);
+                out.dram_sectors_written += n as u32;
+                *level = 3;
+            }
+            L2Path::Cached | L2Path::Refetch => {
+                let first_sector = mask.trailing_zeros() as u64;
+                let hint = self.l2_hint_for(route, (line << self.line_shift) + first_sector * sb);
+                let (base, slot) = self.l2.lookup(line);
+                let (slot, hit) = match slot {
+                    Some(s) => {
+                        let h = self.l2.slots[s].valid & mask;
+                        if self.l2.touch(s, hint) {
+                            self.bump(at, |c| c.l2.evict_last_capped += 1);
+                        }
+                        (s, h)
+                    }
+                    None => (self.l2_allocate(at, base, line, hint, out), 0),
+                };
+                let nh = pop(hit);
+                self.bump(at, |c| {
+                    c.l2.write_sectors += n;
+                    c.l2.write_hits += nh;
+                    c.l2.write_misses += n - nh;
+                });
+                out.l2_hits += nh as u32;
+                out.l2_misses += (n - nh) as u32;
+                self.l2.slots[slot].valid |= mask;
+                let dirty = self.l2.slots[slot].dirty;
+                if through {
+                    self.l2.slots[slot].dirty = dirty & !mask;
+                    self.bump(at, |c| c.dram.bytes_written += n * sb);
+                    out.dram_sectors_written += n as u32;
+                    *level = 3;
+                } else {
+                    self.l2.slots[slot].dirty = dirty | mask;
+                    *level = (*level).max(2);
+                }
+            }
+        }
+    }
+
+    fn invalidate_l1_at(&mut self, at: Attr) {
+        if !self.l1_ready[at.sm] {
+            return;
+        }
+        let mut n = 0;
+        for s in self.l1[at.sm].resident_slots() {
+            let (dropped, _) = self.l1[at.sm].drop_sectors(s, 0xFF);
+            n += pop(dropped);
+        }
+        self.bump(at, |c| c.l1.invalidations += n);
+    }
+}

@@ -1,0 +1,118 @@
+//! `ptxsim replay`: run a text trace of memory accesses (docs/trace-format.md) through the
+//! memory-hierarchy model and print its statistics.
+
+use clap::Args as ClapArgs;
+use memsys::{GpuConfig, Stats};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// The trace: one access per line, `<sm> <ptx-op> <hex-address> <bytes> [<hex-policy>]`.
+    trace: PathBuf,
+    /// GPU model: a100, h100, b200, or a TOML file overriding a preset.
+    #[arg(long, default_value = "a100")]
+    gpu: String,
+    /// Print the statistics as one JSON document (schema ptxsim-replay/1) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Resolves `--gpu` as `ptxsim run` does: a preset name, or a `.toml` file.
+fn gpu_config(spec: &str) -> Result<GpuConfig, String> {
+    if Path::new(spec).extension().is_some_and(|e| e == "toml") {
+        let text = std::fs::read_to_string(spec).map_err(|e| format!("cannot read {spec}: {e}"))?;
+        GpuConfig::from_toml(&text).map_err(|e| format!("{spec}: {e}"))
+    } else {
+        GpuConfig::preset(spec).map_err(|e| e.to_string())
+    }
+}
+
+/// The per-op table of the text output: each op spelling's share of the counters.
+fn per_op_text(stats: &Stats, ops: &[String]) -> String {
+    let mut s = String::new();
+    let width = ops.iter().map(String::len).max().unwrap_or(2).max(2);
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}",
+        "op", "L1 req", "L1 hit/miss", "L2 req", "L2 hit/miss", "DRAM read B", "DRAM write B"
+    );
+    for (op, c) in ops.iter().zip(&stats.per_instr) {
+        let _ = writeln!(
+            s,
+            "{op:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}",
+            c.l1.requests,
+            format!("{}/{}", c.l1.hits(), c.l1.misses()),
+            c.l2.requests,
+            format!("{}/{}", c.l2.hits(), c.l2.misses()),
+            c.dram.bytes_read,
+            c.dram.bytes_written
+        );
+    }
+    s
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let cfg = match gpu_config(&args.gpu) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let bytes = match super::read_file(&args.trace) {
+        Ok(b) => b,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(1);
+        }
+    };
+    let name = args.trace.display().to_string();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            // The line and column of the first byte that is not UTF-8.
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = valid.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            eprintln!("error: {name}:{line}:{column}: the trace is not UTF-8 text");
+            return ExitCode::from(2);
+        }
+    };
+    let (stats, ops) = match ptx_trace::replay_text(cfg, &text) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {name}:{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = if args.json {
+        let stats: serde_json::Value =
+            serde_json::from_str(&stats.to_json()).unwrap_or(serde_json::Value::Null);
+        let doc = serde_json::json!({
+            "schema": "ptxsim-replay/1",
+            "trace": name,
+            "ops": ops,
+            "stats": stats,
+        });
+        let mut s = serde_json::to_string_pretty(&doc)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        s.push('\n');
+        s
+    } else if ops.is_empty() {
+        stats.render_text()
+    } else {
+        format!("{}\n{}", stats.render_text(), per_op_text(&stats, &ops))
+    };
+    // A closed pipe (`| head`) is not an error worth a message; other write errors are.
+    match std::io::stdout().lock().write_all(report.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the report: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! `ptxsim replay` as a user runs it: statistics as text and JSON, GPU choice, trace errors
+//! named FILE:LINE:COL with exit code 2.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn ptxsim() -> Command {
+    Command::cargo_bin("ptxsim").unwrap()
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-replay-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines):
+/// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate), 32 B DRAM.
+/// 2. SM 1, same sector: its own L1 misses, L2 hits.
+/// 3. SM 0, 4 bytes further (same sector): L1 hit.
+/// 4. SM 0 `.cg`: bypasses L1, L2 hit.
+/// 5. SM 0 `st.wb` to sector 2 of line 0: SM 0's L1 holds only sector 0 (write miss), the L2
+///    line lacks sector 2 (write miss, no allocation: the line is resident), marked dirty.
+const TRACE: &str = "\
+# sm op address bytes [policy]
+0 ld.global.ca.u32 0x7f0000000000 4
+1 ld.global.ca.u32 0x7f0000000000 4
+0 ld.global.ca.u32 0x7f0000000004 4   # same sector
+0 ld.global.cg.u32 0x7f0000000008 4
+
+0 st.global.wb.u32 0x7f0000000040 4
+";
+
+#[test]
+fn replay_prints_the_statistics_and_a_per_op_table() {
+    let dir = temp_dir("text");
+    let f = write(&dir, "t.trace", TRACE);
+    let out = ptxsim()
+        .args(["replay", &f])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("gpu: a100   requests: 5"), "{text}");
+    assert!(
+        text.contains(
+            "L1: requests 4  sectors read 3 (hit 1 / miss 2)  written 1 (hit 0 / miss 1)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "L2: requests 4  sectors read 3 (hit 2 / miss 1)  written 1 (hit 0 / miss 1)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("L2: allocations 1  fills 1"), "{text}");
+    assert!(
+        text.contains("DRAM: bytes read 32  bytes written 0"),
+        "{text}"
+    );
+    // Per op: the .ca loads made 3 L1 requests (1 hit, 2 misses) and 2 L2 requests.
+    let ca = text
+        .lines()
+        .find(|l| l.starts_with("ld.global.ca.u32"))
+        .expect("a row per op");
+    let cols: Vec<&str> = ca.split_whitespace().collect();
+    assert_eq!(cols[1..], ["3", "1/2", "2", "1/1", "32", "0"], "{ca}");
+    assert!(text.contains("ld.global.cg.u32"), "{text}");
+    assert!(text.contains("st.global.wb.u32"), "{text}");
+}
+
+#[test]
+fn replay_json_has_ops_and_counters() {
+    let dir = temp_dir("json");
+    let f = write(&dir, "t.trace", TRACE);
+    let out = ptxsim()
+        .args(["replay", &f, "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "ptxsim-replay/1");
+    assert_eq!(
+        v["ops"],
+        serde_json::json!(["ld.global.ca.u32", "ld.global.cg.u32", "st.global.wb.u32"])
+    );
+    let total = &v["stats"]["total"];
+    assert_eq!(total["l1"]["read_hits"], 1);
+    assert_eq!(total["l1"]["read_misses"], 2);
+    assert_eq!(total["l2"]["read_hits"], 2);
+    assert_eq!(total["l2"]["write_misses"], 1);
+    assert_eq!(total["dram"]["bytes_read"], 32);
+    assert_eq!(v["stats"]["per_instr"][1]["l2"]["read_hits"], 1);
+    assert_eq!(v["stats"]["per_sm"][1]["l1"]["read_misses"], 1);
+    assert_eq!(v["stats"]["l2_occupancy"]["normal"], 1);
+}
+
+#[test]
+fn replay_takes_a_preset_or_a_toml_file() {
+    let dir = temp_dir("gpu");
+    let f = write(&dir, "t.trace", TRACE);
+    let out = ptxsim()
+        .args(["replay", &f, "--gpu", "h100"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("gpu: h100"));
+    // A TOML file without an L1: every load goes to L2 (4 reads: 1 miss, 3 hits).
+    let toml = write(
+        &dir,
+        "gpu.toml",
+        "preset = \"b200\"\nname = \"b200-no-l1\"\n[l1]\nsize_bytes = 0\n",
+    );
+    let out = ptxsim()
+        .args(["replay", &f, "--gpu", &toml, "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stats"]["gpu"], "b200-no-l1");
+    assert_eq!(v["stats"]["total"]["l1"]["requests"], 0);
+    assert_eq!(v["stats"]["total"]["l2"]["read_hits"], 3);
+    assert_eq!(v["stats"]["total"]["l2"]["read_misses"], 1);
+}
+
+#[test]
+fn trace_errors_name_file_line_and_column_and_exit_2() {
+    let dir = temp_dir("errors");
+    let cases = [
+        // An unknown qualifier: column of the qualifier.
+        (
+            "0 ld.global.u32 0x7f0000000000 4\n0 ld.global.L2::evict_middle.u32 0x0 4\n",
+            "2:12: unknown qualifier `.L2::evict_middle`",
+        ),
+        // A bad address field.
+        ("\n\n0 st.global.u32 1000 4\n", "3:17: address `1000`"),
+        // A policy without .L2::cache_hint.
+        (
+            "0 ld.global.u32 0x0 4 0x14f0000000000000\n",
+            "1:3: a <hex-policy> field needs `.L2::cache_hint`",
+        ),
+        // Parses, but the A100 has no SM 200 (memsys rejects it at its turn).
+        (
+            "0 ld.global.u32 0x0 4\n200 ld.global.u32 0x0 4\n0 ld.global.bogus 0x0 4\n",
+            "2:1: SM 200 does not exist",
+        ),
+        // Shared memory is outside the caches.
+        (
+            "0 ld.shared.u32 0x0 4\n",
+            "1:3: `ld.shared.u32`: .shared is not cached",
+        ),
+    ];
+    for (i, (trace, want)) in cases.iter().enumerate() {
+        let f = write(&dir, &format!("bad{i}.trace"), trace);
+        let out = ptxsim()
+            .args(["replay", &f])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(&format!("{f}:{want}")), "case {i}: {err}");
+        assert!(out.stdout.is_empty(), "no report on error");
+    }
+}
+
+#[test]
+fn bad_gpu_exits_2_and_a_missing_trace_exits_1() {
+    let dir = temp_dir("args");
+    let f = write(&dir, "t.trace", TRACE);
+    let out = ptxsim()
+        .args(["replay", &f, "--gpu", "z100"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown GPU preset 'z100'"));
+    let missing = dir.join("missing.trace").display().to_string();
+    let out = ptxsim()
+        .args(["replay", &missing])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains(&format!("cannot read {missing}")));
+}
