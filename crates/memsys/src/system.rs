@@ -303,6 +303,8 @@ pub struct MemSystem {
     geo: Geometry,
     l1: Vec<SectorCache>,
     l1_ready: Vec<bool>,
+    /// Whether any `l1_ready` entry is set, so host writes skip the per-SM walk when none is.
+    any_l1_ready: bool,
     l2: SectorCache,
     mem: GlobalMemory,
     keep_data: bool,
@@ -361,6 +363,7 @@ impl MemSystem {
             },
             l1: (0..sm_count).map(|_| SectorCache::empty()).collect(),
             l1_ready: vec![false; sm_count],
+            any_l1_ready: false,
             l2,
             mem: GlobalMemory::new(),
             keep_data,
@@ -396,7 +399,9 @@ impl MemSystem {
     /// discards any L1 copy of the bytes.
     pub fn write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {
         self.mem.host_write(addr, src)?;
-        if !src.is_empty() {
+        // No SM has an L1 yet (data-only runs, or before the first cached access): nothing
+        // to discard, and this is the interpreter's store path when the cache model is off.
+        if !src.is_empty() && self.any_l1_ready {
             let first = addr >> self.geo.sector_shift;
             let last = (addr + src.len() as u64 - 1) >> self.geo.sector_shift;
             for sm in 0..self.l1.len() {
@@ -415,6 +420,23 @@ impl MemSystem {
 
     fn drop_l1_sectors(&mut self, sm: usize, first_sector: u64, last_sector: u64) {
         let l1 = &mut self.l1[sm];
+        let spl = self.geo.sectors_per_line_shift;
+        let (first_line, last_line) = (first_sector >> spl, last_sector >> spl);
+        // A short write looks its few lines up; a long one walks the resident lines once.
+        if last_line - first_line < 64 {
+            for line in first_line..=last_line {
+                if let (_, Some(slot)) = l1.lookup(line) {
+                    let line_first = line << spl;
+                    let line_last = line_first + (1 << spl) - 1;
+                    let mut mask = 0u8;
+                    for s in first_sector.max(line_first)..=last_sector.min(line_last) {
+                        mask |= 1 << (s - line_first);
+                    }
+                    l1.drop_sectors(slot, mask);
+                }
+            }
+            return;
+        }
         let slots = l1.resident_slots();
         for slot in slots {
             let line_first = l1.line_of(slot) << self.geo.sectors_per_line_shift;
@@ -1046,6 +1068,7 @@ impl MemSystem {
         if self.geo.l1_enabled && !self.l1_ready[sm] {
             self.l1[sm] = SectorCache::new(&self.cfg.l1, self.cfg.l1.ways, self.keep_data);
             self.l1_ready[sm] = true;
+            self.any_l1_ready = true;
         }
     }
 

@@ -110,3 +110,46 @@ fn only_the_stale_lanes_of_a_warp_are_flagged() {
         "all lanes read SM 0's old copy"
     );
 }
+
+/// A host write (`cudaMemcpy`) discards L1 copies of exactly the bytes written, so the next
+/// `.ca` load misses L1 and reads the new value; short writes take a per-line lookup and long
+/// ones a walk of the resident lines, and both must drop the same sectors.
+#[test]
+fn host_writes_discard_the_l1_copies_of_the_written_sectors() {
+    for span_lines in [1u64, 200] {
+        let (mut m, base) = system(tiny());
+        // Lines 0 and 3 cached in SM 0's L1 (sets 0 and 3 of the 4-set L1).
+        let (a, b) = (line(base, 0), line(base, 3) + SECTOR);
+        m.write(a, &OLD.to_le_bytes()).unwrap();
+        m.write(b, &OLD.to_le_bytes()).unwrap();
+        load_u32(&mut m, &ld(0), a);
+        load_u32(&mut m, &ld(0), b);
+        let (_, hit) = load_u32(&mut m, &ld(0), a);
+        assert_eq!(hit.l1_hits, 1, "line 0 is resident before the host write");
+        // Write NEW over `span_lines` lines starting at line 3's second sector.
+        let len = if span_lines == 1 {
+            4
+        } else {
+            span_lines * LINE
+        };
+        let mut bytes = vec![0u8; len as usize];
+        bytes[..4].copy_from_slice(&NEW.to_le_bytes());
+        m.write(b, &bytes).unwrap();
+        let (v, o) = load_u32(&mut m, &ld(0), b);
+        assert_eq!(
+            v, NEW,
+            "span {span_lines}: the L1 copy of the written sector is gone"
+        );
+        assert_eq!(
+            o.l1_hits, 0,
+            "span {span_lines}: the written sector misses L1"
+        );
+        // Line 0 was not written: its L1 copy stays.
+        let (v, o) = load_u32(&mut m, &ld(0), a);
+        assert_eq!(v, OLD);
+        assert_eq!(
+            o.l1_hits, 1,
+            "span {span_lines}: unwritten line 0 still hits L1"
+        );
+    }
+}
