@@ -1,0 +1,938 @@
+//! Hint rewrites for `ptxsim compare`: the same module with its cache hints changed.
+//!
+//! A rewrite edits the qualifier lists (and the cache-policy operands) of the selected `ld`,
+//! `st`, `cp.async` and `prefetch` instructions in the AST, prints each changed instruction back
+//! with the `ptx-syntax` printer, and splices it over the original instruction's text, keeping
+//! every line where it was (a `line:42` rewrite and the per-line report refer to the original's
+//! lines). The result is parsed again, so the typed fields of the new module are the parser's
+//! classification of the new text, consistent with it by construction, and validated with
+//! `ptx-check`: a rewrite that makes a line illegal for the module's target is an error.
+//!
+//! Grammar (parts joined with `+`, applied left to right):
+//!
+//! ```text
+//! strip-hints                      every cache operator, L1/L2 eviction priority, prefetch size,
+//!                                  .L2::cache_hint and its policy operand removed from ld/st
+//!                                  (cp.async keeps its mandatory .ca/.cg); prefetch.L2::evict_*
+//!                                  becomes prefetch.L2
+//! loads=HINTS | stores=HINTS       weak ld/st of global (or generic) addresses
+//! cp.async=ca|cg|none|.L2::NB      every cp.async (.cg only where cp-size is 16, as the ISA says)
+//! line:N=HINTS                     the instructions on PTX line N
+//! policy=fraction:F:P[:S]          every weak global ld/st and cp.async gets .L2::cache_hint with
+//!                                  the policy of `createpolicy.fractional.L2::P.L2::S.b64 _, F`
+//! policy=none                      every .L2::cache_hint and policy operand removed
+//!
+//! HINTS: none | evict_first | evict_last | evict_normal (both .L1:: and .L2::) |
+//!        evict_unchanged | no_allocate (.L1:: only) | ca cg cs lu cv (loads) | wb cg cs wt
+//!        (stores) | qualifiers as written: .L2::evict_last, .L1::evict_first.L2::evict_first,
+//!        .cg, .L2::128B
+//! ```
+
+use ptx_isa::{
+    CacheOperator, Flag, L1EvictionPriority, L2EvictionPriority, MemorySemantics, PrefetchSize,
+    Qualifier, StateSpace,
+};
+use ptx_syntax::ast::{
+    Block, CpAsync, Instruction, LoadStore, Modifier, Name, Op, Operand, Prefetch, Statement,
+};
+use ptx_syntax::{LineIndex, Span, Spanned};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// Why a rewrite could not be parsed or applied.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RewriteError {
+    /// The rewrite text itself is malformed.
+    #[error("rewrite `{spec}`: {message}")]
+    Spec { spec: String, message: String },
+    /// The module does not parse (before or after rewriting).
+    #[error("{line}:{column}: {message}")]
+    Parse {
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    /// The rewrite cannot apply to an instruction it names, or made a line invalid.
+    #[error("line {line}: {message}")]
+    Invalid { line: u32, message: String },
+}
+
+/// Which instructions a hint edit applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    /// Weak `ld` of global or generic addresses (including `ld.global.nc`).
+    Loads,
+    /// Weak `st` of global or generic addresses.
+    Stores,
+    /// Every `cp.async` copy.
+    CpAsync,
+    /// The `ld`/`st`/`cp.async`/`prefetch` instructions on this 1-based PTX line.
+    Line(u32),
+}
+
+/// The hints an edit sets. `none` clears all of them; a cache operator and eviction priorities
+/// exclude each other (the two forms of `ld`/`st` in the PTX ISA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HintSet {
+    pub none: bool,
+    pub cache_op: Option<CacheOperator>,
+    pub l1: Option<L1EvictionPriority>,
+    pub l2: Option<L2EvictionPriority>,
+    pub prefetch: Option<PrefetchSize>,
+}
+
+/// `createpolicy.fractional.L2::primary{.L2::secondary}.b64 policy, fraction`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FractionPolicy {
+    pub fraction: f32,
+    pub primary: L2EvictionPriority,
+    pub secondary: Option<L2EvictionPriority>,
+}
+
+/// One part of a rewrite.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    StripHints,
+    Set { selector: Selector, hints: HintSet },
+    /// `Some`: every weak global access uses this policy; `None`: every policy removed.
+    Policy(Option<FractionPolicy>),
+}
+
+/// A parsed rewrite: its text and its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rewrite {
+    pub spec: String,
+    pub steps: Vec<Step>,
+}
+
+impl fmt::Display for Rewrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.spec)
+    }
+}
+
+/// The register a `policy=` rewrite declares in each function it changes.
+pub const POLICY_REGISTER: &str = "%ptxsim_policy";
+
+fn spec_err<T>(spec: &str, message: impl Into<String>) -> Result<T, RewriteError> {
+    Err(RewriteError::Spec {
+        spec: spec.to_string(),
+        message: message.into(),
+    })
+}
+
+impl FromStr for Rewrite {
+    type Err = RewriteError;
+
+    fn from_str(spec: &str) -> Result<Self, RewriteError> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return spec_err(spec, "empty rewrite");
+        }
+        let mut steps = Vec::new();
+        for part in spec.split('+') {
+            steps.push(parse_step(spec, part.trim())?);
+        }
+        Ok(Rewrite {
+            spec: spec.to_string(),
+            steps,
+        })
+    }
+}
+
+fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
+    if part == "strip-hints" {
+        return Ok(Step::StripHints);
+    }
+    let Some((target, value)) = part.split_once('=') else {
+        return spec_err(
+            spec,
+            format!("`{part}`: expected strip-hints, loads=, stores=, cp.async=, line:N= or policy="),
+        );
+    };
+    let value = value.trim();
+    let selector = match target.trim() {
+        "loads" => Selector::Loads,
+        "stores" => Selector::Stores,
+        "cp.async" => Selector::CpAsync,
+        "policy" => return parse_policy(spec, value).map(Step::Policy),
+        t => match t.strip_prefix("line:").map(str::parse::<u32>) {
+            Some(Ok(n)) if n > 0 => Selector::Line(n),
+            Some(_) => return spec_err(spec, format!("`{t}`: write line:N with N >= 1")),
+            None => {
+                return spec_err(
+                    spec,
+                    format!("unknown target `{t}`: use loads, stores, cp.async, line:N or policy"),
+                )
+            }
+        },
+    };
+    let hints = parse_hints(spec, value)?;
+    // Hints the selected instructions can never take.
+    match selector {
+        Selector::Loads => {
+            if let Some(op) = hints.cache_op.filter(|c| !c.is_load_operator()) {
+                return spec_err(spec, format!("`{op}` is a store operator; loads take .ca .cg .cs .lu .cv"));
+            }
+        }
+        Selector::Stores => {
+            if let Some(op) = hints.cache_op.filter(|c| !c.is_store_operator()) {
+                return spec_err(spec, format!("`{op}` is a load operator; stores take .wb .cg .cs .wt"));
+            }
+            if hints.prefetch.is_some() {
+                return spec_err(spec, "st has no prefetch-size qualifier");
+            }
+        }
+        Selector::CpAsync => {
+            if hints.l1.is_some() || hints.l2.is_some() {
+                return spec_err(
+                    spec,
+                    "cp.async has no eviction-priority qualifiers (use policy= for an L2 policy)",
+                );
+            }
+            if let Some(op) = hints
+                .cache_op
+                .filter(|c| !matches!(c, CacheOperator::Ca | CacheOperator::Cg))
+            {
+                return spec_err(spec, format!("cp.async takes .ca or .cg, not `{op}`"));
+            }
+        }
+        Selector::Line(_) => {}
+    }
+    Ok(Step::Set { selector, hints })
+}
+
+fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteError> {
+    let mut h = HintSet::default();
+    let both = |p: L1EvictionPriority, q: L2EvictionPriority| HintSet {
+        l1: Some(p),
+        l2: Some(q),
+        ..HintSet::default()
+    };
+    match value {
+        "none" => {
+            h.none = true;
+            return Ok(h);
+        }
+        "evict_first" => return Ok(both(L1EvictionPriority::EvictFirst, L2EvictionPriority::EvictFirst)),
+        "evict_last" => return Ok(both(L1EvictionPriority::EvictLast, L2EvictionPriority::EvictLast)),
+        "evict_normal" => {
+            return Ok(both(L1EvictionPriority::EvictNormal, L2EvictionPriority::EvictNormal))
+        }
+        "evict_unchanged" => {
+            h.l1 = Some(L1EvictionPriority::EvictUnchanged);
+            return Ok(h);
+        }
+        "no_allocate" => {
+            h.l1 = Some(L1EvictionPriority::NoAllocate);
+            return Ok(h);
+        }
+        _ => {}
+    }
+    if !value.starts_with('.') {
+        if let Some(op) = CacheOperator::from_token(&format!(".{value}")) {
+            h.cache_op = Some(op);
+            return Ok(h);
+        }
+        return spec_err(
+            spec,
+            format!(
+                "`{value}`: use none, evict_first, evict_last, evict_normal, evict_unchanged, \
+                 no_allocate, a cache operator (ca cg cs lu cv wb wt) or qualifiers such as \
+                 .L2::evict_last"
+            ),
+        );
+    }
+    for token in value.split('.').skip(1) {
+        let token = format!(".{token}");
+        match Qualifier::from_token(&token) {
+            Some(Qualifier::CacheOp(op)) => set_once(spec, &mut h.cache_op, op, &token)?,
+            Some(Qualifier::L1(p)) => set_once(spec, &mut h.l1, p, &token)?,
+            Some(Qualifier::L2(L2EvictionPriority::EvictUnchanged)) => {
+                return spec_err(
+                    spec,
+                    ".L2::evict_unchanged exists only for createpolicy; ld/st take \
+                     .L2::evict_first, .L2::evict_last or .L2::evict_normal",
+                )
+            }
+            Some(Qualifier::L2(p)) => set_once(spec, &mut h.l2, p, &token)?,
+            Some(Qualifier::Prefetch(p)) => set_once(spec, &mut h.prefetch, p, &token)?,
+            _ => {
+                return spec_err(
+                    spec,
+                    format!(
+                        "`{token}` is not a cache hint (cache operators, .L1::/.L2:: eviction \
+                         priorities and .L2::64B/128B/256B are)"
+                    ),
+                )
+            }
+        }
+    }
+    if h.cache_op.is_some() && (h.l1.is_some() || h.l2.is_some()) {
+        return spec_err(
+            spec,
+            "a cache operator and eviction priorities cannot be combined (the PTX ISA gives ld \
+             and st one form with .cop and another with eviction priorities)",
+        );
+    }
+    Ok(h)
+}
+
+fn set_once<T>(spec: &str, slot: &mut Option<T>, v: T, token: &str) -> Result<(), RewriteError> {
+    if slot.is_some() {
+        return spec_err(spec, format!("`{token}`: two qualifiers of the same kind"));
+    }
+    *slot = Some(v);
+    Ok(())
+}
+
+fn parse_priority(spec: &str, word: &str) -> Result<L2EvictionPriority, RewriteError> {
+    let word = word.strip_prefix(".L2::").unwrap_or(word);
+    match L2EvictionPriority::from_token(&format!(".L2::{word}")) {
+        Some(p) => Ok(p),
+        None => spec_err(
+            spec,
+            format!("`{word}`: use evict_first, evict_last, evict_normal or evict_unchanged"),
+        ),
+    }
+}
+
+fn parse_policy(spec: &str, value: &str) -> Result<Option<FractionPolicy>, RewriteError> {
+    if value == "none" {
+        return Ok(None);
+    }
+    let parts: Vec<&str> = value.split(':').collect();
+    let ("fraction", 3 | 4) = (parts[0], parts.len()) else {
+        return spec_err(
+            spec,
+            "write policy=fraction:F:PRIMARY[:SECONDARY] (e.g. fraction:0.5:evict_last) or policy=none",
+        );
+    };
+    let fraction: f32 = match parts[1].parse() {
+        Ok(f) if f > 0.0 && f <= 1.0 => f,
+        _ => {
+            return spec_err(
+                spec,
+                format!("fraction `{}` must be a number in (0, 1]", parts[1]),
+            )
+        }
+    };
+    let primary = parse_priority(spec, parts[2])?;
+    let secondary = match parts.get(3) {
+        Some(w) => {
+            let p = parse_priority(spec, w)?;
+            if !matches!(
+                p,
+                L2EvictionPriority::EvictFirst | L2EvictionPriority::EvictUnchanged
+            ) {
+                return spec_err(
+                    spec,
+                    "createpolicy's secondary priority is evict_first or evict_unchanged",
+                );
+            }
+            Some(p)
+        }
+        None => None,
+    };
+    Ok(Some(FractionPolicy {
+        fraction,
+        primary,
+        secondary,
+    }))
+}
+
+impl FractionPolicy {
+    /// The `createpolicy` instruction that makes this policy in `register`.
+    pub fn instruction(&self, register: &str) -> String {
+        let secondary = self.secondary.map_or(String::new(), |s| s.token().to_string());
+        format!(
+            "createpolicy.fractional{}{secondary}.b64 {register}, 0f{:08X};",
+            self.primary.token(),
+            self.fraction.to_bits()
+        )
+    }
+}
+
+/// One changed line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub line: u32,
+    pub before: String,
+    pub after: String,
+}
+
+/// A selected instruction the rewrite left alone, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub line: u32,
+    pub instruction: String,
+    pub reason: String,
+}
+
+/// The rewritten module text and what changed.
+#[derive(Debug, Clone)]
+pub struct Rewritten {
+    /// The new PTX: the original with changed instructions re-printed in place (same lines).
+    pub text: String,
+    pub changes: Vec<Change>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Applies `rewrite` to the module `source`.
+pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError> {
+    let lines = LineIndex::new(source);
+    let module = ptx_syntax::parse(source).map_err(|errors| {
+        let e = &errors[0];
+        let lc = lines.line_col(e.span.start, source);
+        RewriteError::Parse {
+            line: lc.line,
+            column: lc.col,
+            message: e.message.clone(),
+        }
+    })?;
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    let mut changes = Vec::new();
+    let mut skipped = Vec::new();
+    let mut lines_seen: BTreeSet<u32> = BTreeSet::new();
+    let policy = rewrite.steps.iter().rev().find_map(|s| match s {
+        Step::Policy(p) => Some(*p),
+        _ => None,
+    });
+    for f in module.functions() {
+        let Some(body) = &f.body else { continue };
+        let mut ctx = Walk {
+            source,
+            lines: &lines,
+            rewrite,
+            edits: &mut edits,
+            changes: &mut changes,
+            skipped: &mut skipped,
+            lines_seen: &mut lines_seen,
+            uses_policy: false,
+        };
+        ctx.block(body)?;
+        if ctx.uses_policy {
+            if let Some(Some(p)) = policy {
+                // Declare and create the policy right after the body's `{`, on the same line.
+                let at = body.span.start + 1;
+                edits.push((
+                    Span::new(at, at),
+                    format!(
+                        " .reg .b64 {POLICY_REGISTER}; {}",
+                        p.instruction(POLICY_REGISTER)
+                    ),
+                ));
+            }
+        }
+    }
+    for step in &rewrite.steps {
+        if let Step::Set {
+            selector: Selector::Line(n),
+            ..
+        } = step
+        {
+            if !lines_seen.contains(n) {
+                return Err(RewriteError::Invalid {
+                    line: *n,
+                    message: format!(
+                        "rewrite `{}`: no ld, st, cp.async or prefetch instruction on line {n}",
+                        rewrite.spec
+                    ),
+                });
+            }
+        }
+    }
+    edits.sort_by_key(|(s, _)| s.start);
+    let mut text = String::with_capacity(source.len() + 64 * edits.len());
+    let mut pos = 0usize;
+    for (span, new) in &edits {
+        text.push_str(&source[pos..span.start as usize]);
+        text.push_str(new);
+        pos = span.end as usize;
+    }
+    text.push_str(&source[pos..]);
+    validate(&text, &changes)?;
+    Ok(Rewritten {
+        text,
+        changes,
+        skipped,
+    })
+}
+
+/// Parses and checks the rewritten text; errors on changed lines are the rewrite's fault.
+fn validate(text: &str, changes: &[Change]) -> Result<(), RewriteError> {
+    let lines = LineIndex::new(text);
+    let module = ptx_syntax::parse(text).map_err(|errors| {
+        let e = &errors[0];
+        let lc = lines.line_col(e.span.start, text);
+        RewriteError::Parse {
+            line: lc.line,
+            column: lc.col,
+            message: format!("the rewritten module does not parse: {}", e.message),
+        }
+    })?;
+    let changed: BTreeSet<u32> = changes.iter().map(|c| c.line).collect();
+    for d in ptx_check::rules::check_module(&module, &ptx_check::CheckOptions::default()) {
+        let line = lines.line(d.span.start);
+        if d.severity.is_error() && changed.contains(&line) {
+            return Err(RewriteError::Invalid {
+                line,
+                message: format!(
+                    "the rewritten instruction is not valid for this module: {}",
+                    d.message
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+struct Walk<'a> {
+    source: &'a str,
+    lines: &'a LineIndex,
+    rewrite: &'a Rewrite,
+    edits: &'a mut Vec<(Span, String)>,
+    changes: &'a mut Vec<Change>,
+    skipped: &'a mut Vec<Skipped>,
+    lines_seen: &'a mut BTreeSet<u32>,
+    uses_policy: bool,
+}
+
+impl Walk<'_> {
+    fn block(&mut self, b: &Block) -> Result<(), RewriteError> {
+        for s in &b.statements {
+            match s {
+                Statement::Block(inner) => self.block(inner)?,
+                Statement::Instruction(i) => self.instruction(i)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn instruction(&mut self, original: &Instruction) -> Result<(), RewriteError> {
+        if !matches!(
+            original.op,
+            Op::Ld(_) | Op::St(_) | Op::CpAsync(_) | Op::Prefetch(_)
+        ) {
+            return Ok(());
+        }
+        let line = self.lines.line(original.span.start);
+        self.lines_seen.insert(line);
+        let mut cur = original.clone();
+        for step in &self.rewrite.steps {
+            match edit(&mut cur, step, line) {
+                Ok(Outcome::Changed) => {
+                    if matches!(step, Step::Policy(Some(_))) {
+                        self.uses_policy = true;
+                    }
+                }
+                Ok(Outcome::NotSelected) => {}
+                Ok(Outcome::Skipped(reason)) => self.skipped.push(Skipped {
+                    line,
+                    instruction: original.to_string(),
+                    reason,
+                }),
+                Err(message) => return Err(RewriteError::Invalid { line, message }),
+            }
+        }
+        let (before, after) = (original.to_string(), cur.to_string());
+        if before != after {
+            let slice = &self.source[original.span.range()];
+            // Keep the line count: the printed instruction is one line.
+            let newlines = slice.matches('\n').count();
+            self.edits
+                .push((original.span, format!("{after}{}", "\n".repeat(newlines))));
+            self.changes.push(Change {
+                line,
+                before: slice.split_whitespace().collect::<Vec<_>>().join(" "),
+                after,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What one step did to one instruction.
+enum Outcome {
+    Changed,
+    NotSelected,
+    Skipped(String),
+}
+
+fn known(q: Qualifier) -> Spanned<Modifier> {
+    Spanned::new(Modifier::Known(q), Span::default())
+}
+
+fn quals(written: &[Spanned<Modifier>]) -> impl Iterator<Item = Qualifier> + '_ {
+    written.iter().filter_map(|m| match m.value {
+        Modifier::Known(q) => Some(q),
+        Modifier::Unknown(_) => None,
+    })
+}
+
+/// Hint state read from a qualifier list.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Hints {
+    cache_op: Option<CacheOperator>,
+    l1: Option<L1EvictionPriority>,
+    l2: Option<L2EvictionPriority>,
+    cache_hint: bool,
+    prefetch: Option<PrefetchSize>,
+}
+
+impl Hints {
+    fn read(written: &[Spanned<Modifier>]) -> Hints {
+        let mut h = Hints::default();
+        for q in quals(written) {
+            match q {
+                Qualifier::CacheOp(c) => h.cache_op = Some(c),
+                Qualifier::L1(p) => h.l1 = Some(p),
+                Qualifier::L2(p) => h.l2 = Some(p),
+                Qualifier::Flag(Flag::CacheHint) => h.cache_hint = true,
+                Qualifier::Prefetch(p) => h.prefetch = Some(p),
+                _ => {}
+            }
+        }
+        h
+    }
+
+    /// Applies an edit (a `none` clears everything, then the set hints are laid over).
+    fn with(mut self, e: &HintSet) -> Hints {
+        if e.none {
+            return Hints::default();
+        }
+        if let Some(c) = e.cache_op {
+            self.cache_op = Some(c);
+            self.l1 = None;
+            self.l2 = None;
+        }
+        if e.l1.is_some() || e.l2.is_some() {
+            self.cache_op = None;
+        }
+        if let Some(p) = e.l1 {
+            self.l1 = Some(p);
+        }
+        if let Some(p) = e.l2 {
+            // An explicit L2 priority replaces the policy (which would decide L2 otherwise).
+            self.l2 = Some(p);
+            self.cache_hint = false;
+        }
+        if let Some(p) = e.prefetch {
+            self.prefetch = Some(p);
+        }
+        self
+    }
+}
+
+fn is_hint(q: Qualifier) -> bool {
+    matches!(
+        q,
+        Qualifier::CacheOp(_)
+            | Qualifier::L1(_)
+            | Qualifier::L2(_)
+            | Qualifier::Prefetch(_)
+            | Qualifier::Flag(Flag::CacheHint)
+    )
+}
+
+/// Rebuilds a qualifier list with `h` in the ISA's order:
+/// `ld{.sem}{.scope}{.ss}{.cop}{.nc}{.L1::}{.L2::}{.L2::cache_hint}{.L2::NB}{.vec}.type`.
+fn rebuild(written: &[Spanned<Modifier>], h: &Hints) -> Vec<Spanned<Modifier>> {
+    let mut out: Vec<Spanned<Modifier>> = written
+        .iter()
+        .filter(|m| !matches!(m.value, Modifier::Known(q) if is_hint(q)))
+        .cloned()
+        .collect();
+    let position = |out: &[Spanned<Modifier>], stop: &dyn Fn(Qualifier) -> bool| {
+        out.iter()
+            .position(|m| matches!(m.value, Modifier::Known(q) if stop(q)))
+            .unwrap_or(out.len())
+    };
+    if let Some(c) = h.cache_op {
+        let at = position(&out, &|q| {
+            matches!(
+                q,
+                Qualifier::Flag(Flag::Nc) | Qualifier::Vector(_) | Qualifier::Type(_)
+            )
+        });
+        out.insert(at, known(Qualifier::CacheOp(c)));
+    }
+    let mut tail = Vec::new();
+    if let Some(p) = h.l1 {
+        tail.push(known(Qualifier::L1(p)));
+    }
+    if let Some(p) = h.l2 {
+        tail.push(known(Qualifier::L2(p)));
+    }
+    if h.cache_hint {
+        tail.push(known(Qualifier::Flag(Flag::CacheHint)));
+    }
+    if let Some(p) = h.prefetch {
+        tail.push(known(Qualifier::Prefetch(p)));
+    }
+    let at = position(&out, &|q| {
+        matches!(q, Qualifier::Vector(_) | Qualifier::Type(_))
+    });
+    out.splice(at..at, tail);
+    out
+}
+
+fn policy_operand() -> Operand {
+    Operand::Name(Name {
+        name: POLICY_REGISTER.into(),
+        component: None,
+        span: Span::default(),
+    })
+}
+
+/// Whether an `ld`/`st` is a weak access of global or generic memory (the ones cache
+/// operators and priorities are for), or why not.
+fn weak_global(ls: &LoadStore) -> Result<(), String> {
+    let mut space = None;
+    let mut semantics = None;
+    let mut mmio = false;
+    for q in quals(&ls.qualifiers.written) {
+        match q {
+            Qualifier::Space(s) => space = Some(s),
+            Qualifier::Semantics(s) => semantics = Some(s),
+            Qualifier::Flag(Flag::Mmio) => mmio = true,
+            _ => {}
+        }
+    }
+    if !matches!(space, None | Some(StateSpace::Global)) {
+        return Err(String::new());
+    }
+    if mmio {
+        return Err(".mmio accesses are never cached".into());
+    }
+    match semantics {
+        None | Some(MemorySemantics::Weak) => Ok(()),
+        Some(s) => Err(format!(
+            "{s} accesses keep their memory-ordering semantics; cache operators do not apply"
+        )),
+    }
+}
+
+fn edit(i: &mut Instruction, step: &Step, line: u32) -> Result<Outcome, String> {
+    match &mut i.op {
+        Op::Ld(ls) => edit_load_store(ls, true, step, line),
+        Op::St(ls) => edit_load_store(ls, false, step, line),
+        Op::CpAsync(c) => edit_cp_async(c, step, line),
+        Op::Prefetch(p) => edit_prefetch(p, step, line),
+        _ => Ok(Outcome::NotSelected),
+    }
+}
+
+fn edit_load_store(
+    ls: &mut LoadStore,
+    is_load: bool,
+    step: &Step,
+    line: u32,
+) -> Result<Outcome, String> {
+    let name = if is_load { "ld" } else { "st" };
+    let cur = Hints::read(&ls.qualifiers.written);
+    let explicit = matches!(step, Step::Set { selector: Selector::Line(n), .. } if *n == line);
+    let new = match step {
+        Step::StripHints => {
+            if weak_global(ls).is_err() && cur == Hints::default() {
+                return Ok(Outcome::NotSelected);
+            }
+            Hints::default()
+        }
+        Step::Set { selector, hints } => {
+            let selected = match selector {
+                Selector::Loads => is_load,
+                Selector::Stores => !is_load,
+                Selector::CpAsync => false,
+                Selector::Line(n) => *n == line,
+            };
+            if !selected {
+                return Ok(Outcome::NotSelected);
+            }
+            match weak_global(ls) {
+                Ok(()) => {}
+                Err(why) if explicit => {
+                    return Err(if why.is_empty() {
+                        format!("{name} of a non-global state space takes no cache hints")
+                    } else {
+                        why
+                    })
+                }
+                Err(why) if why.is_empty() => return Ok(Outcome::NotSelected),
+                Err(why) => return Ok(Outcome::Skipped(why)),
+            }
+            if let Some(op) = hints.cache_op {
+                let fits = if is_load {
+                    op.is_load_operator()
+                } else {
+                    op.is_store_operator()
+                };
+                if !fits {
+                    return Err(format!("{name} does not take the cache operator {op}"));
+                }
+            }
+            if !is_load && hints.prefetch.is_some() {
+                return Err("st has no prefetch-size qualifier".into());
+            }
+            cur.with(hints)
+        }
+        Step::Policy(p) => {
+            if weak_global(ls).is_err() {
+                return Ok(Outcome::NotSelected);
+            }
+            let mut h = cur;
+            h.cache_hint = p.is_some();
+            if p.is_some() {
+                h.l2 = None;
+            }
+            h
+        }
+    };
+    if new == cur && !matches!(step, Step::Policy(Some(_))) {
+        return Ok(Outcome::NotSelected);
+    }
+    ls.qualifiers.written = rebuild(&ls.qualifiers.written, &new);
+    // The policy operand follows the address (ld) or the value (st).
+    let old_policy = ls.operands.get(2).cloned();
+    ls.operands.truncate(2);
+    if new.cache_hint {
+        match step {
+            Step::Policy(Some(_)) => ls.operands.push(policy_operand()),
+            _ => ls.operands.extend(old_policy),
+        }
+    }
+    Ok(Outcome::Changed)
+}
+
+fn edit_cp_async(c: &mut CpAsync, step: &Step, line: u32) -> Result<Outcome, String> {
+    let cur = Hints::read(&c.qualifiers.written);
+    let cp_size = match c.operands.get(2) {
+        Some(Operand::Int(v)) => Some(v.value.value),
+        _ => None,
+    };
+    // [dst], [src], cp-size, {src-size | ignore-src}, {policy}
+    let has_policy_operand = cur.cache_hint && c.operands.len() > 3;
+    let new = match step {
+        Step::StripHints => Hints {
+            cache_op: cur.cache_op,
+            ..Hints::default()
+        },
+        Step::Set { selector, hints } => {
+            let selected = match selector {
+                Selector::CpAsync => true,
+                Selector::Line(n) => *n == line,
+                _ => false,
+            };
+            if !selected {
+                return Ok(Outcome::NotSelected);
+            }
+            if hints.l1.is_some() || hints.l2.is_some() {
+                return Err("cp.async has no eviction-priority qualifiers".into());
+            }
+            if let Some(op) = hints.cache_op {
+                if !matches!(op, CacheOperator::Ca | CacheOperator::Cg) {
+                    return Err(format!("cp.async takes .ca or .cg, not {op}"));
+                }
+                if op == CacheOperator::Cg && cp_size != Some(16) {
+                    let why = format!(
+                        "cp.async.cg copies 16 bytes only; this one copies {}",
+                        cp_size.map_or("a non-constant size".into(), |s| format!("{s} bytes"))
+                    );
+                    return if matches!(selector, Selector::Line(_)) {
+                        Err(why)
+                    } else {
+                        Ok(Outcome::Skipped(why))
+                    };
+                }
+            }
+            let mut h = cur;
+            if hints.none {
+                h = Hints {
+                    cache_op: cur.cache_op,
+                    ..Hints::default()
+                };
+            }
+            if let Some(op) = hints.cache_op {
+                h.cache_op = Some(op);
+            }
+            if let Some(p) = hints.prefetch {
+                h.prefetch = Some(p);
+            }
+            h
+        }
+        Step::Policy(p) => {
+            let mut h = cur;
+            h.cache_hint = p.is_some();
+            h
+        }
+    };
+    if new == cur && !matches!(step, Step::Policy(Some(_))) {
+        return Ok(Outcome::NotSelected);
+    }
+    c.qualifiers.written = rebuild_cp_async(&c.qualifiers.written, &new);
+    let old_policy = if has_policy_operand {
+        c.operands.pop()
+    } else {
+        None
+    };
+    if new.cache_hint {
+        match step {
+            Step::Policy(Some(_)) => c.operands.push(policy_operand()),
+            _ => c.operands.extend(old_policy),
+        }
+    }
+    Ok(Outcome::Changed)
+}
+
+/// `cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}`: the operator goes right
+/// after `cp.async`, the hint and prefetch size at the end.
+fn rebuild_cp_async(written: &[Spanned<Modifier>], h: &Hints) -> Vec<Spanned<Modifier>> {
+    let mut out: Vec<Spanned<Modifier>> = Vec::new();
+    for m in written {
+        match m.value {
+            Modifier::Known(q) if is_hint(q) => {}
+            _ => out.push(m.clone()),
+        }
+        if matches!(&m.value, Modifier::Known(Qualifier::Flag(Flag::Async))) {
+            if let Some(c) = h.cache_op {
+                out.push(known(Qualifier::CacheOp(c)));
+            }
+        }
+    }
+    if h.cache_hint {
+        out.push(known(Qualifier::Flag(Flag::CacheHint)));
+    }
+    if let Some(p) = h.prefetch {
+        out.push(known(Qualifier::Prefetch(p)));
+    }
+    out
+}
+
+fn edit_prefetch(p: &mut Prefetch, step: &Step, line: u32) -> Result<Outcome, String> {
+    let has_priority = quals(&p.qualifiers.written).any(|q| matches!(q, Qualifier::L2(_)));
+    let strip = match step {
+        Step::StripHints => true,
+        Step::Set {
+            selector: Selector::Line(n),
+            hints,
+        } if *n == line => {
+            if !hints.none {
+                return Err("prefetch takes only `none` here (it removes .L2::evict_*)".into());
+            }
+            true
+        }
+        _ => false,
+    };
+    if !strip || !has_priority {
+        return Ok(Outcome::NotSelected);
+    }
+    // prefetch.global.L2::evict_last → prefetch.global.L2
+    for m in &mut p.qualifiers.written {
+        if let Modifier::Known(Qualifier::L2(_)) = m.value {
+            m.value = Modifier::Known(Qualifier::Level(ptx_isa::CacheLevel::L2));
+        }
+    }
+    Ok(Outcome::Changed)
+}
