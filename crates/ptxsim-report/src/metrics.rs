@@ -162,7 +162,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "lts__t_sectors_lookup_miss.sum",
         unit: "sectors",
-        description: "L2 sector lookups that missed (reads fetched from DRAM)",
+        description: "L2 sector lookups that missed (read misses are fetched from DRAM; write misses allocate without a fetch)",
         nsight: true,
         per_line: true,
         compute: |c, _, _| count(c.l2.misses()),

@@ -100,7 +100,7 @@ pub fn render_run(r: &Report) -> String {
     };
     let _ = writeln!(
         s,
-        "run: {} warp-instructions, {} thread-instructions, cp.async {} , stale L1 reads {}\n",
+        "run: {} warp-instructions, {} thread-instructions, cp.async {}, stale L1 reads {}\n",
         thousands(v.run.warp_instructions),
         thousands(v.run.thread_instructions),
         format_bytes(v.run.cp_async_bytes),

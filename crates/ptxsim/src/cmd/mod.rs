@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
 pub mod check;
+pub mod compare;
 pub mod fmt;
+pub mod progress;
 pub mod run;
 
 use std::io::IsTerminal;
