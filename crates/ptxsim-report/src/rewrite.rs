@@ -16,16 +16,18 @@
 //!                                  (cp.async keeps its mandatory .ca/.cg); prefetch.L2::evict_*
 //!                                  becomes prefetch.L2
 //! loads=HINTS | stores=HINTS       weak ld/st of global (or generic) addresses
-//! cp.async=ca|cg|none|.L2::NB      every cp.async (.cg only where cp-size is 16, as the ISA says)
+//! cp.async=ca|cg|none|.L2::NB|POL  every cp.async (.cg only where cp-size is 16, as the ISA says)
 //! line:N=HINTS                     the instructions on PTX line N
-//! policy=fraction:F:P[:S]          every weak global ld/st and cp.async gets .L2::cache_hint with
-//!                                  the policy of `createpolicy.fractional.L2::P.L2::S.b64 _, F`
-//! policy=none                      every .L2::cache_hint and policy operand removed
+//! policy=fraction:F:P[:S] | none   every weak global ld/st and cp.async: as `…=policy:…` below
 //!
 //! HINTS: none | evict_first | evict_last | evict_normal (both .L1:: and .L2::) |
 //!        evict_unchanged | no_allocate (.L1:: only) | ca cg cs lu cv (loads) | wb cg cs wt
 //!        (stores) | qualifiers as written: .L2::evict_last, .L1::evict_first.L2::evict_first,
-//!        .cg, .L2::128B
+//!        .cg, .L2::128B | POL
+//! POL:   policy:fraction:F:P[:S]   .L2::cache_hint with the policy that
+//!                                  `createpolicy.fractional.L2::P.L2::S.b64 _, F` makes (created
+//!                                  once at the top of each function; replaces .L2:: priorities)
+//!        policy:none               .L2::cache_hint and the policy operand removed
 //! ```
 
 use ptx_isa::{
@@ -69,17 +71,27 @@ pub enum Selector {
     CpAsync,
     /// The `ld`/`st`/`cp.async`/`prefetch` instructions on this 1-based PTX line.
     Line(u32),
+    /// Weak global `ld` and `st`, and `cp.async` (the `policy=` shorthand).
+    All,
 }
 
 /// The hints an edit sets. `none` clears all of them; a cache operator and eviction priorities
 /// exclude each other (the two forms of `ld`/`st` in the PTX ISA).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct HintSet {
     pub none: bool,
     pub cache_op: Option<CacheOperator>,
     pub l1: Option<L1EvictionPriority>,
     pub l2: Option<L2EvictionPriority>,
     pub prefetch: Option<PrefetchSize>,
+    pub policy: Option<PolicyEdit>,
+}
+
+/// A cache-policy edit: use a fractional policy, or drop the policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PolicyEdit {
+    Use(FractionPolicy),
+    Remove,
 }
 
 /// `createpolicy.fractional.L2::primary{.L2::secondary}.b64 policy, fraction`.
@@ -95,8 +107,6 @@ pub struct FractionPolicy {
 pub enum Step {
     StripHints,
     Set { selector: Selector, hints: HintSet },
-    /// `Some`: every weak global access uses this policy; `None`: every policy removed.
-    Policy(Option<FractionPolicy>),
 }
 
 /// A parsed rewrite: its text and its steps.
@@ -112,7 +122,8 @@ impl fmt::Display for Rewrite {
     }
 }
 
-/// The register a `policy=` rewrite declares in each function it changes.
+/// The registers policy rewrites declare (`%ptxsim_policy0`, `%ptxsim_policy1`, …, one per
+/// distinct policy) in each function they change.
 pub const POLICY_REGISTER: &str = "%ptxsim_policy";
 
 fn spec_err<T>(spec: &str, message: impl Into<String>) -> Result<T, RewriteError> {
@@ -156,7 +167,15 @@ fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
         "loads" => Selector::Loads,
         "stores" => Selector::Stores,
         "cp.async" => Selector::CpAsync,
-        "policy" => return parse_policy(spec, value).map(Step::Policy),
+        "policy" => {
+            return Ok(Step::Set {
+                selector: Selector::All,
+                hints: HintSet {
+                    policy: Some(parse_policy(spec, value)?),
+                    ..HintSet::default()
+                },
+            })
+        }
         t => match t.strip_prefix("line:").map(str::parse::<u32>) {
             Some(Ok(n)) if n > 0 => Selector::Line(n),
             Some(_) => return spec_err(spec, format!("`{t}`: write line:N with N >= 1")),
@@ -198,7 +217,7 @@ fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
                 return spec_err(spec, format!("cp.async takes .ca or .cg, not `{op}`"));
             }
         }
-        Selector::Line(_) => {}
+        Selector::Line(_) | Selector::All => {}
     }
     Ok(Step::Set { selector, hints })
 }
@@ -229,6 +248,10 @@ fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteError> {
             return Ok(h);
         }
         _ => {}
+    }
+    if let Some(p) = value.strip_prefix("policy:") {
+        h.policy = Some(parse_policy(spec, p)?);
+        return Ok(h);
     }
     if !value.starts_with('.') {
         if let Some(op) = CacheOperator::from_token(&format!(".{value}")) {
@@ -298,9 +321,9 @@ fn parse_priority(spec: &str, word: &str) -> Result<L2EvictionPriority, RewriteE
     }
 }
 
-fn parse_policy(spec: &str, value: &str) -> Result<Option<FractionPolicy>, RewriteError> {
+fn parse_policy(spec: &str, value: &str) -> Result<PolicyEdit, RewriteError> {
     if value == "none" {
-        return Ok(None);
+        return Ok(PolicyEdit::Remove);
     }
     let parts: Vec<&str> = value.split(':').collect();
     let ("fraction", 3 | 4) = (parts[0], parts.len()) else {
@@ -335,7 +358,7 @@ fn parse_policy(spec: &str, value: &str) -> Result<Option<FractionPolicy>, Rewri
         }
         None => None,
     };
-    Ok(Some(FractionPolicy {
+    Ok(PolicyEdit::Use(FractionPolicy {
         fraction,
         primary,
         secondary,
@@ -395,10 +418,7 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
     let mut changes = Vec::new();
     let mut skipped = Vec::new();
     let mut lines_seen: BTreeSet<u32> = BTreeSet::new();
-    let policy = rewrite.steps.iter().rev().find_map(|s| match s {
-        Step::Policy(p) => Some(*p),
-        _ => None,
-    });
+    let mut policies = Policies::default();
     for f in module.functions() {
         let Some(body) = &f.body else { continue };
         let mut ctx = Walk {
@@ -409,21 +429,23 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
             changes: &mut changes,
             skipped: &mut skipped,
             lines_seen: &mut lines_seen,
-            uses_policy: false,
+            policies: &mut policies,
         };
         ctx.block(body)?;
-        if ctx.uses_policy {
-            if let Some(Some(p)) = policy {
-                // Declare and create the policy right after the body's `{`, on the same line.
-                let at = body.span.start + 1;
-                edits.push((
-                    Span::new(at, at),
-                    format!(
-                        " .reg .b64 {POLICY_REGISTER}; {}",
-                        p.instruction(POLICY_REGISTER)
-                    ),
+        // Declare and create the function's policies right after the body's `{`, on the
+        // same line (so no line moves).
+        let used = std::mem::take(&mut policies.used);
+        if !used.is_empty() {
+            let mut text = String::new();
+            for k in used {
+                let reg = format!("{POLICY_REGISTER}{k}");
+                text.push_str(&format!(
+                    " .reg .b64 {reg}; {}",
+                    policies.list[k].instruction(&reg)
                 ));
             }
+            let at = body.span.start + 1;
+            edits.push((Span::new(at, at), text));
         }
     }
     for step in &rewrite.steps {
@@ -496,7 +518,34 @@ struct Walk<'a> {
     changes: &'a mut Vec<Change>,
     skipped: &'a mut Vec<Skipped>,
     lines_seen: &'a mut BTreeSet<u32>,
-    uses_policy: bool,
+    policies: &'a mut Policies,
+}
+
+/// The distinct policies a rewrite uses (module-wide numbering) and those the current
+/// function uses.
+#[derive(Default)]
+struct Policies {
+    list: Vec<FractionPolicy>,
+    used: BTreeSet<usize>,
+}
+
+impl Policies {
+    /// The register operand holding `p` in the current function.
+    fn operand(&mut self, p: FractionPolicy) -> Operand {
+        let k = match self.list.iter().position(|q| *q == p) {
+            Some(k) => k,
+            None => {
+                self.list.push(p);
+                self.list.len() - 1
+            }
+        };
+        self.used.insert(k);
+        Operand::Name(Name {
+            name: format!("{POLICY_REGISTER}{k}").into(),
+            component: None,
+            span: Span::default(),
+        })
+    }
 }
 
 impl Walk<'_> {
@@ -522,13 +571,8 @@ impl Walk<'_> {
         self.lines_seen.insert(line);
         let mut cur = original.clone();
         for step in &self.rewrite.steps {
-            match edit(&mut cur, step, line) {
-                Ok(Outcome::Changed) => {
-                    if matches!(step, Step::Policy(Some(_))) {
-                        self.uses_policy = true;
-                    }
-                }
-                Ok(Outcome::NotSelected) => {}
+            match edit(&mut cur, step, line, self.policies) {
+                Ok(Outcome::Changed) | Ok(Outcome::NotSelected) => {}
                 Ok(Outcome::Skipped(reason)) => self.skipped.push(Skipped {
                     line,
                     instruction: original.to_string(),
@@ -622,6 +666,15 @@ impl Hints {
         if let Some(p) = e.prefetch {
             self.prefetch = Some(p);
         }
+        match e.policy {
+            Some(PolicyEdit::Use(_)) => {
+                // The policy decides the L2 priority.
+                self.cache_hint = true;
+                self.l2 = None;
+            }
+            Some(PolicyEdit::Remove) => self.cache_hint = false,
+            None => {}
+        }
         self
     }
 }
@@ -679,14 +732,6 @@ fn rebuild(written: &[Spanned<Modifier>], h: &Hints) -> Vec<Spanned<Modifier>> {
     out
 }
 
-fn policy_operand() -> Operand {
-    Operand::Name(Name {
-        name: POLICY_REGISTER.into(),
-        component: None,
-        span: Span::default(),
-    })
-}
-
 /// Whether an `ld`/`st` is a weak access of global or generic memory (the ones cache
 /// operators and priorities are for), or why not.
 fn weak_global(ls: &LoadStore) -> Result<(), String> {
@@ -715,11 +760,16 @@ fn weak_global(ls: &LoadStore) -> Result<(), String> {
     }
 }
 
-fn edit(i: &mut Instruction, step: &Step, line: u32) -> Result<Outcome, String> {
+fn edit(
+    i: &mut Instruction,
+    step: &Step,
+    line: u32,
+    policies: &mut Policies,
+) -> Result<Outcome, String> {
     match &mut i.op {
-        Op::Ld(ls) => edit_load_store(ls, true, step, line),
-        Op::St(ls) => edit_load_store(ls, false, step, line),
-        Op::CpAsync(c) => edit_cp_async(c, step, line),
+        Op::Ld(ls) => edit_load_store(ls, true, step, line, policies),
+        Op::St(ls) => edit_load_store(ls, false, step, line, policies),
+        Op::CpAsync(c) => edit_cp_async(c, step, line, policies),
         Op::Prefetch(p) => edit_prefetch(p, step, line),
         _ => Ok(Outcome::NotSelected),
     }
@@ -730,16 +780,16 @@ fn edit_load_store(
     is_load: bool,
     step: &Step,
     line: u32,
+    policies: &mut Policies,
 ) -> Result<Outcome, String> {
     let name = if is_load { "ld" } else { "st" };
     let cur = Hints::read(&ls.qualifiers.written);
-    let explicit = matches!(step, Step::Set { selector: Selector::Line(n), .. } if *n == line);
-    let new = match step {
+    let (new, policy) = match step {
         Step::StripHints => {
             if weak_global(ls).is_err() && cur == Hints::default() {
                 return Ok(Outcome::NotSelected);
             }
-            Hints::default()
+            (Hints::default(), None)
         }
         Step::Set { selector, hints } => {
             let selected = match selector {
@@ -747,13 +797,14 @@ fn edit_load_store(
                 Selector::Stores => !is_load,
                 Selector::CpAsync => false,
                 Selector::Line(n) => *n == line,
+                Selector::All => weak_global(ls).is_ok(),
             };
             if !selected {
                 return Ok(Outcome::NotSelected);
             }
             match weak_global(ls) {
                 Ok(()) => {}
-                Err(why) if explicit => {
+                Err(why) if matches!(selector, Selector::Line(_)) => {
                     return Err(if why.is_empty() {
                         format!("{name} of a non-global state space takes no cache hints")
                     } else {
@@ -776,21 +827,14 @@ fn edit_load_store(
             if !is_load && hints.prefetch.is_some() {
                 return Err("st has no prefetch-size qualifier".into());
             }
-            cur.with(hints)
-        }
-        Step::Policy(p) => {
-            if weak_global(ls).is_err() {
-                return Ok(Outcome::NotSelected);
-            }
-            let mut h = cur;
-            h.cache_hint = p.is_some();
-            if p.is_some() {
-                h.l2 = None;
-            }
-            h
+            let policy = match hints.policy {
+                Some(PolicyEdit::Use(p)) => Some(policies.operand(p)),
+                _ => None,
+            };
+            (cur.with(hints), policy)
         }
     };
-    if new == cur && !matches!(step, Step::Policy(Some(_))) {
+    if new == cur && policy.is_none() {
         return Ok(Outcome::NotSelected);
     }
     ls.qualifiers.written = rebuild(&ls.qualifiers.written, &new);
@@ -798,15 +842,17 @@ fn edit_load_store(
     let old_policy = ls.operands.get(2).cloned();
     ls.operands.truncate(2);
     if new.cache_hint {
-        match step {
-            Step::Policy(Some(_)) => ls.operands.push(policy_operand()),
-            _ => ls.operands.extend(old_policy),
-        }
+        ls.operands.extend(policy.or(old_policy));
     }
     Ok(Outcome::Changed)
 }
 
-fn edit_cp_async(c: &mut CpAsync, step: &Step, line: u32) -> Result<Outcome, String> {
+fn edit_cp_async(
+    c: &mut CpAsync,
+    step: &Step,
+    line: u32,
+    policies: &mut Policies,
+) -> Result<Outcome, String> {
     let cur = Hints::read(&c.qualifiers.written);
     let cp_size = match c.operands.get(2) {
         Some(Operand::Int(v)) => Some(v.value.value),
@@ -814,16 +860,19 @@ fn edit_cp_async(c: &mut CpAsync, step: &Step, line: u32) -> Result<Outcome, Str
     };
     // [dst], [src], cp-size, {src-size | ignore-src}, {policy}
     let has_policy_operand = cur.cache_hint && c.operands.len() > 3;
-    let new = match step {
-        Step::StripHints => Hints {
-            cache_op: cur.cache_op,
-            ..Hints::default()
-        },
+    let (new, policy) = match step {
+        Step::StripHints => (
+            Hints {
+                cache_op: cur.cache_op,
+                ..Hints::default()
+            },
+            None,
+        ),
         Step::Set { selector, hints } => {
             let selected = match selector {
-                Selector::CpAsync => true,
+                Selector::CpAsync | Selector::All => true,
                 Selector::Line(n) => *n == line,
-                _ => false,
+                Selector::Loads | Selector::Stores => false,
             };
             if !selected {
                 return Ok(Outcome::NotSelected);
@@ -860,15 +909,21 @@ fn edit_cp_async(c: &mut CpAsync, step: &Step, line: u32) -> Result<Outcome, Str
             if let Some(p) = hints.prefetch {
                 h.prefetch = Some(p);
             }
-            h
-        }
-        Step::Policy(p) => {
-            let mut h = cur;
-            h.cache_hint = p.is_some();
-            h
+            let policy = match hints.policy {
+                Some(PolicyEdit::Use(p)) => {
+                    h.cache_hint = true;
+                    Some(policies.operand(p))
+                }
+                Some(PolicyEdit::Remove) => {
+                    h.cache_hint = false;
+                    None
+                }
+                None => None,
+            };
+            (h, policy)
         }
     };
-    if new == cur && !matches!(step, Step::Policy(Some(_))) {
+    if new == cur && policy.is_none() {
         return Ok(Outcome::NotSelected);
     }
     c.qualifiers.written = rebuild_cp_async(&c.qualifiers.written, &new);
@@ -878,10 +933,7 @@ fn edit_cp_async(c: &mut CpAsync, step: &Step, line: u32) -> Result<Outcome, Str
         None
     };
     if new.cache_hint {
-        match step {
-            Step::Policy(Some(_)) => c.operands.push(policy_operand()),
-            _ => c.operands.extend(old_policy),
-        }
+        c.operands.extend(policy.or(old_policy));
     }
     Ok(Outcome::Changed)
 }
@@ -1174,14 +1226,14 @@ mod tests {
         let line = out.text.lines().nth(open).unwrap();
         assert_eq!(
             line,
-            "{ .reg .b64 %ptxsim_policy; createpolicy.fractional.L2::evict_last.b64 %ptxsim_policy, 0f3F000000;"
+            "{ .reg .b64 %ptxsim_policy0; createpolicy.fractional.L2::evict_last.b64 %ptxsim_policy0, 0f3F000000;"
         );
         for needle in ["L1::evict_last.L2::cache_hint", "ld.global.cs", "st.global"] {
             let x = ls_at(&out.text, line_of(needle));
             assert!(x.cache_hint.is_some(), "{needle}");
             assert_eq!(
                 x.operands[2].as_name().map(|n| n.name.as_str()),
-                Some(POLICY_REGISTER)
+                Some("%ptxsim_policy0")
             );
         }
         let kept = ls_at(&out.text, line_of("L1::evict_last.L2::cache_hint"));
@@ -1201,6 +1253,43 @@ mod tests {
             .cache_hint
             .is_none());
         assert_eq!(out.changes.len(), 2);
+    }
+
+    #[test]
+    fn policies_per_selector_get_their_own_registers() {
+        let out = apply_ok(
+            "cp.async=policy:fraction:1.0:evict_last+stores=policy:fraction:0.5:evict_first:evict_unchanged",
+        );
+        check_shape(&out);
+        let open = K.lines().position(|l| l == "{").unwrap();
+        assert_eq!(
+            out.text.lines().nth(open).unwrap(),
+            "{ .reg .b64 %ptxsim_policy0; createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %ptxsim_policy0, 0f3F000000; \
+             .reg .b64 %ptxsim_policy1; createpolicy.fractional.L2::evict_last.b64 %ptxsim_policy1, 0f3F800000;",
+            "numbered in the order of first use: the st comes first"
+        );
+        let cp = cp_at(&out.text, line_of("[%r8], [%rd1], 4"));
+        assert_eq!(
+            cp.operands.last().and_then(|o| o.as_name()).map(|n| n.name.as_str()),
+            Some("%ptxsim_policy1")
+        );
+        assert!(cp.cache_hint.is_some());
+        let st = ls_at(&out.text, line_of("st.global"));
+        assert_eq!(
+            st.operands[2].as_name().map(|n| n.name.as_str()),
+            Some("%ptxsim_policy0")
+        );
+        // Loads are untouched: the original policy operand stays.
+        let ld = ls_at(&out.text, line_of("L1::evict_last.L2::cache_hint"));
+        assert_eq!(ld.operands[2].as_name().map(|n| n.name.as_str()), Some("%rd2"));
+        let m = ptx_syntax::parse(&out.text).unwrap();
+        ptx_exec::Session::new(&m, &out.text, memsys::GpuConfig::a100()).unwrap();
+        // A line-scoped policy removal.
+        let n = line_of("L1::evict_last.L2::cache_hint");
+        let out = apply_ok(&format!("line:{n}=policy:none"));
+        assert_eq!(out.changes.len(), 1);
+        assert!(ls_at(&out.text, n).cache_hint.is_none());
+        assert_eq!(ls_at(&out.text, n).operands.len(), 2);
     }
 
     #[test]
@@ -1224,6 +1313,7 @@ mod tests {
             "loads=.L2::256B",
             "policy=fraction:1.0:evict_first:evict_unchanged",
             "strip-hints+policy=fraction:0.25:evict_last:evict_first",
+            "loads=policy:fraction:0.75:evict_normal",
         ] {
             let out = apply_ok(spec);
             check_shape(&out);
@@ -1253,6 +1343,7 @@ mod tests {
             ("policy=fraction:0.5:evict_sometimes", "evict_first"),
             ("policy=fraction:0.5:evict_last:evict_last", "secondary"),
             ("policy=range:1", "fraction:F"),
+            ("loads=policy:fraction:0:evict_last", "(0, 1]"),
         ] {
             let e = spec.parse::<Rewrite>().unwrap_err().to_string();
             assert!(e.contains(words), "{spec}: {e}");
