@@ -334,6 +334,8 @@ pub const KEY_METRICS: &[(&str, &str)] = &[
     ("ptxsim__l1_evictions_evict_first.sum", "L1 evictions, evict-first"),
     ("ptxsim__l1_evictions_normal.sum", "L1 evictions, normal"),
     ("ptxsim__l1_evictions_evict_last.sum", "L1 evictions, evict-last"),
+    ("ptxsim__lts_evict_last_capped.sum", "evict-last capped"),
+    ("ptxsim__lts_prefetch_fills.sum", "L2 prefetch fills"),
     ("ptxsim__cp_async_bytes.sum", "cp.async"),
     ("ptxsim__l1_stale_reads.sum", "stale L1 reads"),
 ];

@@ -334,17 +334,21 @@ pub fn render_compare(r: &Report) -> String {
     let mut s = header(r);
     s.push('\n');
     let base = r.variants.first();
+    for v in &r.variants {
+        let _ = writeln!(
+            s,
+            "  {:<12} {}",
+            v.name,
+            v.rewrite
+                .as_deref()
+                .unwrap_or("the module as written (baseline)")
+        );
+    }
+    s.push('\n');
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut head = vec!["metric".to_string(), String::new()];
     head.extend(r.variants.iter().map(|v| v.name.clone()));
     rows.push(head);
-    let mut rewrite_row = vec!["rewrite".to_string(), String::new()];
-    rewrite_row.extend(
-        r.variants
-            .iter()
-            .map(|v| v.rewrite.clone().unwrap_or_else(|| "(original)".into())),
-    );
-    rows.push(rewrite_row);
     for (name, label) in KEY_METRICS {
         let mut row = vec![label.to_string(), name.to_string()];
         for v in &r.variants {
@@ -414,8 +418,8 @@ pub fn render_compare(r: &Report) -> String {
     }
     if r.has_differences() {
         s.push_str(
-            "hints must not change results: the kernel depends on cache behaviour (a data race or a \
-             coherence bug such as a stale L1 read; try `ptxsim run --hazards`)\n",
+            "hints must not change results: the kernel depends on cache behaviour (a data race, or a \
+             coherence bug such as a stale L1 read: see the stale L1 reads row)\n",
         );
     }
     s

@@ -35,17 +35,24 @@ impl Progress {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            let bar = ProgressBar::new_spinner();
+            let bar = ProgressBar::new_spinner().with_elapsed(started.elapsed());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} {prefix} {human_pos} warp-instructions ({per_sec}) {elapsed}",
+                    "{spinner} {prefix}: {human_pos} warp-instructions, {msg} [{elapsed}]",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             );
             bar.set_prefix(label);
+            let update = |bar: &ProgressBar| {
+                let done = counter.load(Ordering::Relaxed);
+                let secs = started.elapsed().as_secs_f64().max(1e-3);
+                bar.set_position(done);
+                bar.set_message(format!("{:.1} M/s", done as f64 / secs / 1e6));
+            };
+            update(&bar);
             bar.enable_steady_tick(Duration::from_millis(100));
             while !flag.load(Ordering::Relaxed) {
-                bar.set_position(counter.load(Ordering::Relaxed));
+                update(&bar);
                 std::thread::sleep(Duration::from_millis(50));
             }
             bar.finish_and_clear();
