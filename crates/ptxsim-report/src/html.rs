@@ -547,7 +547,7 @@ fn top_lines_table(r: &Report) -> String {
         let _ = write!(
             s,
             "<tr><td class=\"l\">{l}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-            esc(&row.source.as_ref().map_or("-".into(), |s| s.short())),
+            esc(&row.user_source().map_or("-".into(), |s| s.short())),
             m("l1tex__t_sector_hit_rate.pct"),
             m("lts__t_sector_hit_rate.pct"),
             m("dram__bytes_read.sum"),
@@ -582,7 +582,7 @@ fn lines_table(v: &VariantReport) -> String {
             s,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}/{}</td><td class=\"code\">{}</td></tr>",
             row.ptx_line,
-            esc(&row.source.as_ref().map_or("-".into(), |s| s.short())),
+            esc(&row.user_source().map_or("-".into(), |s| s.short())),
             thousands(row.executions),
             m("l1tex__t_sectors.sum"),
             m("l1tex__t_sector_hit_rate.pct"),

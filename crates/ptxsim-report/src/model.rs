@@ -187,6 +187,13 @@ pub struct SourceLoc {
     pub column: u32,
 }
 
+impl LineRow {
+    /// The source line a person wrote: the call site of inlined code, else the `.loc`.
+    pub fn user_source(&self) -> Option<&SourceLoc> {
+        self.inlined_at.as_ref().or(self.source.as_ref())
+    }
+}
+
 impl SourceLoc {
     /// `file.py:147` with the file's base name.
     pub fn short(&self) -> String {
@@ -202,13 +209,18 @@ pub struct LineRow {
     pub function: String,
     /// The instruction(s) on the line, as the module has them.
     pub text: String,
+    /// The `.loc` in force (for inlined code, the inlined function's line).
     pub source: Option<SourceLoc>,
+    /// The call site of inlined code (`.loc …, inlined_at FILE LINE COL`): the user's line
+    /// when `source` is in a header or library (`__ldg`, `tl.sum`).
+    pub inlined_at: Option<SourceLoc>,
     /// Thread-instructions executed.
     pub executions: u64,
     pub metrics: MetricValues,
 }
 
-/// One source line's counters (summed over the PTX lines whose `.loc` names it).
+/// One source line's counters, summed over the PTX lines whose `.loc` names it (or, for
+/// inlined code, whose `inlined_at` call site is this line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceRow {
     pub file: String,
@@ -237,6 +249,7 @@ fn active(c: &Counters) -> bool {
 pub fn variant_report(
     name: &str,
     rewrite: Option<&str>,
+    source_text: Option<&str>,
     program: &Program,
     stats: &Stats,
     summary: &RunSummary,
@@ -274,12 +287,29 @@ pub fn variant_report(
             column,
         })
     };
+    let call_sites = source_text.map(inlined_call_sites).unwrap_or_default();
+    let file_path = |file: u32| {
+        program
+            .files
+            .get(&file)
+            .cloned()
+            .unwrap_or_else(|| format!("file {file}"))
+    };
     let mut lines = Vec::new();
     let mut by_source: BTreeMap<(String, u32), (Counters, u64, Vec<u32>)> = BTreeMap::new();
     for (ptx_line, (c, execs, ids)) in &by_line {
         let info = &program.instrs[ids[0]];
         let source = loc_of(ids[0]);
-        if let Some(s) = &source {
+        let inlined_at = source.as_ref().and_then(|_| {
+            call_sites
+                .get(ptx_line)
+                .map(|&(file, line, column)| SourceLoc {
+                    file: file_path(file),
+                    line,
+                    column,
+                })
+        });
+        if let Some(s) = inlined_at.as_ref().or(source.as_ref()) {
             let e = by_source.entry((s.file.clone(), s.line)).or_default();
             e.0 += c;
             e.1 += execs;
@@ -294,6 +324,7 @@ pub fn variant_report(
                 .collect::<Vec<_>>()
                 .join(" "),
             source,
+            inlined_at,
             executions: *execs,
             metrics: metrics::per_line(c, *execs),
         });
@@ -342,6 +373,41 @@ pub fn variant_report(
             end: stats.l2_occupancy,
         },
     }
+}
+
+/// PTX line → the `inlined_at` call site of the `.loc` in force there, for every instruction
+/// line under an inlined `.loc` (the lowering tracks the same `.loc`, reset per function).
+pub fn inlined_call_sites(source: &str) -> BTreeMap<u32, (u32, u32, u32)> {
+    use ptx_syntax::ast::{Block, Statement};
+    fn walk(
+        b: &Block,
+        lines: &ptx_syntax::LineIndex,
+        cur: &mut Option<(u32, u32, u32)>,
+        out: &mut BTreeMap<u32, (u32, u32, u32)>,
+    ) {
+        for s in &b.statements {
+            match s {
+                Statement::Loc(l) => *cur = l.inlined_at,
+                Statement::Block(inner) => walk(inner, lines, cur, out),
+                Statement::Instruction(i) => {
+                    if let Some(site) = *cur {
+                        out.insert(lines.line(i.span.start), site);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let (module, _) = ptx_syntax::parse_recovering(source);
+    let lines = ptx_syntax::LineIndex::new(source);
+    for f in module.functions() {
+        if let Some(body) = &f.body {
+            let mut cur = None;
+            walk(body, &lines, &mut cur, &mut out);
+        }
+    }
+    out
 }
 
 /// Keeps at most `max` samples, evenly spaced, always keeping the last.

@@ -88,7 +88,7 @@ fn source_cell(v: &VariantReport, ptx_line: u32) -> String {
     v.lines
         .iter()
         .find(|l| l.ptx_line == ptx_line)
-        .and_then(|l| l.source.as_ref())
+        .and_then(|l| l.user_source())
         .map_or("-".into(), |s| s.short())
 }
 
@@ -214,7 +214,7 @@ pub fn render_run(r: &Report) -> String {
         let c = |n: &str| format_value(get(m, n));
         rows.push(vec![
             row.ptx_line.to_string(),
-            row.source.as_ref().map_or("-".into(), |s| s.short()),
+            row.user_source().map_or("-".into(), |s| s.short()),
             thousands(row.executions),
             c("l1tex__t_sectors.sum"),
             c("l1tex__t_sector_hit_rate.pct"),

@@ -121,6 +121,7 @@ pub fn run(args: Args) -> ExitCode {
         let mut v = model::variant_report(
             name,
             rw.as_ref().map(|x| x.spec.as_str()),
+            Some(&rewritten.text),
             &prepared.session.program,
             &stats,
             &summary,

@@ -1,7 +1,7 @@
 //! A progress spinner for long runs: shown on a terminal once a run has taken about a second,
 //! never on a non-terminal stderr (pipes, CI logs, test harnesses).
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -35,7 +35,9 @@ impl Progress {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            let bar = ProgressBar::new_spinner().with_elapsed(started.elapsed());
+            // Hidden until its first values are in, so no empty frame is drawn.
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
+                .with_elapsed(started.elapsed());
             bar.set_style(
                 ProgressStyle::with_template(
                     "{spinner} {prefix}: {human_pos} warp-instructions, {msg} [{elapsed}]",
@@ -50,6 +52,7 @@ impl Progress {
                 bar.set_message(format!("{:.1} M/s", done as f64 / secs / 1e6));
             };
             update(&bar);
+            bar.set_draw_target(ProgressDrawTarget::stderr());
             bar.enable_steady_tick(Duration::from_millis(100));
             while !flag.load(Ordering::Relaxed) {
                 update(&bar);

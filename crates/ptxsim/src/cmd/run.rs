@@ -366,9 +366,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     if let Some(format) = args.report {
         let stats = prepared.session.mem.stats();
+        // For the call sites of inlined code (the lowering keeps only the innermost .loc).
+        let source = std::fs::read_to_string(&r.ptx).ok();
         let variant = model::variant_report(
             "original",
             None,
+            source.as_deref(),
             &prepared.session.program,
             &stats,
             &summary,
