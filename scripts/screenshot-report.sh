@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Renders the README demo's comparison as HTML and screenshots it with headless Chromium, to look
-# at the report as a person would: docs/report-demo.html and docs/report-screenshot.png.
+# at the report as a person would: target/report-demo.html and docs/report-screenshot.png.
 #
 # Needs: Debian's `chromium` (apt-get install chromium fonts-dejavu-core). Not run by the test
 # suite (CI has no browser); the test suite checks the HTML's content.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v chromium >/dev/null || { echo "chromium not found: apt-get install chromium" >&2; exit 1; }
-out_html=${1:-docs/report-demo.html}
+out_html=${1:-target/report-demo.html}
 out_png=${2:-docs/report-screenshot.png}
 cargo build --release -q -p ptxsim
 target/release/ptxsim compare --launch examples/matmul_fp16.sm80.toml \

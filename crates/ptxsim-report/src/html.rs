@@ -52,15 +52,41 @@ fn ticks(max: f64) -> (f64, usize) {
     (step, (max / step).ceil().max(1.0) as usize)
 }
 
+/// Round tick values for a byte axis: steps of 1, 2, 2.5 or 5 times a power of ten of KiB,
+/// MiB or GiB (so labels read 200 KiB, 400 KiB rather than 195.3 KiB).
+fn ticks_bytes(max: f64) -> (f64, usize) {
+    let mut unit = 1.0;
+    while max / unit >= 1024.0 && unit < 1024f64.powi(4) {
+        unit *= 1024.0;
+    }
+    let (step, n) = ticks(max / unit);
+    (step * unit, n)
+}
+
 /// Short byte labels for axes: `512 B`, `64 KiB`, `1.5 MiB`.
 fn axis_bytes(v: f64) -> String {
     let b = v.round() as u64;
-    if b < 1024 {
-        format!("{b} B")
-    } else if b % 1024 == 0 && b < 1024 * 1024 {
-        format!("{} KiB", b / 1024)
-    } else {
-        format_bytes(b)
+    for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if b >= unit {
+            let x = b as f64 / unit as f64;
+            return if (x - x.round()).abs() < 1e-9 {
+                format!("{x:.0} {name}")
+            } else {
+                format!("{x:.1} {name}")
+            };
+        }
+    }
+    format!("{b} B")
+}
+
+/// Bar labels: `348 KiB`, `1.5 MiB` (no decimals from 100 of a unit).
+fn compact_bytes(b: u64) -> String {
+    let s = format_bytes(b);
+    match s.split_once(' ') {
+        Some((num, unit)) if num.parse::<f64>().is_ok_and(|x| x >= 100.0) => {
+            format!("{:.0} {unit}", num.parse::<f64>().unwrap_or(0.0))
+        }
+        _ => s,
     }
 }
 
@@ -94,17 +120,22 @@ fn grouped_bars(
     series: &[(String, &str)],
     values: &[Vec<Option<f64>>],
     y_max: f64,
+    bytes: bool,
     y_label: &dyn Fn(f64) -> String,
     value_label: &dyn Fn(f64) -> String,
 ) -> String {
-    let (w, h) = (620.0, 300.0);
+    let (w, h) = (560.0, 300.0);
     let (left, right, top, bottom) = (64.0, 12.0, 16.0, 44.0);
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
-    let (step, n) = ticks(y_max);
+    let (step, n) = if bytes {
+        ticks_bytes(y_max)
+    } else {
+        ticks(y_max)
+    };
     let top_val = step * n as f64;
     let mut s = format!(
-        "<svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">"
+        "<svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" class=\"chart\" role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">"
     );
     for k in 0..=n {
         let v = step * k as f64;
@@ -170,7 +201,11 @@ fn grouped_bars(
 
 /// Horizontal bars, one row per label with one bar per series; each bar is read (solid) plus
 /// written (striped) bytes.
-fn dram_rows(labels: &[(String, String)], series: &[(String, &str)], rw: &[Vec<(u64, u64)>]) -> String {
+fn dram_rows(
+    labels: &[(String, String)],
+    series: &[(String, &str)],
+    rw: &[Vec<(u64, u64)>],
+) -> String {
     let label_w = 300.0;
     let w = 1180.0;
     let right = 110.0;
@@ -186,7 +221,7 @@ fn dram_rows(labels: &[(String, String)], series: &[(String, &str)], rw: &[Vec<(
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let (step, n) = ticks(max);
+    let (step, n) = ticks_bytes(max);
     let top_val = step * n as f64;
     let plot_w = w - label_w - right;
     let mut s = format!(
@@ -279,7 +314,9 @@ fn occupancy_chart(v: &VariantReport, l2_lines: u64, title_color: &str) -> Strin
     let y_of = |lines: u64| top + plot_h - plot_h * (lines as f64 / l2_lines as f64).min(1.0);
     // Cumulative stacks: first, first+normal, first+normal+last.
     let stack = |upto: usize, x: &memsys::OccupancySample| -> u64 {
-        [x.evict_first, x.normal, x.evict_last][..=upto].iter().sum()
+        [x.evict_first, x.normal, x.evict_last][..=upto]
+            .iter()
+            .sum()
     };
     for class in (0..3).rev() {
         let mut d = String::new();
@@ -344,13 +381,14 @@ h2 { font-size:17px; margin:0 0 10px; }
 .sub { color:var(--muted); margin:0 0 18px; }
 .card { background:#fff; border:1px solid var(--line); border-radius:8px; padding:16px 18px; margin:0 0 18px; }
 .row { display:flex; flex-wrap:wrap; gap:18px; }
-.row > .card { flex:1 1 560px; }
+.row > .card { flex:1 1 520px; min-width:0; }
+svg.chart { max-width:100%; height:auto; }
 .note { color:var(--muted); font-size:12.5px; margin:6px 0 0; }
 table { border-collapse:collapse; width:100%; font-size:13px; }
 th, td { padding:4px 8px; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
 th { background:#f3f4f6; font-weight:600; }
 td.l, th.l { text-align:left; }
-td.code { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; white-space:normal; word-break:break-all; }
+td.code { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; white-space:normal; overflow-wrap:anywhere; min-width:260px; }
 td.name { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; color:var(--muted); }
 .good { color:#15803d; } .bad { color:#b91c1c; } .muted { color:var(--muted); fill:#6b7280; }
 .status-different { color:#b91c1c; font-weight:700; } .status-identical { color:#15803d; }
@@ -359,7 +397,7 @@ td.name { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace
 svg text { font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif; }
 svg .tick { font-size:11px; fill:#6b7280; }
 svg .label { font-size:12.5px; fill:#1d2330; font-weight:600; }
-svg .val { font-size:11px; fill:#374151; }
+svg .val { font-size:10.5px; fill:#374151; }
 svg .mono { font-family:ui-monospace,"DejaVu Sans Mono",monospace; }
 svg .grid { stroke:#eceef1; stroke-width:1; }
 svg .axis { stroke:#9ca3af; stroke-width:1; }
@@ -523,7 +561,10 @@ fn dram_by_line(r: &Report) -> (Vec<(String, String)>, Vec<Vec<(u64, u64)>>) {
         m(&b.1).cmp(&m(&a.1)).then(a.0.cmp(&b.0))
     });
     rows.truncate(12);
-    let labels = rows.iter().map(|(k, _, sub)| (k.clone(), sub.clone())).collect();
+    let labels = rows
+        .iter()
+        .map(|(k, _, sub)| (k.clone(), sub.clone()))
+        .collect();
     let per_variant = (0..n)
         .map(|i| rows.iter().map(|(_, v, _)| v[i]).collect())
         .collect();
@@ -697,7 +738,11 @@ pub fn render(r: &Report) -> String {
                 .collect()
         })
         .collect();
-    let dram_max = dram.iter().flatten().flatten().fold(0.0f64, |a, b| a.max(*b));
+    let dram_max = dram
+        .iter()
+        .flatten()
+        .flatten()
+        .fold(0.0f64, |a, b| a.max(*b));
     let _ = write!(
         s,
         "<div class=\"row\"><div class=\"card\"><h2>Sector hit rate per level</h2>{}{}<p class=\"note\">l1tex__t_sector_hit_rate.pct and lts__t_sector_hit_rate.pct; n/a: no lookups at that level.</p></div><div class=\"card\"><h2>DRAM traffic</h2>{}{}<p class=\"note\">dram__bytes_read.sum and dram__bytes_write.sum (write-backs during the run).</p></div></div>",
@@ -707,6 +752,7 @@ pub fn render(r: &Report) -> String {
             &series,
             &hit,
             100.0,
+            false,
             &|v| format!("{v:.0}%"),
             &|v| format!("{v:.1}%"),
         ),
@@ -716,8 +762,9 @@ pub fn render(r: &Report) -> String {
             &series,
             &dram,
             dram_max.max(1.0),
+            true,
             &axis_bytes,
-            &|v| format_bytes(v.round() as u64),
+            &|v| compact_bytes(v.round() as u64),
         )
     );
 
@@ -830,7 +877,20 @@ mod tests {
 
     #[test]
     fn escapes_markup() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+
+    #[test]
+    fn byte_axes_step_in_binary_units() {
+        let (step, n) = ticks_bytes(683.0 * 1024.0);
+        assert_eq!(step, 200.0 * 1024.0);
+        assert_eq!(n, 4);
+        assert_eq!(axis_bytes(step), "200 KiB");
+        assert_eq!(axis_bytes(2.5 * 1024.0 * 1024.0), "2.5 MiB");
+        assert_eq!(axis_bytes(512.0), "512 B");
     }
 
     #[test]

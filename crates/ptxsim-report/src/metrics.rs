@@ -328,12 +328,24 @@ pub const KEY_METRICS: &[(&str, &str)] = &[
     ("lts__t_sectors.sum", "L2 sectors"),
     ("dram__bytes_read.sum", "DRAM read"),
     ("dram__bytes_write.sum", "DRAM written"),
-    ("ptxsim__lts_evictions_evict_first.sum", "L2 evictions, evict-first"),
+    (
+        "ptxsim__lts_evictions_evict_first.sum",
+        "L2 evictions, evict-first",
+    ),
     ("ptxsim__lts_evictions_normal.sum", "L2 evictions, normal"),
-    ("ptxsim__lts_evictions_evict_last.sum", "L2 evictions, evict-last"),
-    ("ptxsim__l1_evictions_evict_first.sum", "L1 evictions, evict-first"),
+    (
+        "ptxsim__lts_evictions_evict_last.sum",
+        "L2 evictions, evict-last",
+    ),
+    (
+        "ptxsim__l1_evictions_evict_first.sum",
+        "L1 evictions, evict-first",
+    ),
     ("ptxsim__l1_evictions_normal.sum", "L1 evictions, normal"),
-    ("ptxsim__l1_evictions_evict_last.sum", "L1 evictions, evict-last"),
+    (
+        "ptxsim__l1_evictions_evict_last.sum",
+        "L1 evictions, evict-last",
+    ),
     ("ptxsim__lts_evict_last_capped.sum", "evict-last capped"),
     ("ptxsim__lts_prefetch_fills.sum", "L2 prefetch fills"),
     ("ptxsim__cp_async_bytes.sum", "cp.async"),
@@ -384,10 +396,19 @@ mod tests {
             get(&t, "lts__t_sector_hit_rate.pct"),
             Some(MetricValue::Percent(75.0))
         );
-        assert_eq!(get(&t, "dram__bytes_read.sum"), Some(MetricValue::Count(32)));
-        assert_eq!(get(&t, "lts__t_sectors_lookup_miss.sum"), Some(MetricValue::Count(1)));
+        assert_eq!(
+            get(&t, "dram__bytes_read.sum"),
+            Some(MetricValue::Count(32))
+        );
+        assert_eq!(
+            get(&t, "lts__t_sectors_lookup_miss.sum"),
+            Some(MetricValue::Count(1))
+        );
         let l = per_line(&c, 7);
-        assert_eq!(get(&l, "smsp__thread_inst_executed.sum"), Some(MetricValue::Count(7)));
+        assert_eq!(
+            get(&l, "smsp__thread_inst_executed.sum"),
+            Some(MetricValue::Count(7))
+        );
         assert!(!l.contains_key("ptxsim__cp_async_bytes.sum"));
     }
 }

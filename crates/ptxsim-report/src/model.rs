@@ -416,9 +416,7 @@ fn thin(samples: &[OccupancySample], max: usize) -> Vec<OccupancySample> {
         return samples.to_vec();
     }
     let n = samples.len();
-    (0..max)
-        .map(|k| samples[k * (n - 1) / (max - 1)])
-        .collect()
+    (0..max).map(|k| samples[k * (n - 1) / (max - 1)]).collect()
 }
 
 impl Report {

@@ -159,7 +159,9 @@ fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
     let Some((target, value)) = part.split_once('=') else {
         return spec_err(
             spec,
-            format!("`{part}`: expected strip-hints, loads=, stores=, cp.async=, line:N= or policy="),
+            format!(
+                "`{part}`: expected strip-hints, loads=, stores=, cp.async=, line:N= or policy="
+            ),
         );
     };
     let value = value.trim();
@@ -192,12 +194,18 @@ fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
     match selector {
         Selector::Loads => {
             if let Some(op) = hints.cache_op.filter(|c| !c.is_load_operator()) {
-                return spec_err(spec, format!("`{op}` is a store operator; loads take .ca .cg .cs .lu .cv"));
+                return spec_err(
+                    spec,
+                    format!("`{op}` is a store operator; loads take .ca .cg .cs .lu .cv"),
+                );
             }
         }
         Selector::Stores => {
             if let Some(op) = hints.cache_op.filter(|c| !c.is_store_operator()) {
-                return spec_err(spec, format!("`{op}` is a load operator; stores take .wb .cg .cs .wt"));
+                return spec_err(
+                    spec,
+                    format!("`{op}` is a load operator; stores take .wb .cg .cs .wt"),
+                );
             }
             if hints.prefetch.is_some() {
                 return spec_err(spec, "st has no prefetch-size qualifier");
@@ -234,10 +242,23 @@ fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteError> {
             h.none = true;
             return Ok(h);
         }
-        "evict_first" => return Ok(both(L1EvictionPriority::EvictFirst, L2EvictionPriority::EvictFirst)),
-        "evict_last" => return Ok(both(L1EvictionPriority::EvictLast, L2EvictionPriority::EvictLast)),
+        "evict_first" => {
+            return Ok(both(
+                L1EvictionPriority::EvictFirst,
+                L2EvictionPriority::EvictFirst,
+            ))
+        }
+        "evict_last" => {
+            return Ok(both(
+                L1EvictionPriority::EvictLast,
+                L2EvictionPriority::EvictLast,
+            ))
+        }
         "evict_normal" => {
-            return Ok(both(L1EvictionPriority::EvictNormal, L2EvictionPriority::EvictNormal))
+            return Ok(both(
+                L1EvictionPriority::EvictNormal,
+                L2EvictionPriority::EvictNormal,
+            ))
         }
         "evict_unchanged" => {
             h.l1 = Some(L1EvictionPriority::EvictUnchanged);
@@ -368,7 +389,9 @@ fn parse_policy(spec: &str, value: &str) -> Result<PolicyEdit, RewriteError> {
 impl FractionPolicy {
     /// The `createpolicy` instruction that makes this policy in `register`.
     pub fn instruction(&self, register: &str) -> String {
-        let secondary = self.secondary.map_or(String::new(), |s| s.token().to_string());
+        let secondary = self
+            .secondary
+            .map_or(String::new(), |s| s.token().to_string());
         format!(
             "createpolicy.fractional{}{secondary}.b64 {register}, 0f{:08X};",
             self.primary.token(),
@@ -1107,7 +1130,11 @@ mod tests {
         assert_eq!(cp.cache_op.map(|c| c.value), Some(CacheOperator::Cg));
         assert_eq!(cp.cache_hint, None);
         assert_eq!(cp.operands.len(), 3);
-        assert!(out.text.contains("prefetch.global.L2 [%rd1];"), "{}", out.text);
+        assert!(
+            out.text.contains("prefetch.global.L2 [%rd1];"),
+            "{}",
+            out.text
+        );
         // Changed: the hinted ld, ld.cs, the hinted cp.async, the prefetch.
         assert_eq!(out.changes.len(), 4, "{:?}", out.changes);
     }
@@ -1116,7 +1143,11 @@ mod tests {
     fn loads_evict_first_sets_both_levels_on_weak_global_loads_only() {
         let out = apply_ok("loads=evict_first");
         check_shape(&out);
-        for needle in ["L1::evict_last.L2::cache_hint", "ld.global.nc", "ld.global.cs"] {
+        for needle in [
+            "L1::evict_last.L2::cache_hint",
+            "ld.global.nc",
+            "ld.global.cs",
+        ] {
             let ld = ls_at(&out.text, line_of(needle));
             assert_eq!(
                 ld.l1_priority.map(|p| p.value),
@@ -1127,7 +1158,10 @@ mod tests {
                 ld.l2_priority.map(|p| p.value),
                 Some(L2EvictionPriority::EvictFirst)
             );
-            assert_eq!(ld.cache_op, None, "operator and priorities exclude each other");
+            assert_eq!(
+                ld.cache_op, None,
+                "operator and priorities exclude each other"
+            );
             assert_eq!(ld.cache_hint, None, "an L2 priority replaces the policy");
         }
         let nc = ls_at(&out.text, line_of("ld.global.nc"));
@@ -1135,10 +1169,15 @@ mod tests {
         assert!(out
             .text
             .contains("ld.global.nc.L1::evict_first.L2::evict_first.f32"));
-        assert!(ls_at(&out.text, line_of("ld.volatile")).l1_priority.is_none());
+        assert!(ls_at(&out.text, line_of("ld.volatile"))
+            .l1_priority
+            .is_none());
         assert!(out.skipped.iter().any(|s| s.line == line_of("ld.volatile")));
         assert_eq!(ls_at(&out.text, line_of("st.global")).l1_priority, None);
-        assert_eq!(ls_at(&out.text, line_of("ld.param.u64 %rd1")).l1_priority, None);
+        assert_eq!(
+            ls_at(&out.text, line_of("ld.param.u64 %rd1")).l1_priority,
+            None
+        );
         assert_eq!(ls_at(&out.text, line_of("ld.shared")).l1_priority, None);
     }
 
@@ -1186,9 +1225,13 @@ mod tests {
             apply(K, &r),
             Err(RewriteError::Invalid { line: 3, .. })
         ));
-        let r: Rewrite = format!("line:{}=.cg", line_of("ld.shared")).parse().unwrap();
+        let r: Rewrite = format!("line:{}=.cg", line_of("ld.shared"))
+            .parse()
+            .unwrap();
         assert!(apply(K, &r).is_err(), "shared loads take no hints");
-        let r: Rewrite = format!("line:{}=wt", line_of("ld.global.cs")).parse().unwrap();
+        let r: Rewrite = format!("line:{}=wt", line_of("ld.global.cs"))
+            .parse()
+            .unwrap();
         assert!(apply(K, &r).is_err(), ".wt is not a load operator");
     }
 
@@ -1243,7 +1286,9 @@ mod tests {
         assert_eq!(cp.operands.len(), 4);
         let cp = cp_at(&out.text, line_of("cp.async.cg"));
         assert_eq!(cp.operands.len(), 4, "the old policy operand is replaced");
-        assert!(ls_at(&out.text, line_of("ld.volatile")).cache_hint.is_none());
+        assert!(ls_at(&out.text, line_of("ld.volatile"))
+            .cache_hint
+            .is_none());
         // The module still lowers.
         let m = ptx_syntax::parse(&out.text).unwrap();
         ptx_exec::Session::new(&m, &out.text, memsys::GpuConfig::a100()).unwrap();
@@ -1270,7 +1315,10 @@ mod tests {
         );
         let cp = cp_at(&out.text, line_of("[%r8], [%rd1], 4"));
         assert_eq!(
-            cp.operands.last().and_then(|o| o.as_name()).map(|n| n.name.as_str()),
+            cp.operands
+                .last()
+                .and_then(|o| o.as_name())
+                .map(|n| n.name.as_str()),
             Some("%ptxsim_policy1")
         );
         assert!(cp.cache_hint.is_some());
@@ -1281,7 +1329,10 @@ mod tests {
         );
         // Loads are untouched: the original policy operand stays.
         let ld = ls_at(&out.text, line_of("L1::evict_last.L2::cache_hint"));
-        assert_eq!(ld.operands[2].as_name().map(|n| n.name.as_str()), Some("%rd2"));
+        assert_eq!(
+            ld.operands[2].as_name().map(|n| n.name.as_str()),
+            Some("%rd2")
+        );
         let m = ptx_syntax::parse(&out.text).unwrap();
         ptx_exec::Session::new(&m, &out.text, memsys::GpuConfig::a100()).unwrap();
         // A line-scoped policy removal.

@@ -321,7 +321,9 @@ fn delta(base: Option<MetricValue>, v: Option<MetricValue>) -> String {
                 format!(" ({:+.1}%)", (x as f64 - b as f64) * 100.0 / b as f64)
             }
         }
-        (Some(MetricValue::Percent(b)), Some(MetricValue::Percent(x))) if (b - x).abs() >= 0.005 => {
+        (Some(MetricValue::Percent(b)), Some(MetricValue::Percent(x)))
+            if (b - x).abs() >= 0.005 =>
+        {
             format!(" ({:+.2})", x - b)
         }
         _ => String::new(),
@@ -382,7 +384,9 @@ pub fn render_compare(r: &Report) -> String {
     }));
     rows.push(outputs);
     s.push_str(&aligned(&rows, |c, _| c < 2));
-    s.push_str("  (in parentheses: change against the baseline; percentages of hit rates are points)\n");
+    s.push_str(
+        "  (in parentheses: the change against the original; for hit rates in percentage points)\n",
+    );
     for v in r.variants.iter().filter(|v| !v.baseline) {
         if v.changes.is_empty() {
             let _ = writeln!(

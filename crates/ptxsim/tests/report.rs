@@ -67,7 +67,10 @@ fn run_json(launch: &str) -> Value {
         .get_output()
         .clone();
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("ran `"), "status lines go to stderr: {stderr}");
+    assert!(
+        stderr.contains("ran `"),
+        "status lines go to stderr: {stderr}"
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is the JSON report alone")
 }
 
@@ -83,13 +86,19 @@ fn check_sums(variant: &Value) {
     let totals = &variant["totals"];
     let lines = variant["lines"].as_array().unwrap();
     for (metric, raw) in [
-        ("dram__bytes_read.sum", &variant["levels"]["dram"]["bytes_read"]),
+        (
+            "dram__bytes_read.sum",
+            &variant["levels"]["dram"]["bytes_read"],
+        ),
         (
             "dram__bytes_write.sum",
             &variant["levels"]["dram"]["bytes_written"],
         ),
         ("lts__t_requests.sum", &variant["levels"]["l2"]["requests"]),
-        ("l1tex__t_requests.sum", &variant["levels"]["l1"]["requests"]),
+        (
+            "l1tex__t_requests.sum",
+            &variant["levels"]["l1"]["requests"],
+        ),
     ] {
         let sum: u64 = lines.iter().map(|l| count(&l["metrics"], metric)).sum();
         assert_eq!(sum, count(totals, metric), "{metric}: lines vs total");
@@ -107,7 +116,8 @@ fn check_sums(variant: &Value) {
             .iter()
             .find(|l| l["ptx_line"].as_u64() == Some(line))
             .expect("a top line is a row");
-        count(&row["metrics"], "dram__bytes_read.sum") + count(&row["metrics"], "dram__bytes_write.sum")
+        count(&row["metrics"], "dram__bytes_read.sum")
+            + count(&row["metrics"], "dram__bytes_write.sum")
     };
     let top: Vec<u64> = variant["top_dram_lines"]
         .as_array()
@@ -287,7 +297,9 @@ fn html_report_is_self_contained_with_its_charts() {
         .success()
         .get_output()
         .clone();
-    assert!(String::from_utf8(out.stdout).unwrap().contains("ran `matmul_kernel`"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("ran `matmul_kernel`"));
     let html = std::fs::read_to_string(&path).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(!html.contains("<script"), "no scripts");
@@ -335,7 +347,14 @@ fn compare_demo_prints_the_table_and_all_outputs_match() {
         .get_output()
         .clone();
     let table = String::from_utf8(out.stdout).unwrap();
-    for needle in ["original", "l1", "persist", "prefetch", "identical", "L2 hit rate"] {
+    for needle in [
+        "original",
+        "l1",
+        "persist",
+        "prefetch",
+        "identical",
+        "L2 hit rate",
+    ] {
         assert!(table.contains(needle), "missing `{needle}`:\n{table}");
     }
     assert!(!table.contains("DIFFERENT"));
@@ -429,7 +448,10 @@ fn bad_variants_are_explained_with_exit_2() {
         ("nameonly", "write NAME=REWRITE"),
         ("x=loads=wt", "store operator"),
         ("original=strip-hints", "unique"),
-        ("x=line:5=.L2::evict_last", "no ld, st, cp.async or prefetch instruction on line 5"),
+        (
+            "x=line:5=.L2::evict_last",
+            "no ld, st, cp.async or prefetch instruction on line 5",
+        ),
     ] {
         let out = ptxsim()
             .args([
@@ -475,7 +497,10 @@ fn no_progress_display_without_a_terminal() {
         "the run must outlast the display's delay for this test to mean anything"
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.is_empty(), "nothing on a non-terminal stderr: {stderr:?}");
+    assert!(
+        stderr.is_empty(),
+        "nothing on a non-terminal stderr: {stderr:?}"
+    );
 }
 
 #[test]
@@ -494,8 +519,45 @@ fn progress_display_on_a_terminal() {
     assert!(out.status.success());
     let screen = String::from_utf8_lossy(&out.stdout);
     assert!(
-        screen.contains("spin: ") && screen.contains("warp-instructions, ") && screen.contains("M/s"),
+        screen.contains("spin: ")
+            && screen.contains("warp-instructions, ")
+            && screen.contains("M/s"),
         "{screen}"
     );
     assert!(screen.contains("ran `spin`"));
+}
+
+#[test]
+fn the_readme_first_command_runs_the_demo() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run"))
+        .expect("the README starts with a cargo run command");
+    let command = first.split('#').next().unwrap();
+    let args: Vec<&str> = command
+        .split_once(" -- ")
+        .expect("cargo run ... -- ARGS")
+        .1
+        .split_whitespace()
+        .collect();
+    assert_eq!(args[0], "compare", "{first}");
+    let out = ptxsim()
+        .current_dir(root())
+        .args(&args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(out).unwrap();
+    assert!(table.contains("lts__t_sector_hit_rate.pct"), "{table}");
+    let outputs = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("outputs"))
+        .unwrap();
+    assert_eq!(
+        outputs.matches("identical").count(),
+        args.iter().filter(|a| **a == "--variant").count()
+    );
 }

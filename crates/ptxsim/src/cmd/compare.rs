@@ -103,9 +103,9 @@ pub fn run(args: Args) -> ExitCode {
         if k == 0 && !r.expects.is_empty() {
             match check_expects(&prepared, &r.expects, &r.base, &|l| eprintln!("{l}")) {
                 Ok(true) => {}
-                Ok(false) => eprintln!(
-                    "warning: the original does not match the launch file's expectations"
-                ),
+                Ok(false) => {
+                    eprintln!("warning: the original does not match the launch file's expectations")
+                }
                 Err(e) => return fail(e),
             }
         }

@@ -272,8 +272,9 @@ pub fn check_expects(
 /// Writes a rendered report to `out` or stdout.
 pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
     match out {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
