@@ -512,7 +512,13 @@ fn compare_table(r: &Report) -> String {
 
 /// DRAM traffic per source line (or PTX line without `.loc`), for every variant: rows are the
 /// lines with the most traffic in any variant.
-fn dram_by_line(r: &Report) -> (Vec<(String, String)>, Vec<Vec<(u64, u64)>>) {
+/// Bytes (read, written).
+type ReadWrite = (u64, u64);
+
+/// A chart row: its label and sub-label.
+type RowLabel = (String, String);
+
+fn dram_by_line(r: &Report) -> (Vec<RowLabel>, Vec<Vec<ReadWrite>>) {
     let use_source = r.variants.iter().any(|v| !v.source_lines.is_empty());
     // key → per variant (read, written), plus a sub-label.
     let mut keys: BTreeMap<String, (Vec<(u64, u64)>, String)> = BTreeMap::new();
@@ -551,7 +557,7 @@ fn dram_by_line(r: &Report) -> (Vec<(String, String)>, Vec<Vec<(u64, u64)>>) {
             }
         }
     }
-    let mut rows: Vec<(String, Vec<(u64, u64)>, String)> = keys
+    let mut rows: Vec<(String, Vec<ReadWrite>, String)> = keys
         .into_iter()
         .map(|(k, (v, sub))| (k, v, sub))
         .filter(|(_, v, _)| v.iter().any(|(a, b)| a + b > 0))

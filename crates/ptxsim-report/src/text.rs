@@ -6,15 +6,16 @@ use std::fmt::Write as _;
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
+    let digits = v.to_string();
+    let mut groups: Vec<&str> = Vec::new();
+    let mut end = digits.len();
+    while end > 3 {
+        groups.push(&digits[end - 3..end]);
+        end -= 3;
     }
-    out
+    groups.push(&digits[..end]);
+    groups.reverse();
+    groups.join(",")
 }
 
 /// A metric value for a table cell.
@@ -427,4 +428,19 @@ pub fn render_compare(r: &Report) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_by_three() {
+        for (v, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(super::thousands(v), s);
+        }
+    }
 }
