@@ -20,8 +20,9 @@
 //! line:N=HINTS                     the instructions on PTX line N
 //! policy=fraction:F:P[:S] | none   every weak global ld/st and cp.async: as `…=policy:…` below
 //!
-//! HINTS: none | evict_first | evict_last | evict_normal (both .L1:: and .L2::) |
-//!        evict_unchanged | no_allocate (.L1:: only) | ca cg cs lu cv (loads) | wb cg cs wt
+//! HINTS: none | evict_first | evict_last | evict_normal (.L1::X plus policy:fraction:1.0:X, as
+//!        Triton's eviction_policy= emits) | evict_unchanged | no_allocate (.L1:: only) |
+//!        ca cg cs lu cv (loads) | wb cg cs wt
 //!        (stores) | qualifiers as written: .L2::evict_last, .L1::evict_first.L2::evict_first,
 //!        .cg, .L2::128B | POL
 //! POL:   policy:fraction:F:P[:S]   .L2::cache_hint with the policy that
@@ -232,9 +233,15 @@ fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
 
 fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteError> {
     let mut h = HintSet::default();
+    // What Triton emits for `eviction_policy=`: the L1 priority, and the L2 priority through a
+    // cache policy (`.L2::evict_*` qualifiers exist only for 256-bit ld/st).
     let both = |p: L1EvictionPriority, q: L2EvictionPriority| HintSet {
         l1: Some(p),
-        l2: Some(q),
+        policy: Some(PolicyEdit::Use(FractionPolicy {
+            fraction: 1.0,
+            primary: q,
+            secondary: None,
+        })),
         ..HintSet::default()
     };
     match value {
@@ -860,6 +867,15 @@ fn edit_load_store(
     if new == cur && policy.is_none() {
         return Ok(Outcome::NotSelected);
     }
+    if let Err(why) = fits_load_store(ls, is_load, &new) {
+        return match step {
+            Step::Set {
+                selector: Selector::Line(_),
+                ..
+            } => Err(why),
+            _ => Ok(Outcome::Skipped(why)),
+        };
+    }
     ls.qualifiers.written = rebuild(&ls.qualifiers.written, &new);
     // The policy operand follows the address (ld) or the value (st).
     let old_policy = ls.operands.get(2).cloned();
@@ -868,6 +884,48 @@ fn edit_load_store(
         ls.operands.extend(policy.or(old_policy));
     }
     Ok(Outcome::Changed)
+}
+
+/// The ISA's restrictions on hints an `ld`/`st` may take (ptxas rejects the rest):
+/// `.level2::eviction_priority` "is supported if `.vec` is `.v8` and `.type` is `.b32` … OR
+/// `.vec` is `.v4` and `.type` is `.b64` …" (`ld.global.nc`, `st`); `ld.global{.cop}.nc` takes
+/// `.cop = { .ca, .cg, .cs }`.
+fn fits_load_store(ls: &LoadStore, is_load: bool, h: &Hints) -> Result<(), String> {
+    let mut vec = None;
+    let mut ty = None;
+    let mut nc = false;
+    for q in quals(&ls.qualifiers.written) {
+        match q {
+            Qualifier::Vector(v) => vec = Some(v),
+            Qualifier::Type(t) => ty = Some(t),
+            Qualifier::Flag(Flag::Nc) => nc = true,
+            _ => {}
+        }
+    }
+    if let Some(p) = h.l2 {
+        let bits = ty.map_or(0, |t| t.bits());
+        let wide = matches!(
+            (vec, bits),
+            (Some(ptx_isa::VectorWidth::V8), 32) | (Some(ptx_isa::VectorWidth::V4), 64)
+        );
+        if !wide {
+            let name = if is_load { "ld" } else { "st" };
+            return Err(format!(
+                "{p} needs a 256-bit {name} (.v8 of 32-bit or .v4 of 64-bit elements, sm_100); \
+                 use policy:fraction:1.0:{} for others",
+                p.token().trim_start_matches(".L2::")
+            ));
+        }
+    }
+    if nc {
+        if let Some(op) = h
+            .cache_op
+            .filter(|c| !matches!(c, CacheOperator::Ca | CacheOperator::Cg | CacheOperator::Cs))
+        {
+            return Err(format!("ld.global.nc takes .ca, .cg or .cs, not {op}"));
+        }
+    }
+    Ok(())
 }
 
 fn edit_cp_async(
@@ -1019,8 +1077,8 @@ mod tests {
 
     /// A Triton-style kernel (the loads are copied from the corpus's Triton `vadd_evict_last`):
     /// a createpolicy, two hinted loads, an nc load, a volatile load, a store and cp.async forms.
-    const K: &str = ".version 8.0
-.target sm_80
+    const K: &str = ".version 8.8
+.target sm_100
 .address_size 64
 .visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)
 {
@@ -1036,6 +1094,7 @@ mod tests {
 	ld.global.nc.f32 %r5, [%rd1+16];
 	ld.volatile.global.u32 %r6, [%rd1+20];
 	ld.global.cs.u32 %r7, [%rd1+24];
+	ld.global.v4.b64 {%rd7, %rd8, %rd9, %rd10}, [%rd1+64];
 	@%p1 st.global.v4.b32 [ %rd6 + 0 ], { %r1, %r2, %r3, %r4 };
 	mov.u32 %r8, sh;
 	cp.async.ca.shared.global [%r8], [%rd1], 4;
@@ -1140,7 +1199,7 @@ mod tests {
     }
 
     #[test]
-    fn loads_evict_first_sets_both_levels_on_weak_global_loads_only() {
+    fn loads_evict_first_is_tritons_l1_priority_plus_l2_policy() {
         let out = apply_ok("loads=evict_first");
         check_shape(&out);
         for needle in [
@@ -1154,21 +1213,25 @@ mod tests {
                 Some(L1EvictionPriority::EvictFirst),
                 "{needle}"
             );
-            assert_eq!(
-                ld.l2_priority.map(|p| p.value),
-                Some(L2EvictionPriority::EvictFirst)
-            );
+            assert_eq!(ld.l2_priority, None, ".L2::evict_* needs a 256-bit access");
             assert_eq!(
                 ld.cache_op, None,
                 "operator and priorities exclude each other"
             );
-            assert_eq!(ld.cache_hint, None, "an L2 priority replaces the policy");
+            assert!(ld.cache_hint.is_some());
+            assert_eq!(
+                ld.operands[2].as_name().map(|n| n.name.as_str()),
+                Some("%ptxsim_policy0")
+            );
         }
-        let nc = ls_at(&out.text, line_of("ld.global.nc"));
-        assert!(nc.nc.is_some());
         assert!(out
             .text
-            .contains("ld.global.nc.L1::evict_first.L2::evict_first.f32"));
+            .contains("createpolicy.fractional.L2::evict_first.b64 %ptxsim_policy0, 0f3F800000;"));
+        let nc = ls_at(&out.text, line_of("ld.global.nc"));
+        assert!(nc.nc.is_some());
+        assert!(out.text.contains(
+            "ld.global.nc.L1::evict_first.L2::cache_hint.f32 %r5, [%rd1+16], %ptxsim_policy0;"
+        ));
         assert!(ls_at(&out.text, line_of("ld.volatile"))
             .l1_priority
             .is_none());
@@ -1210,16 +1273,41 @@ mod tests {
     #[test]
     fn one_line() {
         let n = line_of("ld.global.cs");
-        let out = apply_ok(&format!("line:{n}=.L2::evict_last"));
+        let out = apply_ok(&format!("line:{n}=.L1::evict_last"));
         assert_eq!(out.changes.len(), 1);
         assert_eq!(out.changes[0].line, n);
         assert_eq!(out.changes[0].before, "ld.global.cs.u32 %r7, [%rd1+24];");
         let ld = ls_at(&out.text, n);
         assert_eq!(
-            ld.l2_priority.map(|p| p.value),
-            Some(L2EvictionPriority::EvictLast)
+            ld.l1_priority.map(|p| p.value),
+            Some(L1EvictionPriority::EvictLast)
         );
         assert_eq!(ld.cache_op, None);
+        // .L2::evict_* only on 256-bit accesses (PTX ISA, ld.global.nc and st).
+        let r: Rewrite = format!("line:{n}=.L2::evict_last").parse().unwrap();
+        let e = apply(K, &r).unwrap_err().to_string();
+        assert!(e.contains("256-bit"), "{e}");
+        let wide = line_of("ld.global.v4.b64");
+        let out = apply_ok(&format!("line:{wide}=.L2::evict_last"));
+        assert_eq!(
+            ls_at(&out.text, wide).l2_priority.map(|p| p.value),
+            Some(L2EvictionPriority::EvictLast)
+        );
+        let out = apply_ok("loads=.L2::evict_first");
+        assert_eq!(
+            out.changes.len(),
+            1,
+            "only the 256-bit load: {:?}",
+            out.changes
+        );
+        assert!(out.skipped.iter().any(|k| k.reason.contains("256-bit")));
+        // ld.global.nc takes .ca, .cg or .cs only.
+        let out = apply_ok("loads=cv");
+        assert!(ls_at(&out.text, line_of("ld.global.nc")).cache_op.is_none());
+        assert!(out
+            .skipped
+            .iter()
+            .any(|k| k.line == line_of("ld.global.nc") && k.reason.contains("ld.global.nc takes")));
         let r: Rewrite = "line:3=cg".parse().unwrap();
         assert!(matches!(
             apply(K, &r),

@@ -26,6 +26,9 @@ pub struct Args {
     /// Write the report to this file (the table still goes to stdout).
     #[arg(long)]
     report_out: Option<PathBuf>,
+    /// Also write each variant's rewritten PTX to DIR/NAME.ptx (same lines as the original).
+    #[arg(long, value_name = "DIR")]
+    emit_ptx: Option<PathBuf>,
 }
 
 /// The name the original module runs under.
@@ -60,9 +63,12 @@ pub fn run(args: Args) -> ExitCode {
             ));
         };
         let name = name.trim();
-        if name.is_empty() || variants.iter().any(|(n, _, _)| n == name) {
+        let simple = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if name.is_empty() || !simple || variants.iter().any(|(n, _, _)| n == name) {
             return fail(format!(
-                "--variant `{v}`: the name must be non-empty and unique (`{BASELINE}` is the baseline's)"
+                "--variant `{v}`: the name must be non-empty, unique (`{BASELINE}` is the baseline's) and made of letters, digits, `-`, `_` and `.`"
             ));
         }
         let rw: Rewrite = match spec.parse() {
@@ -76,6 +82,17 @@ pub fn run(args: Args) -> ExitCode {
         variants.push((name.to_string(), Some(rw), out));
     }
 
+    if let Some(dir) = &args.emit_ptx {
+        let written = std::fs::create_dir_all(dir).and_then(|_| {
+            variants.iter().skip(1).try_for_each(|(name, _, rw)| {
+                std::fs::write(dir.join(format!("{name}.ptx")), &rw.text)
+            })
+        });
+        if let Err(e) = written {
+            eprintln!("error: cannot write to {}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
+    }
     let mut reports = Vec::new();
     let mut baseline_buffers: Vec<(usize, ptx_isa::ScalarType, Vec<u8>)> = Vec::new();
     for (k, (name, rw, rewritten)) in variants.iter().enumerate() {
