@@ -279,7 +279,19 @@ fn dram_rows(
 }
 
 /// Stacked areas of L2 lines by class over the run, as a share of the L2's lines.
-fn occupancy_chart(v: &VariantReport, l2_lines: u64, title_color: &str) -> String {
+/// Most L2 lines held at any sample of any variant (the shared y scale of the charts).
+fn max_occupancy(r: &Report) -> u64 {
+    r.variants
+        .iter()
+        .flat_map(|v| v.l2_timeline.samples.iter().chain([&v.l2_timeline.end]))
+        .map(|x| x.evict_first + x.normal + x.evict_last)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Stacked areas of L2 lines by class over the run, on a line-count axis up to `y_max` lines
+/// (shared by every variant), with the L2's capacity marked when in range.
+fn occupancy_chart(v: &VariantReport, l2_lines: u64, y_max: u64, title_color: &str) -> String {
     let (w, h) = (560.0, 220.0);
     let (left, right, top, bottom) = (52.0, 12.0, 28.0, 36.0);
     let plot_w = w - left - right;
@@ -289,15 +301,28 @@ fn occupancy_chart(v: &VariantReport, l2_lines: u64, title_color: &str) -> Strin
         "<svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"{left}\" y=\"16\" class=\"label\" fill=\"{title_color}\">{}</text>",
         esc(&v.name)
     );
-    for k in 0..=4 {
-        let y = top + plot_h - plot_h * k as f64 / 4.0;
+    let (step, n) = ticks(y_max.max(1) as f64);
+    let y_top = step * n as f64;
+    for k in 0..=n {
+        let v = step * k as f64;
+        let y = top + plot_h - plot_h * v / y_top;
         let _ = write!(
             s,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" class=\"grid\"/><text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}%</text>",
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" class=\"grid\"/><text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
             w - right,
             left - 6.0,
             y + 4.0,
-            k * 25
+            esc(&axis_count(v))
+        );
+    }
+    if (l2_lines as f64) <= y_top {
+        let y = top + plot_h - plot_h * l2_lines as f64 / y_top;
+        let _ = write!(
+            s,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#374151\" stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">L2 capacity</text>",
+            w - right,
+            w - right - 4.0,
+            y - 4.0
         );
     }
     if samples.len() < 2 || l2_lines == 0 {
@@ -311,7 +336,7 @@ fn occupancy_chart(v: &VariantReport, l2_lines: u64, title_color: &str) -> Strin
     }
     let x_max = samples.last().map_or(1, |x| x.request).max(1) as f64;
     let x_of = |r: u64| left + plot_w * r as f64 / x_max;
-    let y_of = |lines: u64| top + plot_h - plot_h * (lines as f64 / l2_lines as f64).min(1.0);
+    let y_of = |lines: u64| top + plot_h - plot_h * (lines as f64 / y_top).min(1.0);
     // Cumulative stacks: first, first+normal, first+normal+last.
     let stack = |upto: usize, x: &memsys::OccupancySample| -> u64 {
         [x.evict_first, x.normal, x.evict_last][..=upto]
@@ -388,7 +413,8 @@ table { border-collapse:collapse; width:100%; font-size:13px; }
 th, td { padding:4px 8px; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
 th { background:#f3f4f6; font-weight:600; }
 td.l, th.l { text-align:left; }
-td.code { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; white-space:normal; overflow-wrap:anywhere; min-width:260px; }
+td.code { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; white-space:normal; overflow-wrap:anywhere; min-width:170px; }
+.scroll { overflow-x:auto; }
 td.name { text-align:left; font-family:ui-monospace,"DejaVu Sans Mono",monospace; font-size:12px; color:var(--muted); }
 .good { color:#15803d; } .bad { color:#b91c1c; } .muted { color:var(--muted); fill:#6b7280; }
 .status-different { color:#b91c1c; font-weight:700; } .status-identical { color:#15803d; }
@@ -435,8 +461,11 @@ fn compare_table(r: &Report) -> String {
             esc(&v.name)
         );
     }
-    s.push_str("</tr><tr><td class=\"l\">rewrite</td><td></td>");
-    for v in &r.variants {
+    let single = r.variants.len() == 1;
+    if !single {
+        s.push_str("</tr><tr><td class=\"l\">rewrite</td><td></td>");
+    }
+    for v in r.variants.iter().filter(|_| !single) {
         let _ = write!(
             s,
             "<td class=\"name\" style=\"text-align:right\">{}</td>",
@@ -485,6 +514,10 @@ fn compare_table(r: &Report) -> String {
             let _ = write!(s, "<td>{cell}</td>");
         }
         s.push_str("</tr>");
+    }
+    if single {
+        s.push_str("</table>");
+        return s;
     }
     s.push_str("<tr><td class=\"l\">lines changed</td><td></td>");
     for v in &r.variants {
@@ -583,7 +616,7 @@ fn top_lines_table(r: &Report) -> String {
         "<table><tr><th class=\"l\">PTX line</th><th class=\"l\">source</th><th>L1 hit</th><th>L2 hit</th><th>DRAM read</th><th>DRAM written</th>",
     );
     for v in r.variants.iter().skip(1) {
-        let _ = write!(s, "<th>DRAM total, {}</th>", esc(&v.name));
+        let _ = write!(s, "<th>DRAM, {}</th>", esc(&v.name));
     }
     s.push_str("<th class=\"l\">instruction</th></tr>");
     for l in &base.top_dram_lines {
@@ -714,13 +747,18 @@ pub fn render(r: &Report) -> String {
 
     let _ = write!(
         s,
-        "<div class=\"card\"><h2>{}</h2>{}<p class=\"note\">Metric names follow Nsight Compute; <code>ptxsim__</code> names are counters Nsight does not have. Hover a metric for its description; the glossary is at the end. In parentheses: the change against the baseline (hit rates in percentage points).</p></div>",
+        "<div class=\"card\"><h2>{}</h2>{}<p class=\"note\">Metric names follow Nsight Compute; <code>ptxsim__</code> names are counters Nsight does not have. Hover a metric for its description; the glossary is at the end.{}</p></div>",
         if r.variants.len() > 1 {
             "Variants side by side"
         } else {
             "Summary"
         },
-        compare_table(r)
+        compare_table(r),
+        if r.variants.len() > 1 {
+            " In parentheses: the change against the original (hit rates in percentage points)."
+        } else {
+            ""
+        }
     );
 
     // Hit rate per level per variant, and DRAM bytes per variant.
@@ -803,19 +841,20 @@ pub fn render(r: &Report) -> String {
             ("evict_last".to_string(), CLASS_COLORS[2]),
         ])
     );
+    let y_max = max_occupancy(r);
     for (i, v) in r.variants.iter().enumerate() {
-        s.push_str(&occupancy_chart(v, l2_lines, color(i)));
+        s.push_str(&occupancy_chart(v, l2_lines, y_max, color(i)));
     }
     let _ = write!(
         s,
-        "</div><p class=\"note\">Share of the L2's {} lines held by each class, sampled every {} memory requests.</p></div>",
+        "</div><p class=\"note\">L2 lines held by each class (of the L2's {} lines), sampled every {} memory requests.</p></div>",
         thousands(l2_lines),
         thousands(r.variants[0].l2_timeline.interval_requests)
     );
 
     let _ = write!(
         s,
-        "<div class=\"card\"><h2>Top lines by DRAM traffic ({})</h2>{}</div>",
+        "<div class=\"card\"><h2>Top lines by DRAM traffic ({})</h2><div class=\"scroll\">{}</div></div>",
         esc(&r.variants[0].name),
         top_lines_table(r)
     );
@@ -856,7 +895,7 @@ pub fn render(r: &Report) -> String {
     for v in &r.variants {
         let _ = write!(
             s,
-            "<div class=\"card\"><details><summary>Per PTX line: {} ({} lines with memory activity)</summary>{}</details></div>",
+            "<div class=\"card\"><details><summary>Per PTX line: {} ({} lines with memory activity)</summary><div class=\"scroll\">{}</div></details></div>",
             esc(&v.name),
             v.lines.len(),
             lines_table(v)
