@@ -17,7 +17,10 @@ pub fn rich(file: &SourceFile, diagnostics: &[Diagnostic], color: bool) -> Strin
     }
     // ariadne indexes the lines once; each report then looks its line up.
     let source = Source::from(file.text.as_str());
-    for d in diagnostics {
+    // Source order reads best here (ptxas prints `Unknown symbol` at the end of a function).
+    let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
+    sorted.sort_by_key(|d| d.span.start);
+    for d in sorted {
         rich_one(file, &source, d, color, &mut out);
     }
     String::from_utf8_lossy(&out).into_owned()
@@ -34,12 +37,14 @@ fn rich_one(
     let lc = file.lines.line_col(start, &file.text);
     let line_range = file.lines.line_range(lc.line, &file.text);
     let kind = match d.severity {
+        Severity::Info => ReportKind::Advice,
         Severity::Warning => ReportKind::Warning,
         _ => ReportKind::Error,
     };
     if line_range.len() > MAX_EXCERPT_LINE {
         // Too long to show: name the place and say why there is no excerpt.
         let word = match d.severity {
+            Severity::Info => "Advice",
             Severity::Warning => "Warning",
             _ => "Error",
         };
@@ -109,27 +114,33 @@ fn label_text(d: &Diagnostic) -> &str {
     }
 }
 
-/// ptxas's format: `ptxas FILE, line N; error   : MESSAGE`, one line per finding, and the
-/// closing `ptxas fatal   : Ptx assembly aborted due to errors` when there are errors. Like
-/// ptxas, only the first syntax error is printed.
+/// ptxas's format: `ptxas FILE, line N; error   : MESSAGE`, one line per finding in the order
+/// given (ptxas's), `ptxas warning : ...` for the driver's messages that name no line, and the
+/// closing `ptxas fatal   : Ptx assembly aborted due to errors` when a line-numbered finding is
+/// an error (the driver's own fatal messages end the output by themselves, as in ptxas).
 pub fn ptxas(file: &SourceFile, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
-    let mut any_error = false;
+    let mut abort = false;
     for d in diagnostics {
-        let line = file.lines.line(d.span.start.min(file.text.len() as u32));
-        out.push_str(&format!(
-            "ptxas {}, line {}; {} : {}\n",
-            file.name,
-            line,
-            d.severity.ptxas_word(),
-            d.ptxas
-        ));
-        any_error |= d.severity.is_error();
-        if d.severity == Severity::Fatal {
-            break;
+        let text = d.ptxas.replace("«file»", &file.name);
+        match d.ptxas_offset() {
+            Some(at) => {
+                let line = file.lines.line(at.min(file.text.len() as u32));
+                out.push_str(&format!(
+                    "ptxas {}, line {}; {} : {}\n",
+                    file.name,
+                    line,
+                    d.severity.ptxas_word(),
+                    text
+                ));
+                abort |= d.severity.is_error();
+            }
+            None => {
+                out.push_str(&format!("ptxas {} : {}\n", d.severity.ptxas_word(), text));
+            }
         }
     }
-    if any_error {
+    if abort {
         out.push_str("ptxas fatal   : Ptx assembly aborted due to errors\n");
     }
     out
@@ -159,7 +170,7 @@ pub struct JsonDiagnostic<'a> {
     pub end_line: u32,
     pub end_column: u32,
     pub message: &'a str,
-    pub ptxas: &'a str,
+    pub ptxas: String,
     pub help: Option<&'a str>,
 }
 
@@ -198,7 +209,7 @@ pub fn json<'a>(reports: &'a [CheckReport]) -> JsonDocument<'a> {
                                 end_line: e.line,
                                 end_column: e.col,
                                 message: &d.message,
-                                ptxas: &d.ptxas,
+                                ptxas: d.ptxas.replace("«file»", &f.name),
                                 help: d.help.as_deref(),
                             }
                         })

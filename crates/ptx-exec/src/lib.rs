@@ -13,6 +13,7 @@
 
 pub mod alu;
 mod error;
+pub mod hazards;
 pub mod lower;
 mod lower_ops;
 pub mod machine;
@@ -20,6 +21,7 @@ pub mod memory;
 pub mod program;
 
 pub use error::{ExecError, FaultKind, FaultSite};
+pub use hazards::{Hazard, HazardClass};
 pub use machine::{LaunchConfig, RunSummary, StaleRead};
 pub use program::Program;
 
@@ -40,6 +42,9 @@ pub enum KernelArg {
 pub struct Session {
     pub mem: MemSystem,
     pub program: Program,
+    /// The hazards of the last launch (when it ran with hazards on), kept even when the launch
+    /// faulted, so a fault report can show them.
+    pub last_hazards: Vec<Hazard>,
 }
 
 impl Session {
@@ -54,7 +59,11 @@ impl Session {
         for (addr, bytes) in inits {
             mem.write(addr, &bytes)?;
         }
-        Ok(Session { mem, program })
+        Ok(Session {
+            mem,
+            program,
+            last_hazards: Vec::new(),
+        })
     }
 
     /// Allocates a device buffer holding `bytes` (256-byte aligned, like cudaMalloc).
@@ -85,7 +94,11 @@ impl Session {
         let params = self.param_buffer(kernel, args)?;
         // A new launch starts with every L1 invalidated (the driver does so between grids).
         self.mem.invalidate_all_l1();
-        machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?.run()
+        let (result, hazards) =
+            machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?
+                .run_with_hazards();
+        self.last_hazards = hazards;
+        result
     }
 
     /// The kernel's parameters as (name, type) in order.

@@ -445,8 +445,13 @@ pub(crate) fn float_bits(f: &FloatLit, ty: ScalarType) -> u64 {
         (_, 32) if ty.kind() == TypeKind::Float => (f.to_f64() as f32).to_bits() as u64,
         (FloatLit::F32Bits(b), _) => *b as u64,
         (FloatLit::F64Bits(b), _) => *b,
-        (FloatLit::Decimal(_), 16) if ty == ScalarType::F16 => {
-            ptx_semantics_f16_from_f64(f.to_f64()) as u64
+        (FloatLit::Decimal(_), 16) if matches!(ty, ScalarType::F16 | ScalarType::Bf16) => {
+            let fmt = if ty == ScalarType::F16 {
+                ptx_semantics::round::F16
+            } else {
+                ptx_semantics::round::BF16
+            };
+            ptx_semantics::half::from_f64(fmt, f.to_f64(), ptx_semantics::Rnd::Rn)
         }
         (FloatLit::Decimal(_), _) => f.to_f64() as i64 as u64,
     }
@@ -458,46 +463,6 @@ fn float_from_int(v: i128, ty: ScalarType) -> u64 {
         ScalarType::F32 => (v as f32).to_bits() as u64,
         _ => v as u64,
     }
-}
-
-/// Round-to-nearest-even f64 → f16 bits (IEEE binary16).
-pub(crate) fn ptx_semantics_f16_from_f64(x: f64) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 48) & 0x8000) as u16;
-    if x.is_nan() {
-        return sign | 0x7e00;
-    }
-    let a = x.abs();
-    if a >= 65520.0 {
-        return sign | 0x7c00;
-    }
-    if a < 2f64.powi(-25) {
-        return sign;
-    }
-    // Scale into the f16 grid and round half to even.
-    let exp = a.log2().floor() as i32;
-    let exp = exp.max(-14);
-    let quantum = 2f64.powi(exp - 10);
-    let q = a / quantum;
-    let mut r = q.round();
-    if (q - q.floor() - 0.5).abs() < f64::EPSILON && r % 2.0 != 0.0 {
-        r -= 1.0;
-    }
-    let v = r * quantum;
-    // Re-encode.
-    if v == 0.0 {
-        return sign;
-    }
-    let e = v.log2().floor() as i32;
-    if e < -14 {
-        let m = (v / 2f64.powi(-24)).round() as u16;
-        return sign | m;
-    }
-    let m = ((v / 2f64.powi(e) - 1.0) * 1024.0).round() as u16;
-    if m >= 1024 {
-        return sign | (((e + 16) as u16) << 10);
-    }
-    sign | (((e + 15) as u16) << 10) | m
 }
 
 /// Per-function lowering state.
@@ -695,7 +660,11 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     self.block(b, infos)?;
                     self.scopes.pop();
                 }
-                Statement::Loc(l) => self.loc = Some((l.file, l.line, l.column)),
+                // Code inlined from headers (`__ldca`, pipeline helpers) is attributed to the
+                // user's call site, which `.loc … inlined_at` names.
+                Statement::Loc(l) => {
+                    self.loc = Some(l.inlined_at.unwrap_or((l.file, l.line, l.column)))
+                }
                 Statement::Instruction(i) => {
                     let id = infos.len() as u32;
                     infos.push(InstrInfo {

@@ -40,23 +40,23 @@ impl<'g> Mods<'g> {
     fn rounding(&self) -> Rounding {
         for m in &self.list {
             match *m {
-                ".rn" | ".rni" => return Rounding::Nearest,
-                ".rz" | ".rzi" => return Rounding::Zero,
-                ".rm" | ".rmi" => return Rounding::Down,
-                ".rp" | ".rpi" => return Rounding::Up,
-                ".rna" => return Rounding::NearestAway,
+                ".rn" | ".rni" => return Rounding::Rn,
+                ".rz" | ".rzi" => return Rounding::Rz,
+                ".rm" | ".rmi" => return Rounding::Rm,
+                ".rp" | ".rpi" => return Rounding::Rp,
+                ".rna" => return Rounding::Rna,
                 _ => {}
             }
         }
-        Rounding::Nearest
+        Rounding::Rn
     }
 
     fn int_rounding(&self) -> Option<Rounding> {
         self.list.iter().find_map(|m| match *m {
-            ".rni" => Some(Rounding::Nearest),
-            ".rzi" => Some(Rounding::Zero),
-            ".rmi" => Some(Rounding::Down),
-            ".rpi" => Some(Rounding::Up),
+            ".rni" => Some(Rounding::Rn),
+            ".rzi" => Some(Rounding::Rz),
+            ".rmi" => Some(Rounding::Rm),
+            ".rpi" => Some(Rounding::Rp),
             _ => None,
         })
     }
@@ -340,12 +340,12 @@ pub(crate) fn lower_generic(
             }
             let wide = m.has(".wide");
             let cty = if wide { wide_type(ty) } else { ty };
-            let op = if m.has(".hi") {
+            let op = if m.has(".hi") && m.has(".sat") {
+                IntOp3::MadHiSat
+            } else if m.has(".hi") {
                 IntOp3::MadHi
             } else if wide {
                 IntOp3::MadWide
-            } else if m.has(".sat") {
-                IntOp3::MadLoSat
             } else {
                 IntOp3::MadLo
             };
@@ -450,13 +450,13 @@ pub(crate) fn lower_generic(
                 unreachable!()
             };
             let mode = match () {
-                _ if m.has(".f4e") => 1,
-                _ if m.has(".b4e") => 2,
-                _ if m.has(".rc8") => 3,
-                _ if m.has(".ecl") => 4,
-                _ if m.has(".ecr") => 5,
-                _ if m.has(".rc16") => 6,
-                _ => 0,
+                _ if m.has(".f4e") => PrmtMode::F4e,
+                _ if m.has(".b4e") => PrmtMode::B4e,
+                _ if m.has(".rc8") => PrmtMode::Rc8,
+                _ if m.has(".ecl") => PrmtMode::Ecl,
+                _ if m.has(".ecr") => PrmtMode::Ecr,
+                _ if m.has(".rc16") => PrmtMode::Rc16,
+                _ => PrmtMode::Generic,
             };
             Op::Prmt {
                 mode,
@@ -484,13 +484,14 @@ pub(crate) fn lower_generic(
             let [d, a] = operands(cx, g, span, 2)? else {
                 unreachable!()
             };
+            use ptx_semantics::float::TestpOp;
             let kind = match () {
-                _ if m.has(".finite") => 0,
-                _ if m.has(".infinite") => 1,
-                _ if m.has(".number") => 2,
-                _ if m.has(".notanumber") => 3,
-                _ if m.has(".normal") => 4,
-                _ => 5,
+                _ if m.has(".finite") => TestpOp::Finite,
+                _ if m.has(".infinite") => TestpOp::Infinite,
+                _ if m.has(".number") => TestpOp::Number,
+                _ if m.has(".notanumber") => TestpOp::NotANumber,
+                _ if m.has(".normal") => TestpOp::Normal,
+                _ => TestpOp::Subnormal,
             };
             Op::Testp {
                 kind,
@@ -1110,7 +1111,8 @@ fn lower_wgmma(
         Some(p) => Some(cx.pred_src(p)?),
         None => None,
     };
-    let mut imm = [1i8, 1, 1, 0];
+    // imm-scale-a, imm-scale-b (default 1), imm-trans-a, imm-trans-b (default 0).
+    let mut imm = [1i8, 1, 0, 0];
     for (k, o) in ops.iter().skip(4).take(4).enumerate() {
         if let Operand::Int(v) = o {
             imm[k] = v.value.value as i8;

@@ -17,6 +17,7 @@
 
 use crate::alu;
 use crate::error::{ExecError, FaultKind, FaultSite};
+use crate::hazards::{Access, Hazard, Tracker};
 use crate::memory::{self, classify_generic, space_name};
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess, MemSystem, Request};
@@ -41,6 +42,9 @@ pub struct LaunchConfig {
     /// Updated with the number of warp-instructions executed so far, for progress displays
     /// that poll it from another thread.
     pub progress: Option<Arc<AtomicU64>>,
+    /// Track cache-semantics hazards (stale L1 reads, nc loads of written data, unfinished
+    /// cp.async copies, weak spins); see [`crate::hazards`].
+    pub hazards: bool,
 }
 
 impl Default for LaunchConfig {
@@ -54,6 +58,7 @@ impl Default for LaunchConfig {
             cache_model: true,
             quantum: 64,
             progress: None,
+            hazards: false,
         }
     }
 }
@@ -68,6 +73,8 @@ pub struct RunSummary {
     pub cp_async_bytes: u64,
     /// Observations for the hazard detector: L1 reads that returned stale bytes.
     pub stale_reads: Vec<StaleRead>,
+    /// Hazards found (when [`LaunchConfig::hazards`] is on), deduplicated.
+    pub hazards: Vec<Hazard>,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -131,8 +138,17 @@ struct PendingCopy {
     data: [u8; 16],
     len: u32,
     landed: bool,
-    /// (warp, lane) that issued it.
-    issuer: (u32, u32),
+    /// The cp.async and the thread that issued it.
+    access: Access,
+    /// Linear index of the issuing thread in its CTA.
+    issuer: u32,
+    /// The global bytes it reads (for the hazard detector).
+    src: u64,
+    src_len: u32,
+    /// The CTA's barrier generation when it landed.
+    landed_gen: u64,
+    /// The mbarrier whose wait landed it, if any.
+    via_mbar: Option<u32>,
 }
 
 /// `cp.async.mbarrier.arrive`: an arrive-on the mbarrier once these copies land.
@@ -179,6 +195,13 @@ struct Cta {
     async_arrives: Vec<AsyncArrive>,
     threads: u32,
     exited_threads: u32,
+    linear: u64,
+    /// Completed barriers so far (a copy landed before the latest one is visible to all).
+    barrier_gen: u64,
+    /// Hazard tracking: shared words written by copies not yet visible to every thread.
+    copy_words: HashMap<u32, u32>,
+    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded.
+    mbar_seen: std::collections::HashSet<(u32, u32)>,
 }
 
 /// Runs one kernel launch over `mem`.
@@ -193,6 +216,7 @@ pub struct Machine<'p> {
     steps: u64,
     clock: u64,
     rng: u64,
+    tracker: Option<Tracker>,
 }
 
 /// The result of running one warp for a while.
@@ -251,11 +275,37 @@ impl<'p> Machine<'p> {
             },
             steps: 0,
             clock: 0,
+            tracker: None,
         })
     }
 
     /// Runs the whole grid.
-    pub fn run(mut self) -> Result<RunSummary, ExecError> {
+    pub fn run(self) -> Result<RunSummary, ExecError> {
+        self.run_with_hazards().0
+    }
+
+    /// Runs the whole grid; also returns the hazards found, even when the run faulted.
+    pub fn run_with_hazards(mut self) -> (Result<RunSummary, ExecError>, Vec<Hazard>) {
+        if self.cfg.hazards {
+            self.tracker = Some(Tracker::default());
+        }
+        let result = self.run_grid();
+        let hazards = self
+            .tracker
+            .take()
+            .map(Tracker::into_reports)
+            .unwrap_or_default();
+        match result {
+            Ok(()) => {
+                self.summary.warp_instructions = self.steps;
+                self.summary.hazards = hazards.clone();
+                (Ok(self.summary), hazards)
+            }
+            Err(e) => (Err(e), hazards),
+        }
+    }
+
+    fn run_grid(&mut self) -> Result<(), ExecError> {
         let [gx, gy, gz] = self.cfg.grid;
         let total = gx as u64 * gy as u64 * gz as u64;
         let threads = self.cfg.block.iter().product::<u32>();
@@ -294,8 +344,7 @@ impl<'p> Machine<'p> {
                 return Err(self.deadlock(cta));
             }
         }
-        self.summary.warp_instructions = self.steps;
-        Ok(self.summary)
+        Ok(())
     }
 
     fn turn_order(&mut self, ctas: &[Cta]) -> Vec<(usize, usize)> {
@@ -356,6 +405,10 @@ impl<'p> Machine<'p> {
             async_arrives: Vec::new(),
             threads,
             exited_threads: 0,
+            linear,
+            barrier_gen: 0,
+            copy_words: HashMap::new(),
+            mbar_seen: Default::default(),
         }
     }
 
@@ -603,6 +656,7 @@ impl<'p> Machine<'p> {
                 for (w, m) in waiting {
                     cta.warps[w as usize].waiting &= !m;
                 }
+                barrier_completed(cta);
             }
         }
     }
@@ -867,9 +921,16 @@ impl<'p> Machine<'p> {
                 d_bits,
             } => {
                 self.read_src(cta, wi, *s, &mut a);
-                for l in lanes(exec) {
-                    out[l] = alu::cvt(*dty, *aty, *mode, *int_rounding, *d_bits, a[l]);
-                }
+                alu::cvt_lanes(
+                    *dty,
+                    *aty,
+                    *mode,
+                    *int_rounding,
+                    *d_bits,
+                    &a,
+                    &mut out,
+                    exec,
+                );
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::CvtPack {
@@ -935,9 +996,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                for l in lanes(exec) {
-                    out[l] = alu::int2(*op, *ty, a[l], b[l]);
-                }
+                alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Int3 {
@@ -951,9 +1010,7 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::int3(*op, *ty, a[l], b[l], c[l]);
-                }
+                alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Int1 { op, ty, d, a: x } => {
@@ -1037,9 +1094,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                for l in lanes(exec) {
-                    out[l] = alu::float2(*op, *ty, *mode, a[l], b[l]);
-                }
+                alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Fma {
@@ -1053,9 +1108,7 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = alu::fma(*ty, *mode, a[l], b[l], c[l]);
-                }
+                alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec);
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Float1 {
@@ -1093,12 +1146,7 @@ impl<'p> Machine<'p> {
             } => {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
-                let mut v = 0u32;
-                for l in lanes(exec) {
-                    if alu::compare(*cmp, *ty, *ftz, a[l], b[l]) {
-                        v |= 1 << l;
-                    }
-                }
+                let v = alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec);
                 let f = frame!();
                 let (mut t, mut nt) = (v, !v);
                 if let Some((op, p)) = combine {
@@ -1130,11 +1178,7 @@ impl<'p> Machine<'p> {
                     if let Some((op, m)) = pm {
                         t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
                     }
-                    out[l] = match (*dty, t) {
-                        (ptx_isa::ScalarType::F32, true) => 1.0f32.to_bits() as u64,
-                        (_, true) => 0xFFFF_FFFF,
-                        (_, false) => 0,
-                    };
+                    out[l] = alu::set_value(*dty, t);
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
@@ -1169,13 +1213,9 @@ impl<'p> Machine<'p> {
                 self.read_src(cta, wi, *x, &mut a);
                 self.read_src(cta, wi, *y, &mut b);
                 self.read_src(cta, wi, *z, &mut c);
+                let _ = ty;
                 for l in lanes(exec) {
-                    out[l] = if alu::slct_takes_a(*cty, c[l]) {
-                        a[l]
-                    } else {
-                        b[l]
-                    };
-                    let _ = ty;
+                    out[l] = alu::slct(*cty, false, a[l], b[l], c[l]);
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
@@ -1206,18 +1246,18 @@ impl<'p> Machine<'p> {
                     while la.groups.len() > *n as usize {
                         to_land.extend(la.groups.pop_front().expect("a group"));
                     }
-                    land_copies(cta, &to_land);
+                    self.land_copies(cta, &to_land, None);
                 }
-                complete_async_arrives(cta, None);
+                self.complete_async_arrives(cta, None);
             }
             Op::CpAsyncWaitAll => {
                 for l in lanes(exec) {
                     let la = &mut cta.warps[wi].asyncs[l];
                     let mut to_land: Vec<u32> = la.groups.drain(..).flatten().collect();
                     to_land.append(&mut la.uncommitted);
-                    land_copies(cta, &to_land);
+                    self.land_copies(cta, &to_land, None);
                 }
-                complete_async_arrives(cta, None);
+                self.complete_async_arrives(cta, None);
             }
             Op::CpAsyncMbarrierArrive {
                 addr,
@@ -1516,15 +1556,16 @@ impl<'p> Machine<'p> {
                 b: xb,
                 c: xc,
             } => self.exec_mma(cta, wi, *shape, ds, xa, xb, xc, exec),
-            Op::Wgmma { .. } => {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Other("wgmma.mma_async is not supported yet".into()),
-                ));
-            }
+            Op::Wgmma {
+                shape,
+                ds,
+                a_desc,
+                b_desc,
+                scale_d,
+                imm,
+            } => self.exec_wgmma(
+                cta, wi, inst.id, *shape, ds, *a_desc, *b_desc, *scale_d, *imm, exec,
+            )?,
         }
         Ok(Some(pc + 1))
     }
@@ -1552,6 +1593,7 @@ impl<'p> Machine<'p> {
             for (w, m) in waiting {
                 cta.warps[w as usize].waiting &= !m;
             }
+            barrier_completed(cta);
         }
     }
 
@@ -1845,6 +1887,10 @@ impl<'p> Machine<'p> {
                 }
                 global_lanes.push((l, addr));
             } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, addr, total);
+                }
                 let r = self.local_bytes(cta, wi, id, l, sp, addr, total, total, false)?;
                 data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
             }
@@ -1950,6 +1996,7 @@ impl<'p> Machine<'p> {
                     .mem
                     .load(req, acc, &mut buf[off..off + need])
                     .map_err(|e| self.mem_fault(cta, wi, id, acc, pl, e))?;
+                self.track_loads(cta, wi, id, req, acc, pl, outcome.stale_lanes);
                 if outcome.stale_lanes != 0 {
                     for (k, p) in pl.iter().enumerate() {
                         if outcome.stale_lanes & (1 << k) != 0 {
@@ -1975,6 +2022,7 @@ impl<'p> Machine<'p> {
                     })?;
                 off += len;
             }
+            self.track_loads(cta, wi, id, req, &accesses, &places, 0);
         }
         let mut off = 0;
         for &(_, at, len) in &places {
@@ -2061,7 +2109,7 @@ impl<'p> Machine<'p> {
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
-                if addr % total as u64 != 0 {
+                if !addr.is_multiple_of(total as u64) {
                     return Err(self.fault(
                         cta,
                         wi as u32,
@@ -2082,6 +2130,10 @@ impl<'p> Machine<'p> {
                     places.push((l, l * total + first * eb, count * eb));
                 }
             } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, addr, total as u32);
+                }
                 for &(first, count) in &runs {
                     let bytes = data[l * total + first * eb..][..count * eb].to_vec();
                     let r = self.local_bytes(
@@ -2134,6 +2186,8 @@ impl<'p> Machine<'p> {
                 off += len;
             }
         }
+        let lanes_of: Vec<usize> = places.iter().map(|p| p.0).collect();
+        self.track_stores(cta, wi, id, &accesses, &lanes_of);
         Ok(())
     }
 
@@ -2173,7 +2227,8 @@ impl<'p> Machine<'p> {
             } else {
                 (sz[l] as u32).min(cp.cp_size)
             };
-            if n > 0 && src % n.min(cp.cp_size) as u64 != 0 && src % 4 != 0 {
+            // The source is read with the copy's size, so it must be aligned to it.
+            if n > 0 && !src.is_multiple_of(cp.cp_size as u64) {
                 return Err(self.fault(
                     cta,
                     wi as u32,
@@ -2186,7 +2241,7 @@ impl<'p> Machine<'p> {
                     },
                 ));
             }
-            dsts.push((l, dst, n));
+            dsts.push((l, dst, n, src));
             if n > 0 {
                 reads.push((l, src, n));
             }
@@ -2224,16 +2279,32 @@ impl<'p> Machine<'p> {
             }
             self.summary.cp_async_bytes += buf.len() as u64;
         }
-        for (l, dst, _) in dsts {
+        for (l, dst, n, src) in dsts {
+            let access = self.access(cta, wi, id, l);
+            if self.tracker.is_some() {
+                // Overwriting the destination of a copy still in flight is a race too.
+                self.check_shared(cta, wi, l, access, dst as u64, cp.cp_size);
+            }
             let copy_id = cta.copies.len() as u32;
             cta.copies.push(PendingCopy {
                 dst,
                 data: data[l],
                 len: cp.cp_size,
                 landed: false,
-                issuer: (wi as u32, l as u32),
+                access,
+                issuer: cta.warps[wi].index * 32 + l as u32,
+                src,
+                src_len: n,
+                landed_gen: 0,
+                via_mbar: None,
             });
             cta.warps[wi].asyncs[l].uncommitted.push(copy_id);
+            if let Some(t) = &mut self.tracker {
+                t.copy_issued(access, src, n);
+                for w in (dst / 4)..(dst + cp.cp_size).div_ceil(4) {
+                    cta.copy_words.insert(w, copy_id);
+                }
+            }
         }
         Ok(())
     }
@@ -2325,6 +2396,10 @@ impl<'p> Machine<'p> {
                 }
                 global.push((l, ad));
             } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, ad, eb as u32);
+                }
                 let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
                 let LocalRef::Mut(m) = r else { unreachable!() };
                 let mut v = [0u8; 8];
@@ -2377,6 +2452,8 @@ impl<'p> Machine<'p> {
                         .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
                 }
             }
+            let lanes_of: Vec<usize> = global.iter().map(|g| g.0).collect();
+            self.track_stores(cta, wi, id, &acc, &lanes_of);
         }
         if let Some(d) = d {
             Self::write_dst(cta, wi, self.program, d, &old, exec);
@@ -2453,7 +2530,7 @@ impl<'p> Machine<'p> {
                 | MbarrierOp::TryWaitParity => {
                     // Copies bound to this mbarrier land now: the latest moment a waiter can
                     // observe them.
-                    complete_async_arrives(cta, Some(off));
+                    self.complete_async_arrives(cta, Some(off));
                     let mb = cta.mbarriers.entry(off).or_default();
                     let done = match op {
                         MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
@@ -2463,6 +2540,10 @@ impl<'p> Machine<'p> {
                     };
                     if done {
                         pv |= 1 << l;
+                        if self.tracker.is_some() {
+                            let thread = cta.warps[wi].index * 32 + l as u32;
+                            cta.mbar_seen.insert((off, thread));
+                        }
                     }
                 }
                 MbarrierOp::PendingCount => {
@@ -2503,6 +2584,10 @@ impl<'p> Machine<'p> {
         let mut rows = [[0u16; 8]; 32];
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            if self.tracker.is_some() {
+                let access = self.access(cta, wi, id, r);
+                self.check_shared(cta, wi, r, access, off as u64, 16);
+            }
             for (k, e) in row.iter_mut().enumerate() {
                 *e = u16::from_le_bytes([cta.shared[off + 2 * k], cta.shared[off + 2 * k + 1]]);
             }
@@ -2555,6 +2640,240 @@ impl<'p> Machine<'p> {
     }
 }
 
+impl Machine<'_> {
+    /// `wgmma.mma_async`: each warp of the warpgroup (4 consecutive warps) updates its own
+    /// accumulator rows; A and B are read from shared memory through their descriptors when
+    /// the instruction issues (the kernel may not touch them before `wgmma.wait_group`).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_wgmma(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        shape: WgmmaShape,
+        ds: &[Slot],
+        a_desc: Src,
+        b_desc: Src,
+        scale_d: Option<PredSrc>,
+        imm: [i8; 4],
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        use ptx_semantics::wgmma::{mma_async, WgmmaError, WgmmaOperands, WgmmaType};
+        let first = exec.trailing_zeros() as usize;
+        let mut v = [0u64; 32];
+        self.read_src(cta, wi, a_desc, &mut v);
+        let a = v[first];
+        self.read_src(cta, wi, b_desc, &mut v);
+        let b = v[first];
+        let scale = match scale_d {
+            Some(p) => {
+                Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p) & (1 << first) != 0
+            }
+            None => true,
+        };
+        let ty = match shape.input {
+            ptx_isa::ScalarType::Bf16 => WgmmaType::Bf16,
+            ptx_isa::ScalarType::Tf32 => WgmmaType::Tf32,
+            _ => WgmmaType::F16,
+        };
+        let ops = WgmmaOperands {
+            n: shape.n,
+            scale_d: scale,
+            negate_a: imm[0] == -1,
+            negate_b: imm[1] == -1,
+            trans_a: imm[2] == 1,
+            trans_b: imm[3] == 1,
+        };
+        let rank = (cta.warps[wi].index % 4) as usize;
+        let mut d = Box::new([[0u32; 128]; 128]);
+        {
+            let frame = cta.warps[wi].frames.last().expect("frame");
+            for lane in 0..32 {
+                for (i, &slot) in ds.iter().enumerate().take(128) {
+                    d[rank * 32 + lane][i] = frame.regs[slot as usize * 32 + lane] as u32;
+                }
+            }
+        }
+        let shared = &cta.shared;
+        let read = |addr: u32, bytes: u32| -> Result<u32, u32> {
+            let at = addr as usize;
+            let slice = shared.get(at..at + bytes as usize).ok_or(addr)?;
+            let mut w = [0u8; 4];
+            w[..slice.len()].copy_from_slice(slice);
+            Ok(u32::from_le_bytes(w))
+        };
+        if let Err(e) = mma_async(ty, a, b, ops, &mut d, read) {
+            let kind = match e {
+                WgmmaError::Read(addr) => FaultKind::OutOfBounds {
+                    space: "shared",
+                    address: addr as u64,
+                    bytes: ty.elem_bytes(),
+                },
+                other => FaultKind::Other(format!("wgmma.mma_async: {other:?}")),
+            };
+            return Err(self.fault(cta, wi as u32, first as u32, id, kind));
+        }
+        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+        for lane in lanes(exec) {
+            for (i, &slot) in ds.iter().enumerate().take(128) {
+                frame.regs[slot as usize * 32 + lane] = d[rank * 32 + lane][i] as u64;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Machine<'_> {
+    /// Feeds global loads to the hazard tracker.
+    #[allow(clippy::too_many_arguments)]
+    fn track_loads(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        stale_lanes: u64,
+    ) {
+        if self.tracker.is_none() {
+            return;
+        }
+        let weak_cached = req.semantics == memsys::Semantics::Weak
+            && !matches!(
+                req.operator,
+                Some(memsys::CacheOperator::Cg | memsys::CacheOperator::Cv)
+            );
+        let threads = cta.threads as u64;
+        for (k, (a, p)) in acc.iter().zip(places).enumerate() {
+            let access = self.access(cta, wi, id, p.0);
+            let thread_global =
+                cta.linear * threads + (cta.warps[wi].index * 32) as u64 + p.0 as u64;
+            let stale = stale_lanes & (1 << k) != 0;
+            if let Some(t) = &mut self.tracker {
+                t.global_load(
+                    access,
+                    cta.linear,
+                    thread_global,
+                    a.addr,
+                    a.bytes,
+                    req.non_coherent,
+                    weak_cached,
+                    stale,
+                );
+            }
+        }
+    }
+
+    /// Feeds global stores (and atomics) to the hazard tracker.
+    fn track_stores(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        acc: &[LaneAccess],
+        lanes_of: &[usize],
+    ) {
+        if self.tracker.is_none() {
+            return;
+        }
+        for (a, &l) in acc.iter().zip(lanes_of) {
+            let access = self.access(cta, wi, id, l);
+            if let Some(t) = &mut self.tracker {
+                t.global_store(access, cta.linear, a.addr, a.bytes);
+            }
+        }
+    }
+
+    /// Who is executing: instruction, CTA and thread of `lane`.
+    fn access(&self, cta: &Cta, wi: usize, id: u32, lane: usize) -> Access {
+        Access {
+            instr: id,
+            cta: cta.id,
+            thread: self.thread_of(cta, wi as u32, lane as u32),
+        }
+    }
+
+    /// Hazard check of a shared-memory access by one lane: does it touch the destination of a
+    /// copy that has not completed for this thread?
+    fn check_shared(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        lane: usize,
+        access: Access,
+        offset: u64,
+        bytes: u32,
+    ) {
+        let Some(tracker) = &mut self.tracker else {
+            return;
+        };
+        if cta.copy_words.is_empty() {
+            return;
+        }
+        let thread = cta.warps[wi].index * 32 + lane as u32;
+        let first = (offset / 4) as u32;
+        let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
+        for w in first..=last {
+            let Some(&cid) = cta.copy_words.get(&w) else {
+                continue;
+            };
+            let c = &cta.copies[cid as usize];
+            let visible = c.landed
+                && (c.issuer == thread
+                    || cta.barrier_gen > c.landed_gen
+                    || c.via_mbar
+                        .is_some_and(|m| cta.mbar_seen.contains(&(m, thread))));
+            if !visible {
+                tracker.shared_conflict(access, offset, bytes, c.access);
+                return;
+            }
+        }
+    }
+
+    /// Writes copies into shared memory (once each, in issue order). `via_mbar`: the mbarrier
+    /// whose wait lands them.
+    fn land_copies(&mut self, cta: &mut Cta, ids: &[u32], via_mbar: Option<u32>) {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        for id in sorted {
+            let gen = cta.barrier_gen;
+            let c = &mut cta.copies[id as usize];
+            if c.landed {
+                continue;
+            }
+            c.landed = true;
+            c.landed_gen = gen;
+            c.via_mbar = via_mbar;
+            let (dst, len) = (c.dst as usize, c.len as usize);
+            let data = c.data;
+            let (src, src_len) = (c.src, c.src_len);
+            cta.shared[dst..dst + len].copy_from_slice(&data[..len]);
+            if let Some(t) = &mut self.tracker {
+                t.copy_completed(src, src_len);
+            }
+        }
+    }
+
+    /// Performs the arrive-on of `cp.async.mbarrier.arrive` bindings whose copies have landed
+    /// — or, for `mbar`, lands them first.
+    fn complete_async_arrives(&mut self, cta: &mut Cta, mbar: Option<u32>) {
+        let arrives = std::mem::take(&mut cta.async_arrives);
+        let mut keep = Vec::new();
+        for a in arrives {
+            if Some(a.mbar) == mbar {
+                self.land_copies(cta, &a.copies, mbar);
+            }
+            if a.copies.iter().all(|&c| cta.copies[c as usize].landed) {
+                mbarrier_arrive(cta.mbarriers.entry(a.mbar).or_default(), 1);
+            } else {
+                keep.push(a);
+            }
+        }
+        cta.async_arrives = keep;
+    }
+}
+
 /// A view of bytes in a space the machine holds directly.
 enum LocalRef<'a> {
     Mut(&'a mut [u8]),
@@ -2579,39 +2898,13 @@ fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
     }
 }
 
-/// Writes copies into shared memory (once each, in issue order).
-fn land_copies(cta: &mut Cta, ids: &[u32]) {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    for id in sorted {
-        let c = &mut cta.copies[id as usize];
-        if c.landed {
-            continue;
-        }
-        c.landed = true;
-        let (dst, len) = (c.dst as usize, c.len as usize);
-        let data = c.data;
-        let _ = c.issuer;
-        cta.shared[dst..dst + len].copy_from_slice(&data[..len]);
+/// A barrier completed: copies landed before it are now visible to every thread of the CTA.
+fn barrier_completed(cta: &mut Cta) {
+    cta.barrier_gen += 1;
+    if !cta.copy_words.is_empty() {
+        let copies = &cta.copies;
+        cta.copy_words.retain(|_, c| !copies[*c as usize].landed);
     }
-}
-
-/// Performs the arrive-on of `cp.async.mbarrier.arrive` bindings whose copies have landed —
-/// or, for `mbar`, lands them first.
-fn complete_async_arrives(cta: &mut Cta, mbar: Option<u32>) {
-    let arrives = std::mem::take(&mut cta.async_arrives);
-    let mut keep = Vec::new();
-    for a in arrives {
-        if Some(a.mbar) == mbar {
-            land_copies(cta, &a.copies);
-        }
-        if a.copies.iter().all(|&c| cta.copies[c as usize].landed) {
-            mbarrier_arrive(cta.mbarriers.entry(a.mbar).or_default(), 1);
-        } else {
-            keep.push(a);
-        }
-    }
-    cta.async_arrives = keep;
 }
 
 fn element_runs(sinks: &[bool]) -> Vec<(usize, usize)> {

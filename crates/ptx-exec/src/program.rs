@@ -7,6 +7,12 @@
 //! PTX line and (when the module has `.loc`) its source line, for faults and reports.
 
 use ptx_isa::ScalarType;
+pub use ptx_semantics::atom::AtomOp;
+pub use ptx_semantics::cmp::{BoolOp, CmpOp as Cmp};
+pub use ptx_semantics::int::PrmtMode;
+pub use ptx_semantics::mma::MmaKind as MmaShape;
+pub use ptx_semantics::warp::ShflMode;
+pub use ptx_semantics::Rnd as Rounding;
 use ptx_syntax::ast::Module;
 use std::collections::HashMap;
 
@@ -189,7 +195,8 @@ pub enum IntOp3 {
     MadLo,
     MadHi,
     MadWide,
-    MadLoSat,
+    /// `mad.hi.sat.s32`.
+    MadHiSat,
 }
 
 /// Integer operations of one operand.
@@ -204,18 +211,6 @@ pub enum IntOp1 {
     Brev,
     Bfind,
     BfindShiftAmt,
-}
-
-/// IEEE rounding of a float operation or conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Rounding {
-    #[default]
-    Nearest,
-    Zero,
-    Down,
-    Up,
-    /// `.rna` (tf32 conversion).
-    NearestAway,
 }
 
 /// Float operations of two operands.
@@ -253,7 +248,7 @@ pub enum FloatOp1 {
 }
 
 /// Modifiers of float arithmetic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FloatMode {
     pub rounding: Rounding,
     pub ftz: bool,
@@ -261,44 +256,15 @@ pub struct FloatMode {
     pub relu: bool,
 }
 
-/// Comparison of `setp`/`set`/`slct`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Lo,
-    Ls,
-    Hi,
-    Hs,
-    Equ,
-    Neu,
-    Ltu,
-    Leu,
-    Gtu,
-    Geu,
-    Num,
-    Nan,
-}
-
-/// Boolean combine of `setp`, and the predicate logic instructions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoolOp {
-    And,
-    Or,
-    Xor,
-}
-
-/// `shfl.sync` modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShflMode {
-    Up,
-    Down,
-    Bfly,
-    Idx,
+impl Default for FloatMode {
+    fn default() -> Self {
+        FloatMode {
+            rounding: Rounding::Rn,
+            ftz: false,
+            sat: false,
+            relu: false,
+        }
+    }
 }
 
 /// `vote.sync` modes.
@@ -308,21 +274,6 @@ pub enum VoteMode {
     Any,
     Uni,
     Ballot,
-}
-
-/// `atom`/`red` operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AtomOp {
-    Add,
-    Min,
-    Max,
-    Inc,
-    Dec,
-    And,
-    Or,
-    Xor,
-    Exch,
-    Cas,
 }
 
 /// `mbarrier` operations.
@@ -439,7 +390,7 @@ pub enum Op {
         e: Src,
     },
     Prmt {
-        mode: u8,
+        mode: PrmtMode,
         d: Dst,
         a: Src,
         b: Src,
@@ -479,7 +430,7 @@ pub enum Op {
     },
     /// `testp.op.type p, a`.
     Testp {
-        kind: u8,
+        kind: ptx_semantics::float::TestpOp,
         ty: ScalarType,
         d: PredIdx,
         a: Src,
@@ -674,21 +625,6 @@ pub enum BarRedOp {
     Popc,
     And,
     Or,
-}
-
-/// The `mma.sync` forms the interpreter runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MmaShape {
-    /// `m16n8k16.row.col.f32.f16.f16.f32`
-    M16n8k16F32F16,
-    /// `m16n8k16.row.col.f32.bf16.bf16.f32`
-    M16n8k16F32Bf16,
-    /// `m16n8k8.row.col.f32.tf32.tf32.f32`
-    M16n8k8F32Tf32,
-    /// `m16n8k8.row.col.f32.f16.f16.f32`
-    M16n8k8F32F16,
-    /// `m16n8k16.row.col.f16.f16.f16.f16`
-    M16n8k16F16F16,
 }
 
 /// `wgmma.mma_async` shapes: m64 nN kK with f32 accumulators.

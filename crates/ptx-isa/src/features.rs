@@ -1,102 +1,304 @@
-//! Minimum `.target` and `.version` of every feature of the cache-control instructions.
+//! Minimum `.target` and `.version` of every feature of the cache-control instructions, as
+//! ptxas 13.5 enforces them (measured: `docs/ptxas-rules.md` §3, `tests/parity/`).
 //!
-//! One row per feature: the validator checks a module against these rows and the docs table
-//! (`ptxsim isa --markdown`) is printed from them. Where ptxas 13.5 enforces something other
-//! than the ISA text, the row holds ptxas's numbers and `isa` records what the text says.
+//! One row per gate ptxas checks: the subject of its messages (`Feature 'cp.async'`,
+//! `Modifier '.L2::cache_hint'`, …), the minimum target and version, which of the two messages
+//! ptxas prints first, and — where they differ — what the ISA text says. `ptx-check` emits its
+//! "requires" diagnostics from these rows and the feature table of `docs/features.md` is
+//! generated from them, so the validator and the docs cannot disagree.
 
 use crate::target::PtxVersion;
 
-/// The name ptxas uses in its messages, and the form of that message.
+/// Which of the two messages ptxas prints first when both the target and the version are too
+/// low.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PtxasName {
-    /// `Modifier '<name>' requires ...`
-    Modifier(&'static str),
-    /// `Feature '<name>' requires ...`
-    Feature(&'static str),
-    /// `Instruction '<name>' requires ...`
-    Instruction(&'static str),
+pub enum GateOrder {
+    TargetFirst,
+    VersionFirst,
 }
 
-impl PtxasName {
-    /// `Modifier '.L2::cache_hint'` — the subject of ptxas's "requires" messages.
-    pub fn subject(self) -> String {
-        match self {
-            PtxasName::Modifier(n) => format!("Modifier '{n}'"),
-            PtxasName::Feature(n) => format!("Feature '{n}'"),
-            PtxasName::Instruction(n) => format!("Instruction '{n}'"),
-        }
-    }
-}
-
-/// Where the ISA text states a different minimum than ptxas enforces.
+/// What the ISA text says where it differs from ptxas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IsaText {
-    pub min_sm: u32,
-    pub min_ptx: PtxVersion,
+pub enum IsaText {
+    /// The ISA states the same minimums ptxas enforces.
+    Same,
+    /// The ISA states other minimums (`None`: no minimum of that kind stated).
+    Differs {
+        min_sm: Option<u32>,
+        min_ptx: Option<PtxVersion>,
+        note: &'static str,
+    },
+    /// The form is not in the ISA text at all (ptxas accepts or gates it anyway).
+    NotInIsa(&'static str),
 }
 
 /// One row of the feature table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeatureRequirement {
     pub feature: Feature,
-    pub ptxas_name: PtxasName,
-    /// Minimum `sm_XX` number.
-    pub min_sm: u32,
-    pub min_ptx: PtxVersion,
-    /// The ISA text's numbers, when they differ from ptxas's.
-    pub isa: Option<IsaText>,
-    /// What the feature is, for the docs.
+    /// Subject of ptxas's target message, e.g. `Feature 'cp.async'` or
+    /// `Modifier '.{m}' on '{op}'` (`{m}` and `{op}` are filled in by the checker).
+    pub target_subject: &'static str,
+    /// Subject of ptxas's version message (usually the same as `target_subject`).
+    pub version_subject: &'static str,
+    /// Minimum `sm_XX` number (`None`: ptxas does not check the target).
+    pub min_sm: Option<u32>,
+    /// Minimum PTX ISA version (`None`: ptxas does not check the version).
+    pub min_ptx: Option<PtxVersion>,
+    pub order: GateOrder,
+    pub isa: IsaText,
+    /// The instructions the row applies to, for the docs.
+    pub instructions: &'static str,
+    /// When the gate applies, for the docs and help lines.
     pub summary: &'static str,
 }
 
+impl FeatureRequirement {
+    /// ptxas's message when the target is below [`Self::min_sm`].
+    pub fn target_message(&self, m: &str, op: &str) -> Option<String> {
+        let sm = self.min_sm?;
+        Some(format!(
+            "{} requires .target sm_{sm} or higher",
+            fill(self.target_subject, m, op)
+        ))
+    }
+
+    /// ptxas's message when the version is below [`Self::min_ptx`].
+    pub fn version_message(&self, m: &str, op: &str) -> Option<String> {
+        let v = self.min_ptx?;
+        Some(format!(
+            "{} requires PTX ISA .version {v} or later",
+            fill(self.version_subject, m, op)
+        ))
+    }
+}
+
+/// Fills the `{m}` and `{op}` placeholders of a subject template.
+pub fn fill(template: &str, m: &str, op: &str) -> String {
+    template.replace("{m}", m).replace("{op}", op)
+}
+
+const fn v(major: u32, minor: u32) -> Option<PtxVersion> {
+    Some(PtxVersion::new(major, minor))
+}
+
 macro_rules! feature_table {
-    ($($variant:ident: $name:expr, sm $sm:literal, ptx ($maj:literal, $min:literal),
-       $(isa sm $isa_sm:literal ptx ($isa_maj:literal, $isa_min:literal),)? $summary:literal;)+) => {
-        /// A feature with a minimum target or PTX version.
+    ($($variant:ident {
+        subject: $tsub:literal $(/ $vsub:literal)?,
+        sm: $sm:expr, ptx: $ptx:expr, order: $order:ident,
+        isa: $isa:expr, on: $on:literal, $summary:literal $(,)?
+    })+) => {
+        /// A gate ptxas checks: something with a minimum target and/or PTX version.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Feature { $($variant),+ }
 
         /// The table, one row per [`Feature`], in declaration order.
         pub const FEATURES: &[FeatureRequirement] = &[$(FeatureRequirement {
             feature: Feature::$variant,
-            ptxas_name: $name,
+            target_subject: $tsub,
+            version_subject: feature_table!(@vsub $tsub $(, $vsub)?),
             min_sm: $sm,
-            min_ptx: PtxVersion::new($maj, $min),
-            isa: feature_table!(@isa $($isa_sm $isa_maj $isa_min)?),
+            min_ptx: $ptx,
+            order: GateOrder::$order,
+            isa: $isa,
+            instructions: $on,
             summary: $summary,
         }),+];
     };
-    (@isa) => { None };
-    (@isa $sm:literal $maj:literal $min:literal) => {
-        Some(IsaText { min_sm: $sm, min_ptx: PtxVersion::new($maj, $min) })
-    };
+    (@vsub $t:literal) => { $t };
+    (@vsub $t:literal, $v:literal) => { $v };
 }
 
-use PtxasName::{Feature as F, Instruction as I, Modifier as M};
+use IsaText::{Differs, NotInIsa, Same};
+
+const fn isa(min_sm: Option<u32>, min_ptx: Option<PtxVersion>, note: &'static str) -> IsaText {
+    Differs {
+        min_sm,
+        min_ptx,
+        note,
+    }
+}
 
 feature_table! {
-    LdGlobalNc: I("ld.global.nc"), sm 32, ptx (3, 1), "ld.global.nc: loads through the non-coherent read-only cache";
-    CacheOperators: F("cache operators"), sm 20, ptx (2, 0), "cache operators .ca .cg .cs .lu .cv .wb .wt";
-    MemorySemantics: F(".relaxed/.acquire/.release/.weak"), sm 70, ptx (6, 0), "memory-consistency qualifiers and scopes";
-    ClusterScope: M(".cluster"), sm 90, ptx (7, 8), ".cluster scope";
-    SharedCta: M(".shared::cta"), sm 30, ptx (7, 8), ".shared::cta sub-qualifier";
-    SharedCluster: M(".shared::cluster"), sm 90, ptx (7, 8), ".shared::cluster sub-qualifier";
-    ParamFunc: M(".param::func"), sm 20, ptx (8, 3), ".param::func / ::entry sub-qualifiers";
-    Mmio: M(".mmio"), sm 70, ptx (8, 2), "st/ld .mmio.relaxed.sys";
-    B128: F(".b128"), sm 70, ptx (8, 3), "128-bit .b128 loads and stores";
-    B128Sys: F(".b128 with .sys scope"), sm 70, ptx (8, 4), ".sys scope with .b128";
-    L1EvictionPriority: M(".L1::evict_*"), sm 70, ptx (7, 4), ".L1:: eviction priorities";
-    L2EvictionPriority: M(".L2::evict_*"), sm 100, ptx (8, 8), ".L2:: eviction priorities on ld/st (.v8.b32 / .v4.b64 only)";
-    Vector256: F(".v8.b32/.v4.b64"), sm 100, ptx (8, 8), "256-bit vector loads and stores";
-    L2CacheHint: M(".L2::cache_hint"), sm 80, ptx (7, 4), ".L2::cache_hint with a cache-policy operand";
-    PrefetchSize: M(".L2::prefetch_size"), sm 80, ptx (7, 4), isa sm 75 ptx (7, 4), ".L2::64B/128B/256B prefetch size";
-    VolatileLocal: F(".volatile with .local"), sm 20, ptx (9, 1), "st.volatile.local";
-    CpAsync: I("cp.async"), sm 80, ptx (7, 0), "cp.async and its group/wait forms";
-    CpAsyncCacheHint: M(".L2::cache_hint on cp.async"), sm 80, ptx (7, 4), "cp.async .L2::cache_hint and prefetch size";
-    CpAsyncIgnoreSrc: F("cp.async ignore-src"), sm 80, ptx (7, 5), "cp.async ignore-src predicate";
-    CpAsyncMbarrierArrive: I("cp.async.mbarrier.arrive"), sm 80, ptx (7, 0), "cp.async.mbarrier.arrive{.noinc}";
-    CreatePolicy: I("createpolicy"), sm 80, ptx (7, 4), "createpolicy range/fractional/cvt";
-    PrefetchEvictionPriority: M("prefetch .L2::evict_*"), sm 80, ptx (7, 4), "prefetch.global.L2::evict_last/normal";
+    Weak {
+        subject: "Feature '.weak'", sm: Some(70), ptx: None, order: TargetFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks no version (and reports the target twice)"),
+        on: "ld, st", "`.weak` written (the message is printed once per `.weak` and once more for the final semantics)",
+    }
+    Relaxed {
+        subject: "Feature '.relaxed'", sm: Some(70), ptx: None, order: TargetFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        on: "ld, st", "memory order `.relaxed` (also `.mmio.relaxed`)",
+    }
+    Acquire {
+        subject: "Feature '.acquire'", sm: Some(70), ptx: None, order: TargetFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        on: "ld", "memory order `.acquire`",
+    }
+    Release {
+        subject: "Feature '.release'", sm: Some(70), ptx: None, order: TargetFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        on: "st", "memory order `.release`",
+    }
+    MmioAcquire {
+        subject: "Feature '.acquire'", sm: None, ptx: v(9, 3), order: TargetFirst,
+        isa: NotInIsa("the ISA allows `.mmio` only with `.relaxed`"),
+        on: "ld", "`.mmio.acquire` (the target check is the `.acquire` row)",
+    }
+    MmioRelease {
+        subject: "Feature '.release'", sm: None, ptx: v(9, 3), order: TargetFirst,
+        isa: NotInIsa("the ISA allows `.mmio` only with `.relaxed`"),
+        on: "st", "`.mmio.release` (the target check is the `.release` row)",
+    }
+    Mmio {
+        subject: "Feature '.mmio'", sm: Some(70), ptx: v(8, 2), order: VersionFirst,
+        isa: Same, on: "ld, st", "`.mmio` written",
+    }
+    ClusterScope {
+        subject: "Feature '.cluster scope'", sm: Some(90), ptx: v(7, 8), order: TargetFirst,
+        isa: Same, on: "ld, st", "scope `.cluster`",
+    }
+    SharedCta {
+        subject: "Feature '::cta'", sm: None, ptx: v(7, 8), order: VersionFirst,
+        isa: isa(Some(30), v(7, 8), "ptxas checks no target"),
+        on: "ld, st, cp.async.mbarrier.arrive", "state space `.shared::cta` (not checked at all on cp.async)",
+    }
+    SharedCluster {
+        subject: "Feature '::cluster'", sm: Some(90), ptx: v(7, 8), order: VersionFirst,
+        isa: Same, on: "ld, st, cp.async.mbarrier.arrive", "state space `.shared::cluster`",
+    }
+    ParamEntry {
+        subject: "Feature '::entry'", sm: None, ptx: v(8, 3), order: VersionFirst,
+        isa: Same, on: "ld, st", "state space `.param::entry`",
+    }
+    ParamFunc {
+        subject: "Feature '::func'", sm: None, ptx: v(8, 3), order: VersionFirst,
+        isa: Same, on: "ld, st", "state space `.param::func`",
+    }
+    L1EvictionPriority {
+        subject: "Modifier '.{m}' on '{op}'", sm: Some(70), ptx: v(7, 4), order: VersionFirst,
+        isa: Same, on: "ld, st", "an L1 eviction priority `.L1::evict_*`/`.L1::no_allocate` (also a bare `.evict_*`)",
+    }
+    Wide256 {
+        subject: "Feature '256 bit wide load/store'", sm: Some(100), ptx: v(8, 8), order: VersionFirst,
+        isa: Same, on: "ld, st", "`.v8` with a 32-bit type or `.v4` with a 64-bit type (also required by `.L2::evict_*` on ld/st)",
+    }
+    CachePrefetching {
+        subject: "Feature 'cache prefetching'", sm: Some(75), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "ld, cp.async", "a prefetch size `.L2::64B`/`.L2::128B`/`.L2::256B`",
+    }
+    Prefetch256B {
+        subject: "Modifier '.L2::256B'" / "Feature '256B cache prefetching'",
+        sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: isa(Some(75), v(7, 4), "the ISA gives sm_75 for every prefetch size on ld.global.nc and cp.async (only the ld text adds sm_80 for .L2::256B)"),
+        on: "ld, cp.async", "prefetch size `.L2::256B` (in addition to `cache prefetching`)",
+    }
+    CacheHint {
+        subject: "Modifier '.L2::cache_hint'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "ld, st, cp.async", "`.L2::cache_hint` with a cache-policy operand",
+    }
+    B128 {
+        subject: "Feature 'Instruction type .b128 for instruction {op}'", sm: Some(70), ptx: v(8, 3),
+        order: VersionFirst, isa: Same, on: "ld, st", "instruction type `.b128`",
+    }
+    B128Sys {
+        subject: "Feature '.b128 with .sys'", sm: None, ptx: v(8, 4), order: VersionFirst,
+        isa: Same, on: "ld, st", "type `.b128` with scope `.sys`",
+    }
+    LocalVolatile {
+        subject: "Feature 'ld/st with .local.volatile'", sm: None, ptx: v(9, 1), order: VersionFirst,
+        isa: Same, on: "ld, st", "`.volatile` on `.local`",
+    }
+    Bf16 {
+        subject: "Feature '.bf16'", sm: Some(80), ptx: v(7, 0), order: TargetFirst,
+        isa: NotInIsa("`.bf16` is not an ld/st type; ptxas gates it, then rejects the type"),
+        on: "ld, st", "type word `.bf16`",
+    }
+    Unified {
+        subject: "Feature '.unified'", sm: None, ptx: None, order: TargetFirst,
+        isa: isa(Some(90), v(8, 0), "ptxas does not gate `.unified`"),
+        on: "ld", "`[a].unified`",
+    }
+    CpAsync {
+        subject: "Feature 'cp.async'", sm: Some(80), ptx: v(7, 0), order: VersionFirst,
+        isa: Same, on: "cp.async", "every `cp.async.ca`/`.cg` copy",
+    }
+    CpAsyncIgnoreSrc {
+        subject: "Feature 'igonre-src on cp.async'", sm: None, ptx: v(7, 5), order: VersionFirst,
+        isa: Same, on: "cp.async", "a predicate (ignore-src) operand; ptxas misspells the name",
+    }
+    CpAsyncSharedCta {
+        subject: "Feature '::cta'", sm: None, ptx: None, order: VersionFirst,
+        isa: isa(None, v(7, 8), "ptxas does not gate `.shared::cta` on cp.async"),
+        on: "cp.async", "destination `.shared::cta`",
+    }
+    CommitGroup {
+        subject: "Feature 'cp.async.commit_group'", sm: Some(80), ptx: v(7, 0), order: VersionFirst,
+        isa: Same, on: "cp.async.commit_group", "`cp.async.commit_group`",
+    }
+    WaitGroup {
+        subject: "Feature 'cp.async.wait_group'", sm: Some(80), ptx: v(7, 0), order: VersionFirst,
+        isa: Same, on: "cp.async.wait_group", "`cp.async.wait_group`",
+    }
+    WaitAll {
+        subject: "Feature 'cp.async.wait_all'", sm: Some(80), ptx: v(7, 0), order: VersionFirst,
+        isa: Same, on: "cp.async.wait_all", "`cp.async.wait_all`",
+    }
+    MbarrierArrive {
+        subject: "Feature 'cp.async.mbarrier.arrive'", sm: Some(80), ptx: v(7, 0), order: VersionFirst,
+        isa: Same, on: "cp.async.mbarrier.arrive", "`cp.async.mbarrier.arrive{.noinc}`",
+    }
+    BulkCommitGroup {
+        subject: "Feature 'cp.async.bulk.commit_group'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
+        isa: Same, on: "cp.async.bulk.commit_group", "`cp.async.bulk.commit_group`",
+    }
+    BulkWaitGroup {
+        subject: "Feature 'cp.async.bulk.wait_group'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
+        isa: Same, on: "cp.async.bulk.wait_group", "`cp.async.bulk.wait_group`",
+    }
+    BulkRead {
+        subject: "Modifier '.read'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
+        isa: Same, on: "cp.async.bulk.wait_group", "`.read` (printed before the instruction's own pair)",
+    }
+    Wait {
+        subject: "Modifier '.wait'", sm: Some(90), ptx: v(7, 8), order: TargetFirst,
+        isa: NotInIsa("malformed `cp.async.wait` / `cp.async.mbarrier.wait`"),
+        on: "cp.async", "the word `.wait` after `cp.async`",
+    }
+    PolicyFractional {
+        subject: "Feature 'createpolicy.fractional'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "createpolicy", "`createpolicy.fractional`",
+    }
+    PolicyRange {
+        subject: "Feature 'createpolicy.range'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "createpolicy", "`createpolicy.range`",
+    }
+    PolicyCvt {
+        subject: "Feature 'createpolicy.cvt'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "createpolicy", "`createpolicy.cvt`",
+    }
+    PolicyPriority {
+        subject: "Modifier '.L2::{m}' on '{op}'", sm: Some(80), ptx: v(7, 4), order: VersionFirst,
+        isa: NotInIsa("the ISA has no separate gate; ptxas checks each of the first two priorities"),
+        on: "createpolicy", "each of the first two eviction priorities of `.fractional`/`.range`",
+    }
+    PrefetchEviction {
+        subject: "Modifier 'cache eviction priority' on 'prefetch'", sm: Some(80), ptx: v(7, 4),
+        order: VersionFirst,
+        isa: Same, on: "prefetch", "`.L2::evict_last`/`.L2::evict_normal` (ptxas also accepts them without `.global`)",
+    }
+    Tensormap {
+        subject: "Modifier '.tensormap'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
+        isa: Same, on: "prefetch", "`prefetch.tensormap`",
+    }
+    RegB128 {
+        subject: "Feature 'Type .b128'", sm: Some(70), ptx: v(8, 3), order: VersionFirst,
+        isa: Same, on: ".reg declarations", "a `.reg .b128` declaration (the registers are declared anyway)",
+    }
+    RegF16x2 {
+        subject: "Feature '.f16x2 packed data-type'", sm: Some(53), ptx: None, order: TargetFirst,
+        isa: Same, on: ".reg declarations", "a `.reg .f16x2` declaration",
+    }
 }
 
 impl Feature {
@@ -116,5 +318,29 @@ mod tests {
             assert_eq!(row.feature as usize, i);
             assert_eq!(row.feature.requirement(), row);
         }
+    }
+
+    #[test]
+    fn messages_are_ptxas_wording() {
+        let r = Feature::CpAsync.requirement();
+        assert_eq!(
+            r.target_message("", "").unwrap(),
+            "Feature 'cp.async' requires .target sm_80 or higher"
+        );
+        assert_eq!(
+            r.version_message("", "").unwrap(),
+            "Feature 'cp.async' requires PTX ISA .version 7.0 or later"
+        );
+        let l1 = Feature::L1EvictionPriority.requirement();
+        assert_eq!(
+            l1.version_message("evict_last", "ld").unwrap(),
+            "Modifier '.evict_last' on 'ld' requires PTX ISA .version 7.4 or later"
+        );
+        let b = Feature::Prefetch256B.requirement();
+        assert_eq!(
+            b.version_message("", "").unwrap(),
+            "Feature '256B cache prefetching' requires PTX ISA .version 7.4 or later"
+        );
+        assert!(Feature::SharedCta.requirement().min_sm.is_none());
     }
 }

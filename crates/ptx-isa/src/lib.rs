@@ -12,9 +12,11 @@ mod qualifiers;
 mod target;
 mod types;
 
-pub use features::{Feature, FeatureRequirement};
+pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
 pub use qualifiers::*;
-pub use target::{ArchSuffix, PtxVersion, SmTarget, TargetParseError};
+pub use target::{
+    ArchSuffix, PtxVersion, SmTarget, TargetParseError, KNOWN_TARGETS, SUPPORTED_VERSIONS,
+};
 pub use types::{OpaqueType, ScalarType, TypeKind, VarType};
 
 /// Generates a `Copy` enum whose variants each have one PTX spelling, with `token()`,

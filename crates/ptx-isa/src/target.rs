@@ -115,6 +115,79 @@ impl fmt::Display for PtxVersion {
     }
 }
 
+/// Every `.target` ptxas 13.5 accepts, with the lowest `.version` that supports it (below it
+/// ptxas reports `PTX .version X does not support .target sm_NN`). Measured:
+/// `docs/ptxas-rules.md` §2.2.
+pub const KNOWN_TARGETS: &[(&str, PtxVersion)] = &[
+    ("sm_50", PtxVersion::new(4, 0)),
+    ("sm_52", PtxVersion::new(5, 0)),
+    ("sm_53", PtxVersion::new(5, 0)),
+    ("sm_60", PtxVersion::new(5, 0)),
+    ("sm_61", PtxVersion::new(5, 0)),
+    ("sm_62", PtxVersion::new(5, 0)),
+    ("sm_70", PtxVersion::new(6, 0)),
+    ("sm_72", PtxVersion::new(6, 1)),
+    ("sm_75", PtxVersion::new(6, 3)),
+    ("sm_80", PtxVersion::new(7, 0)),
+    ("sm_86", PtxVersion::new(7, 1)),
+    ("sm_87", PtxVersion::new(7, 4)),
+    ("sm_88", PtxVersion::new(9, 0)),
+    ("sm_89", PtxVersion::new(7, 8)),
+    ("sm_90", PtxVersion::new(7, 8)),
+    ("sm_90a", PtxVersion::new(8, 0)),
+    ("sm_100", PtxVersion::new(8, 6)),
+    ("sm_100a", PtxVersion::new(8, 6)),
+    ("sm_100f", PtxVersion::new(8, 8)),
+    ("sm_103", PtxVersion::new(8, 8)),
+    ("sm_103a", PtxVersion::new(8, 8)),
+    ("sm_103f", PtxVersion::new(8, 8)),
+    ("sm_107", PtxVersion::new(9, 4)),
+    ("sm_107a", PtxVersion::new(9, 4)),
+    ("sm_107f", PtxVersion::new(9, 4)),
+    ("sm_110", PtxVersion::new(9, 0)),
+    ("sm_110a", PtxVersion::new(9, 0)),
+    ("sm_110f", PtxVersion::new(9, 0)),
+    ("sm_120", PtxVersion::new(8, 7)),
+    ("sm_120a", PtxVersion::new(8, 7)),
+    ("sm_120f", PtxVersion::new(8, 8)),
+    ("sm_121", PtxVersion::new(8, 8)),
+    ("sm_121a", PtxVersion::new(8, 8)),
+    ("sm_121f", PtxVersion::new(8, 8)),
+];
+
+/// The `.version` values ptxas 13.5 accepts: the minor versions that exist of each major.
+pub const SUPPORTED_VERSIONS: &[(u32, u32)] = &[
+    (1, 4),
+    (2, 3),
+    (3, 2),
+    (4, 3),
+    (5, 0),
+    (6, 5),
+    (7, 8),
+    (8, 8),
+    (9, 5),
+];
+
+impl SmTarget {
+    /// The lowest `.version` supporting this target, or `None` if ptxas 13.5 does not know it.
+    pub fn min_version(self) -> Option<PtxVersion> {
+        let name = self.to_string();
+        KNOWN_TARGETS
+            .iter()
+            .find(|(t, _)| *t == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+impl PtxVersion {
+    /// True if ptxas 13.5 accepts this `.version` (`1.0`–`1.4`, …, `9.0`–`9.5`).
+    pub fn is_supported(self) -> bool {
+        SUPPORTED_VERSIONS
+            .iter()
+            .any(|&(major, last)| self.major == major && self.minor <= last)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +214,17 @@ mod tests {
         assert!(PtxVersion::parse("8.3").unwrap() > PtxVersion::new(7, 8));
         assert_eq!(PtxVersion::parse("8"), None);
         assert_eq!(PtxVersion::parse("x.1"), None);
+        assert!(PtxVersion::new(9, 5).is_supported());
+        assert!(!PtxVersion::new(9, 6).is_supported());
+        assert!(!PtxVersion::new(6, 6).is_supported());
+        assert!(PtxVersion::new(7, 8).is_supported());
+    }
+
+    #[test]
+    fn known_targets() {
+        let t = SmTarget::parse("sm_90a").unwrap();
+        assert_eq!(t.min_version(), Some(PtxVersion::new(8, 0)));
+        assert_eq!(SmTarget::parse("sm_81").unwrap().min_version(), None);
+        assert_eq!(SmTarget::parse("sm_90f").unwrap().min_version(), None);
     }
 }

@@ -492,6 +492,10 @@ pub enum Operand {
     PredPair(Name, Name, Span),
     /// `(a, b)`: the argument lists of `call`.
     List(Vec<Operand>, Span),
+    /// `buf[8]`: a name followed by a bracketed operand, ptxas's array-element address (also
+    /// what a missing comma such as `%r1 [%rd1]` reads as). The bracket is an
+    /// [`Operand::Address`] (with its `.unified`) or an [`Operand::Bracket`].
+    Indexed(Name, Box<Operand>, Span),
 }
 
 impl Operand {
@@ -507,7 +511,8 @@ impl Operand {
             | Operand::Bracket(_, s)
             | Operand::Not(_, s)
             | Operand::PredPair(_, _, s)
-            | Operand::List(_, s) => *s,
+            | Operand::List(_, s)
+            | Operand::Indexed(_, _, s) => *s,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod lexer;
 mod parser;
 pub mod printer;
 pub mod span;
+pub mod synth;
 
 pub use ast::Module;
 pub use printer::print;

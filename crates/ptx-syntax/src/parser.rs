@@ -429,7 +429,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     match t.kind {
         Tok::LBrace => {
             bump(i);
-            let mut elems = Vec::new();
+            let mut elems = Vec::with_capacity(4);
             if !at(i, Tok::RBrace) {
                 loop {
                     elems.push(operand(i)?);
@@ -481,7 +481,50 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     span: t.span().to(next.span()),
                 }));
             }
+            if next.kind == Tok::Dot && next.text == ".unified" {
+                return fail_help(
+                    next.span(),
+                    format!(
+                        "`.unified` after `{}`, which is not a bracketed address",
+                        t.text
+                    ),
+                    format!("write `[{}].unified`", t.text),
+                );
+            }
+            if next.kind == Tok::LBracket {
+                // `buf[8]` (an array element), or `%r1 [%rd1]` with its comma missing.
+                bump(i);
+                let index = address(i)?;
+                let span = t.span().to(index.span());
+                return Ok(Operand::Indexed(
+                    Name {
+                        name: SmolStr::new(t.text),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Box::new(index),
+                    span,
+                ));
+            }
+            if ends_operand(next.kind) {
+                // Fast path: a plain register or symbol (the common case).
+                bump(i);
+                return Ok(Operand::Name(Name {
+                    name: SmolStr::new(t.text),
+                    component: None,
+                    span: t.span(),
+                }));
+            }
             operand_expr(i)
+        }
+        Tok::Number if ends_operand(peek_nth(i, 1).kind) => {
+            // Fast path: a literal on its own.
+            let n = classify_number(t)?;
+            bump(i);
+            Ok(match n {
+                Number::Int(lit) => Operand::Int(Spanned::new(lit, t.span())),
+                Number::Float(f) => Operand::Float(Spanned::new(f, t.span())),
+            })
         }
         Tok::Number | Tok::DecimalFloat | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::LParen => {
             operand_expr(i)
@@ -491,6 +534,14 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             format!("expected an operand, found {}", describe(t)),
         ),
     }
+}
+
+/// Tokens that can follow a complete operand (so a name or literal before them stands alone).
+fn ends_operand(kind: Tok) -> bool {
+    matches!(
+        kind,
+        Tok::Comma | Tok::Semi | Tok::RBracket | Tok::RBrace | Tok::RParen
+    )
 }
 
 /// `(` starts an argument list (call) unless it encloses an arithmetic expression such as
@@ -538,7 +589,46 @@ fn operand_expr(i: &mut Input<'_, '_>) -> PResult<Operand> {
     })
 }
 
+/// Rejects the address forms ptxas reports as syntax errors at a given token: `[a-8]` (at
+/// `-`), `[a+%r1]` / `[8+%r1]` (at the register or name), `[a*2]` (at the operator).
+fn address_form(i: &Input<'_, '_>) -> PResult<()> {
+    let base = peek_nth(i, 1);
+    if !matches!(base.kind, Tok::Ident | Tok::Number) {
+        return Ok(());
+    }
+    let op = peek_nth(i, 2);
+    let bad = match op.kind {
+        Tok::Plus => {
+            let off = peek_nth(i, 3);
+            (off.kind == Tok::Ident).then_some(off)
+        }
+        Tok::RBracket | Tok::Comma => None,
+        Tok::Minus => Some(op),
+        kind if binary_op(kind).is_some() => Some(op),
+        _ => None,
+    };
+    match bad {
+        Some(t) if t.kind == Tok::Minus => fail_help(
+            t.span(),
+            "`[a-N]` is not an address form",
+            format!("write the offset as `+-N`: `[{}+-…]`", base.text),
+        ),
+        Some(t) if t.kind == Tok::Ident => fail_help(
+            t.span(),
+            format!("`{}` cannot be an address offset", t.text),
+            "an address is `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`; add registers with `add` first",
+        ),
+        Some(t) => fail_help(
+            t.span(),
+            format!("`{}` in an address", t.text),
+            "an address is `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]` or `[imm]`",
+        ),
+        None => Ok(()),
+    }
+}
+
 fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
+    address_form(i)?;
     let open = bump(i);
     let mut inner = Vec::new();
     if !at(i, Tok::RBracket) {
@@ -636,7 +726,7 @@ fn starts_operand(kind: Tok) -> bool {
 }
 
 fn operand_list(i: &mut Input<'_, '_>) -> PResult<Vec<Operand>> {
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(4);
     if !starts_operand(peek(i).kind) {
         // `ret;`, or a missing `;` that the caller reports.
         return Ok(ops);
@@ -672,7 +762,7 @@ fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         None
     };
     let opcode = ident(i, "an instruction")?;
-    let mut modifiers: Vec<Spanned<&str>> = Vec::new();
+    let mut modifiers: Vec<Spanned<&str>> = Vec::with_capacity(8);
     let mut opcode_span = opcode.span();
     while at(i, Tok::Dot) {
         let m = bump(i);
@@ -696,7 +786,10 @@ fn qualifier_list(
     modifiers: &[Spanned<&str>],
     mut assign: impl FnMut(Spanned<Qualifier>, &mut Vec<Anomaly>) -> bool,
 ) -> QualifierList {
-    let mut list = QualifierList::default();
+    let mut list = QualifierList {
+        written: Vec::with_capacity(modifiers.len()),
+        anomalies: Vec::new(),
+    };
     for m in modifiers {
         match Qualifier::from_token(m.value) {
             Some(q) => {

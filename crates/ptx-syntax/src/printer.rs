@@ -464,6 +464,10 @@ impl Printer<'_> {
                 self.out.push('|');
                 self.name(b);
             }
+            Operand::Indexed(name, index, _) => {
+                self.name(name);
+                self.operand(index)?;
+            }
             Operand::List(elems, _) => {
                 self.out.push('(');
                 self.operand_list(elems)?;

@@ -37,6 +37,11 @@ fn body(body: &str) -> Vec<Statement> {
     m.function("k").unwrap().body.clone().unwrap().statements
 }
 
+/// `body` inside a kernel, as module text.
+fn wrap(body: &str) -> String {
+    format!(".version 9.0\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n")
+}
+
 fn instr(text: &str) -> Instruction {
     let stmts = body(text);
     match stmts.into_iter().next() {
@@ -281,7 +286,27 @@ fn operand_forms() {
     assert_eq!(addr("[%rd1]"), (Some("%rd1".into()), 0, false));
     assert_eq!(addr("[%rd1+16]"), (Some("%rd1".into()), 16, false));
     assert_eq!(addr("[%rd1+-8]"), (Some("%rd1".into()), -8, false));
-    assert_eq!(addr("[%rd1-8]"), (Some("%rd1".into()), -8, false));
+    // ptxas rejects `[a-8]`, register offsets and operators other than `+` at the token it
+    // stops at (`Parsing error near '-'`); so does the parser.
+    for (text, at) in [
+        ("[%rd1-8]", "-"),
+        ("[gbuf+%r1]", "%r1"),
+        ("[%rd1+%rd2]", "%rd2"),
+        ("[8+%r1]", "%r1"),
+        ("[%rd1*2]", "*"),
+    ] {
+        let src = format!("ld.global.u32 %r1, {text};");
+        let errs = ptx_syntax::parse(&wrap(&src)).unwrap_err();
+        let e = &errs[0];
+        assert_eq!(&wrap(&src)[e.span.range()], at, "{text}");
+    }
+    // `buf[8]` (an array element) and a missing comma read as an indexed name.
+    let o = ops("ld.global.u32 %r1, gbuf[8];");
+    assert!(
+        matches!(&o[1], Operand::Indexed(n, i, _) if n.name == "gbuf" && matches!(**i, Operand::Address(ref a) if a.offset == 8))
+    );
+    let o = ops("ld.global.u32 %r1 [%rd1];");
+    assert!(matches!(&o[0], Operand::Indexed(n, _, _) if n.name == "%r1") && o.len() == 1);
     assert_eq!(addr("[tile+4]"), (Some("tile".into()), 4, false));
     assert_eq!(addr("[100]"), (None, 100, false));
     assert_eq!(addr("[%rd2].unified"), (Some("%rd2".into()), 0, true));

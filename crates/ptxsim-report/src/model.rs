@@ -274,8 +274,14 @@ pub fn variant_report(
         e.1 += execs;
         e.2.push(id);
     }
+    let locations = source_text.map(line_locations).unwrap_or_default();
+    // The `.loc` itself (innermost), from the text when given, else the lowering's.
     let loc_of = |id: usize| -> Option<SourceLoc> {
-        let (file, line, column) = program.instrs[id].loc?;
+        let info = &program.instrs[id];
+        let (file, line, column) = match locations.get(&info.ptx_line) {
+            Some((inner, _)) => *inner,
+            None => info.loc?,
+        };
         let path = program
             .files
             .get(&file)
@@ -287,7 +293,6 @@ pub fn variant_report(
             column,
         })
     };
-    let call_sites = source_text.map(inlined_call_sites).unwrap_or_default();
     let file_path = |file: u32| {
         program
             .files
@@ -301,9 +306,10 @@ pub fn variant_report(
         let info = &program.instrs[ids[0]];
         let source = loc_of(ids[0]);
         let inlined_at = source.as_ref().and_then(|_| {
-            call_sites
+            locations
                 .get(ptx_line)
-                .map(|&(file, line, column)| SourceLoc {
+                .and_then(|(_, site)| *site)
+                .map(|(file, line, column)| SourceLoc {
                     file: file_path(file),
                     line,
                     column,
@@ -375,23 +381,27 @@ pub fn variant_report(
     }
 }
 
-/// PTX line → the `inlined_at` call site of the `.loc` in force there, for every instruction
-/// line under an inlined `.loc` (the lowering tracks the same `.loc`, reset per function).
-pub fn inlined_call_sites(source: &str) -> BTreeMap<u32, (u32, u32, u32)> {
+/// A `.loc` position: (file index, line, column).
+type LocTriple = (u32, u32, u32);
+
+/// PTX line → the `.loc` in force there and its `inlined_at` call site, for every instruction
+/// line under a `.loc` (tracked as the lowering does: in statement order, reset per function).
+pub fn line_locations(source: &str) -> BTreeMap<u32, (LocTriple, Option<LocTriple>)> {
     use ptx_syntax::ast::{Block, Statement};
+    type Cur = Option<(LocTriple, Option<LocTriple>)>;
     fn walk(
         b: &Block,
         lines: &ptx_syntax::LineIndex,
-        cur: &mut Option<(u32, u32, u32)>,
-        out: &mut BTreeMap<u32, (u32, u32, u32)>,
+        cur: &mut Cur,
+        out: &mut BTreeMap<u32, (LocTriple, Option<LocTriple>)>,
     ) {
         for s in &b.statements {
             match s {
-                Statement::Loc(l) => *cur = l.inlined_at,
+                Statement::Loc(l) => *cur = Some(((l.file, l.line, l.column), l.inlined_at)),
                 Statement::Block(inner) => walk(inner, lines, cur, out),
                 Statement::Instruction(i) => {
-                    if let Some(site) = *cur {
-                        out.insert(lines.line(i.span.start), site);
+                    if let Some(at) = *cur {
+                        out.insert(lines.line(i.span.start), at);
                     }
                 }
                 _ => {}

@@ -449,6 +449,8 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
     let mut skipped = Vec::new();
     let mut lines_seen: BTreeSet<u32> = BTreeSet::new();
     let mut policies = Policies::default();
+    // Lines where policy registers were declared and created (the bodies' `{` lines).
+    let mut policy_lines: BTreeSet<u32> = BTreeSet::new();
     for f in module.functions() {
         let Some(body) = &f.body else { continue };
         let mut ctx = Walk {
@@ -475,6 +477,7 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
                 ));
             }
             let at = body.span.start + 1;
+            policy_lines.insert(lines.line(body.span.start));
             edits.push((Span::new(at, at), text));
         }
     }
@@ -504,7 +507,7 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
         pos = span.end as usize;
     }
     text.push_str(&source[pos..]);
-    validate(&text, &changes)?;
+    validate(&text, &changes, &policy_lines)?;
     Ok(Rewritten {
         text,
         changes,
@@ -513,7 +516,7 @@ pub fn apply(source: &str, rewrite: &Rewrite) -> Result<Rewritten, RewriteError>
 }
 
 /// Parses and checks the rewritten text; errors on changed lines are the rewrite's fault.
-fn validate(text: &str, changes: &[Change]) -> Result<(), RewriteError> {
+fn validate(text: &str, changes: &[Change], inserted: &BTreeSet<u32>) -> Result<(), RewriteError> {
     let lines = LineIndex::new(text);
     let module = ptx_syntax::parse(text).map_err(|errors| {
         let e = &errors[0];
@@ -524,8 +527,12 @@ fn validate(text: &str, changes: &[Change]) -> Result<(), RewriteError> {
             message: format!("the rewritten module does not parse: {}", e.message),
         }
     })?;
-    let changed: BTreeSet<u32> = changes.iter().map(|c| c.line).collect();
-    for d in ptx_check::rules::check_module(&module, &ptx_check::CheckOptions::default()) {
+    let changed: BTreeSet<u32> = changes
+        .iter()
+        .map(|c| c.line)
+        .chain(inserted.iter().copied())
+        .collect();
+    for d in ptx_check::rules::check_module(&module, text, &ptx_check::CheckOptions::default()) {
         let line = lines.line(d.span.start);
         if d.severity.is_error() && changed.contains(&line) {
             return Err(RewriteError::Invalid {
@@ -1460,6 +1467,19 @@ mod tests {
             ptx_exec::Session::new(&m, &out.text, memsys::GpuConfig::a100())
                 .unwrap_or_else(|e| panic!("{spec}: {e}"));
         }
+    }
+
+    #[test]
+    fn a_rewrite_invalid_for_the_target_is_an_error() {
+        // createpolicy and .L2::cache_hint need sm_80: on an sm_75 module the checker rejects
+        // the inserted policy and the hinted loads.
+        let old = K.replace(".target sm_100", ".target sm_75");
+        let r: Rewrite = "stores=policy:fraction:0.5:evict_last".parse().unwrap();
+        let e = apply(&old, &r).unwrap_err();
+        assert!(matches!(e, RewriteError::Invalid { .. }), "{e}");
+        assert!(e.to_string().contains("not valid for this module"), "{e}");
+        // A rewrite that only touches legal lines still applies.
+        apply(&old, &"stores=cs".parse().unwrap()).unwrap();
     }
 
     #[test]

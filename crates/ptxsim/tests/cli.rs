@@ -129,3 +129,59 @@ fn non_utf8_and_missing_files_fail_cleanly() {
         .contains("cannot read /nonexistent/x.ptx"));
     ptxsim().args(["fmt", &f]).assert().code(2);
 }
+
+#[test]
+fn hazards_print_like_compute_sanitizer_and_fail_on_hazard_exits_3() {
+    let dir = temp_dir("hazards");
+    let ptx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/hazards/hazard_kernels.sm80.ptx");
+    let json = dir.join("h.json");
+    let run = |kernel: &str, extra: &[&str]| {
+        let mut cmd = ptxsim();
+        cmd.arg("run")
+            .arg(&ptx)
+            .args(["--kernel", kernel, "--grid", "1", "--block", "64"])
+            .args([
+                "--arg",
+                "zeros:f32:64",
+                "--arg",
+                "zeros:f32:64",
+                "--arg",
+                "s32:64",
+            ])
+            .args(extra);
+        cmd.assert()
+    };
+    let out = run(
+        "nc_after_write_bug",
+        &[
+            "--hazards",
+            "--fail-on-hazard",
+            "--hazards-json",
+            json.to_str().unwrap(),
+        ],
+    )
+    .code(3)
+    .get_output()
+    .clone();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("========= Hazard nc-after-write"), "{text}");
+    assert!(
+        text.contains("tests/hazards/hazard_kernels.cu:"),
+        "source lines named: {text}"
+    );
+    assert!(text.contains("conflicts with PTX line"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "ptxsim-hazards/1");
+    assert_eq!(v["hazards"][0]["class"], "nc-after-write");
+    // Without --fail-on-hazard the run succeeds; the fixed kernel reports nothing.
+    run("nc_after_write_bug", &["--hazards"]).success();
+    let out = run("nc_after_write_fixed", &["--hazards", "--fail-on-hazard"])
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("HAZARD SUMMARY: 0 reports"));
+}

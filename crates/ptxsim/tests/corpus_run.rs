@@ -72,34 +72,13 @@ fn launch_files() -> Vec<PathBuf> {
     files
 }
 
-/// Launches that need an instruction the interpreter does not run yet, with the reason they
-/// must fail for. The test fails if one of them passes (remove it here) or fails otherwise.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "triton.matmul_fp16.sm90.toml",
-        "wgmma.mma_async is not supported yet",
-    ),
-    (
-        "triton.matmul_fp32_tf32.sm90.toml",
-        "wgmma.mma_async is not supported yet",
-    ),
-];
-
 #[test]
 fn every_corpus_launch_matches_numpy() {
     let files = launch_files();
     assert!(files.len() >= 100, "{} launch files", files.len());
     let mut failures = Vec::new();
     for f in &files {
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
-        let result = run_one(f, true);
-        match PENDING.iter().find(|p| p.0 == name) {
-            Some((_, why)) => assert!(
-                result.len() == 1 && result[0].contains(why),
-                "{name} is listed as pending ({why}) but gave {result:?}"
-            ),
-            None => failures.extend(result),
-        }
+        failures.extend(run_one(f, true));
     }
     assert!(
         failures.is_empty(),

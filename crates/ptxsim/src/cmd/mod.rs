@@ -3,6 +3,7 @@
 pub mod check;
 pub mod compare;
 pub mod fmt;
+pub mod hazards;
 pub mod progress;
 pub mod run;
 

@@ -74,6 +74,16 @@ pub struct Args {
     /// Write the report to this file instead of stdout.
     #[arg(long, requires = "report")]
     report_out: Option<PathBuf>,
+    /// Report cache-semantics hazards: stale L1 reads, ld.global.nc of data written in the
+    /// launch, accesses to unfinished cp.async copies, weak spins on flags other CTAs write.
+    #[arg(long)]
+    hazards: bool,
+    /// With --hazards: exit 3 if any hazard is found.
+    #[arg(long, requires = "hazards")]
+    fail_on_hazard: bool,
+    /// With --hazards: also write the reports as JSON to this file.
+    #[arg(long, requires = "hazards")]
+    hazards_json: Option<PathBuf>,
 }
 
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -318,12 +328,23 @@ pub fn run(args: Args) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let config = r.config(!args.no_cache_model);
+    let mut config = r.config(!args.no_cache_model);
+    config.hazards = args.hazards;
     let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), config) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let (summary, elapsed) = match run_launch(&mut prepared, &r.kernel) {
+    let result = run_launch(&mut prepared, &r.kernel);
+    // Hazards found before a fault are reported too.
+    let hazards_found = if args.hazards {
+        match super::hazards::report(&prepared.session, &r.kernel, args.hazards_json.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return fail(e),
+        }
+    } else {
+        0
+    };
+    let (summary, elapsed) = match result {
         Ok(x) => x,
         Err((msg, code)) => {
             eprintln!("error: {msg}");
@@ -367,7 +388,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     if let Some(format) = args.report {
         let stats = prepared.session.mem.stats();
-        // For the call sites of inlined code (the lowering keeps only the innermost .loc).
+        // For each line's .loc and the call site of inlined code.
         let source = std::fs::read_to_string(&r.ptx).ok();
         let variant = model::variant_report(
             "original",
@@ -400,9 +421,11 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("wrote the report to {}", p.display());
         }
     }
-    if matched {
-        ExitCode::SUCCESS
-    } else {
+    if !matched {
         ExitCode::from(1)
+    } else if args.fail_on_hazard && hazards_found > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
     }
 }

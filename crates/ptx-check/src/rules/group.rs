@@ -1,0 +1,326 @@
+//! `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`, the
+//! `cp.async.bulk` group forms, and `cp.async.mbarrier.arrive{.noinc}` (docs/ptxas-rules.md §9,
+//! `check_group` / `check_mbarrier` of the rules model).
+
+use super::collect::{Key, Msgs, MBARRIER_ORDER};
+use super::cpasync::space_ok_for_var;
+use super::ldst::{immediate_address, space_mismatch};
+use super::symbols::{Scopes, Sym};
+use super::words::{classify, Word};
+use super::{
+    address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
+    unknown_modifier, Base, Cx, Insn, Outcome, Unknowns,
+};
+use super::{operand_unknowns, unusable_address};
+use crate::codes;
+use crate::Diagnostic;
+use ptx_isa::{Feature, ScalarType, StateSpace};
+use ptx_syntax::ast::Operand;
+
+pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    if let Some(g) = insn.guard {
+        if scopes.reg(&g.predicate.name) != Some(ScalarType::Pred) {
+            out.push(predicate_expected(insn, g.predicate.span));
+        }
+    }
+    let head = insn.head();
+    let mut toks = &insn.mods[1..]; // after `.async`
+    let bulk = toks.first().is_some_and(|t| t.0 == ".bulk");
+    if bulk {
+        toks = &toks[1..];
+    }
+    let word = toks.first().copied();
+    let rest = if toks.is_empty() { toks } else { &toks[1..] };
+    let mut feats: Vec<Diagnostic> = Vec::new();
+    let mut unknown = Unknowns::default();
+    let (name, want): (String, Option<usize>) = match word {
+        Some((".commit_groups", span)) => {
+            // ptxas reads the trailing `s` as an operand.
+            unknown.add("s", span);
+            ("cp.async.commit_group".into(), None)
+        }
+        Some((w @ (".commit_group" | ".wait_group" | ".wait_all"), _)) => (
+            format!("cp.async{}{w}", if bulk { ".bulk" } else { "" }),
+            Some(usize::from(w == ".wait_group")),
+        ),
+        Some((".wait", span)) => {
+            feats.extend(gate_list(
+                cx,
+                insn.start,
+                Feature::Wait,
+                "",
+                "cp.async",
+                span,
+            ));
+            ("cp.async".into(), None)
+        }
+        Some((w, span)) => {
+            out.push(unknown_modifier(insn, w, span));
+            ("cp.async".into(), None)
+        }
+        None => ("cp.async".into(), None),
+    };
+    operand_unknowns(scopes, insn.ops, &mut unknown);
+    let types = rest.iter().find(|t| matches!(classify(t.0), Word::Type(_)));
+    let read = rest.iter().find(|t| t.0 == ".read");
+    if name.starts_with("cp.async.bulk") {
+        if let Some(&(_, span)) = read {
+            feats.extend(gate_list(
+                cx,
+                insn.start,
+                Feature::BulkRead,
+                "",
+                &name,
+                span,
+            ));
+        }
+        let f = if name.ends_with("commit_group") {
+            Feature::BulkCommitGroup
+        } else {
+            Feature::BulkWaitGroup
+        };
+        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
+    } else if name != "cp.async" {
+        let f = match name.as_str() {
+            "cp.async.commit_group" => Feature::CommitGroup,
+            "cp.async.wait_group" => Feature::WaitGroup,
+            _ => Feature::WaitAll,
+        };
+        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
+    }
+    let ok = want.is_some_and(|n| {
+        insn.ops.len() == n && insn.ops.iter().all(|o| matches!(o, Operand::Int(_)))
+    });
+    if let Some(&(_, span)) = types {
+        out.push(insn.err(
+            codes::BAD_TYPE,
+            span,
+            format!("Unexpected instruction types specified for '{name}'"),
+            format!("`{name}` takes no type"),
+        ));
+        return Outcome {
+            diags: out,
+            ..Outcome::default()
+        };
+    }
+    if !ok {
+        if word.is_some_and(|w| w.0 == ".wait") {
+            out.append(&mut feats);
+        }
+        out.push(
+            insn.err(
+                codes::OPERANDS,
+                insn.ops.first().map_or(head, |o| o.span()),
+                format!("Arguments mismatch for instruction '{name}'"),
+                match want {
+                    Some(0) => format!("`{name}` takes no operand"),
+                    Some(_) => {
+                        format!("`{name}` takes one integer literal (the number of pending groups)")
+                    }
+                    None => format!("`{name}` is not a complete instruction name"),
+                },
+            )
+            .with_help("cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all"),
+        );
+    } else {
+        out.append(&mut feats);
+    }
+    Outcome {
+        diags: out,
+        unknown: unknown.into_diags(),
+        ..Outcome::default()
+    }
+}
+
+pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
+    const OP: &str = "cp.async.mbarrier.arrive";
+    let mut m = Msgs::new(MBARRIER_ORDER);
+    let mut unknown = Unknowns::default();
+    check_guard(insn, scopes, &mut m, None);
+    operand_unknowns(scopes, insn.ops, &mut unknown);
+    let head = insn.head();
+    let toks = &insn.mods[2..]; // after `.async.mbarrier`
+    if toks.first().is_none_or(|t| t.0 != ".arrive") {
+        let (mut diags, _) = m.finish();
+        if let Some(&(".wait", span)) = toks.first() {
+            if let Some(d) = gate_target(cx, insn.start, Feature::Wait, "", "cp.async", span) {
+                diags.push(d);
+            }
+            if let Some(d) = gate_version(cx, insn.start, Feature::Wait, "", "cp.async", span) {
+                diags.push(d);
+            }
+        }
+        diags.push(insn.err(
+            codes::BAD_TYPE,
+            toks.first().map_or(head, |t| t.1),
+            "Unexpected instruction types specified for 'cp.async'".into(),
+            "`cp.async.mbarrier` must be followed by `.arrive`".into(),
+        ));
+        return Outcome {
+            diags,
+            ..Outcome::default()
+        };
+    }
+    let rest = &toks[1..];
+    let mut spaces = Vec::new();
+    let mut types = Vec::new();
+    let mut sems = Vec::new();
+    let mut scope_words = Vec::new();
+    let mut noinc = 0;
+    let mut inc = None;
+    for (i, &(t, span)) in rest.iter().enumerate() {
+        let pos = i as i32 * 10;
+        match (t, classify(t)) {
+            (".noinc", _) => {
+                if noinc > 0 {
+                    m.scan(
+                        pos,
+                        insn.err(
+                            codes::REPEATED_MODIFIER,
+                            span,
+                            "Multiple .noinc modifiers specified".into(),
+                            "`.noinc` is written twice".into(),
+                        ),
+                    );
+                }
+                noinc += 1;
+            }
+            (".inc", _) => inc = Some(span),
+            (_, Word::Space(sp)) => spaces.push((sp, t, span)),
+            (_, Word::Type(ty)) => types.push((ty, span)),
+            (_, Word::Sem(_) | Word::Mmio) => sems.push((t, span)),
+            (_, Word::Scope(_)) => scope_words.push((t, span)),
+            _ => m.scan(pos, unknown_modifier(insn, t, span)),
+        }
+    }
+    let stop = |m: Msgs, d: Diagnostic, unknown: Unknowns| {
+        let (mut diags, _) = m.finish();
+        diags.push(d);
+        Outcome {
+            diags,
+            unknown: unknown.into_diags(),
+            ..Outcome::default()
+        }
+    };
+    if !(types.len() == 1 && types[0].0 == Some(ScalarType::B64)) {
+        let d = insn
+            .err(
+                codes::BAD_TYPE,
+                types.first().map_or(head, |t| t.1),
+                format!("Unexpected instruction types specified for '{OP}'"),
+                "cp.async.mbarrier.arrive takes exactly `.b64`".into(),
+            )
+            .with_help("cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]");
+        return stop(m, d, unknown);
+    }
+    let addr = match insn.ops {
+        [o @ Operand::Address(a)] if !a.unified => address(scopes, o),
+        _ => None,
+    };
+    let Some(addr) = addr else {
+        let d = insn
+            .err(
+                codes::OPERANDS,
+                insn.ops.first().map_or(head, |o| o.span()),
+                format!("Arguments mismatch for instruction '{OP}'"),
+                "cp.async.mbarrier.arrive takes the mbarrier's address".into(),
+            )
+            .with_help("cp.async.mbarrier.arrive.shared.b64 [mbar]");
+        return stop(m, d, unknown);
+    };
+    if let Some(d) = gate_version(cx, insn.start, Feature::MbarrierArrive, "", OP, head) {
+        m.add(Key::MbFeature, d);
+    }
+    if let Some(d) = gate_target(cx, insn.start, Feature::MbarrierArrive, "", OP, head) {
+        m.add(Key::MbFeature, d);
+    }
+    let space = spaces.first();
+    let space_v = space.map(|x: &(StateSpace, &str, _)| x.0);
+    if space_v == Some(StateSpace::SharedCta) {
+        if let Some(d) = gate_version(cx, insn.start, Feature::SharedCta, "", OP, space.unwrap().2)
+        {
+            m.add(Key::MbCta, d);
+        }
+    }
+    if let Some(span) = inc {
+        m.add(
+            Key::MbReduction,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                "Illegal reduction operation for instruction 'cp.async.mbarrier.arrive.b64'".into(),
+                "the arrive always increments the pending count (or not, with `.noinc`)".into(),
+            )
+            .with_help("remove `.inc`; write `.noinc` to skip the increment"),
+        );
+    }
+    let illegal = |t: &str, span| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{OP}'"),
+            format!("`{t}` is not a modifier of {OP}"),
+        )
+    };
+    for &(t, span) in &scope_words {
+        m.add(Key::MbIllegalSem, illegal(t, span));
+    }
+    for &(t, span) in &sems {
+        m.add(Key::MbIllegalSem, illegal(t, span));
+    }
+    for &(t, span) in &scope_words {
+        m.add(Key::MbIllegalSem, illegal(t, span));
+    }
+    if let Some(&(StateSpace::SharedCluster, _, span)) = space {
+        m.add(
+            Key::MbSubspace,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Illegal modifier '::cluster' for instruction '{OP}'"),
+                "the mbarrier is in the CTA's own shared memory".into(),
+            )
+            .with_help("use .shared or .shared::cta"),
+        );
+        if let Some(d) = gate_version(cx, insn.start, Feature::SharedCluster, "", OP, span) {
+            m.add(Key::MbCluster, d);
+        }
+        if let Some(d) = gate_target(cx, insn.start, Feature::SharedCluster, "", OP, span) {
+            m.add(Key::MbCluster, d);
+        }
+    }
+    if let Some(&(sp, t, span)) = space {
+        if !sp.is_shared() {
+            m.add(
+                Key::MbSsi,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("State space incorrect for instruction '{OP}'"),
+                    format!("the mbarrier is in shared memory, not `{t}`"),
+                ),
+            );
+        }
+    }
+    let unusable = unusable_address(insn, OP, scopes, addr.base);
+    let resolved = unusable.is_empty();
+    for d in unusable {
+        m.add(Key::MbAddr, d);
+    }
+    match addr.base {
+        _ if !resolved => {}
+        Base::Var(name, nspan) => {
+            let kind = match scopes.lookup(name) {
+                Some(Sym::Var(v)) => Some(v.kind),
+                _ => None,
+            };
+            if !space_ok_for_var(space_v, kind) {
+                m.add(Key::MbAddr, space_mismatch(insn, OP, nspan, name, space_v));
+            }
+        }
+        Base::Imm => m.add(Key::MbAddr, immediate_address(insn, addr.span)),
+        Base::Reg(..) => {}
+    }
+    finish(m, unknown, None)
+}

@@ -1,0 +1,1939 @@
+//! `ld` (every space and form, `ld.global.nc` included) and `st`: docs/ptxas-rules.md §4–§7,
+//! `check_ldst` of `tests/parity/rules_model.py`. Unknown opcodes also come here: ptxas scans
+//! their modifiers the same way before it names them unknown.
+
+use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
+use super::symbols::{Scopes, Sym, VarKind};
+use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
+use super::{
+    address, check_guard, finish, gate, gate_target, gate_version, imm_kind, imm_ok_for_type,
+    reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn, Outcome,
+    Unknowns,
+};
+use crate::codes;
+use crate::{Diagnostic, Severity};
+use ptx_isa::{CacheOperator, Feature, MemorySemantics, ScalarType, Scope, StateSpace, TypeKind};
+use ptx_syntax::ast::Operand;
+use ptx_syntax::Span;
+
+type Tok<'a> = (&'a str, Span);
+
+/// What the modifier scan collected (last value wins for one-value slots).
+#[derive(Default)]
+struct Scan<'a> {
+    sem: Option<(MemorySemantics, Tok<'a>)>,
+    mmio: Option<Span>,
+    scope: Option<(Scope, Tok<'a>)>,
+    spaces: Vec<(StateSpace, Tok<'a>)>,
+    cop: Option<(CacheOperator, Tok<'a>)>,
+    nc: Option<Span>,
+    evs: Vec<(Option<Level>, Prio, Tok<'a>)>,
+    hint: Option<Span>,
+    pf: Option<Tok<'a>>,
+    vec: Option<(u32, Tok<'a>)>,
+    types: Vec<(Option<ScalarType>, Tok<'a>)>,
+    /// A vector modifier is the last modifier: the warning comes at the very end.
+    vec_warn_last: Option<Span>,
+}
+
+fn is_ld(insn: &Insn) -> bool {
+    insn.opcode == "ld"
+}
+
+fn order(insn: &Insn) -> &'static [Key] {
+    if insn.opcode.eq_ignore_ascii_case("ld") {
+        LD_ORDER
+    } else {
+        ST_ORDER
+    }
+}
+
+/// The scan stage (§4.1 step 2): messages in text order as modifiers are met.
+fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<'a> {
+    let mut s = Scan::default();
+    let (mut n_ev, mut n_lev) = (0, 0);
+    let op = insn.opcode;
+    for (i, &(t, span)) in insn.mods.iter().enumerate() {
+        let pos = i as i32 * 10;
+        let e = |ptxas: String, message: String| {
+            insn.err(codes::REPEATED_MODIFIER, span, ptxas, message)
+        };
+        match classify(t) {
+            Word::Sem(sem) => {
+                if s.sem.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            format!("Duplicate {t} modifier"),
+                            format!("a second memory-semantics modifier `{t}`; `{op}` takes one of .weak/.volatile/.relaxed/.acquire/.release"),
+                        ),
+                    );
+                }
+                s.sem = Some((sem, (t, span)));
+                if sem == MemorySemantics::Weak {
+                    if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, span) {
+                        m.scan(pos - 1, d);
+                    }
+                }
+            }
+            Word::Mmio => {
+                s.mmio = Some(span);
+                if let Some(d) = gate_version(cx, insn.start, Feature::Mmio, "", op, span) {
+                    m.scan(pos, d);
+                }
+                if let Some(d) = gate_target(cx, insn.start, Feature::Mmio, "", op, span) {
+                    m.scan(pos, d);
+                }
+            }
+            Word::Scope(sc) => {
+                if s.scope.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple scope modifiers specified".into(),
+                            format!("a second scope `{t}`; write one of .cta/.cluster/.gpu/.sys"),
+                        ),
+                    );
+                }
+                s.scope = Some((sc, (t, span)));
+            }
+            Word::Space(sp) => s.spaces.push((sp, (t, span))),
+            Word::Cop(c) => {
+                if s.cop.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple cache operation modifiers specified".into(),
+                            format!("a second cache operator `{t}`; write at most one"),
+                        ),
+                    );
+                }
+                s.cop = Some((c, (t, span)));
+            }
+            Word::Nc => s.nc = Some(span),
+            Word::Evict(lvl, p) => {
+                s.evs.push((lvl, p, (t, span)));
+                n_ev += 1;
+                if lvl.is_some() {
+                    n_lev += 1;
+                }
+                if n_ev >= 3 {
+                    if n_lev > 2 {
+                        m.scan(
+                            pos,
+                            e(
+                                "Unexpected number of '.level::eviction_priority' modifiers specified".into(),
+                                "more than two eviction priorities; write at most one per cache level".into(),
+                            ),
+                        );
+                    }
+                    m.scan(
+                        pos,
+                        e(
+                            "Unexpected number of 'cache eviction priority' modifiers specified"
+                                .into(),
+                            "more than two eviction priorities; write at most one per cache level"
+                                .into(),
+                        ),
+                    );
+                }
+            }
+            Word::Hint => {
+                if s.hint.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple .L2::cache_hint modifiers specified".into(),
+                            "`.L2::cache_hint` is written twice".into(),
+                        ),
+                    );
+                }
+                s.hint.get_or_insert(span);
+            }
+            Word::Pf(_) => {
+                if s.pf.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple cache prefetching modifiers specified".into(),
+                            format!("a second prefetch size `{t}`; write one of .L2::64B/.L2::128B/.L2::256B"),
+                        ),
+                    );
+                }
+                s.pf = Some((t, span));
+            }
+            Word::Vec(n) => {
+                if s.vec.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple vector modifiers specified".into(),
+                            format!("a second vector width `{t}`"),
+                        ),
+                    );
+                }
+                s.vec = Some((n, (t, span)));
+            }
+            Word::Type(ty) => {
+                s.types.push((ty, (t, span)));
+                if ty == Some(ScalarType::Bf16) {
+                    if let Some(d) = gate_target(cx, insn.start, Feature::Bf16, "", op, span) {
+                        m.scan(pos, d);
+                    }
+                    if let Some(d) = gate_version(cx, insn.start, Feature::Bf16, "", op, span) {
+                        m.scan(pos, d);
+                    }
+                }
+            }
+            Word::Level(_) | Word::Tensormap | Word::Kind(_) | Word::Unknown => {
+                m.scan(pos, unknown_modifier(insn, t, span));
+            }
+        }
+    }
+    if vector_check {
+        // §7.3: a vector modifier other than .v8 must be followed by a type (or another
+        // non-.v8 vector modifier).
+        for (i, &(t, span)) in insn.mods.iter().enumerate() {
+            if !matches!(classify(t), Word::Vec(2 | 4)) {
+                continue;
+            }
+            match insn.mods.get(i + 1) {
+                None => s.vec_warn_last = Some(span),
+                Some(&(next, _)) => {
+                    let ok = matches!(classify(next), Word::Type(_) | Word::Vec(2 | 4));
+                    if !ok {
+                        m.scan((i as i32 + 1) * 10 + 5, vector_warning(insn, span));
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The guard and scan messages of a statement cut short by a syntax error.
+pub(crate) fn scan_messages(cx: &Cx, insn: &Insn, empty_modifier: bool) -> Vec<Diagnostic> {
+    let mut m = Msgs::new(order(insn));
+    scan(cx, insn, &mut m, !empty_modifier);
+    m.finish().0
+}
+
+/// A type's width in bits (`ty` is always an ld/st type here).
+fn bits(t: ScalarType) -> u32 {
+    width(t)
+}
+
+fn space_name(sp: Option<Tok<'_>>) -> &str {
+    sp.map_or("", |s| s.0)
+}
+
+/// A data operand or vector element as ptxas's operand matching sees it.
+enum Elem<'a> {
+    Sink,
+    Reg(ScalarType),
+    Imm(Imm),
+    /// Neither a register, an immediate nor `_` (an undeclared name, an expression …).
+    Other(&'a Operand),
+}
+
+fn elem<'a>(scopes: &Scopes, op: &'a Operand) -> Elem<'a> {
+    if matches!(op, Operand::Sink(_)) {
+        return Elem::Sink;
+    }
+    if let Operand::Name(n) = op {
+        if let Some(t) = scopes.reg(&n.name) {
+            return Elem::Reg(t);
+        }
+    }
+    match imm_kind(op) {
+        Some(k) => Elem::Imm(k),
+        None => Elem::Other(op),
+    }
+}
+
+pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
+    let op = insn.opcode;
+    let ld = is_ld(insn);
+    let lds = op == "ld" || op == "st";
+    let mut m = Msgs::new(order(insn));
+    let mut unknown = Unknowns::default();
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    let s = scan(cx, insn, &mut m, true);
+    let tail = s.vec_warn_last.map(|sp| vector_warning(insn, sp));
+    let head = insn.head();
+
+    let space: Option<Tok> = s.spaces.first().map(|x| x.1);
+    let space_v: Option<StateSpace> = s.spaces.first().map(|x| x.0);
+    // ld matches variables against the last written space, st against the first (§5.11).
+    let var_space: Option<StateSpace> = if ld {
+        s.spaces.last().map(|x| x.0)
+    } else {
+        space_v
+    };
+    let type_ok = s.types.len() == 1 && is_ldst_type(s.types[0].0);
+    let prim: Vec<_> = s.types.iter().filter(|t| !is_alt_type(t.0)).collect();
+    let alt_quirk = prim.len() == 1 && is_ldst_type(prim[0].0) && s.types.len() > 1;
+    let ty: Option<ScalarType> = if type_ok {
+        s.types[0].0
+    } else if alt_quirk {
+        prim[0].0
+    } else {
+        None
+    };
+
+    // ---- operands (§4.1 step 3)
+    let ops = insn.ops;
+    if let Some(Operand::Indexed(n, _, span)) = ops.first() {
+        if n.name.starts_with('%') {
+            m.add(
+                Key::ArrayIndexing,
+                insn.err(
+                    codes::BAD_ADDRESS,
+                    *span,
+                    "Array indexing on non-array".into(),
+                    format!(
+                        "`{}` is a register, not an array (is a comma missing?)",
+                        n.name
+                    ),
+                ),
+            );
+        }
+    }
+    let args_mismatch = |span: Span, why: &str| {
+        insn.err(
+            codes::OPERANDS,
+            span,
+            format!("Arguments mismatch for instruction '{op}'"),
+            format!("the operands do not fit `{op}`: {why}"),
+        )
+    };
+    if lds && (ops.len() < 2 || ops.len() > 3) {
+        let what = if ld {
+            "`ld` takes a destination, an address and an optional cache policy"
+        } else {
+            "`st` takes an address, a source and an optional cache policy"
+        };
+        m.add(
+            Key::ArgsMismatch,
+            args_mismatch(head, &format!("{} operands given; {what}", ops.len()))
+                .with_help(what.to_string()),
+        );
+        return finish(m, unknown, None);
+    }
+    let (want_data, want_addr) = if ld { (0, 1) } else { (1, 0) };
+    let data = ops.get(want_data);
+    let addr_op = ops.get(want_addr);
+    let policy = ops.get(2);
+    if op == "st" {
+        if let Some(Operand::Sink(span)) = data {
+            let d = Diagnostic::new(
+                Severity::Fatal,
+                codes::SYNTAX,
+                *span,
+                "a store needs a value; `_` can only stand for a vector element",
+                "Parsing error near '_': syntax error",
+            )
+            .with_help("store a register or an immediate")
+            .at_line_of(insn.start);
+            m.add(Key::ResultDiscard, d);
+            return finish(m, unknown, None);
+        }
+    }
+    for o in ops {
+        if let Operand::Name(n) = o {
+            if n.name.starts_with('%') && scopes.reg(&n.name).is_none() {
+                unknown.add(&n.name, n.span);
+            }
+        }
+    }
+    // Vector expression.
+    let elems: Option<&[Operand]> = match data {
+        Some(Operand::Vector(v, _)) => Some(v),
+        _ => None,
+    };
+    if let (Some(elems), Some(Operand::Vector(_, vspan))) = (elems, data) {
+        let mut widths: Vec<u32> = Vec::new();
+        let mut regs = 0;
+        let mut imms = 0;
+        for e in elems {
+            match elem(scopes, e) {
+                Elem::Sink => {}
+                Elem::Reg(t) => {
+                    regs += 1;
+                    if t != ScalarType::Pred && !widths.contains(&width(t)) {
+                        widths.push(width(t));
+                    }
+                }
+                Elem::Imm(_) => imms += 1,
+                Elem::Other(o) => {
+                    let text = cx.src(o.span());
+                    m.add(
+                        Key::IllegalExpression,
+                        insn.err(
+                            codes::VECTOR_EXPRESSION,
+                            o.span(),
+                            format!("Illegal expression '{text}'"),
+                            format!("`{text}` is not a register or an immediate"),
+                        ),
+                    );
+                    unknown.add(text, o.span());
+                }
+            }
+        }
+        let all_sinks = elems.iter().all(|e| matches!(e, Operand::Sink(_)));
+        if all_sinks || (regs == 0 && imms == 0) {
+            m.add(
+                Key::UnableToInfer,
+                insn.err(
+                    codes::VECTOR_EXPRESSION,
+                    *vspan,
+                    "Unable to infer type of vector elements (assuming .b8)".into(),
+                    "the vector has no register or immediate to take its element type from".into(),
+                )
+                .with_help("at least one element must be a register"),
+            );
+        }
+        if widths.len() > 1 {
+            m.add(
+                Key::IncompatibleElements,
+                insn.err(
+                    codes::VECTOR_EXPRESSION,
+                    *vspan,
+                    "Incompatible elements of vector expression".into(),
+                    "the vector's registers have different widths".into(),
+                )
+                .with_help("use registers of one width in a vector"),
+            );
+        }
+        let legal: &[usize] = if lds { &[1, 2, 4, 8] } else { &[1, 2, 4] };
+        if !legal.contains(&elems.len()) {
+            m.add(
+                Key::IllegalVectorSize,
+                insn.err(
+                    codes::VECTOR_EXPRESSION,
+                    *vspan,
+                    format!("Illegal vector size: {}", elems.len()),
+                    format!(
+                        "a vector of {} elements; vectors have 2, 4 or 8",
+                        elems.len()
+                    ),
+                ),
+            );
+        }
+    }
+    if !lds {
+        m.add(
+            Key::NotAName,
+            insn.err(
+                codes::UNKNOWN_INSTRUCTION,
+                Span::new(
+                    insn.opcode_span.start,
+                    insn.opcode_span.start + op.len() as u32,
+                ),
+                format!("Not a name of any known instruction: '{op}'"),
+                format!("`{op}` is not a PTX instruction"),
+            )
+            .with_help(
+                if op.eq_ignore_ascii_case("ld") || op.eq_ignore_ascii_case("st") {
+                    format!("opcodes are lower case: `{}`", op.to_ascii_lowercase())
+                } else {
+                    "see the PTX ISA for the instruction set".to_string()
+                },
+            ),
+        );
+        return finish(m, unknown, tail);
+    }
+    let (data, addr_op) = (
+        data.expect("2..=3 operands"),
+        addr_op.expect("2..=3 operands"),
+    );
+    let v256 = match (s.vec, ty) {
+        (Some((8, _)), Some(t)) => bits(t) == 32,
+        (Some((4, _)), Some(t)) => bits(t) == 64,
+        _ => false,
+    };
+    let addr = address(scopes, addr_op);
+    // The variable an address names (early: for `Unknown symbol` when the instruction stops).
+    let sym_early: Option<(&str, Span)> = addr.and_then(|a| match a.base {
+        Base::Var(n, sp) => Some((n, sp)),
+        _ => None,
+    });
+    let undeclared_var = |u: &mut Unknowns| {
+        if let Some((n, sp)) = sym_early {
+            if scopes.lookup(n).is_none() {
+                u.add(n, sp);
+            }
+        }
+    };
+    if let Some(a) = addr {
+        if let Base::Reg(r, sp) = a.base {
+            if scopes.reg(r) == Some(ScalarType::B128) {
+                m.add(
+                    Key::AddrB128,
+                    insn.err(
+                        codes::BAD_ADDRESS,
+                        sp,
+                        "Illegal operand type for address/array-index".into(),
+                        format!("`{r}` is a .b128 register; addresses are 16-, 32- or 64-bit"),
+                    )
+                    .with_help("use a 64-bit register for the address"),
+                );
+            }
+        }
+    }
+    if op == "st" {
+        if let Some((t, span)) = s.pf {
+            m.add(
+                Key::IllegalPf,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    span,
+                    format!("Illegal modifier '{t}' for instruction 'st'"),
+                    format!("`{t}` is a load prefetch size; stores take none"),
+                )
+                .with_help("remove the prefetch size"),
+            );
+            undeclared_var(&mut unknown);
+            return finish(m, unknown, tail);
+        }
+    }
+    if !type_ok && !alt_quirk {
+        let span = s.types.get(1).or(s.types.first()).map_or(head, |t| t.1 .1);
+        m.add(
+            Key::UnexpectedTypes,
+            insn.err(
+                codes::BAD_TYPE,
+                span,
+                format!("Unexpected instruction types specified for '{op}'"),
+                match s.types.len() {
+                    0 => format!("`{op}` needs a type"),
+                    1 => format!("`{}` is not a type `{op}` takes", s.types[0].1 .0),
+                    _ => format!("`{op}` takes exactly one type"),
+                },
+            )
+            .with_help(".b8 .b16 .b32 .b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64"),
+        );
+        undeclared_var(&mut unknown);
+        return finish(m, unknown, tail);
+    }
+    let ty = ty.expect("type checked above");
+
+    // ---- operand signature (§4.1 step 6, §7)
+    let mut mismatch: Option<String> = None;
+    let mut result_reg = false;
+    let mut must_be_reg = false;
+    let mut discard = false;
+    let n = s.vec.map_or(1, |v| v.0 as usize);
+    let elem_ok = |e: &Operand| match elem(scopes, e) {
+        Elem::Sink => true,
+        Elem::Reg(rt) => {
+            // §7.3: a float vector element may also be an integer register of its width.
+            (ty.kind() == TypeKind::Float && rt != ScalarType::Pred && width(rt) == bits(ty))
+                || reg_ok_for_type(ty, rt)
+        }
+        Elem::Imm(k) => ld || imm_ok_for_type(ty, k),
+        Elem::Other(_) => true,
+    };
+    if addr.is_none() {
+        mismatch = Some(format!("`{}` is not an address", cx.src(addr_op.span())));
+    }
+    let imm_elems = |elems: &[Operand]| elems.iter().filter_map(imm_kind).collect::<Vec<_>>();
+    if let Some(elems) = elems {
+        if !matches!(elems.len(), 1 | 2 | 4 | 8) {
+            if elems.len() == 3 {
+                let mut rts: Vec<ScalarType> = elems
+                    .iter()
+                    .filter_map(|e| match elem(scopes, e) {
+                        Elem::Reg(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect();
+                if rts.is_empty() && imm_elems(elems).is_empty() {
+                    rts.push(ScalarType::B8);
+                }
+                let bad = if ty.kind() == TypeKind::Float {
+                    !rts.iter().all(|&r| {
+                        reg_ok_for_type(ty, r)
+                            || (matches!(r.kind(), TypeKind::Unsigned | TypeKind::Signed)
+                                && width(r) == bits(ty))
+                    })
+                } else {
+                    !rts.is_empty()
+                        && 3 * rts.iter().map(|&r| width(r)).min().unwrap_or(0) < bits(ty)
+                };
+                if bad && mismatch.is_none() {
+                    mismatch = Some(format!("the vector's elements do not fit `{}`", ty.token()));
+                }
+            }
+            let imms = imm_elems(elems);
+            if mismatch.is_none() && ld && !imms.is_empty() {
+                if imms.iter().all(|&k| imm_ok_for_type(ty, k)) {
+                    result_reg = true;
+                } else {
+                    mismatch = Some("an immediate cannot be a load destination".into());
+                }
+            }
+        } else {
+            let none_typed = elems
+                .iter()
+                .all(|e| matches!(elem(scopes, e), Elem::Sink | Elem::Other(_)));
+            if none_typed {
+                if !reg_ok_for_type(ty, ScalarType::B8) {
+                    mismatch.get_or_insert_with(|| {
+                        format!(
+                            "the vector has no typed element (taken as .b8) for `{}`",
+                            ty.token()
+                        )
+                    });
+                }
+            } else if !elems
+                .iter()
+                .filter(|e| imm_kind(e).is_none() || !ld)
+                .all(elem_ok)
+            {
+                mismatch.get_or_insert_with(|| {
+                    format!("a vector element does not fit `{}`", ty.token())
+                });
+            } else {
+                let imms = imm_elems(elems);
+                if ld && !imms.is_empty() {
+                    if imms.iter().all(|&k| imm_ok_for_type(ty, k)) {
+                        result_reg = true;
+                    } else {
+                        mismatch.get_or_insert_with(|| {
+                            "an immediate cannot be a load destination".into()
+                        });
+                    }
+                }
+            }
+        }
+    } else {
+        match data {
+            Operand::Sink(_) => {
+                if ld {
+                    discard = true;
+                } else {
+                    mismatch.get_or_insert_with(|| "`_` is not a value".into());
+                }
+            }
+            // An address as data: `must be register`, except for .b128, whose operand
+            // forms have no memory operand there (measured).
+            Operand::Address(_) | Operand::Bracket(..) if ty == ScalarType::B128 => {
+                mismatch
+                    .get_or_insert_with(|| "a .b128 value is a register, not an address".into());
+            }
+            Operand::Address(_) | Operand::Bracket(..) => must_be_reg = true,
+            _ => match elem(scopes, data) {
+                Elem::Reg(rt) => {
+                    if !reg_ok_for_type(ty, rt) {
+                        mismatch.get_or_insert_with(|| {
+                            format!(
+                                "`{}` is a {} register, which does not fit `{}`",
+                                cx.src(data.span()),
+                                rt.token(),
+                                ty.token()
+                            )
+                        });
+                    }
+                }
+                Elem::Imm(k) => {
+                    if !ld {
+                        if !imm_ok_for_type(ty, k) {
+                            mismatch.get_or_insert_with(|| {
+                                format!(
+                                    "`{}` is not a `{}` immediate",
+                                    cx.src(data.span()),
+                                    ty.token()
+                                )
+                            });
+                        }
+                    } else if imm_ok_for_type(ty, k) {
+                        result_reg = true;
+                    } else {
+                        mismatch.get_or_insert_with(|| {
+                            "an immediate cannot be a load destination".into()
+                        });
+                    }
+                }
+                Elem::Sink => {}
+                Elem::Other(o) => match o {
+                    Operand::Name(nm) if !nm.name.starts_with('%') => {
+                        if !ld && scopes.lookup(&nm.name).is_some() {
+                            must_be_reg = true;
+                        } else {
+                            mismatch
+                                .get_or_insert_with(|| format!("`{}` is not a register", nm.name));
+                        }
+                    }
+                    other => {
+                        let text = cx.src(other.span());
+                        if !matches!(other, Operand::Name(_)) {
+                            unknown.add(text, other.span());
+                        }
+                        mismatch.get_or_insert_with(|| format!("`{text}` is not a register"));
+                    }
+                },
+            },
+        }
+    }
+    if let Some(p) = policy {
+        let prt = match p {
+            Operand::Name(n) => scopes.reg(&n.name),
+            _ => None,
+        };
+        let ok = matches!(
+            prt,
+            Some(ScalarType::B64 | ScalarType::U64 | ScalarType::S64)
+        ) || imm_kind(p) == Some(Imm::Int);
+        if !ok {
+            mismatch.get_or_insert_with(|| {
+                format!(
+                    "the cache policy `{}` must be a 64-bit integer register",
+                    cx.src(p.span())
+                )
+            });
+        }
+    }
+    if s.hint.is_some() && policy.is_none() {
+        mismatch.get_or_insert_with(|| "`.L2::cache_hint` needs a cache-policy operand".into());
+    }
+    if let Some(why) = mismatch {
+        m.add(
+            Key::ArgsMismatch,
+            args_mismatch(insn.ops.first().map_or(head, |o| o.span()).to(insn.ops.last().map_or(head, |o| o.span())), &why)
+                .with_help(if ld {
+                    "ld: d, [a]{, policy}; a `.bN` type takes any register of ≥N bits, `.uN`/`.sN` integer registers of ≥N bits, `.fN` an N-bit float or ≥N-bit bit register"
+                } else {
+                    "st: [a], b{, policy}; a `.bN` type takes any register of ≥N bits, `.uN`/`.sN` integer registers of ≥N bits, `.fN` an N-bit float or ≥N-bit bit register"
+                }),
+        );
+        undeclared_var(&mut unknown);
+        return finish(m, unknown, tail);
+    }
+    let addr = addr.expect("mismatch otherwise");
+    if alt_quirk {
+        let span = s
+            .types
+            .iter()
+            .find(|t| is_alt_type(t.0))
+            .map_or(head, |t| t.1 .1);
+        m.add(
+            Key::UnexpectedTypes,
+            insn.err(
+                codes::BAD_TYPE,
+                span,
+                format!("Unexpected instruction types specified for '{op}'"),
+                format!("`{op}` takes exactly one type"),
+            ),
+        );
+        return finish(m, unknown, tail);
+    }
+    let vec_span = s.vec.map_or(head, |v| v.1 .1);
+    if v256 {
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::Wide256,
+            Key::Wide256Tgt,
+            Key::Wide256Ver,
+            "",
+            op,
+            vec_span,
+        );
+    }
+    if must_be_reg {
+        let k = if ld { 0 } else { 1 };
+        m.add(
+            Key::MustBeRegister,
+            insn.err(
+                codes::OPERANDS,
+                data.span(),
+                format!("Argument {k} of instruction '{op}': must be register"),
+                format!(
+                    "the {} must be a register",
+                    if ld { "destination" } else { "source" }
+                ),
+            ),
+        );
+    }
+    if discard {
+        let d = Diagnostic::new(
+            Severity::Fatal,
+            codes::OPERANDS,
+            data.span(),
+            "a load needs a destination register; `_` is allowed only inside a vector",
+            format!("Result discard mode is not allowed for instruction '{op}'"),
+        )
+        .with_help("load into a register (or prefetch the line instead)")
+        .at_line_of(insn.start);
+        m.add(Key::ResultDiscard, d);
+    }
+
+    // ---- semantic checks (§4.1 step 7, §5, §6)
+    let sp_name = space_name(space);
+    let sp_span = space.map_or(head, |s| s.1);
+    let bad_space = |key: Key, ptxas: String, message: String, help: &str| {
+        (
+            key,
+            insn.err(codes::BAD_SPACE, sp_span, ptxas, message)
+                .with_help(help.to_string()),
+        )
+    };
+    let add = |m: &mut Msgs, (k, d): (Key, Diagnostic)| m.add(k, d);
+    if space_v == Some(StateSpace::Tex) || (!ld && space_v == Some(StateSpace::Const)) {
+        add(
+            &mut m,
+            bad_space(
+                Key::SsiInstruction,
+                format!("State space incorrect for instruction '{op}'"),
+                format!("`{op}` cannot access `{sp_name}`"),
+                if ld {
+                    "ld reads .global .shared .local .const .param or generic addresses"
+                } else {
+                    "st writes .global .shared .local .param or generic addresses (.const is read-only)"
+                },
+            ),
+        );
+    }
+    if s.spaces.len() > 1 {
+        let sp2 = s.spaces[1].1 .1;
+        m.add(
+            Key::SpaceCount,
+            insn.err(
+                codes::BAD_SPACE,
+                sp2,
+                format!("Unexpected number of state spaces specified in instruction '{op}'"),
+                format!("{} state spaces written; write at most one", s.spaces.len()),
+            ),
+        );
+    }
+    if v256 && !matches!(space_v, None | Some(StateSpace::Global)) {
+        add(
+            &mut m,
+            bad_space(
+                Key::GlobalExpected256,
+                "global state space expected for feature '256 bit wide load/store'".into(),
+                format!("256-bit {op} works only on .global or generic addresses, not `{sp_name}`"),
+                "use .global (or no space) with .v8 32-bit / .v4 64-bit vectors",
+            ),
+        );
+    }
+    match space_v {
+        Some(StateSpace::SharedCluster) => gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::SharedCluster,
+            Key::ClusterTgt,
+            Key::ClusterVer,
+            "",
+            op,
+            sp_span,
+        ),
+        Some(StateSpace::SharedCta) => gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::SharedCta,
+            Key::CtaVer,
+            Key::CtaVer,
+            "",
+            op,
+            sp_span,
+        ),
+        Some(StateSpace::ParamEntry) => {
+            gate(
+                &mut m,
+                cx,
+                insn,
+                Feature::ParamEntry,
+                Key::EntryVer,
+                Key::EntryVer,
+                "",
+                op,
+                sp_span,
+            );
+            if !ld {
+                m.add(
+                    Key::IllegalSubspace,
+                    insn.err(
+                        codes::ILLEGAL_MODIFIER,
+                        sp_span,
+                        "Illegal modifier '::entry' for instruction 'st'".into(),
+                        "kernel parameters (`.param::entry`) are read-only".into(),
+                    )
+                    .with_help("st writes .param or .param::func"),
+                );
+            }
+        }
+        Some(StateSpace::ParamFunc) => gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::ParamFunc,
+            Key::FuncVer,
+            Key::FuncVer,
+            "",
+            op,
+            sp_span,
+        ),
+        _ => {}
+    }
+    let pf_span = s.pf.map_or(head, |p| p.1);
+    if s.pf.is_some() {
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::CachePrefetching,
+            Key::PfTgt,
+            Key::PfVer,
+            "",
+            op,
+            pf_span,
+        );
+    }
+    // The variable the address names.
+    let sym: Option<(&str, Span)> = match addr.base {
+        Base::Var(n, sp) => Some((n, sp)),
+        _ => None,
+    };
+    let sym_info = sym.and_then(|(n, _)| scopes.lookup(n));
+    let local_param =
+        |x: Option<Sym>| matches!(x, Some(Sym::Var(v)) if matches!(v.kind, VarKind::LocalParam(_)));
+    if space_v == Some(StateSpace::ParamFunc)
+        && cx.in_kernel
+        && !matches!(addr.base, Base::Imm)
+        && !addr.array
+        && (sym.is_none() || (sym_info.is_some() && !local_param(sym_info)))
+    {
+        m.add(
+            Key::IllegalSpaceForAddr,
+            insn.err(
+                codes::BAD_SPACE,
+                sp_span,
+                format!("Illegal state space for address operand '::func' with instruction '{op}'"),
+                "`.param::func` addresses a device function's parameters, but this is a kernel"
+                    .into(),
+            )
+            .with_help(
+                "in a kernel use .param (call arguments) or .param::entry (kernel parameters)",
+            ),
+        );
+    }
+    if space_v == Some(StateSpace::ParamEntry) && local_param(sym_info) {
+        m.add(
+            Key::IllegalSpaceForAddr,
+            insn.err(
+                codes::BAD_SPACE,
+                sp_span,
+                format!(
+                    "Illegal state space for address operand '::entry' with instruction '{op}'"
+                ),
+                "`.param::entry` addresses kernel parameters, not call arguments".into(),
+            )
+            .with_help("use .param (or .param::func) for call arguments"),
+        );
+    }
+    if let Some((t, _)) = s.pf {
+        if t == ".L2::256B" {
+            gate(
+                &mut m,
+                cx,
+                insn,
+                Feature::Prefetch256B,
+                Key::Pf256Tgt,
+                Key::Pf256Ver,
+                "",
+                op,
+                pf_span,
+            );
+        }
+        if s.mmio.is_some() {
+            m.add(
+                Key::CombinePfMmio,
+                combine(
+                    insn,
+                    pf_span,
+                    t,
+                    ".mmio",
+                    "mmio accesses are never cached; drop the prefetch size",
+                ),
+            );
+        }
+        if !matches!(space_v, None | Some(StateSpace::Global)) {
+            m.add(
+                Key::SsiFeature,
+                insn.err(
+                    codes::BAD_SPACE,
+                    pf_span,
+                    "State space incorrect for feature 'cache prefetching'".into(),
+                    format!("a prefetch size needs .global or generic addressing, not `{sp_name}`"),
+                ),
+            );
+        }
+    }
+    // ---- eviction priorities (§5.5)
+    let lev: Vec<_> = s.evs.iter().filter(|e| e.0.is_some()).collect();
+    let bare: Vec<_> = s.evs.iter().filter(|e| e.0.is_none()).collect();
+    let first2 = &s.evs[..s.evs.len().min(2)];
+    let lvl_of_bare = first2.iter().find_map(|e| e.0).unwrap_or(Level::L1);
+    let mut l1_slot: Option<(Prio, Span)> = None;
+    let mut l2_slot: Option<(Prio, Span)> = None;
+    for e in first2
+        .iter()
+        .filter(|e| e.0.is_some())
+        .chain(first2.iter().filter(|e| e.0.is_none()))
+    {
+        match e.0.unwrap_or(lvl_of_bare) {
+            Level::L1 => l1_slot = Some((e.1, e.2 .1)),
+            Level::L2 => l2_slot = Some((e.1, e.2 .1)),
+        }
+    }
+    let same_level = lev.len() >= 2 && lev[0].0 == lev[1].0;
+    if same_level {
+        let lv = lev[0].0.map_or("L1", |l| l.name());
+        m.add(
+            Key::DuplicateEvict,
+            insn.err(
+                codes::REPEATED_MODIFIER,
+                lev[1].2 .1,
+                format!("Duplicate '.{lv}::eviction_priority' modifier specified for instruction '{op}'"),
+                format!("two {lv} eviction priorities"),
+            )
+            .with_help("write at most one priority per cache level"),
+        );
+    }
+    if let Some((p, span)) = l1_slot {
+        let pn = p.name();
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::L1EvictionPriority,
+            Key::EvictTgt,
+            Key::EvictVer,
+            pn,
+            op,
+            span,
+        );
+        if !matches!(space_v, None | Some(StateSpace::Global)) {
+            m.add(
+                Key::EvictSpace,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("Modifier '.{pn}' cannot be applied to '{sp_name}' space for instruction '{op}'"),
+                    format!("L1 eviction priorities apply to .global or generic accesses, not `{sp_name}`"),
+                ),
+            );
+        }
+        if let Some((_, (ct, _))) = s.cop {
+            m.add(
+                Key::CombineEvictCop,
+                combine(
+                    insn,
+                    span,
+                    &format!(".{pn}"),
+                    ct,
+                    "an L1 eviction priority replaces the cache operator: keep one of them",
+                ),
+            );
+        }
+        if s.mmio.is_some() {
+            m.add(
+                Key::CombineEvictMmio,
+                combine(
+                    insn,
+                    span,
+                    &format!(".{pn}"),
+                    ".mmio",
+                    "mmio accesses are never cached",
+                ),
+            );
+        }
+        if matches!(s.sem, Some((MemorySemantics::Volatile, _))) {
+            m.add(
+                Key::CombineEvictVolatile,
+                combine(
+                    insn,
+                    span,
+                    &format!(".{pn}"),
+                    ".volatile",
+                    "volatile accesses take no cache hints",
+                ),
+            );
+        }
+    }
+    let syn = || {
+        insn.err(
+            codes::EVICTION_SYNTAX,
+            bare.first().map_or(head, |b| b.2 .1),
+            format!("'.level::eviction_priority' syntax expected for instruction '{op}'"),
+            "an eviction priority without its cache level".into(),
+        )
+        .with_help("write `.L1::evict_last` (or `.L2::…`), not `.evict_last`")
+    };
+    let inc = || {
+        insn.err(
+            codes::EVICTION_SYNTAX,
+            s.evs.first().map_or(head, |b| b.2 .1),
+            format!(
+                "Incorrect '.level::eviction_priority' modifier specified for instruction '{op}'"
+            ),
+            "the eviction priorities are malformed".into(),
+        )
+        .with_help("write at most one `.L1::…` and one `.L2::…` priority")
+    };
+    if lev.len() >= 2 {
+        if same_level {
+            m.add(Key::EvictIncorrect, inc());
+        }
+    } else if lev.len() == 1 && !bare.is_empty() {
+        m.add(Key::EvictSyntax, syn());
+        m.add(Key::EvictSyntax, syn());
+    } else if lev.is_empty() && !bare.is_empty() {
+        m.add(Key::EvictSyntax, syn());
+        m.add(Key::EvictIncorrect, inc());
+        if bare.len() >= 2 {
+            m.add_sub(Key::EvictIncorrect, 1, syn());
+        }
+    }
+    if let Some((p, span)) = l2_slot {
+        let l2t = format!(".L2::{}", p.name());
+        if !v256 {
+            m.add(
+                Key::L2EvictNeedsVec,
+                insn.err(
+                    codes::BAD_TYPE,
+                    span,
+                    format!("Instruction '{op}' requires '.v8.b32/.v4.b64' type with '{l2t}' modifier."),
+                    format!("`{l2t}` works only with the 256-bit forms `.v8` (32-bit type) and `.v4` (64-bit type)"),
+                )
+                .with_help("use .v8.b32 / .v4.b64 (sm_100, PTX 8.8), or drop the L2 priority"),
+            );
+        }
+        if matches!(p, Prio::EvictUnchanged | Prio::NoAllocate) {
+            m.add(
+                Key::IllegalL2Evict,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    span,
+                    format!("Illegal modifier '{l2t}' for instruction '{op}'"),
+                    format!("`{l2t}` is not an L2 priority of `{op}`"),
+                )
+                .with_help(
+                    "L2 priorities of ld/st: .L2::evict_normal, .L2::evict_first, .L2::evict_last",
+                ),
+            );
+        }
+    }
+    // ---- the address operand
+    let mut narrow = None;
+    match addr.base {
+        Base::Reg(r, rspan) => match scopes.reg(r) {
+            None => {
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, rspan),
+                );
+                unknown.add(r, rspan);
+            }
+            Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) => {
+                let key = match rt {
+                    ScalarType::F32 => Key::AddrF32,
+                    ScalarType::F64 => Key::AddrF64,
+                    _ => Key::AddrPred,
+                };
+                m.add(key, bad_address_symbol(insn, r, rspan, rt.token()));
+                if rt == ScalarType::Pred {
+                    m.add(
+                        Key::IllegalOperandType,
+                        illegal_operand_type(insn, op, rspan),
+                    );
+                }
+            }
+            Some(rt) => {
+                let generic = matches!(space_v, None | Some(StateSpace::Global));
+                if generic && (width(rt) == 32 || width(rt) == 16) {
+                    narrow = Some(width(rt));
+                }
+            }
+        },
+        Base::Imm => {
+            if space_v != Some(StateSpace::Local) {
+                m.add(Key::ImmediateAddr, immediate_address(insn, addr.span));
+            }
+        }
+        Base::Var(..) => {}
+    }
+    // §5.11: an access wider than a parameter variable (info).
+    if let (Some((name, nspan)), Some(Sym::Var(v))) = (sym, sym_info) {
+        let count_ok = !matches!(elems, Some(e) if e.len() != n);
+        if v.kind.is_param() && count_ok && u64::from(ty.bytes()) > v.bytes {
+            m.add(
+                Key::OutOfBound,
+                insn.err(
+                    codes::PARAM_BOUNDS,
+                    nspan,
+                    format!(
+                        "Potential out of bound access while accessing symbol '{name}' of type '{}' with instruction type '{}'.",
+                        v.ty,
+                        ty.token()
+                    ),
+                    format!("`{}` reads {} bytes of the {}-byte parameter `{name}`", ty.token(), ty.bytes(), v.bytes),
+                )
+                .with_severity(Severity::Info),
+            );
+        }
+    }
+    let mut call_sequence = None;
+    if let Some((name, nspan)) = sym {
+        match sym_info {
+            None => {
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
+                unknown.add(name, nspan);
+            }
+            Some(Sym::Func) => {
+                m.add(
+                    Key::AddrUnexpected,
+                    bad_address_symbol(insn, name, nspan, "unexpected"),
+                );
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
+                m.add(
+                    Key::IllegalOperandType,
+                    illegal_operand_type(insn, op, nspan),
+                );
+            }
+            Some(Sym::Reg(_)) => {}
+            Some(Sym::Var(v)) => {
+                let param_space = var_space.is_some_and(|s| s.is_param());
+                if v.kind.is_param() {
+                    if !param_space {
+                        m.add(
+                            Key::SpaceMismatch,
+                            space_mismatch(insn, op, nspan, name, var_space),
+                        );
+                    } else if ld {
+                        let unreturned = match v.kind {
+                            VarKind::LocalParam(id) => {
+                                !cx.returned.get(id as usize).copied().unwrap_or(false)
+                            }
+                            _ => false,
+                        };
+                        if insn.guard.is_none() && unreturned {
+                            call_sequence = Some(
+                                Diagnostic::new(
+                                    Severity::Fatal,
+                                    codes::PARAM_ACCESS,
+                                    nspan,
+                                    format!("`{name}` is read with ld.param but no `call` before it returns it"),
+                                    format!("Function call sequence invalid: 'ld.param' of '{name}' without corresponding call"),
+                                )
+                                .with_help("call arguments are written with st.param before the call; only the return value is read, after it")
+                                .without_line(),
+                            );
+                        } else if v.kind == VarKind::FuncReturn {
+                            m.add(
+                                Key::ReadReturnParam,
+                                insn.err(
+                                    codes::PARAM_ACCESS,
+                                    nspan,
+                                    format!("Illegal to read function return parameter '{name}'"),
+                                    format!("`{name}` is this function's return parameter, which is write-only"),
+                                )
+                                .with_help("write it with st.param"),
+                            );
+                        }
+                    } else if matches!(v.kind, VarKind::KernelParam | VarKind::FuncParam) {
+                        m.add(
+                            Key::WriteInputParam,
+                            insn.err(
+                                codes::PARAM_ACCESS,
+                                nspan,
+                                format!("Illegal to write to function input parameter '{name}'"),
+                                format!("`{name}` is an input parameter, which is read-only"),
+                            )
+                            .with_help("copy it to a register or local variable first"),
+                        );
+                    }
+                } else {
+                    let ok = match var_space {
+                        None => {
+                            matches!(v.kind, VarKind::Global | VarKind::Shared | VarKind::Local)
+                        }
+                        Some(StateSpace::Global) => v.kind == VarKind::Global,
+                        Some(sp) if sp.is_shared() => v.kind == VarKind::Shared,
+                        Some(StateSpace::Local) => v.kind == VarKind::Local,
+                        Some(StateSpace::Const) => v.kind == VarKind::Const,
+                        _ => false,
+                    };
+                    if !ok {
+                        m.add(
+                            Key::SpaceMismatch,
+                            space_mismatch(insn, op, nspan, name, var_space),
+                        );
+                    }
+                }
+                if insn.guard.is_some() && param_space && call_sequence.is_none() {
+                    let exempt = if ld {
+                        matches!(v.kind, VarKind::KernelParam | VarKind::FuncParam)
+                    } else {
+                        v.kind == VarKind::FuncReturn
+                    };
+                    if !exempt {
+                        m.add(
+                            Key::IllegalPredicate,
+                            insn.err(
+                                codes::PARAM_ACCESS,
+                                insn.guard.map_or(head, |g| g.span),
+                                format!("Illegal to predicate instruction '{op}.param' with operand '{name}'"),
+                                format!("this {op}.param of `{name}` cannot be predicated"),
+                            )
+                            .with_help(if ld {
+                                "only kernel and function input parameters may be read under a guard"
+                            } else {
+                                "only a function's own return parameter may be written under a guard"
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if addr.unified
+        && !addr.array
+        && (!ld || !matches!(space_v, None | Some(StateSpace::Global)) || sym.is_some())
+    {
+        m.add(
+            Key::IllegalUnified,
+            insn.err(
+                codes::BAD_ADDRESS,
+                addr.span,
+                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
+                "`.unified` applies only to ld with a register address on .global or generic addressing".into(),
+            ),
+        );
+    }
+    if result_reg {
+        m.add(
+            Key::ResultRegister,
+            insn.err(
+                codes::OPERANDS,
+                data.span(),
+                format!("Result register required for instruction '{op}'"),
+                "a load's destination must be registers, not immediates".into(),
+            ),
+        );
+    }
+    let vec_count_wrong = match (s.vec, elems) {
+        (Some(_), None) => {
+            if ld {
+                m.add(
+                    Key::ResultVector,
+                    insn.err(
+                        codes::OPERANDS,
+                        data.span(),
+                        "Result vector expected".into(),
+                        format!(
+                            "`{}` loads a vector; the destination must be a `{{…}}` list",
+                            vec_span_text(&s)
+                        ),
+                    ),
+                );
+            }
+            true
+        }
+        (Some(_), Some(e)) => e.len() != n,
+        (None, Some(e)) => e.len() >= 2,
+        (None, None) => false,
+    };
+    if vec_count_wrong {
+        let mk = || {
+            insn.err(
+                codes::OPERANDS,
+                data.span(),
+                format!("Argument vector size mismatch for instruction '{op}'"),
+                format!(
+                    "the vector operand has {} element(s) but the instruction moves {n}",
+                    elems.map_or(1, |e| e.len())
+                ),
+            )
+            .with_help("write as many elements as the .vN modifier says (none without one)")
+        };
+        if ld && s.vec.is_some() {
+            m.add_sub(Key::ResultVector, 1, mk());
+        }
+        let late = if s.vec.is_some() && (elems.is_some() || !ld) {
+            Key::MustBeRegister
+        } else if ld {
+            Key::VecMismatchNoVn
+        } else {
+            Key::HintRequired
+        };
+        m.add_sub(late, -1, mk());
+    }
+    // ---- memory semantics (§5.2–§5.4, §6)
+    let sem = s.sem.map(|x| x.0);
+    let sem_span = s.sem.map_or(head, |x| x.1 .1);
+    let sem_t = s.sem.map_or("", |x| x.1 .0);
+    let cop_t = s.cop.map(|c| c.1 .0);
+    let nc_span = s.nc.unwrap_or(head);
+    if s.nc.is_some() && sem == Some(MemorySemantics::Weak) {
+        m.add(
+            Key::CombineWeakNc,
+            combine(
+                insn,
+                sem_span,
+                ".weak",
+                ".nc",
+                ".nc loads take no memory-semantics modifier",
+            ),
+        );
+    }
+    if sem == Some(MemorySemantics::Volatile) {
+        if let Some(ct) = cop_t {
+            m.add(
+                Key::CombineVolatileCop,
+                combine(
+                    insn,
+                    sem_span,
+                    ".volatile",
+                    ct,
+                    "volatile accesses take no cache operator",
+                ),
+            );
+        }
+        if s.nc.is_some() {
+            m.add(
+                Key::CombineVolatileNc,
+                combine(
+                    insn,
+                    nc_span,
+                    ".volatile",
+                    ".nc",
+                    "volatile loads cannot use the non-coherent path",
+                ),
+            );
+        }
+        if space_v == Some(StateSpace::Local) {
+            if let Some(d) = gate_version(cx, insn.start, Feature::LocalVolatile, "", op, sp_span) {
+                m.add(Key::LocalVolatileVer, d);
+            }
+        }
+        if matches!(
+            space_v,
+            Some(
+                StateSpace::Const
+                    | StateSpace::Param
+                    | StateSpace::ParamEntry
+                    | StateSpace::ParamFunc
+                    | StateSpace::Tex
+            )
+        ) {
+            m.add(
+                Key::VolatileSpace,
+                insn.err(
+                    codes::BAD_SPACE,
+                    sem_span,
+                    format!("Modifier '.volatile' cannot be applied to '{sp_name}' space"),
+                    format!("`.volatile` does not apply to `{sp_name}`"),
+                )
+                .with_help(".volatile works on generic, .global, .shared and .local"),
+            );
+        }
+    }
+    if n as u32 * bits(ty) > 128 && !v256 {
+        m.add(
+            Key::VectorTooLarge,
+            insn.err(
+                codes::BAD_TYPE,
+                vec_span,
+                "Vector type too large, exceeds 128 bit limit".into(),
+                format!(
+                    "{n} × {} is {} bits; vectors hold at most 128",
+                    ty.token(),
+                    n as u32 * bits(ty)
+                ),
+            )
+            .with_help(
+                "256-bit vectors exist only as .v8 of 32-bit and .v4 of 64-bit types (sm_100)",
+            ),
+        );
+    }
+    if !ld {
+        if let Some(e) = elems {
+            if e.iter().any(|x| matches!(x, Operand::Sink(_))) && !v256 {
+                m.add(
+                    Key::SinkSource,
+                    insn.err(
+                        codes::VECTOR_EXPRESSION,
+                        data.span(),
+                        "Sink '_' not allowed as a source operand".into(),
+                        "`_` in a stored vector".into(),
+                    )
+                    .with_help("stores may skip elements only in the 256-bit forms (.v8 32-bit, .v4 64-bit)"),
+                );
+            }
+        }
+    }
+    let order_sem = sem.filter(|s| {
+        matches!(
+            s,
+            MemorySemantics::Relaxed | MemorySemantics::Acquire | MemorySemantics::Release
+        )
+    });
+    if let Some(os) = order_sem {
+        if let Some(ct) = cop_t {
+            m.add(
+                Key::CombineOrderCop,
+                combine(
+                    insn,
+                    sem_span,
+                    sem_t,
+                    ct,
+                    "memory-ordered accesses take no cache operator",
+                ),
+            );
+        }
+        if s.nc.is_some() {
+            m.add(
+                Key::CombineOrderNc,
+                combine(
+                    insn,
+                    nc_span,
+                    sem_t,
+                    ".nc",
+                    ".nc loads are weak; drop the memory order or .nc",
+                ),
+            );
+        }
+        let (f, k) = match os {
+            MemorySemantics::Relaxed => (Feature::Relaxed, Key::RelaxedTgt),
+            MemorySemantics::Acquire => (Feature::Acquire, Key::AcquireTgt),
+            _ => (Feature::Release, Key::ReleaseTgt),
+        };
+        if let Some(d) = gate_target(cx, insn.start, f, "", op, sem_span) {
+            m.add(k, d);
+        }
+    }
+    if sem == Some(MemorySemantics::Weak) {
+        if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, sem_span) {
+            m.add(Key::WeakTgtAgain, d);
+        }
+    }
+    if let (Some(mm), Some((_, (vt, _)))) = (s.mmio, s.vec) {
+        m.add(
+            Key::CombineMmioVec,
+            combine(insn, mm, ".mmio", vt, ".mmio accesses are scalar"),
+        );
+    }
+    let ty_span = s.types.first().map_or(head, |t| t.1 .1);
+    if ty == ScalarType::B128 {
+        if let Some(d) = gate_version(cx, insn.start, Feature::B128, "", op, ty_span) {
+            m.add(Key::B128Ver, d);
+        }
+    }
+    let bad_space_sem = matches!(
+        space_v,
+        Some(
+            StateSpace::Local
+                | StateSpace::Const
+                | StateSpace::Param
+                | StateSpace::ParamEntry
+                | StateSpace::ParamFunc
+                | StateSpace::Tex
+        )
+    );
+    if order_sem.is_some() && bad_space_sem {
+        m.add(
+            Key::OrderSpace,
+            insn.err(
+                codes::BAD_SPACE,
+                sem_span,
+                format!("Modifier '{sem_t}' cannot be applied to '{sp_name}' space"),
+                format!("`{sem_t}` does not apply to `{sp_name}`"),
+            )
+            .with_help("memory orders work on generic, .global and .shared addresses"),
+        );
+    }
+    let illegal_sem = (ld && sem == Some(MemorySemantics::Release))
+        || (!ld && sem == Some(MemorySemantics::Acquire));
+    if illegal_sem {
+        m.add(
+            Key::IllegalOrder,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                sem_span,
+                format!("Illegal modifier '{sem_t}' for instruction '{op}'"),
+                format!("`{op}` cannot be `{sem_t}`"),
+            )
+            .with_help(if ld {
+                "loads are .relaxed or .acquire"
+            } else {
+                "stores are .relaxed or .release"
+            }),
+        );
+    }
+    if ty == ScalarType::B128 {
+        if let Some(d) = gate_target(cx, insn.start, Feature::B128, "", op, ty_span) {
+            m.add(Key::B128Tgt, d);
+        }
+        if matches!(s.scope, Some((Scope::Sys, _))) {
+            if let Some(d) = gate_version(cx, insn.start, Feature::B128Sys, "", op, ty_span) {
+                m.add(Key::B128SysVer, d);
+            }
+        }
+    }
+    if let Some(os) = order_sem {
+        if s.scope.is_none() && s.mmio.is_none() {
+            let k = match os {
+                MemorySemantics::Relaxed => Key::NeedScopeRelaxed,
+                MemorySemantics::Acquire => Key::NeedScopeAcquire,
+                _ => Key::NeedScopeRelease,
+            };
+            m.add(
+                k,
+                insn.err(
+                    codes::MISSING_MODIFIER,
+                    sem_span,
+                    format!("Modifier '{sem_t}' requires scope with '{op}' instruction"),
+                    format!("`{sem_t}` needs a scope"),
+                )
+                .with_help("add .cta, .cluster, .gpu or .sys"),
+            );
+        }
+    }
+    if let Some(mm) = s.mmio {
+        if !matches!(space_v, None | Some(StateSpace::Global)) {
+            m.add(
+                Key::MmioSpace,
+                insn.err(
+                    codes::BAD_SPACE,
+                    mm,
+                    format!("Modifier '.mmio' cannot be applied to '{sp_name}' space"),
+                    format!("`.mmio` applies to .global or generic addresses, not `{sp_name}`"),
+                ),
+            );
+        }
+        if let Some(os @ (MemorySemantics::Acquire | MemorySemantics::Release)) = order_sem {
+            if !illegal_sem {
+                let f = if os == MemorySemantics::Acquire {
+                    (Feature::MmioAcquire, Key::AcquireVer)
+                } else {
+                    (Feature::MmioRelease, Key::ReleaseVer)
+                };
+                if let Some(d) = gate_version(cx, insn.start, f.0, "", op, sem_span) {
+                    m.add(f.1, d);
+                }
+            }
+        }
+    }
+    let scope_span = s.scope.map_or(head, |x| x.1 .1);
+    if matches!(s.scope, Some((Scope::Cluster, _))) {
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::ClusterScope,
+            Key::ClusterScopeTgt,
+            Key::ClusterScopeVer,
+            "",
+            op,
+            scope_span,
+        );
+    }
+    let good = if ld {
+        (MemorySemantics::Acquire, ".acquire")
+    } else {
+        (MemorySemantics::Release, ".release")
+    };
+    if let Some(mm) = s.mmio {
+        if !matches!(sem, Some(MemorySemantics::Relaxed)) && sem != Some(good.0) {
+            m.add(
+                Key::MmioNeedsOrder,
+                insn.err(
+                    codes::MISSING_MODIFIER,
+                    mm,
+                    format!("Modifier '.mmio' requires modifier '.relaxed or {}' for instruction '{op}'", good.1),
+                    format!("`.mmio` needs `.relaxed` or `{}`", good.1),
+                )
+                .with_help(format!("write `{op}.mmio.relaxed.sys` (or `.mmio{}.sys`, PTX 9.3)", good.1)),
+            );
+        }
+    }
+    if let Some((sc, (st, _))) = s.scope {
+        if s.mmio.is_some() && sc != Scope::Sys {
+            m.add(
+                Key::CombineMmioScope,
+                combine(
+                    insn,
+                    scope_span,
+                    ".mmio",
+                    st,
+                    ".mmio accesses have scope .sys",
+                ),
+            );
+        }
+        match sem {
+            Some(MemorySemantics::Volatile) => m.add(
+                Key::CombineVolatileScope,
+                combine(
+                    insn,
+                    scope_span,
+                    ".volatile",
+                    st,
+                    "volatile accesses have no scope; use .relaxed with a scope",
+                ),
+            ),
+            Some(MemorySemantics::Weak) => m.add(
+                Key::CombineWeakScope,
+                combine(insn, scope_span, ".weak", st, "weak accesses have no scope"),
+            ),
+            None if s.mmio.is_none() => m.add(
+                Key::NeedOrder,
+                insn.err(
+                    codes::MISSING_MODIFIER,
+                    scope_span,
+                    format!("Modifier '{st}' requires memory order with '{op}' instruction"),
+                    format!("a scope `{st}` without a memory order"),
+                )
+                .with_help(if ld {
+                    "add .relaxed or .acquire"
+                } else {
+                    "add .relaxed or .release"
+                }),
+            ),
+            _ => {}
+        }
+    }
+    if let (Some(mm), None) = (s.mmio, s.scope) {
+        m.add(
+            Key::NeedScopeMmio,
+            insn.err(
+                codes::MISSING_MODIFIER,
+                mm,
+                format!("Modifier '.mmio' requires scope with '{op}' instruction"),
+                "`.mmio` needs scope `.sys`".into(),
+            )
+            .with_help("add .sys"),
+        );
+    }
+    if ld {
+        if let Some(nc) = s.nc {
+            if space_v != Some(StateSpace::Global) {
+                m.add(
+                    Key::NcNeedsGlobal,
+                    insn.err(
+                        codes::BAD_SPACE,
+                        nc,
+                        "Modifier '.nc' requires .global space".into(),
+                        "`.nc` loads go through the read-only cache of global memory".into(),
+                    )
+                    .with_help("write ld.global.nc"),
+                );
+            }
+            if let Some((
+                CacheOperator::Lu | CacheOperator::Cv | CacheOperator::Wb | CacheOperator::Wt,
+                (_, cspan),
+            )) = s.cop
+            {
+                m.add(
+                    Key::IllegalCacheOpNc,
+                    insn.err(
+                        codes::ILLEGAL_MODIFIER,
+                        cspan,
+                        "Illegal cache operation for instruction 'ld.nc'".into(),
+                        "ld.global.nc takes the cache operators .ca, .cg and .cs only".into(),
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(h) = s.hint {
+        gate(
+            &mut m,
+            cx,
+            insn,
+            Feature::CacheHint,
+            Key::HintTgt,
+            Key::HintVer,
+            "",
+            op,
+            h,
+        );
+        if sem == Some(MemorySemantics::Volatile) {
+            m.add(
+                Key::CombineHintVolatile,
+                combine(
+                    insn,
+                    h,
+                    ".L2::cache_hint",
+                    ".volatile",
+                    "volatile accesses take no cache hints",
+                ),
+            );
+        }
+    }
+    if let (Some(p), None) = (policy, s.hint) {
+        m.add(
+            Key::HintRequired,
+            insn.err(
+                codes::MISSING_MODIFIER,
+                p.span(),
+                format!(
+                    ".L2::cache_hint modifier required for instruction '{op}' with 3 arguments"
+                ),
+                "a cache-policy operand needs `.L2::cache_hint`".into(),
+            )
+            .with_help(format!(
+                "write `{op}.…L2::cache_hint…`, or drop the policy operand"
+            )),
+        );
+        m.add(
+            Key::ArgsMismatch,
+            args_mismatch(p.span(), "a third operand without `.L2::cache_hint`"),
+        );
+    }
+    if !ld {
+        if let Some(nc) = s.nc {
+            m.add(
+                Key::IllegalNc,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    nc,
+                    "Illegal modifier '.nc' for instruction 'st'".into(),
+                    "`.nc` is a load path; stores take none".into(),
+                ),
+            );
+        }
+    }
+    if let Some((c, (ct, cspan))) = s.cop {
+        let illegal = if ld {
+            matches!(c, CacheOperator::Wb | CacheOperator::Wt)
+        } else {
+            matches!(c, CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv)
+        };
+        if illegal {
+            m.add(
+                Key::IllegalCop,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    cspan,
+                    format!("Illegal modifier '{ct}' for instruction '{op}'"),
+                    format!("`{ct}` is not a cache operator of `{op}`"),
+                )
+                .with_help(if ld {
+                    "loads take .ca, .cg, .cs, .lu or .cv"
+                } else {
+                    "stores take .wb, .cg, .cs or .wt"
+                }),
+            );
+        }
+    }
+    if let Some(h) = s.hint {
+        if s.mmio.is_some() {
+            m.add(
+                Key::CombineHintMmio,
+                combine(
+                    insn,
+                    h,
+                    ".L2::cache_hint",
+                    ".mmio",
+                    "mmio accesses are never cached",
+                ),
+            );
+        }
+        if !matches!(space_v, None | Some(StateSpace::Global)) {
+            m.add(
+                Key::HintSpace,
+                insn.err(
+                    codes::BAD_SPACE,
+                    h,
+                    format!("Modifier '.L2::cache_hint' cannot be applied to '{sp_name}' space for instruction '{op}'"),
+                    format!("cache hints apply to .global or generic addresses, not `{sp_name}`"),
+                ),
+            );
+        }
+    }
+    let mut out = finish(m, unknown, tail);
+    if !out.fatal {
+        out.narrow_address = narrow;
+        out.call_sequence = call_sequence;
+    }
+    out
+}
+
+fn vec_span_text<'a>(s: &Scan<'a>) -> &'a str {
+    s.vec.map_or("", |v| v.1 .0)
+}
+
+/// `Modifier 'a' cannot be combined with modifier 'b'`.
+pub(crate) fn combine(insn: &Insn, span: Span, a: &str, b: &str, why: &str) -> Diagnostic {
+    insn.err(
+        codes::CONFLICTING_MODIFIERS,
+        span,
+        format!("Modifier '{a}' cannot be combined with modifier '{b}'"),
+        format!("`{a}` and `{b}` cannot be used together"),
+    )
+    .with_help(why.to_string())
+}
+
+pub(crate) fn illegal_operand_type(insn: &Insn, op: &str, span: Span) -> Diagnostic {
+    insn.err(
+        codes::BAD_ADDRESS,
+        span,
+        format!("Illegal operand type to instruction '{op}'"),
+        "the address is not a declared register or variable of a usable type".into(),
+    )
+}
+
+pub(crate) fn bad_address_symbol(insn: &Insn, name: &str, span: Span, ty: &str) -> Diagnostic {
+    insn.err(
+        codes::BAD_ADDRESS,
+        span,
+        format!("Illegal to use symbol '{name}' of type {ty} as address operand. Use integer or bit only."),
+        if ty == "unexpected" {
+            format!("`{name}` is a function, not an address")
+        } else {
+            format!("`{name}` is a {ty} register; addresses are integer or bit registers")
+        },
+    )
+    .with_help("address with a .b64/.u64/.s64 register or a variable")
+}
+
+pub(crate) fn immediate_address(insn: &Insn, span: Span) -> Diagnostic {
+    insn.err(
+        codes::BAD_ADDRESS,
+        span,
+        "Immediate addresses allowed only for .local state space".into(),
+        "a numeric address outside .local".into(),
+    )
+    .with_help("address a variable or a register instead")
+}
+
+pub(crate) fn space_mismatch(
+    insn: &Insn,
+    op: &str,
+    span: Span,
+    name: &str,
+    space: Option<StateSpace>,
+) -> Diagnostic {
+    insn.err(
+        codes::SPACE_MISMATCH,
+        span,
+        format!("State space mismatch between instruction and address in instruction '{op}'"),
+        format!(
+            "`{name}` is not in the instruction's state space ({})",
+            space.map_or("generic".to_string(), |s| s.token().to_string())
+        ),
+    )
+    .with_help("use the state space the variable is declared in")
+}

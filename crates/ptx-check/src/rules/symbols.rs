@@ -1,0 +1,399 @@
+//! The names an instruction can see: module-scope variables and functions, the function's
+//! parameters, and the registers and variables of every enclosing `{ }` scope (with `%r<N>`
+//! ranges), plus the special registers.
+
+use ptx_isa::{ScalarType, StateSpace, VarType};
+use ptx_syntax::ast::{Item, Param, VarDecl};
+use std::collections::HashMap;
+
+/// What a variable is, as the ld/st/cp.async rules distinguish it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VarKind {
+    Global,
+    Const,
+    Shared,
+    Local,
+    Tex,
+    /// Any other space (`.sreg` …).
+    Other,
+    /// A kernel's `.param`.
+    KernelParam,
+    /// A device function's input parameter.
+    FuncParam,
+    /// A device function's return parameter.
+    FuncReturn,
+    /// A `.param` declared in a function body (a call argument or return value); the index
+    /// into the function's call-sequence state.
+    LocalParam(u32),
+}
+
+impl VarKind {
+    pub fn is_param(self) -> bool {
+        matches!(
+            self,
+            VarKind::KernelParam
+                | VarKind::FuncParam
+                | VarKind::FuncReturn
+                | VarKind::LocalParam(_)
+        )
+    }
+}
+
+/// A declared variable.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Var {
+    pub kind: VarKind,
+    /// The declared type as written (`.b32`), for ptxas's out-of-bounds note.
+    pub ty: &'static str,
+    /// Its size in bytes (element size times the array dimensions).
+    pub bytes: u64,
+}
+
+/// What a name resolves to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Sym {
+    /// A register of this declared type.
+    Reg(ScalarType),
+    Var(Var),
+    /// A kernel or device function.
+    Func,
+}
+
+#[derive(Default)]
+struct Frame<'m> {
+    names: HashMap<&'m str, Sym>,
+    /// `%r<10>`: prefix → (count, type).
+    ranges: HashMap<&'m str, (u32, ScalarType)>,
+}
+
+/// The module's names, and a stack of scopes for the function being checked.
+pub(crate) struct Scopes<'m> {
+    module: Frame<'m>,
+    frames: Vec<Frame<'m>>,
+    /// Number of body `.param` variables declared so far in this function.
+    pub local_params: u32,
+}
+
+fn var_kind(space: StateSpace) -> VarKind {
+    match space.base() {
+        StateSpace::Global => VarKind::Global,
+        StateSpace::Const => VarKind::Const,
+        StateSpace::Shared => VarKind::Shared,
+        StateSpace::Local => VarKind::Local,
+        StateSpace::Tex => VarKind::Tex,
+        StateSpace::Param => VarKind::KernelParam,
+        _ => VarKind::Other,
+    }
+}
+
+fn type_token(ty: VarType) -> &'static str {
+    ty.token()
+}
+
+fn type_bytes(ty: VarType) -> u64 {
+    match ty {
+        VarType::Scalar(t) => u64::from(t.bytes()),
+        VarType::Opaque(_) => 8,
+    }
+}
+
+fn array_bytes(elem: u64, dims: &[Option<u64>]) -> u64 {
+    dims.iter()
+        .fold(elem, |acc, d| acc.saturating_mul(d.unwrap_or(1)))
+}
+
+impl<'m> Scopes<'m> {
+    /// No names yet: ptxas reads a module in one pass, so a name is visible only after its
+    /// declaration ([`Scopes::declare_item`]).
+    pub fn new() -> Self {
+        Scopes {
+            module: Frame::default(),
+            frames: Vec::new(),
+            local_params: 0,
+        }
+    }
+
+    /// Declares a module-scope variable or function (a function before its body is walked:
+    /// it may call itself).
+    pub fn declare_item(&mut self, item: &'m Item) {
+        match item {
+            Item::Var(v) => declare(&mut self.module, v, None),
+            Item::Function(f) => {
+                self.module.names.insert(&f.name.value, Sym::Func);
+            }
+            _ => {}
+        }
+    }
+
+    /// Enters a function: its parameters form the outermost function scope.
+    pub fn enter_function(
+        &mut self,
+        returns: Option<&'m [Param]>,
+        params: Option<&'m [Param]>,
+        kernel: bool,
+    ) {
+        self.frames.clear();
+        self.local_params = 0;
+        let mut frame = Frame::default();
+        let mut add = |p: &'m Param, kind: VarKind| {
+            let sym = if p.space.value == StateSpace::Reg {
+                Sym::Reg(p.ty.value)
+            } else {
+                Sym::Var(Var {
+                    kind,
+                    ty: p.ty.value.token(),
+                    bytes: array_bytes(u64::from(p.ty.value.bytes()), &p.dims),
+                })
+            };
+            frame.names.insert(&p.name.value, sym);
+        };
+        for p in returns.unwrap_or_default() {
+            add(p, VarKind::FuncReturn);
+        }
+        for p in params.unwrap_or_default() {
+            add(
+                p,
+                if kernel {
+                    VarKind::KernelParam
+                } else {
+                    VarKind::FuncParam
+                },
+            );
+        }
+        self.frames.push(frame);
+    }
+
+    pub fn push(&mut self) {
+        self.frames.push(Frame::default());
+    }
+
+    pub fn pop(&mut self) {
+        self.frames.pop();
+    }
+
+    /// Declares a body-scope variable or register.
+    pub fn declare(&mut self, v: &'m VarDecl) {
+        let mut next = self.local_params;
+        if let Some(frame) = self.frames.last_mut() {
+            declare(frame, v, Some(&mut next));
+        }
+        self.local_params = next;
+    }
+
+    /// Resolves a name in the innermost scope that declares it.
+    pub fn lookup(&self, name: &str) -> Option<Sym> {
+        for frame in self
+            .frames
+            .iter()
+            .rev()
+            .chain(std::iter::once(&self.module))
+        {
+            if let Some(s) = frame.names.get(name) {
+                return Some(*s);
+            }
+            if !frame.ranges.is_empty() {
+                if let Some((prefix, index)) = split_index(name) {
+                    if let Some(&(count, ty)) = frame.ranges.get(prefix) {
+                        if index < count {
+                            return Some(Sym::Reg(ty));
+                        }
+                    }
+                }
+            }
+        }
+        special_register(name).map(Sym::Reg)
+    }
+
+    /// The declared type of a register, if `name` is one.
+    pub fn reg(&self, name: &str) -> Option<ScalarType> {
+        match self.lookup(name) {
+            Some(Sym::Reg(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+fn declare<'m>(frame: &mut Frame<'m>, v: &'m VarDecl, local_params: Option<&mut u32>) {
+    if v.space.value == StateSpace::Reg {
+        let ty = match v.ty.value {
+            VarType::Scalar(t) => t,
+            VarType::Opaque(_) => ScalarType::B64,
+        };
+        for d in &v.declarators {
+            match d.range {
+                Some(n) => {
+                    frame.ranges.insert(&d.name.value, (n, ty));
+                }
+                None => {
+                    frame.names.insert(&d.name.value, Sym::Reg(ty));
+                }
+            }
+        }
+        return;
+    }
+    let mut kind = var_kind(v.space.value);
+    let mut counter = local_params;
+    for d in &v.declarators {
+        if kind == VarKind::KernelParam || matches!(kind, VarKind::LocalParam(_)) {
+            if let Some(n) = counter.as_deref_mut() {
+                kind = VarKind::LocalParam(*n);
+                *n += 1;
+            }
+        }
+        let bytes = array_bytes(type_bytes(v.ty.value), &d.dims);
+        frame.names.insert(
+            &d.name.value,
+            Sym::Var(Var {
+                kind,
+                ty: type_token(v.ty.value),
+                bytes,
+            }),
+        );
+    }
+}
+
+/// `%r12` → (`%r`, 12). Leading zeros are not range members.
+fn split_index(name: &str) -> Option<(&str, u32)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits == name.len() {
+        return None;
+    }
+    let (prefix, num) = name.split_at(name.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    Some((prefix, num.parse().ok()?))
+}
+
+/// The predefined special registers and their types.
+fn special_register(name: &str) -> Option<ScalarType> {
+    const U32: &[&str] = &[
+        "%tid",
+        "%ntid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%ctaid",
+        "%nctaid",
+        "%smid",
+        "%nsmid",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%clock",
+        "%pm0",
+        "%pm1",
+        "%pm2",
+        "%pm3",
+        "%pm4",
+        "%pm5",
+        "%pm6",
+        "%pm7",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%is_explicit_cluster",
+        "%current_graph_exec",
+    ];
+    const U64: &[&str] = &[
+        "%clock64",
+        "%gridid",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+        "%reserved_smem_offset_begin",
+        "%reserved_smem_offset_end",
+        "%reserved_smem_offset_cap",
+    ];
+    if U32.contains(&name) {
+        Some(ScalarType::U32)
+    } else if U64.contains(&name) {
+        Some(ScalarType::U64)
+    } else if name.starts_with("%envreg")
+        && split_index(name).is_some_and(|(p, i)| p == "%envreg" && i < 32)
+    {
+        Some(ScalarType::B32)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_names() {
+        assert_eq!(split_index("%r12"), Some(("%r", 12)));
+        assert_eq!(split_index("%rd0"), Some(("%rd", 0)));
+        assert_eq!(split_index("%r01"), None);
+        assert_eq!(split_index("%r"), None);
+        assert_eq!(split_index("12"), None);
+    }
+
+    #[test]
+    fn scopes_resolve_innermost_first() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.global .b32 g[4];\n\
+            .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n{\n.reg .b64 %r<2>;\n.param .b32 a;\n}\n}\n";
+        let m = ptx_syntax::parse(text).unwrap();
+        let f = m.function("k").unwrap();
+        let mut s = Scopes::new();
+        for item in &m.items {
+            s.declare_item(item);
+        }
+        s.enter_function(f.returns.as_deref(), f.params.as_deref(), true);
+        let body = f.body.as_ref().unwrap();
+        let ptx_syntax::ast::Statement::Var(outer) = &body.statements[0] else {
+            panic!()
+        };
+        s.declare(outer);
+        assert_eq!(s.reg("%r3"), Some(ScalarType::B32));
+        assert_eq!(s.reg("%r4"), None);
+        let ptx_syntax::ast::Statement::Block(b) = &body.statements[1] else {
+            panic!()
+        };
+        s.push();
+        for st in &b.statements {
+            if let ptx_syntax::ast::Statement::Var(v) = st {
+                s.declare(v);
+            }
+        }
+        assert_eq!(s.reg("%r1"), Some(ScalarType::B64));
+        assert_eq!(s.reg("%r3"), Some(ScalarType::B32));
+        assert!(matches!(
+            s.lookup("a"),
+            Some(Sym::Var(Var {
+                kind: VarKind::LocalParam(0),
+                ..
+            }))
+        ));
+        s.pop();
+        assert_eq!(s.reg("%r1"), Some(ScalarType::B32));
+        assert!(matches!(
+            s.lookup("p"),
+            Some(Sym::Var(Var {
+                kind: VarKind::KernelParam,
+                bytes: 8,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            s.lookup("g"),
+            Some(Sym::Var(Var {
+                kind: VarKind::Global,
+                bytes: 16,
+                ..
+            }))
+        ));
+        assert!(matches!(s.lookup("k"), Some(Sym::Func)));
+        assert_eq!(s.reg("%tid"), Some(ScalarType::U32));
+    }
+}

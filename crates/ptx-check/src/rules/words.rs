@@ -1,0 +1,190 @@
+//! What ptxas makes of each dotted word after an opcode. The validator classifies the written
+//! modifiers itself (not through the parser's typed fields) because ptxas's view differs in
+//! ways that matter for its messages: a bare `.evict_last` is an eviction priority without a
+//! level, every PTX type is a type word even where the instruction takes none, and the last of
+//! two values wins.
+
+use ptx_isa::{
+    CacheOperator, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope, StateSpace,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Level {
+    L1,
+    L2,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::L2 => "L2",
+        }
+    }
+}
+
+/// An eviction priority, without its level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prio {
+    EvictNormal,
+    EvictUnchanged,
+    EvictFirst,
+    EvictLast,
+    NoAllocate,
+}
+
+impl Prio {
+    pub fn name(self) -> &'static str {
+        match self {
+            Prio::EvictNormal => "evict_normal",
+            Prio::EvictUnchanged => "evict_unchanged",
+            Prio::EvictFirst => "evict_first",
+            Prio::EvictLast => "evict_last",
+            Prio::NoAllocate => "no_allocate",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Prio> {
+        Some(match s {
+            "evict_normal" => Prio::EvictNormal,
+            "evict_unchanged" => Prio::EvictUnchanged,
+            "evict_first" => Prio::EvictFirst,
+            "evict_last" => Prio::EvictLast,
+            "no_allocate" => Prio::NoAllocate,
+            _ => return None,
+        })
+    }
+}
+
+/// A dotted word, classified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Word {
+    Sem(MemorySemantics),
+    Mmio,
+    Scope(Scope),
+    Space(StateSpace),
+    Cop(CacheOperator),
+    Nc,
+    /// `.L1::evict_last` (level given) or `.evict_last` (bare).
+    Evict(Option<Level>, Prio),
+    Hint,
+    Pf(PrefetchSize),
+    /// `.v2`, `.v4`, `.v8`.
+    Vec(u32),
+    /// A type word; `None` for types the ScalarType table lacks (`.ue8m0`, `.e2m1` …).
+    Type(Option<ScalarType>),
+    /// `.L1` / `.L2` of prefetch and createpolicy.cvt.
+    Level(Level),
+    Tensormap,
+    Kind(PolicyKind),
+    Unknown,
+}
+
+/// Types ptxas knows beyond [`ScalarType`].
+const EXTRA_TYPES: &[&str] = &[".ue8m0", ".e2m1", ".e2m3", ".e3m2", ".s2", ".u2", ".b2"];
+
+/// Classifies a modifier as written (with its dot).
+pub(crate) fn classify(t: &str) -> Word {
+    use Word::*;
+    match t {
+        ".weak" => return Sem(MemorySemantics::Weak),
+        ".volatile" => return Sem(MemorySemantics::Volatile),
+        ".relaxed" => return Sem(MemorySemantics::Relaxed),
+        ".acquire" => return Sem(MemorySemantics::Acquire),
+        ".release" => return Sem(MemorySemantics::Release),
+        ".mmio" => return Mmio,
+        ".cta" => return Scope(ptx_isa::Scope::Cta),
+        ".cluster" => return Scope(ptx_isa::Scope::Cluster),
+        ".gpu" => return Scope(ptx_isa::Scope::Gpu),
+        ".sys" => return Scope(ptx_isa::Scope::Sys),
+        ".nc" => return Nc,
+        ".L2::cache_hint" => return Hint,
+        ".L1" => return Level(self::Level::L1),
+        ".L2" => return Level(self::Level::L2),
+        ".tensormap" => return Tensormap,
+        ".v2" => return Vec(2),
+        ".v4" => return Vec(4),
+        ".v8" => return Vec(8),
+        _ => {}
+    }
+    if let Some(s) = StateSpace::from_token(t) {
+        return if matches!(s, StateSpace::Reg | StateSpace::Sreg) {
+            Unknown
+        } else {
+            Space(s)
+        };
+    }
+    if let Some(c) = CacheOperator::from_token(t) {
+        return Cop(c);
+    }
+    if let Some(p) = PrefetchSize::from_token(t) {
+        return Pf(p);
+    }
+    if let Some(k) = PolicyKind::from_token(t) {
+        return Kind(k);
+    }
+    if let Some(ty) = ScalarType::from_token(t) {
+        return Type(Some(ty));
+    }
+    if EXTRA_TYPES.contains(&t) {
+        return Type(None);
+    }
+    let body = &t[1.min(t.len())..];
+    if let Some(p) = body.strip_prefix("L1::").and_then(Prio::parse) {
+        return Evict(Some(self::Level::L1), p);
+    }
+    if let Some(p) = body.strip_prefix("L2::").and_then(Prio::parse) {
+        return Evict(Some(self::Level::L2), p);
+    }
+    if let Some(p) = Prio::parse(body) {
+        return Evict(None, p);
+    }
+    Unknown
+}
+
+/// The types `ld` and `st` take.
+pub(crate) fn is_ldst_type(t: Option<ScalarType>) -> bool {
+    use ScalarType::*;
+    matches!(
+        t,
+        Some(B8 | B16 | B32 | B64 | B128 | U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | F32 | F64)
+    )
+}
+
+/// `.bf16`, `.bf16x2`, `.tf32`: next to one ld/st type, ptxas checks the operands first
+/// (docs/ptxas-rules.md §5.1).
+pub(crate) fn is_alt_type(t: Option<ScalarType>) -> bool {
+    matches!(
+        t,
+        Some(ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32)
+    )
+}
+
+/// The text after the dot and level: `.L1::evict_last` → `evict_last`.
+pub(crate) fn after_colons(t: &str) -> &str {
+    match t.rfind("::") {
+        Some(i) => &t[i + 2..],
+        None => t.trim_start_matches('.'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_ptxas_words() {
+        assert_eq!(classify(".evict_last"), Word::Evict(None, Prio::EvictLast));
+        assert_eq!(
+            classify(".L2::no_allocate"),
+            Word::Evict(Some(Level::L2), Prio::NoAllocate)
+        );
+        assert_eq!(classify(".L2::256B"), Word::Pf(PrefetchSize::B256));
+        assert_eq!(classify(".shared::cta"), Word::Space(StateSpace::SharedCta));
+        assert_eq!(classify(".L3::evict_last"), Word::Unknown);
+        assert_eq!(classify(".e2m1"), Word::Type(None));
+        assert_eq!(classify(".reg"), Word::Unknown);
+        assert_eq!(after_colons(".L1::evict_last"), "evict_last");
+        assert_eq!(after_colons(".evict_last"), "evict_last");
+    }
+}

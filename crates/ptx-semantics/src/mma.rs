@@ -1,0 +1,260 @@
+//! Warp-level matrix instructions: `mma.sync` fragment layouts and arithmetic, and `ldmatrix`
+//! (PTX ISA §"Matrix Fragments for mma.m16n8k16 with floating point type", §"… mma.m16n8k8",
+//! §"ldmatrix").
+//!
+//! Fragments are given per lane as register bits: `a[lane][r]`, `b[lane][r]`, `c[lane][r]`
+//! (unused trailing registers are ignored). Within a `.f16x2`/`.bf16x2` register the element with
+//! the lower index sits in bits `[15:0]`.
+//!
+//! Arithmetic (the ISA fixes the layouts, not the order or width of the accumulation; hardware
+//! tensor cores are not IEEE-sequential): every product `a·b` is exact in `f64` (at most 22
+//! significant bits); `d = c + Σ_k a[m][k]·b[k][n]` is accumulated in `f64` in increasing `k`
+//! starting from `c`, then rounded once to nearest-even into the destination type. Inputs whose
+//! products are exactly representable and whose sums stay within 53 bits (the corpus' integer
+//! and quarter-valued data) give the exact result, as on hardware. `.tf32` operands use the upper
+//! 19 bits of their `.b32` registers (the low 13 bits are ignored). NaN results are canonical.
+
+use crate::half::to_f64;
+use crate::round::{self, Format, Overflow, Rnd, BF16, F16, F32, F64};
+
+/// The `mma.sync.aligned` shapes and types implemented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MmaKind {
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`
+    M16n8k16F32F16,
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`
+    M16n8k16F32Bf16,
+    /// `mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16`
+    M16n8k16F16F16,
+    /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`
+    M16n8k8F32Tf32,
+    /// `mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`
+    M16n8k8F32F16,
+    /// `mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32`
+    M16n8k8F32Bf16,
+    /// `mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16`
+    M16n8k8F16F16,
+}
+
+/// Where one fragment element lives in its matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Elem {
+    /// Row in the matrix (A: `m`, B: `k`, C/D: `m`).
+    pub row: u32,
+    /// Column in the matrix (A: `k`, B: `n`, C/D: `n`).
+    pub col: u32,
+}
+
+impl MmaKind {
+    /// `K` of the shape (`M = 16`, `N = 8` for all kinds here).
+    pub const fn k(self) -> u32 {
+        match self {
+            MmaKind::M16n8k16F32F16 | MmaKind::M16n8k16F32Bf16 | MmaKind::M16n8k16F16F16 => 16,
+            _ => 8,
+        }
+    }
+    /// Element format of A and B.
+    pub const fn ab_format(self) -> Format {
+        match self {
+            MmaKind::M16n8k16F32Bf16 | MmaKind::M16n8k8F32Bf16 => BF16,
+            MmaKind::M16n8k8F32Tf32 => F32,
+            _ => F16,
+        }
+    }
+    /// Whether C/D are `.f16` (packed `.f16x2`, 2 registers) rather than `.f32` (4 registers).
+    pub const fn f16_accumulator(self) -> bool {
+        matches!(self, MmaKind::M16n8k16F16F16 | MmaKind::M16n8k8F16F16)
+    }
+    const fn per_reg(self) -> u32 {
+        if matches!(self, MmaKind::M16n8k8F32Tf32) {
+            1
+        } else {
+            2
+        }
+    }
+    /// A elements per lane (`M·K/32`).
+    pub const fn a_elems(self) -> u32 {
+        16 * self.k() / 32
+    }
+    /// B elements per lane (`K·N/32`).
+    pub const fn b_elems(self) -> u32 {
+        self.k() * 8 / 32
+    }
+    /// Registers per lane holding A, B and C/D.
+    pub const fn regs(self) -> (u32, u32, u32) {
+        let p = self.per_reg();
+        (
+            self.a_elems() / p,
+            self.b_elems() / p,
+            if self.f16_accumulator() { 2 } else { 4 },
+        )
+    }
+
+    /// Position of A element `i` (register `i / per_reg`, half `i % per_reg`) of `lane`.
+    pub fn a_elem(self, lane: u32, i: u32) -> Elem {
+        let (g, t) = (lane / 4 % 8, lane % 4);
+        match self.k() {
+            16 => Elem {
+                row: g + if matches!(i, 2 | 3 | 6 | 7) { 8 } else { 0 },
+                col: t * 2 + (i & 1) + if i >= 4 { 8 } else { 0 },
+            },
+            _ if self == MmaKind::M16n8k8F32Tf32 => Elem {
+                row: g + if i == 1 || i == 3 { 8 } else { 0 },
+                col: t + if i >= 2 { 4 } else { 0 },
+            },
+            _ => Elem {
+                row: g + if i >= 2 { 8 } else { 0 },
+                col: t * 2 + (i & 1),
+            },
+        }
+    }
+
+    /// Position (`row = k`, `col = n`) of B element `i` of `lane`.
+    pub fn b_elem(self, lane: u32, i: u32) -> Elem {
+        let (g, t) = (lane / 4 % 8, lane % 4);
+        match self.k() {
+            16 => Elem {
+                row: t * 2 + (i & 1) + if i >= 2 { 8 } else { 0 },
+                col: g,
+            },
+            _ if self == MmaKind::M16n8k8F32Tf32 => Elem {
+                row: t + if i == 1 { 4 } else { 0 },
+                col: g,
+            },
+            _ => Elem {
+                row: t * 2 + i,
+                col: g,
+            },
+        }
+    }
+
+    /// Position of C/D element `i` (0..4) of `lane` (for `.f16` accumulators element `i` is in
+    /// register `i / 2`, half `i % 2`; for `.f32` in register `i`).
+    pub fn c_elem(self, lane: u32, i: u32) -> Elem {
+        let (g, t) = (lane / 4 % 8, lane % 4);
+        Elem {
+            row: g + if i >= 2 { 8 } else { 0 },
+            col: t * 2 + (i & 1),
+        }
+    }
+}
+
+#[inline]
+fn elem_bits(regs: &[u32], per_reg: u32, i: u32) -> u32 {
+    let r = regs[(i / per_reg) as usize];
+    if per_reg == 1 {
+        r
+    } else {
+        (r >> (16 * (i % 2))) & 0xffff
+    }
+}
+
+/// Executes `mma.sync.aligned` for a whole warp: `a`, `b`, `c` are each lane's fragment registers
+/// (see [`MmaKind::regs`] for how many are used), the result is each lane's D registers.
+pub fn mma_sync(
+    kind: MmaKind,
+    a: &[[u32; 4]; 32],
+    b: &[[u32; 2]; 32],
+    c: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
+    let k = kind.k() as usize;
+    let f = kind.ab_format();
+    let p = kind.per_reg();
+    let mut am = [[0f64; 16]; 16];
+    let mut bm = [[0f64; 8]; 16];
+    let mut cm = [[0f64; 8]; 16];
+    let val = |bits: u32| -> f64 {
+        if kind == MmaKind::M16n8k8F32Tf32 {
+            f32::from_bits(bits & 0xffff_e000) as f64
+        } else {
+            to_f64(f, bits as u64)
+        }
+    };
+    for lane in 0..32u32 {
+        let l = lane as usize;
+        for i in 0..kind.a_elems() {
+            let e = kind.a_elem(lane, i);
+            am[e.row as usize][e.col as usize] = val(elem_bits(&a[l], p, i));
+        }
+        for i in 0..kind.b_elems() {
+            let e = kind.b_elem(lane, i);
+            bm[e.row as usize][e.col as usize] = val(elem_bits(&b[l], p, i));
+        }
+        for i in 0..4 {
+            let e = kind.c_elem(lane, i);
+            cm[e.row as usize][e.col as usize] = if kind.f16_accumulator() {
+                to_f64(F16, elem_bits(&c[l], 2, i) as u64)
+            } else {
+                f32::from_bits(c[l][i as usize]) as f64
+            };
+        }
+    }
+    let mut d = [[0u32; 4]; 32];
+    for lane in 0..32u32 {
+        for i in 0..4 {
+            let e = kind.c_elem(lane, i);
+            let (r, n) = (e.row as usize, e.col as usize);
+            let mut acc = cm[r][n];
+            for kk in 0..k {
+                acc += am[r][kk] * bm[kk][n];
+            }
+            let l = lane as usize;
+            if kind.f16_accumulator() {
+                let h = round_acc(F16, acc);
+                d[l][(i / 2) as usize] |= h << (16 * (i % 2));
+            } else {
+                d[l][i as usize] = round_acc(F32, acc);
+            }
+        }
+    }
+    d
+}
+
+#[inline]
+fn round_acc(f: Format, acc: f64) -> u32 {
+    if acc.is_nan() {
+        f.canonical_nan as u32
+    } else {
+        round::convert(F64, f, acc.to_bits(), Rnd::Rn, Overflow::Ieee) as u32
+    }
+}
+
+/// `ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16`: for destination register `reg`
+/// (matrix `reg`) and half `half` (0 = bits `[15:0]`) of `lane`, returns `(row_lane, col)`: the
+/// element is the 16-bit value at `row_addr[row_lane] + 2·col`. Lanes `8·m … 8·m+7` supply the
+/// eight row addresses of matrix `m`. Without `.trans` lane `l` receives row `l/4`, columns
+/// `2·(l%4)` and `+1`; with `.trans` it receives column `l/4`, rows `2·(l%4)` and `+1`.
+#[inline]
+pub fn ldmatrix_source(trans: bool, lane: u32, reg: u32, half: u32) -> (u32, u32) {
+    let lane = lane & 31;
+    let m = reg & 3;
+    if trans {
+        (8 * m + 2 * (lane % 4) + (half & 1), lane / 4)
+    } else {
+        (8 * m + lane / 4, 2 * (lane % 4) + (half & 1))
+    }
+}
+
+/// Executes `ldmatrix` for a warp with `num` (1, 2 or 4) matrices: `row_addr[l]` is lane `l`'s
+/// address operand, `read_b16` reads shared memory (its error — e.g. an out-of-bounds address —
+/// is passed through). Registers past `num` are left 0.
+pub fn ldmatrix<E>(
+    num: u32,
+    trans: bool,
+    row_addr: &[u64; 32],
+    mut read_b16: impl FnMut(u64) -> Result<u16, E>,
+) -> Result<[[u32; 4]; 32], E> {
+    let mut d = [[0u32; 4]; 32];
+    for lane in 0..32u32 {
+        for reg in 0..num.min(4) {
+            let mut v = 0u32;
+            for half in 0..2 {
+                let (src, col) = ldmatrix_source(trans, lane, reg, half);
+                let x = read_b16(row_addr[src as usize].wrapping_add(2 * col as u64))?;
+                v |= (x as u32) << (16 * half);
+            }
+            d[lane as usize][reg as usize] = v;
+        }
+    }
+    Ok(d)
+}

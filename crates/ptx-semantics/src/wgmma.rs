@@ -1,0 +1,272 @@
+//! `wgmma.mma_async` with both operands in shared memory, addressed through 64-bit matrix
+//! descriptors (PTX ISA §"Asynchronous Warpgroup Level Matrix Shared Memory Layout", "Matrix
+//! Descriptor Format", "Register Fragments and Shared Memory Matrix Layouts" for
+//! `wgmma.m64nNk16` / `m64nNk8`).
+//!
+//! **Descriptor** (64 bits): start address `[13:0]`, leading-dimension byte offset `[29:16]`,
+//! stride-dimension byte offset `[45:32]` (each `>> 4`, i.e. in 16-byte units), matrix base
+//! offset `[51:49]`, swizzle mode `[63:62]` (0 none, 1 128-byte, 2 64-byte, 3 32-byte).
+//!
+//! **Layouts**, with `W` the swizzle width (16 bytes for "none"), `e` the element size and all
+//! offsets in bytes before swizzling (the canonical layouts of the ISA's "Shared Memory Matrix
+//! Layout" figures, written as CuTe shapes/strides in 16-byte units in CUTLASS' `make_gmma_desc`):
+//!
+//! * K-major (no transpose), core matrices of 8 rows: row `mn` at `(mn%8)·W + (mn/8)·SBO`; the
+//!   K bytes `kb = k·e` are contiguous inside a `W`-byte row for the swizzled modes, and for
+//!   no swizzle in 16-byte chunks `kb%16 + (kb/16)·LBO`.
+//! * MN-major (`imm-trans = 1`): K row `k` at `(k%8)·W + (k/8)·SBO` (swizzled) or
+//!   `(k%8)·16 + (k/8)·LBO` (none); the MN bytes `mb = mn·e` are contiguous within `W` bytes and
+//!   the next `W`-byte group is `LBO` away (swizzled) or `SBO` away per 16 bytes (none).
+//! * Swizzling XORs address bits `[4, 4+B)` with bits `[7, 7+B)` of the shared-memory address
+//!   (`B = 1, 2, 3` for 32/64/128 bytes); buffers are aligned to the pattern's repeat (256, 512,
+//!   1024 bytes). A non-zero base offset (for unaligned patterns) is rejected with an error.
+//!
+//! **Accumulator** D (`.f32`): thread `t` of the warpgroup (warp `w = t/32`, `g = lane/4`,
+//! `q = lane%4`) holds `N/2` registers; register `i` is row `16w + g + 8·((i%4)/2)`, column
+//! `8·(i/4) + 2q + (i%2)` — the `mma.m16n8` C layout repeated over `N/8` column blocks.
+//! Arithmetic as [`crate::mma`]: exact products, `f64` accumulation in increasing `k` starting
+//! from D (or 0 when `scale-d` is false), one rounding to `.f32`. `imm-scale-a/b = -1` negates A/B.
+
+use crate::half::to_f64;
+use crate::round::{self, Overflow, Rnd, BF16, F16, F32, F64};
+
+/// Swizzle mode of a matrix descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Swizzle {
+    /// No swizzling ("interleave": 8×16-byte core matrices).
+    None,
+    /// 32-byte swizzle.
+    B32,
+    /// 64-byte swizzle.
+    B64,
+    /// 128-byte swizzle.
+    B128,
+}
+
+impl Swizzle {
+    /// Row width `W` of the pattern in bytes (16 for no swizzle).
+    pub const fn width(self) -> u32 {
+        match self {
+            Swizzle::None => 16,
+            Swizzle::B32 => 32,
+            Swizzle::B64 => 64,
+            Swizzle::B128 => 128,
+        }
+    }
+    /// Applies the XOR pattern to a shared-memory byte address.
+    #[inline]
+    pub const fn apply(self, addr: u32) -> u32 {
+        let b = match self {
+            Swizzle::None => return addr,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 2,
+            Swizzle::B128 => 3,
+        };
+        addr ^ (((addr >> 7) & ((1 << b) - 1)) << 4)
+    }
+}
+
+/// A decoded wgmma shared-memory matrix descriptor (byte quantities).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MatrixDescriptor {
+    /// Start address in shared memory (bytes).
+    pub start: u32,
+    /// Leading-dimension byte offset.
+    pub lbo: u32,
+    /// Stride-dimension byte offset.
+    pub sbo: u32,
+    /// Matrix base offset (bits `[51:49]`).
+    pub base_offset: u8,
+    /// Swizzle mode.
+    pub swizzle: Swizzle,
+}
+
+impl MatrixDescriptor {
+    /// Decodes the 64-bit descriptor.
+    pub const fn decode(d: u64) -> MatrixDescriptor {
+        MatrixDescriptor {
+            start: ((d & 0x3fff) << 4) as u32,
+            lbo: (((d >> 16) & 0x3fff) << 4) as u32,
+            sbo: (((d >> 32) & 0x3fff) << 4) as u32,
+            base_offset: ((d >> 49) & 7) as u8,
+            swizzle: match d >> 62 {
+                0 => Swizzle::None,
+                1 => Swizzle::B128,
+                2 => Swizzle::B64,
+                _ => Swizzle::B32,
+            },
+        }
+    }
+
+    /// Shared-memory byte address of element (`mn`, `k`) of an operand with `elem_bytes`-byte
+    /// elements, K-major (`mn_major == false`) or MN-major (transposed).
+    #[inline]
+    pub fn element_address(&self, mn_major: bool, elem_bytes: u32, mn: u32, k: u32) -> u32 {
+        let w = self.swizzle.width();
+        let off = if !mn_major {
+            let kb = k * elem_bytes;
+            let row = (mn % 8) * w + (mn / 8) * self.sbo;
+            if self.swizzle == Swizzle::None {
+                row + kb % 16 + (kb / 16) * self.lbo
+            } else {
+                row + kb
+            }
+        } else {
+            let mb = mn * elem_bytes;
+            if self.swizzle == Swizzle::None {
+                (k % 8) * 16 + (k / 8) * self.lbo + mb % 16 + (mb / 16) * self.sbo
+            } else {
+                (k % 8) * w + (k / 8) * self.sbo + mb % w + (mb / w) * self.lbo
+            }
+        };
+        self.swizzle.apply(self.start.wrapping_add(off))
+    }
+}
+
+/// The A/B element type of a `wgmma.mma_async` with `.f32` accumulators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WgmmaType {
+    /// `m64nNk16.f32.f16.f16`
+    F16,
+    /// `m64nNk16.f32.bf16.bf16`
+    Bf16,
+    /// `m64nNk8.f32.tf32.tf32` (K-major only)
+    Tf32,
+}
+
+impl WgmmaType {
+    /// `K` of the shape.
+    pub const fn k(self) -> u32 {
+        match self {
+            WgmmaType::Tf32 => 8,
+            _ => 16,
+        }
+    }
+    /// Element size in bytes.
+    pub const fn elem_bytes(self) -> u32 {
+        match self {
+            WgmmaType::Tf32 => 4,
+            _ => 2,
+        }
+    }
+}
+
+/// Operands of one `wgmma.mma_async` besides the descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WgmmaOperands {
+    /// `N` of `m64nNk*` (multiple of 8, 8..=256).
+    pub n: u32,
+    /// The `scale-d` predicate: `false` ignores the incoming D.
+    pub scale_d: bool,
+    /// `imm-scale-a` is `-1`.
+    pub negate_a: bool,
+    /// `imm-scale-b` is `-1`.
+    pub negate_b: bool,
+    /// `imm-trans-a` is 1 (A is MN-major); only for 16-bit types.
+    pub trans_a: bool,
+    /// `imm-trans-b` is 1 (B is MN-major); only for 16-bit types.
+    pub trans_b: bool,
+}
+
+/// Why a `wgmma.mma_async` could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WgmmaError<E> {
+    /// `N` is not a multiple of 8 in `8..=256`.
+    BadShape(u32),
+    /// Transpose requested for `.tf32` (the ISA allows only K-major there).
+    TransposeTf32,
+    /// A descriptor has a non-zero matrix base offset (unaligned swizzle pattern); not modelled.
+    BaseOffset(u8),
+    /// The shared-memory read callback failed at this address.
+    Read(E),
+}
+
+/// Shared-memory addresses the A operand of `wgmma` reads, in row-major (`m`, `k`) order; the
+/// interpreter can use it for hazard tracking.
+pub fn operand_address(desc: u64, ty: WgmmaType, mn_major: bool, mn: u32, k: u32) -> u32 {
+    MatrixDescriptor::decode(desc).element_address(mn_major, ty.elem_bytes(), mn, k)
+}
+
+/// Position (row, column) of accumulator register `i` of warpgroup thread `tid` (0..128).
+#[inline]
+pub const fn d_elem(tid: u32, i: u32) -> (u32, u32) {
+    let (w, lane) = (tid / 32 % 4, tid % 32);
+    let (g, q) = (lane / 4, lane % 4);
+    (
+        16 * w + g + 8 * ((i % 4) / 2),
+        8 * (i / 4) + 2 * q + (i % 2),
+    )
+}
+
+/// Executes `wgmma.mma_async.sync.aligned.m64nNk{16,8}.f32.{f16,bf16,tf32}` for a warpgroup:
+/// `d[tid][i]` are the 128 threads' accumulator registers (the first `N/2` of each row are used
+/// and updated in place); `read_shared(addr, bytes)` reads 2 or 4 bytes of shared memory.
+pub fn mma_async<E>(
+    ty: WgmmaType,
+    a_desc: u64,
+    b_desc: u64,
+    ops: WgmmaOperands,
+    d: &mut [[u32; 128]; 128],
+    mut read_shared: impl FnMut(u32, u32) -> Result<u32, E>,
+) -> Result<(), WgmmaError<E>> {
+    let n = ops.n;
+    if n == 0 || n > 256 || n & 7 != 0 {
+        return Err(WgmmaError::BadShape(n));
+    }
+    if ty == WgmmaType::Tf32 && (ops.trans_a || ops.trans_b) {
+        return Err(WgmmaError::TransposeTf32);
+    }
+    let (ad, bd) = (
+        MatrixDescriptor::decode(a_desc),
+        MatrixDescriptor::decode(b_desc),
+    );
+    for desc in [ad, bd] {
+        if desc.base_offset != 0 && desc.swizzle != Swizzle::None {
+            return Err(WgmmaError::BaseOffset(desc.base_offset));
+        }
+    }
+    let k = ty.k();
+    let e = ty.elem_bytes();
+    let val = |bits: u32| -> f64 {
+        match ty {
+            WgmmaType::F16 => to_f64(F16, bits as u64 & 0xffff),
+            WgmmaType::Bf16 => to_f64(BF16, bits as u64 & 0xffff),
+            WgmmaType::Tf32 => f32::from_bits(bits & 0xffff_e000) as f64,
+        }
+    };
+    let mut a = [[0f64; 16]; 64];
+    for m in 0..64 {
+        for kk in 0..k {
+            let addr = ad.element_address(ops.trans_a, e, m, kk);
+            let x = val(read_shared(addr, e).map_err(WgmmaError::Read)?);
+            a[m as usize][kk as usize] = if ops.negate_a { -x } else { x };
+        }
+    }
+    let mut b = [[0f64; 256]; 16];
+    for nn in 0..n {
+        for kk in 0..k {
+            let addr = bd.element_address(ops.trans_b, e, nn, kk);
+            let x = val(read_shared(addr, e).map_err(WgmmaError::Read)?);
+            b[kk as usize][nn as usize] = if ops.negate_b { -x } else { x };
+        }
+    }
+    for (tid, regs) in d.iter_mut().enumerate() {
+        for (i, reg) in regs.iter_mut().take((n / 2) as usize).enumerate() {
+            let (r, c) = d_elem(tid as u32, i as u32);
+            let mut acc = if ops.scale_d {
+                f32::from_bits(*reg) as f64
+            } else {
+                0.0
+            };
+            for kk in 0..k as usize {
+                acc += a[r as usize][kk] * b[kk][c as usize];
+            }
+            *reg = if acc.is_nan() {
+                F32.canonical_nan as u32
+            } else {
+                round::convert(F64, F32, acc.to_bits(), Rnd::Rn, Overflow::Ieee) as u32
+            };
+        }
+    }
+    Ok(())
+}

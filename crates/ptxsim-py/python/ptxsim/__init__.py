@@ -1,0 +1,192 @@
+"""ptxsim: run PTX and Triton kernels on numpy arrays on a CPU, over a model of the GPU memory
+hierarchy, and see what each cache hint did.
+
+    >>> import numpy as np, ptxsim
+    >>> r = ptxsim.launch("kernel.ptx", "add", grid=4, block=128, args=[x, y, out, np.int32(n)])
+    >>> print(r.summary())
+
+`launch` runs a kernel of a PTX module (nvcc, Triton or hand-written); `check` validates PTX as
+ptxas does; `ptxsim.triton.run` compiles a ``@triton.jit`` function with Triton's own compiler
+for a chosen target (no GPU needed) and launches it. Everything runs in the Rust extension
+``ptxsim._native``; this module only marshals arguments.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._native import (
+    Diagnostic,
+    KernelFault,
+    LaunchError,
+    PtxsimError,
+    PtxSyntaxError,
+    PtxValidationError,
+    Result,
+    UnsupportedError,
+)
+
+__version__ = _native.__version__
+
+__all__ = [
+    "launch",
+    "check",
+    "Result",
+    "Diagnostic",
+    "PtxsimError",
+    "PtxSyntaxError",
+    "PtxValidationError",
+    "UnsupportedError",
+    "LaunchError",
+    "KernelFault",
+    "GPU_PRESETS",
+]
+
+#: GPU models ``gpu=`` names (a path to a TOML file overriding one of them works too).
+GPU_PRESETS = tuple(_native.gpu_presets())
+
+PtxSource = Union[str, bytes, "os.PathLike[str]"]
+Dims = Union[int, Sequence[int]]
+
+
+def _source(ptx: PtxSource) -> tuple[str, bytes]:
+    """(name for messages, bytes) of PTX given as a path, PTX text or bytes.
+
+    A ``str`` with a line break is PTX text; a one-line ``str`` is a file name.
+    """
+    if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx):
+        path = Path(ptx)
+        try:
+            return str(path), path.read_bytes()
+        except OSError as e:
+            raise PtxsimError(f"cannot read {path}: {e.strerror or e}") from None
+    if isinstance(ptx, str):
+        return "<ptx>", ptx.encode()
+    if isinstance(ptx, (bytes, bytearray, memoryview)):
+        return "<ptx>", bytes(ptx)
+    raise TypeError(f"ptx: expected a path, PTX text or bytes, got {type(ptx).__name__}")
+
+
+def _dims(value: Dims, what: str) -> list[int]:
+    items = [value] if isinstance(value, (int, np.integer)) else list(value)
+    out = []
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{what}: expected an int or 1 to 3 ints, got {value!r}")
+        if not 0 <= int(v) < 2**32:
+            raise LaunchError(f"{what} {tuple(items)}: dimensions must be between 1 and 2^32-1")
+        out.append(int(v))
+    return out
+
+
+def _arg(i: int, a: Any) -> Any:
+    """One kernel argument as the extension takes it: None, a Python scalar, or a byte buffer."""
+    if a is None or isinstance(a, (bool, int, float)):
+        return a
+    if isinstance(a, np.generic):
+        # numpy scalars: the value; its type comes from the kernel's .param declaration.
+        return a.item()
+    if isinstance(a, np.ndarray):
+        if a.dtype.hasobject:
+            raise TypeError(f"argument {i}: arrays of Python objects cannot be passed to a kernel")
+        if not a.flags.c_contiguous:
+            raise LaunchError(
+                f"argument {i}: the array is not C-contiguous (a device buffer is one contiguous "
+                "range); pass np.ascontiguousarray(a) and read the result from it"
+            )
+        # A view of the same memory, so the run's result lands in the caller's array.
+        return a.reshape(-1).view(np.uint8)
+    if isinstance(a, (bytearray, memoryview)):
+        return a
+    raise TypeError(
+        f"argument {i}: expected a numpy array, None, or a bool/int/float scalar, "
+        f"got {type(a).__name__}"
+    )
+
+
+def launch(
+    ptx: PtxSource,
+    kernel: str,
+    grid: Dims,
+    block: Dims,
+    args: Sequence[Any],
+    *,
+    shared: int = 0,
+    gpu: Union[str, "os.PathLike[str]"] = "h100",
+    hazards: bool = False,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+) -> Result:
+    """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
+
+    ptx: a path (``str`` without a line break, or ``os.PathLike``), PTX text, or bytes.
+    grid, block: an int or 1 to 3 ints.
+    args: in parameter order. A numpy array is passed as a device pointer to a copy of its bytes,
+        and the array is written back in place after the run (it must be C-contiguous; a
+        read-only array may be passed if the kernel does not write it). ``None`` is a null
+        pointer. A bool, int, float or numpy scalar is converted to the type of its ``.param``
+        declaration (``.u32``, ``.s64``, ``.f32``, ``.f16``, ...), range-checked.
+    shared: dynamic shared memory in bytes.
+    gpu: ``"a100"``, ``"h100"``, ``"b200"``, or a TOML file overriding a preset (as ``ptxsim run
+        --gpu``).
+    hazards: also report cache-semantics hazards in ``Result.hazards``. This build detects the
+        ``stale-l1`` class (a load served from an SM's L1 with bytes that differ from the
+        coherent value); the other classes come with the hazard detector.
+    seed: seed of the warp interleaving (0: the fixed default order).
+    max_steps: fault after this many warp-instructions (default: 10^9).
+
+    Raises PtxSyntaxError or PtxValidationError (``file:line:col: message``, with
+    ``.diagnostics``), UnsupportedError, LaunchError, or KernelFault (naming kernel, CTA,
+    thread, PTX line and address, also as attributes). The GIL is released while the kernel
+    runs.
+    """
+    name, source = _source(ptx)
+    return _launch(
+        name,
+        source,
+        kernel,
+        grid,
+        block,
+        args,
+        shared=shared,
+        gpu=gpu,
+        hazards=hazards,
+        seed=seed,
+        max_steps=max_steps,
+    )
+
+
+def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps):
+    """`launch` of PTX already read: ``name`` is used in messages."""
+    return _native.launch(
+        name,
+        source,
+        kernel,
+        _dims(grid, "grid"),
+        _dims(block, "block"),
+        [_arg(i, a) for i, a in enumerate(args)],
+        shared=int(shared),
+        gpu=os.fspath(gpu),
+        hazards=bool(hazards),
+        seed=int(seed),
+        max_steps=None if max_steps is None else int(max_steps),
+    )
+
+
+def check(
+    ptx: PtxSource, target: Optional[str] = None, *, ptx_version: Optional[str] = None
+) -> list[Diagnostic]:
+    """Parse and validate PTX as ptxas would (``ptxsim check``); returns every finding.
+
+    target: validate for this target (e.g. ``"sm_80"``) instead of the module's ``.target``.
+    ptx_version: validate as this PTX ISA version (e.g. ``"8.3"``) instead of ``.version``.
+    An empty list means ptxas would accept the module. ``str(diagnostic)`` is the CLI's rich
+    rendering with the source excerpt.
+    """
+    name, source = _source(ptx)
+    return _native.check(name, source, target, ptx_version)

@@ -1,0 +1,69 @@
+"""Type stubs of the Rust extension module (src/lib.rs); use it through `ptxsim`."""
+
+from typing import Any, Optional, Sequence
+
+__version__: str
+
+class PtxsimError(Exception): ...
+class PtxSyntaxError(PtxsimError):
+    diagnostics: list[Diagnostic]
+class PtxValidationError(PtxsimError):
+    diagnostics: list[Diagnostic]
+class UnsupportedError(PtxsimError): ...
+class LaunchError(PtxsimError): ...
+class KernelFault(PtxsimError):
+    kernel: str
+    cta: tuple[int, int, int]
+    thread: tuple[int, int, int]
+    ptx_line: int
+    source: Optional[str]
+    instruction: str
+    reason: str
+    address: Optional[int]
+
+class Diagnostic:
+    file: str
+    severity: str
+    code: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    ptxas: str
+    help: Optional[str]
+    rendered: str
+    def is_error(self) -> bool: ...
+
+class Result:
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared: int
+    gpu: str
+    seed: int
+    warp_instructions: int
+    thread_instructions: int
+    cp_async_bytes: int
+    elapsed: float
+    stats: dict[str, Any]
+    lines: list[dict[str, Any]]
+    hazards: list[dict[str, Any]]
+    def summary(self) -> str: ...
+    def to_json(self) -> str: ...
+
+def launch(
+    name: str,
+    source: bytes,
+    kernel: str,
+    grid: Sequence[int],
+    block: Sequence[int],
+    args: Sequence[Any],
+    shared: int = 0,
+    gpu: str = "h100",
+    hazards: bool = False,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+) -> Result: ...
+def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
+def gpu_presets() -> list[str]: ...

@@ -1,0 +1,217 @@
+"""Run ``@triton.jit`` kernels on numpy arrays without a GPU.
+
+    >>> import ptxsim.triton
+    >>> r = ptxsim.triton.run(add_kernel, (4,), x, y, out, n, BLOCK_SIZE=256)
+
+`compile` specializes the kernel for the arguments with Triton's own binder (the same
+signature, ``tt.divisibility`` attributes and ``== 1`` integer specialization a launch on a GPU
+would get; ptxsim's buffers are 256-byte aligned, like cudaMalloc's) and compiles it with
+Triton's own compiler for the chosen target; Triton compiles on a CPU machine when given an
+explicit ``GPUTarget``. `run` then launches the PTX in ptxsim with ``32 * num_warps`` threads per
+block, the kernel's dynamic shared memory and Triton's two trailing scratch pointers.
+
+Triton is an optional dependency (``pip install triton``); it is imported when first used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import LaunchError, Result, _launch
+
+__all__ = ["run", "compile", "Compiled"]
+
+Grid = Union[int, Sequence[int], Callable[[dict], Sequence[int]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    """A Triton kernel compiled for one specialization and target."""
+
+    #: The PTX Triton emitted.
+    ptx: str
+    #: The PTX entry's name.
+    name: str
+    #: ``sm_XX`` it was compiled for.
+    target: str
+    num_warps: int
+    num_ctas: int
+    #: Dynamic shared memory the kernel needs, in bytes.
+    shared: int
+    global_scratch_size: int
+    global_scratch_align: int
+    profile_scratch_size: int
+    profile_scratch_align: int
+    #: Every argument by parameter name, as the caller gave it (constexprs included).
+    bound_args: dict
+    #: Names of the parameters that are kernel parameters in the PTX (not constexprs), in order.
+    runtime_params: tuple
+
+    @property
+    def block(self) -> int:
+        return 32 * self.num_warps
+
+
+class _DeviceArray:
+    """What Triton's binder sees of a numpy array: its dtype and a device address. ptxsim
+    allocates every buffer 256-byte aligned, so the address is one with that alignment."""
+
+    __slots__ = ("array", "dtype")
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+        self.dtype = array.dtype
+
+    @staticmethod
+    def data_ptr() -> int:
+        return 256
+
+
+def _triton():
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource, make_backend
+        from triton.runtime.jit import JITFunction, create_function_from_signature
+    except ImportError as e:
+        raise ImportError(
+            "ptxsim.triton needs Triton (pip install triton); it compiles on a CPU, no GPU needed"
+        ) from e
+    return triton, GPUTarget, ASTSource, make_backend, JITFunction, create_function_from_signature
+
+
+def _arch(target: Union[str, int]) -> int:
+    if isinstance(target, int):
+        return target
+    m = re.fullmatch(r"sm_(\d+)[af]?", str(target))
+    if not m:
+        raise ValueError(f"target {target!r}: expected sm_XX, e.g. sm_80 or sm_90a")
+    return int(m.group(1))
+
+
+def _default_gpu(arch: int) -> str:
+    """The GPU model of the target's generation."""
+    if arch >= 100:
+        return "b200"
+    if arch >= 90:
+        return "h100"
+    return "a100"
+
+
+def compile(fn, *args, num_warps: int = 4, target: Union[str, int] = "sm_80", **kwargs) -> Compiled:
+    """Compile ``fn`` for these arguments (numpy arrays stand for device pointers) and target.
+
+    Keyword arguments are the kernel's constexprs (and any other parameter by name) and
+    Triton's compile options (``num_stages=``, ``enable_fp_fusion=``, ...).
+    """
+    triton, GPUTarget, ASTSource, make_backend, JITFunction, create_function_from_signature = _triton()
+    if not isinstance(fn, JITFunction):
+        raise TypeError(f"expected a @triton.jit function, got {type(fn).__name__}")
+    for i, a in enumerate(args):
+        if isinstance(a, (tuple, list)):
+            raise TypeError(f"argument {i}: tuple arguments are not supported by ptxsim.triton")
+    arch = _arch(target)
+    gpu_target = GPUTarget("cuda", arch, 32)
+    backend = make_backend(gpu_target)
+
+    def shown(v):
+        return _DeviceArray(v) if isinstance(v, np.ndarray) else v
+
+    kw = {k: shown(v) for k, v in kwargs.items()}
+    kw["num_warps"] = num_warps
+    # As JITFunction.run: the function's debug flag, or Triton's TRITON_DEBUG knob.
+    knobs = getattr(triton, "knobs", None)
+    kw["debug"] = kw.get("debug", fn.debug) or bool(knobs and knobs.runtime.debug)
+    # Triton's own binder: defaults, constexprs, and the specialization of each argument.
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound, specialization, options = binder(*[shown(a) for a in args], **kw)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kw, bound, specialization, options)
+    kernel = triton.compile(
+        ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__
+    )
+    md = kernel.metadata
+    runtime = tuple(p.name for p in fn.params if signature[p.name] != "constexpr")
+    return Compiled(
+        ptx=kernel.asm["ptx"],
+        name=md.name,
+        target=f"sm_{arch}",
+        num_warps=md.num_warps,
+        num_ctas=getattr(md, "num_ctas", 1),
+        shared=md.shared,
+        global_scratch_size=getattr(md, "global_scratch_size", 0),
+        global_scratch_align=getattr(md, "global_scratch_align", 1),
+        profile_scratch_size=getattr(md, "profile_scratch_size", 0),
+        profile_scratch_align=getattr(md, "profile_scratch_align", 1),
+        bound_args={k: (v.array if isinstance(v, _DeviceArray) else v) for k, v in bound.items()},
+        runtime_params=runtime,
+    )
+
+
+def _grid(grid: Grid, meta: dict) -> list[int]:
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, (int, np.integer)):
+        return [int(grid)]
+    return [int(g) for g in grid]
+
+
+def _scratch(size: int, grid: list[int], num_ctas: int) -> Optional[np.ndarray]:
+    """A scratch buffer as Triton's launcher allocates it: per CTA, or null when unused."""
+    if size <= 0:
+        return None
+    return np.zeros(int(np.prod(grid)) * num_ctas * size, dtype=np.uint8)
+
+
+def run(
+    fn,
+    grid: Grid,
+    *args,
+    num_warps: int = 4,
+    target: Union[str, int] = "sm_80",
+    gpu: Optional[str] = None,
+    hazards: bool = False,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+    **kwargs,
+) -> Result:
+    """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
+
+    grid: an int, 1 to 3 ints, or a callable taking the arguments by name (constexprs
+        included) as Triton's ``grid`` lambdas do, e.g. ``lambda meta: (triton.cdiv(n,
+        meta["BLOCK_SIZE"]),)``.
+    args: the kernel's arguments in order; numpy arrays are device pointers and are written back
+        in place after the run.
+    kwargs: constexprs and other arguments by name, and Triton compile options.
+    gpu: the GPU model (default: the target's generation: a100 for sm_8x, h100 for sm_90,
+        b200 for sm_100 and later).
+    hazards, seed, max_steps: as for ``ptxsim.launch``.
+
+    Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
+    """
+    compiled = compile(fn, *args, num_warps=num_warps, target=target, **kwargs)
+    if compiled.num_ctas != 1:
+        raise LaunchError(
+            f"`{compiled.name}` was compiled with num_ctas={compiled.num_ctas} (thread-block "
+            "clusters); ptxsim.triton runs num_ctas=1 kernels"
+        )
+    dims = _grid(grid, compiled.bound_args)
+    kernel_args = [compiled.bound_args[name] for name in compiled.runtime_params]
+    kernel_args.append(_scratch(compiled.global_scratch_size, dims, compiled.num_ctas))
+    kernel_args.append(_scratch(compiled.profile_scratch_size, dims, compiled.num_ctas))
+    return _launch(
+        f"<triton {compiled.name} {compiled.target}>",
+        compiled.ptx.encode(),
+        compiled.name,
+        dims,
+        compiled.block,
+        kernel_args,
+        shared=compiled.shared,
+        gpu=gpu or _default_gpu(_arch(target)),
+        hazards=hazards,
+        seed=seed,
+        max_steps=max_steps,
+    )

@@ -1,0 +1,507 @@
+//! `ptxsim-py`: the Python extension module `ptxsim._native` (PyO3), a thin layer over the
+//! workspace's crates.
+//!
+//! ```text
+//! ptxsim.launch (Python: ptx file/text → bytes, numpy arrays → uint8 views)
+//!   └─► _native.launch: ptx-check (syntax + validation) → ptx-exec Session → arguments typed
+//!       by the kernel's .param declarations → run with the GIL released → buffers written
+//!       back in place → Result (cache statistics, per-line table, hazards, summary text)
+//! ```
+//!
+//! Every error becomes a Python exception whose message is the CLI's (`file:line:col: …` for
+//! syntax and validation errors, the fault naming kernel, CTA, thread, PTX line and address for
+//! kernel faults); nothing here panics on user input. The report is built in [`report`], the one
+//! place that changes when `ptxsim-report`'s JSON schema and the hazard detector land.
+
+mod args;
+mod report;
+
+use args::{scalar_bits, ArgKind};
+use memsys::GpuConfig;
+use ptx_check::{check_source, render, CheckOptions, Diagnostic as CheckDiagnostic, Severity};
+use ptx_exec::{ExecError, LaunchConfig, Session};
+use ptx_isa::{PtxVersion, SmTarget};
+use ptxsim::launch::{prepare, ArgSpec, Array};
+use pyo3::buffer::PyBuffer;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use std::path::Path;
+use std::time::Instant;
+
+create_exception!(
+    ptxsim,
+    PtxsimError,
+    PyException,
+    "Base class of every error ptxsim raises."
+);
+create_exception!(
+    ptxsim,
+    PtxSyntaxError,
+    PtxsimError,
+    "The PTX does not parse (`file:line:col: message`, as `ptxsim run` prints it)."
+);
+create_exception!(
+    ptxsim,
+    PtxValidationError,
+    PtxsimError,
+    "ptxas would reject the PTX for its .target/.version (see `.diagnostics`)."
+);
+create_exception!(
+    ptxsim,
+    UnsupportedError,
+    PtxsimError,
+    "The PTX is valid but uses something the interpreter cannot run yet."
+);
+create_exception!(
+    ptxsim,
+    LaunchError,
+    PtxsimError,
+    "The launch is wrong: unknown kernel, argument count or types, dimensions, GPU model."
+);
+create_exception!(
+    ptxsim,
+    KernelFault,
+    PtxsimError,
+    "The kernel faulted; the message and attributes name kernel, CTA, thread, PTX line and address."
+);
+
+/// One finding of `ptxsim.check`: where, what (ours and ptxas's wording), how to fix it.
+#[pyclass(name = "Diagnostic", module = "ptxsim", frozen, get_all)]
+struct Diagnostic {
+    /// The file name given (or `<ptx>` for PTX text).
+    file: String,
+    /// `"warning"`, `"error"` or `"fatal"` (a syntax error).
+    severity: String,
+    /// Stable code, e.g. `E0001` for syntax errors.
+    code: String,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    message: String,
+    /// ptxas's wording of the same finding.
+    ptxas: String,
+    help: Option<String>,
+    /// The CLI's rich rendering: source excerpt with the span underlined and the help line.
+    rendered: String,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn is_error(&self) -> bool {
+        self.severity != "warning"
+    }
+
+    fn __str__(&self) -> String {
+        self.rendered.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Diagnostic({} {} at {}:{}:{}: {})",
+            self.severity, self.code, self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+        Severity::Fatal => "fatal",
+    }
+}
+
+fn to_py_diagnostics(report: &ptx_check::CheckReport) -> Vec<Diagnostic> {
+    let f = &report.file;
+    let clamp = |o: u32| o.min(f.text.len() as u32);
+    report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let s = f.lines.line_col(clamp(d.span.start), &f.text);
+            let e = f.lines.line_col(clamp(d.span.end), &f.text);
+            Diagnostic {
+                file: f.name.clone(),
+                severity: severity_name(d.severity).to_string(),
+                code: d.code.to_string(),
+                line: s.line,
+                column: s.col,
+                end_line: e.line,
+                end_column: e.col,
+                message: d.message.clone(),
+                ptxas: d.ptxas.clone(),
+                help: d.help.clone(),
+                rendered: render::rich(f, std::slice::from_ref(d), false),
+            }
+        })
+        .collect()
+}
+
+/// `file:line:col: message` for each error, the form `ptxsim run` prints.
+fn error_lines(report: &ptx_check::CheckReport, errors: &[&CheckDiagnostic]) -> String {
+    let f = &report.file;
+    errors
+        .iter()
+        .map(|d| {
+            let lc = f
+                .lines
+                .line_col(d.span.start.min(f.text.len() as u32), &f.text);
+            format!("{}:{}:{}: {}", f.name, lc.line, lc.col, d.message)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Parses and validates `source` as ptxas would (`ptxsim check`).
+#[pyfunction]
+#[pyo3(signature = (name, source, target=None, ptx_version=None))]
+fn check(
+    name: &str,
+    source: &[u8],
+    target: Option<&str>,
+    ptx_version: Option<&str>,
+) -> PyResult<Vec<Diagnostic>> {
+    let options = check_options(target, ptx_version)?;
+    let report = check_source(name, source, &options);
+    Ok(to_py_diagnostics(&report))
+}
+
+fn check_options(target: Option<&str>, ptx_version: Option<&str>) -> PyResult<CheckOptions> {
+    let target = target
+        .map(|t| SmTarget::parse(t).map_err(|e| PyValueError::new_err(e.to_string())))
+        .transpose()?;
+    let ptx_version = ptx_version
+        .map(|v| {
+            PtxVersion::parse(v).ok_or_else(|| {
+                PyValueError::new_err(format!("`{v}` is not a PTX version of the form X.Y"))
+            })
+        })
+        .transpose()?;
+    Ok(CheckOptions {
+        target,
+        ptx_version,
+    })
+}
+
+/// A GPU preset name (a100, h100, b200) or a TOML file overriding one, as `ptxsim run --gpu`.
+fn gpu_config(spec: &str) -> PyResult<GpuConfig> {
+    let config = if Path::new(spec).extension().is_some_and(|e| e == "toml") {
+        let text = std::fs::read_to_string(spec)
+            .map_err(|e| LaunchError::new_err(format!("cannot read {spec}: {e}")))?;
+        GpuConfig::from_toml(&text).map_err(|e| format!("{spec}: {e}"))
+    } else {
+        GpuConfig::preset(spec).map_err(|e| e.to_string())
+    };
+    config.map_err(LaunchError::new_err)
+}
+
+/// `[x]`, `[x, y]` or `[x, y, z]` → three dimensions, each at least 1.
+fn dims(v: &[u32], what: &str) -> PyResult<[u32; 3]> {
+    let d = ptxsim::launch::dims(v, what).map_err(|e| LaunchError::new_err(e.0))?;
+    if d.contains(&0) {
+        return Err(LaunchError::new_err(format!(
+            "{what} ({},{},{}) has a zero dimension",
+            d[0], d[1], d[2]
+        )));
+    }
+    Ok(d)
+}
+
+/// Turns an interpreter error into the matching exception, with the CLI's message.
+fn exec_error(py: Python<'_>, name: &str, e: ExecError) -> PyErr {
+    match e {
+        ExecError::Unsupported {
+            line,
+            column,
+            message,
+        } => UnsupportedError::new_err(format!("{name}:{line}:{column}: {message}")),
+        ExecError::Launch(m) => LaunchError::new_err(m),
+        ExecError::Fault { ref site, ref kind } => {
+            let err = KernelFault::new_err(e.to_string());
+            let value = err.value(py);
+            let address = match kind {
+                ptx_exec::FaultKind::OutOfBounds { address, .. }
+                | ptx_exec::FaultKind::Misaligned { address, .. }
+                | ptx_exec::FaultKind::BadGeneric { address } => Some(*address),
+                _ => None,
+            };
+            // Setting attributes on a fresh exception object cannot fail short of memory
+            // exhaustion; the message already carries everything, so ignore such a failure.
+            let _ = (|| -> PyResult<()> {
+                value.setattr("kernel", &site.kernel)?;
+                value.setattr("cta", PyTuple::new(py, site.cta)?)?;
+                value.setattr("thread", PyTuple::new(py, site.thread)?)?;
+                value.setattr("ptx_line", site.ptx_line)?;
+                value.setattr("source", site.source.clone())?;
+                value.setattr("instruction", &site.instruction)?;
+                value.setattr("reason", kind.to_string())?;
+                value.setattr("address", address)?;
+                Ok(())
+            })();
+            err
+        }
+        ExecError::Memory(m) => PtxsimError::new_err(format!("memory: {m}")),
+    }
+}
+
+/// What `ptxsim.launch` returns: what the run did, and what the caches saw.
+#[pyclass(name = "Result", module = "ptxsim", frozen)]
+struct LaunchResult {
+    /// The kernel that ran.
+    #[pyo3(get)]
+    kernel: String,
+    #[pyo3(get)]
+    grid: (u32, u32, u32),
+    #[pyo3(get)]
+    block: (u32, u32, u32),
+    /// Dynamic shared memory in bytes.
+    #[pyo3(get)]
+    shared: u32,
+    /// The GPU model's name.
+    #[pyo3(get)]
+    gpu: String,
+    #[pyo3(get)]
+    seed: u64,
+    #[pyo3(get)]
+    warp_instructions: u64,
+    #[pyo3(get)]
+    thread_instructions: u64,
+    /// Bytes copied by `cp.async`.
+    #[pyo3(get)]
+    cp_async_bytes: u64,
+    /// Wall-clock seconds the run took (not deterministic; everything else is).
+    #[pyo3(get)]
+    elapsed: f64,
+    /// Cache statistics (see `report::stats_json`).
+    #[pyo3(get)]
+    stats: Py<PyAny>,
+    /// Per PTX line: instruction text, source line, executions, L1/L2/DRAM counters.
+    #[pyo3(get)]
+    lines: Py<PyAny>,
+    /// Hazard reports; empty unless `hazards=True`.
+    #[pyo3(get)]
+    hazards: Py<PyAny>,
+    summary_text: String,
+    json: String,
+}
+
+#[pymethods]
+impl LaunchResult {
+    /// A human-readable summary: the run, hit rates per level, DRAM traffic, evictions by
+    /// priority class, the top lines by DRAM traffic and, with `hazards=True`, the hazards.
+    fn summary(&self) -> String {
+        self.summary_text.clone()
+    }
+
+    /// The whole result (run, stats, lines, hazards) as one JSON document.
+    fn to_json(&self) -> String {
+        self.json.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ptxsim.Result kernel={:?} grid={:?} block={:?} gpu={} warp_instructions={}>",
+            self.kernel, self.grid, self.block, self.gpu, self.warp_instructions
+        )
+    }
+}
+
+/// Runs `kernel` of the PTX module `source` (named `name` in messages) on the CPU.
+///
+/// `args` are in parameter order: `None` (null pointer), an object exposing a writable
+/// C-contiguous byte buffer (the Python layer passes numpy arrays as uint8 views; the bytes
+/// are copied in before and back after the run), or a bool/int/float typed by the parameter's
+/// `.param` declaration.
+#[pyfunction]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None))]
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    py: Python<'_>,
+    name: &str,
+    source: &[u8],
+    kernel: &str,
+    grid: Vec<u32>,
+    block: Vec<u32>,
+    args: Vec<Bound<'_, PyAny>>,
+    shared: u32,
+    gpu: &str,
+    hazards: bool,
+    seed: u64,
+    max_steps: Option<u64>,
+) -> PyResult<LaunchResult> {
+    let grid = dims(&grid, "grid")?;
+    let block = dims(&block, "block")?;
+    let gpu_cfg = gpu_config(gpu)?;
+    let gpu_name = gpu_cfg.name.clone();
+
+    // Parse and validate as ptxas would: a module it rejects does not load on a GPU either.
+    let report = check_source(name, source, &CheckOptions::default());
+    let errors: Vec<&CheckDiagnostic> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity.is_error())
+        .collect();
+    if !errors.is_empty() {
+        let message = error_lines(&report, &errors);
+        let err = if errors.iter().any(|d| d.severity == Severity::Fatal) {
+            PtxSyntaxError::new_err(message)
+        } else {
+            PtxValidationError::new_err(message)
+        };
+        let diagnostics = to_py_diagnostics(&report)
+            .into_iter()
+            .filter(|d| d.is_error())
+            .map(|d| Py::new(py, d))
+            .collect::<PyResult<Vec<_>>>()?;
+        err.value(py)
+            .setattr("diagnostics", PyList::new(py, diagnostics)?)?;
+        return Err(err);
+    }
+    let Some(module) = &report.module else {
+        return Err(PtxSyntaxError::new_err(format!(
+            "{name}: the file is not text"
+        )));
+    };
+    let session =
+        Session::new(module, &report.file.text, gpu_cfg).map_err(|e| exec_error(py, name, e))?;
+    let params = session
+        .kernel_params(kernel)
+        .map_err(|e| exec_error(py, name, e))?;
+    if params.len() != args.len() {
+        return Err(LaunchError::new_err(format!(
+            "kernel `{kernel}` takes {} arguments, {} given (parameters: {})",
+            params.len(),
+            args.len(),
+            params
+                .iter()
+                .map(|(n, t)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+
+    // Arguments: buffers are copied in now and back after the run.
+    let mut specs = Vec::with_capacity(args.len());
+    let mut buffers: Vec<(usize, PyBuffer<u8>)> = Vec::new();
+    for (i, (arg, (pname, pty))) in args.iter().zip(&params).enumerate() {
+        match args::classify(arg).map_err(|m| PyTypeError::new_err(format!("argument {i}: {m}")))? {
+            ArgKind::Null => specs.push(ArgSpec::Null),
+            ArgKind::Scalar(value) => {
+                let bits = scalar_bits(&value, *pty).map_err(|m| {
+                    LaunchError::new_err(format!("argument {i} (parameter `{pname}`): {m}"))
+                })?;
+                specs.push(ArgSpec::Scalar { ty: *pty, bits });
+            }
+            ArgKind::Buffer => {
+                let buf = PyBuffer::<u8>::get(arg).map_err(|e| {
+                    PyTypeError::new_err(format!(
+                        "argument {i}: not a byte buffer ({e}); pass a numpy array"
+                    ))
+                })?;
+                if !buf.is_c_contiguous() {
+                    return Err(LaunchError::new_err(format!(
+                        "argument {i}: the buffer is not C-contiguous (a device buffer is one contiguous range); pass np.ascontiguousarray(a) and read the result from it"
+                    )));
+                }
+                let bytes = buf.to_vec(py)?;
+                specs.push(ArgSpec::Buffer(Array {
+                    ty: ptx_isa::ScalarType::U8,
+                    bytes,
+                }));
+                buffers.push((i, buf));
+            }
+        }
+    }
+    let mut config = LaunchConfig {
+        grid,
+        block,
+        dynamic_shared: shared,
+        seed,
+        hazards,
+        ..LaunchConfig::default()
+    };
+    if let Some(m) = max_steps {
+        config.max_steps = m;
+    }
+    let mut prepared =
+        prepare(session, kernel, specs, config).map_err(|e| LaunchError::new_err(e.0))?;
+
+    // The run itself touches no Python object: let other Python threads go on meanwhile.
+    let started = Instant::now();
+    let run = py.detach(|| prepared.run());
+    let elapsed = started.elapsed().as_secs_f64();
+    let run = run.map_err(|e| exec_error(py, name, e))?;
+
+    // Write the buffers back in place, like a copy to the host after a real launch.
+    for (i, buf) in &buffers {
+        let out = prepared
+            .output(*i)
+            .map_err(|e| PtxsimError::new_err(format!("argument {i}: {e}")))?;
+        if buf.readonly() {
+            if buf.to_vec(py)? != out.bytes {
+                return Err(LaunchError::new_err(format!(
+                    "argument {i} is read-only, but the kernel wrote to it; pass a writable array"
+                )));
+            }
+            continue;
+        }
+        buf.copy_from_slice(py, &out.bytes)?;
+    }
+
+    let launch = report::Launch {
+        kernel,
+        grid,
+        block,
+        shared,
+        gpu: &gpu_name,
+        seed,
+        hazards,
+    };
+    let doc = report::build(&launch, &prepared.session, &run);
+    Ok(LaunchResult {
+        kernel: kernel.to_string(),
+        grid: (grid[0], grid[1], grid[2]),
+        block: (block[0], block[1], block[2]),
+        shared,
+        gpu: gpu_name,
+        seed,
+        warp_instructions: run.warp_instructions,
+        thread_instructions: run.thread_instructions,
+        cp_async_bytes: run.cp_async_bytes,
+        elapsed,
+        stats: report::to_py(py, &doc.stats)?.unbind(),
+        lines: report::to_py(py, &doc.lines)?.unbind(),
+        hazards: report::to_py(py, &doc.hazards)?.unbind(),
+        summary_text: doc.summary,
+        json: doc.json,
+    })
+}
+
+/// The names of the GPU presets `gpu=` takes (besides a TOML file).
+#[pyfunction]
+fn gpu_presets() -> Vec<&'static str> {
+    vec!["a100", "h100", "b200"]
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(launch, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_presets, m)?)?;
+    m.add_class::<LaunchResult>()?;
+    m.add_class::<Diagnostic>()?;
+    m.add("PtxsimError", py.get_type::<PtxsimError>())?;
+    m.add("PtxSyntaxError", py.get_type::<PtxSyntaxError>())?;
+    m.add("PtxValidationError", py.get_type::<PtxValidationError>())?;
+    m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add("LaunchError", py.get_type::<LaunchError>())?;
+    m.add("KernelFault", py.get_type::<KernelFault>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! `ptxsim check` on the cache-control rules: all findings of a file, ptxas's exact lines with
+//! `--format ptxas`, the `--target`/`--ptx-version` overrides, JSON codes, exit codes.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+fn ptxsim() -> Command {
+    Command::cargo_bin("ptxsim").unwrap()
+}
+
+fn write(test: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("ptxsim-check-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p: PathBuf = dir.join("k.ptx");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn module(target: &str, version: &str, body: &str) -> String {
+    format!(
+        ".version {version}\n.target {target}\n.address_size 64\n\
+         .visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n{body}\tret;\n}}\n"
+    )
+}
+
+fn stderr(args: &[&str], code: i32) -> String {
+    let out = ptxsim().args(args).assert().code(code).get_output().clone();
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn every_error_in_the_file_in_ptxas_format() {
+    let f = write(
+        "all",
+        &module(
+            "sm_80",
+            "8.0",
+            "\tld.global.cg.L1::evict_first.b32 %r1, [%rd1];\n\
+             \tst.global.ca.b32 [%rd1], %r1;\n\
+             \tcp.async.cg.shared.global [%rd2], [%rd1], 8;\n",
+        ),
+    );
+    let err = stderr(&["check", "--format", "ptxas", &f], 2);
+    assert_eq!(
+        err,
+        format!(
+            "ptxas {f}, line 8; error   : Modifier '.evict_first' cannot be combined with modifier '.cg'\n\
+             ptxas {f}, line 9; error   : Illegal modifier '.ca' for instruction 'st'\n\
+             ptxas {f}, line 10; error   : Argument 2 of instruction 'cp.async': unexpected value '8', expected to be 16\n\
+             ptxas fatal   : Ptx assembly aborted due to errors\n"
+        )
+    );
+    // Rich output: our wording, the code and a help line for each.
+    let rich = stderr(&["check", &f], 2);
+    for needle in ["E0204", "E0203", "E0403", "Help:", "k.ptx:8:"] {
+        assert!(rich.contains(needle), "{needle} missing:\n{rich}");
+    }
+}
+
+#[test]
+fn overrides_replace_target_and_version() {
+    let f = write(
+        "override",
+        &module(
+            "sm_80",
+            "8.0",
+            "\tld.global.L2::cache_hint.b32 %r1, [%rd1], %rd2;\n",
+        ),
+    );
+    ptxsim().args(["check", &f]).assert().success();
+    let err = stderr(&["check", "--format", "ptxas", "--target", "sm_75", &f], 2);
+    assert!(
+        err.contains(
+            "line 8; error   : Modifier '.L2::cache_hint' requires .target sm_80 or higher"
+        ),
+        "{err}"
+    );
+    let err = stderr(
+        &["check", "--format", "ptxas", "--ptx-version", "7.3", &f],
+        2,
+    );
+    assert!(
+        err.contains(
+            "line 8; error   : Modifier '.L2::cache_hint' requires PTX ISA .version 7.4 or later"
+        ),
+        "{err}"
+    );
+    // The overrides are checked against each other like the directives.
+    let err = stderr(
+        &[
+            "check",
+            "--format",
+            "ptxas",
+            "--target",
+            "sm_90",
+            "--ptx-version",
+            "7.4",
+            &f,
+        ],
+        2,
+    );
+    assert!(
+        err.contains("line 2; error   : PTX .version 7.4 does not support .target sm_90"),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_carries_codes_and_help() {
+    let f = write(
+        "json",
+        &module("sm_70", "7.0", "\tld.global.nc.lu.b32 %r1, [%rd1];\n"),
+    );
+    let out = ptxsim()
+        .args(["check", "--format", "json", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["files"][0]["diagnostics"][0];
+    assert_eq!(d["code"], "E0203");
+    assert_eq!(
+        d["ptxas"],
+        "Illegal cache operation for instruction 'ld.nc'"
+    );
+    assert_eq!(d["line"], 8);
+    assert!(d["help"].is_string() || d["help"].is_null());
+}
+
+#[test]
+fn warnings_alone_exit_0() {
+    let f = write(
+        "warn",
+        &module("sm_80", "8.0", "\tld.global.b32.v2 {%r1, %r2}, [%rd1];\n"),
+    );
+    let err = stderr(&["check", "--format", "ptxas", &f], 0);
+    assert_eq!(
+        err,
+        format!("ptxas {f}, line 8; warning : Vector Type not specified properly\n")
+    );
+}

@@ -1,0 +1,324 @@
+//! Hazard detection (issue 7): each buggy kernel of tests/hazards/hazard_kernels.cu is flagged
+//! with its class, naming the conflicting access; its fixed version is not; and the whole
+//! correct corpus runs with no report.
+
+use ptx_exec::{ExecError, FaultKind, Hazard, HazardClass, KernelArg, LaunchConfig, Session};
+use ptx_isa::ScalarType;
+use std::path::Path;
+
+const PTX: &str = include_str!("../../../tests/hazards/hazard_kernels.sm80.ptx");
+
+fn session() -> Session {
+    let module = ptx_syntax::parse(PTX).expect("hazard kernels parse");
+    Session::new(&module, PTX, memsys::GpuConfig::a100()).expect("hazard kernels lower")
+}
+
+fn words(s: &Session, addr: u64, n: usize) -> Vec<i32> {
+    s.read_buffer(addr, 4 * n)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn buffer(s: &mut Session, values: &[i32]) -> u64 {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    s.alloc_buffer(&bytes).unwrap()
+}
+
+fn config(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        hazards: true,
+        ..LaunchConfig::default()
+    }
+}
+
+fn classes(h: &[Hazard]) -> Vec<HazardClass> {
+    let mut c: Vec<HazardClass> = h.iter().map(|h| h.class).collect();
+    c.dedup();
+    c
+}
+
+/// PTX line of an instruction id.
+fn line(s: &Session, instr: u32) -> u32 {
+    s.program.instrs[instr as usize].ptx_line
+}
+
+fn stale(kernel: &str) -> (Session, Vec<i32>) {
+    let mut s = session();
+    let data = buffer(&mut s, &[7]);
+    let flags = buffer(&mut s, &[0, 0]);
+    let out = buffer(&mut s, &[0, 0]);
+    let args = [
+        KernelArg::Pointer(data),
+        KernelArg::Pointer(flags),
+        KernelArg::Pointer(out),
+    ];
+    s.launch(kernel, &args, config(2, 32)).unwrap();
+    let o = words(&s, out, 2);
+    (s, o)
+}
+
+#[test]
+fn stale_l1_is_flagged_and_its_fix_is_not() {
+    let (s, out) = stale("stale_l1_bug");
+    // CTA 0's second ld.ca hits its own L1, which still holds 7: the documented stale read.
+    assert_eq!(out, vec![7, 7]);
+    assert_eq!(classes(&s.last_hazards), vec![HazardClass::StaleL1]);
+    let h = &s.last_hazards[0];
+    assert_eq!(h.access.cta, [0, 0, 0]);
+    let conflict = h.conflict.expect("the store that made the line stale");
+    assert_eq!(conflict.cta, [1, 0, 0], "the write came from CTA 1");
+    assert!(s.program.instrs[conflict.instr as usize]
+        .text
+        .starts_with("st.global"));
+    assert!(s.program.instrs[h.access.instr as usize]
+        .text
+        .starts_with("ld.global.ca"));
+
+    let (s, out) = stale("stale_l1_fixed");
+    assert_eq!(out, vec![7, 42]);
+    assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
+}
+
+fn nc(kernel: &str) -> (Session, Vec<i32>) {
+    let mut s = session();
+    let buf = buffer(&mut s, &[0; 64]);
+    let out = buffer(&mut s, &[0; 64]);
+    let args = [
+        KernelArg::Pointer(buf),
+        KernelArg::Pointer(out),
+        KernelArg::Scalar {
+            ty: ScalarType::S32,
+            bits: 64,
+        },
+    ];
+    s.launch(kernel, &args, config(1, 64)).unwrap();
+    let o = words(&s, out, 64);
+    (s, o)
+}
+
+#[test]
+fn nc_after_write_is_flagged_and_its_fix_is_not() {
+    let (s, _) = nc("nc_after_write_bug");
+    assert_eq!(classes(&s.last_hazards), vec![HazardClass::NcAfterWrite]);
+    let h = &s.last_hazards[0];
+    assert!(s.program.instrs[h.access.instr as usize]
+        .text
+        .starts_with("ld.global.nc"));
+    let w = h.conflict.expect("the earlier store");
+    assert!(s.program.instrs[w.instr as usize]
+        .text
+        .starts_with("st.global"));
+    assert!(line(&s, w.instr) < line(&s, h.access.instr));
+    assert!(h.count > 1, "deduplicated per pair of lines with a count");
+
+    let (s, out) = nc("nc_after_write_fixed");
+    assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
+    let want: Vec<i32> = (0..64)
+        .map(|i| (2.0f32 * ((i + 1) % 64) as f32).to_bits() as i32)
+        .collect();
+    assert_eq!(out, want);
+}
+
+fn cp(kernel: &str) -> (Session, Vec<i32>, Vec<i32>) {
+    let mut s = session();
+    let input: Vec<i32> = (100..228).collect();
+    let inp = buffer(&mut s, &input);
+    let out = buffer(&mut s, &[0; 128]);
+    s.launch(
+        kernel,
+        &[KernelArg::Pointer(inp), KernelArg::Pointer(out)],
+        config(1, 128),
+    )
+    .unwrap();
+    let o = words(&s, out, 128);
+    let i = words(&s, inp, 128);
+    (s, o, i)
+}
+
+#[test]
+fn cp_async_incomplete_is_flagged_in_three_forms_and_the_fix_is_not() {
+    // (a) No wait: the copies never landed when shared memory is read (it reads zeros here).
+    let (s, out, _) = cp("cp_async_no_wait_bug");
+    assert_eq!(
+        classes(&s.last_hazards),
+        vec![HazardClass::CpAsyncIncomplete]
+    );
+    assert_eq!(out, vec![0; 128]);
+    let h = &s.last_hazards[0];
+    assert_eq!(h.space, "shared");
+    assert!(s.program.instrs[h.conflict.unwrap().instr as usize]
+        .text
+        .starts_with("cp.async"));
+
+    // (b) Own wait, then another thread's copy without a barrier.
+    let (s, _, _) = cp("cp_async_no_barrier_bug");
+    assert_eq!(
+        classes(&s.last_hazards),
+        vec![HazardClass::CpAsyncIncomplete]
+    );
+    assert_eq!(s.last_hazards[0].space, "shared");
+
+    // (c) The source is overwritten while the copy is in flight.
+    let (s, _, _) = cp("cp_async_source_overwrite_bug");
+    assert_eq!(
+        classes(&s.last_hazards),
+        vec![HazardClass::CpAsyncIncomplete]
+    );
+    let h = &s.last_hazards[0];
+    assert_eq!(h.space, "global");
+    assert!(s.program.instrs[h.access.instr as usize]
+        .text
+        .starts_with("st.global"));
+
+    let (s, out, inp) = cp("cp_async_fixed");
+    assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
+    let want: Vec<i32> = (0..128).map(|t| 100 + (t + 1) % 128).collect();
+    assert_eq!(out, want);
+    assert_eq!(inp, vec![-1; 128]);
+}
+
+#[test]
+fn weak_spin_is_flagged_and_its_fix_is_not() {
+    let mut s = session();
+    let flag = buffer(&mut s, &[0]);
+    let out = buffer(&mut s, &[0]);
+    let cfg = LaunchConfig {
+        max_steps: 200_000,
+        ..config(2, 32)
+    };
+    let args = [KernelArg::Pointer(flag), KernelArg::Pointer(out)];
+    // The polling CTA keeps hitting its own stale L1 copy of the flag: in this model the loop
+    // never ends, and the step limit stops it; the hazards found before are kept.
+    let err = s.launch("weak_spin_bug", &args, cfg.clone()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ExecError::Fault {
+                kind: FaultKind::StepLimit { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let c = classes(&s.last_hazards);
+    assert!(c.contains(&HazardClass::WeakSpin), "{c:?}");
+    let h = s
+        .last_hazards
+        .iter()
+        .find(|h| h.class == HazardClass::WeakSpin)
+        .unwrap();
+    assert_eq!(h.access.cta, [0, 0, 0]);
+    assert_eq!(h.conflict.unwrap().cta, [1, 0, 0]);
+    assert!(h.count > 1);
+
+    let mut s = session();
+    let flag = buffer(&mut s, &[0]);
+    let out = buffer(&mut s, &[0]);
+    let args = [KernelArg::Pointer(flag), KernelArg::Pointer(out)];
+    s.launch("weak_spin_fixed", &args, cfg).unwrap();
+    assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
+    assert_eq!(words(&s, out, 1), vec![1]);
+}
+
+/// Corpus launches that are buggy on purpose (they demonstrate forgotten or partial waits),
+/// with the class they must report.
+const INTENTIONALLY_BUGGY: &[(&str, HazardClass)] = &[
+    (
+        "nvcc.seed_cp_async.sm100.cp_async_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm100.cp_async_wait_group_pending.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm100.pipeline_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm80.cp_async_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm80.cp_async_wait_group_pending.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm80.pipeline_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm90.cp_async_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm90.cp_async_wait_group_pending.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+    (
+        "nvcc.seed_cp_async.sm90.pipeline_forgotten_wait.toml",
+        HazardClass::CpAsyncIncomplete,
+    ),
+];
+
+#[test]
+fn the_correct_corpus_runs_without_reports() {
+    use ptxsim::launch::{dims, load_session, parse_arg, prepare, LaunchFile};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/run");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut unexpected = Vec::new();
+    let mut flagged = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (file, base) = LaunchFile::read(f).unwrap();
+        let session = load_session(&base.join(&file.ptx), memsys::GpuConfig::a100()).unwrap();
+        let specs: Vec<_> = file
+            .args
+            .iter()
+            .map(|a| parse_arg(a, &base).unwrap())
+            .collect();
+        let cfg = LaunchConfig {
+            grid: dims(&file.grid, "grid").unwrap(),
+            block: dims(&file.block, "block").unwrap(),
+            dynamic_shared: file.shared,
+            hazards: true,
+            ..LaunchConfig::default()
+        };
+        let mut launch = prepare(session, &file.kernel, specs, cfg).unwrap();
+        launch.run().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let hz = &launch.session.last_hazards;
+        match INTENTIONALLY_BUGGY.iter().find(|b| b.0 == name) {
+            Some((_, class)) => {
+                assert!(
+                    hz.iter().any(|h| h.class == *class),
+                    "{name}: expected {class:?}, got {hz:?}"
+                );
+                flagged.push(name);
+            }
+            None => {
+                for h in hz {
+                    unexpected.push(format!(
+                        "{name}: {:?} at instr {} ({} times)",
+                        h.class, h.access.instr, h.count
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "false positives:\n{}",
+        unexpected.join("\n")
+    );
+    assert_eq!(flagged.len(), INTENTIONALLY_BUGGY.len());
+}
