@@ -304,6 +304,11 @@ pub fn run(args: Args) -> ExitCode {
     // A JSON or HTML report on stdout keeps stdout for itself; the status lines go to stderr.
     let quiet_stdout = matches!(args.report, Some(ReportFormat::Json | ReportFormat::Html))
         && args.report_out.is_none();
+    if quiet_stdout && args.hazards {
+        return fail(
+            "--hazards prints to stdout: give --report-out PATH for a JSON or HTML report",
+        );
+    }
     let say = |line: String| {
         if quiet_stdout {
             eprintln!("{line}");
