@@ -470,10 +470,15 @@ pub fn compare(got: &Array, want: &Array, max_ulp: u64) -> Result<Comparison, La
 pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> {
     let text = std::fs::read_to_string(ptx)
         .map_err(|e| LaunchError(format!("cannot read {}: {e}", ptx.display())))?;
-    let module = ptx_syntax::parse(&text).map_err(|errors| {
-        let idx = ptx_syntax::LineIndex::new(&text);
+    session_from_source(ptx, &text, gpu)
+}
+
+/// Parses and lowers PTX text (named `ptx` in messages) into a session.
+pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Session, LaunchError> {
+    let module = ptx_syntax::parse(text).map_err(|errors| {
+        let idx = ptx_syntax::LineIndex::new(text);
         let e = &errors[0];
-        let lc = idx.line_col(e.span.start, &text);
+        let lc = idx.line_col(e.span.start, text);
         LaunchError(format!(
             "{}:{}:{}: {}",
             ptx.display(),
@@ -482,7 +487,7 @@ pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> 
             e.message
         ))
     })?;
-    Session::new(&module, &text, gpu).map_err(|e| match e {
+    Session::new(&module, text, gpu).map_err(|e| match e {
         ptx_exec::ExecError::Unsupported {
             line,
             column,

@@ -31,7 +31,16 @@ enum Command {
     /// pointers), zeros:TYPE:COUNT, null, or TYPE:VALUE scalars. Faults (out-of-bounds or
     /// misaligned accesses, barrier deadlocks, step limit) name the CTA, thread, PTX line and
     /// address and exit 1.
+    ///
+    /// `--report text|json|html` adds the cache report: L1/L2 sector hit rates, DRAM bytes,
+    /// evictions by priority class, per PTX line and source line, top lines by DRAM traffic.
     Run(Box<cmd::run::Args>),
+    /// Run a launch under cache-hint rewrites and compare them with the original.
+    ///
+    /// Takes the same launch as `run` (a PTX file with options, or --launch FILE) and one or
+    /// more `--variant NAME=REWRITE`. Prints the key metrics side by side; exits 1 if any
+    /// variant's output buffers differ from the original's (hints must not change results).
+    Compare(Box<cmd::compare::Args>),
     /// Replay a text trace of memory accesses (docs/trace-format.md) through the cache model.
     ///
     /// Prints the statistics (per level, per op spelling) as text, or JSON with --json. A bad
@@ -45,6 +54,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Fmt(args) => cmd::fmt::run(args),
         Command::Run(args) => cmd::run::run(*args),
+        Command::Compare(args) => cmd::compare::run(*args),
         Command::Replay(args) => cmd::replay::run(args),
     }
 }

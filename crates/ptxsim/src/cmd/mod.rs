@@ -1,9 +1,11 @@
 //! One module per subcommand.
 
 pub mod check;
+pub mod compare;
 pub mod fmt;
 pub mod hazards;
 pub mod replay;
+pub mod progress;
 pub mod run;
 
 use std::io::IsTerminal;

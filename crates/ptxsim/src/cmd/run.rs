@@ -1,50 +1,79 @@
-//! `ptxsim run`: launch a kernel from the command line or a launch file.
+//! `ptxsim run`: launch a kernel from the command line or a launch file, optionally with a
+//! cache report (`--report text|json|html`).
 
-use clap::Args as ClapArgs;
-use ptx_exec::LaunchConfig;
+use crate::cmd::progress::Progress;
+use clap::{Args as ClapArgs, ValueEnum};
+use memsys::GpuConfig;
+use ptx_exec::{LaunchConfig, RunSummary};
 use ptxsim::launch::{
-    self, compare, dims, load_session, parse_arg, prepare, read_npy, write_npy, LaunchFile,
+    self, compare, dims, load_session, parse_arg, prepare, read_npy, write_npy, ArgSpec, Expect,
+    LaunchFile, PreparedLaunch,
 };
+use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// The launch: a PTX file with options, or a launch file (shared by `run` and `compare`).
+#[derive(ClapArgs, Clone)]
+pub struct LaunchArgs {
+    /// The PTX file (omit with --launch).
+    pub ptx: Option<PathBuf>,
+    /// A TOML launch file (docs/launch-format.md) instead of the options below.
+    #[arg(long, conflicts_with_all = ["ptx", "kernel", "grid", "block", "arg"])]
+    pub launch: Option<PathBuf>,
+    /// The kernel (.entry) to run.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Grid dimensions: X[,Y[,Z]].
+    #[arg(long, value_delimiter = ',')]
+    pub grid: Vec<u32>,
+    /// Block dimensions: X[,Y[,Z]].
+    #[arg(long, value_delimiter = ',')]
+    pub block: Vec<u32>,
+    /// Dynamic shared memory in bytes.
+    #[arg(long, default_value_t = 0)]
+    pub shared: u32,
+    /// Kernel arguments in parameter order: PATH.npy, PATH.bin, zeros:TYPE:COUNT, null or TYPE:VALUE.
+    #[arg(long = "arg")]
+    pub arg: Vec<String>,
+    /// Seed of the warp interleaving (0: the default order).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Fault after this many warp-instructions.
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    /// GPU model: a100, h100, b200, or a TOML file overriding a preset.
+    #[arg(long, default_value = "h100")]
+    pub gpu: String,
+}
+
+/// Report formats.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Html,
+}
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// The PTX file (omit with --launch).
-    ptx: Option<PathBuf>,
-    /// A TOML launch file (docs/launch-format.md) instead of the options below.
-    #[arg(long, conflicts_with_all = ["ptx", "kernel", "grid", "block", "arg"])]
-    launch: Option<PathBuf>,
-    /// The kernel (.entry) to run.
-    #[arg(long)]
-    kernel: Option<String>,
-    /// Grid dimensions: X[,Y[,Z]].
-    #[arg(long, value_delimiter = ',')]
-    grid: Vec<u32>,
-    /// Block dimensions: X[,Y[,Z]].
-    #[arg(long, value_delimiter = ',')]
-    block: Vec<u32>,
-    /// Dynamic shared memory in bytes.
-    #[arg(long, default_value_t = 0)]
-    shared: u32,
-    /// Kernel arguments in parameter order: PATH.npy, PATH.bin, zeros:TYPE:COUNT, null or TYPE:VALUE.
-    #[arg(long = "arg")]
-    arg: Vec<String>,
+    #[command(flatten)]
+    launch: LaunchArgs,
     /// Write argument I's buffer after the run: I=PATH.npy or I=PATH.bin.
     #[arg(long = "out")]
     out: Vec<String>,
-    /// Seed of the warp interleaving (0: the default order).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Fault after this many warp-instructions.
-    #[arg(long)]
-    max_steps: Option<u64>,
-    /// GPU model: a100, h100, b200, or a TOML file overriding a preset.
-    #[arg(long, default_value = "h100")]
-    gpu: String,
     /// Run without the cache model (global memory accessed directly; no cache statistics).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "report")]
     no_cache_model: bool,
+    /// Print a cache report: per-level summary, per-line counters, top lines by DRAM traffic
+    /// (text), the same as JSON (docs/report.schema.json), or a self-contained HTML page.
+    #[arg(long, value_enum)]
+    report: Option<ReportFormat>,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, requires = "report")]
+    report_out: Option<PathBuf>,
     /// Report cache-semantics hazards: stale L1 reads, ld.global.nc of data written in the
     /// launch, accesses to unfinished cp.async copies, weak spins on flags other CTAs write.
     #[arg(long)]
@@ -57,34 +86,83 @@ pub struct Args {
     hazards_json: Option<PathBuf>,
 }
 
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
 }
 
 /// Resolves `--gpu`: a preset name or a TOML file.
-pub fn gpu_config(spec: &str) -> Result<memsys::GpuConfig, String> {
+pub fn gpu_config(spec: &str) -> Result<GpuConfig, String> {
     if Path::new(spec).extension().is_some_and(|e| e == "toml") {
         let text = std::fs::read_to_string(spec).map_err(|e| format!("cannot read {spec}: {e}"))?;
-        memsys::GpuConfig::from_toml(&text).map_err(|e| format!("{spec}: {e}"))
+        GpuConfig::from_toml(&text).map_err(|e| format!("{spec}: {e}"))
     } else {
-        memsys::GpuConfig::preset(spec).map_err(|e| e.to_string())
+        GpuConfig::preset(spec).map_err(|e| e.to_string())
     }
 }
 
-pub fn run(args: Args) -> ExitCode {
-    // Gather the launch from the file or the options.
-    let (ptx, kernel, grid, block, shared, specs, outs, expects, seed, max_steps, gpu, base) =
+/// A launch with every option resolved.
+pub struct Resolved {
+    pub ptx: PathBuf,
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared: u32,
+    pub specs: Vec<ArgSpec>,
+    /// `--out` entries of the launch file (`I=PATH`, paths resolved).
+    pub file_outs: Vec<String>,
+    pub expects: Vec<Expect>,
+    pub seed: u64,
+    pub max_steps: Option<u64>,
+    pub gpu: GpuConfig,
+    /// The directory launch-file paths are relative to.
+    pub base: PathBuf,
+}
+
+impl Resolved {
+    pub fn config(&self, cache_model: bool) -> LaunchConfig {
+        let mut config = LaunchConfig {
+            grid: self.grid,
+            block: self.block,
+            dynamic_shared: self.shared,
+            seed: self.seed,
+            cache_model,
+            ..LaunchConfig::default()
+        };
+        if let Some(m) = self.max_steps {
+            config.max_steps = m;
+        }
+        config
+    }
+
+    pub fn launch_info(&self) -> LaunchInfo {
+        LaunchInfo {
+            ptx: self.ptx.display().to_string(),
+            kernel: self.kernel.clone(),
+            grid: self.grid,
+            block: self.block,
+            shared_bytes: self.shared,
+            seed: self.seed,
+        }
+    }
+}
+
+/// Gathers the launch from the launch file or the options.
+pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
+    let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
-            let (file, base) = match LaunchFile::read(path) {
-                Ok(x) => x,
-                Err(e) => return fail(e),
-            };
+            let (file, base) = LaunchFile::read(path).map_err(|e| e.to_string())?;
             let outs: Vec<String> = file
                 .out
                 .iter()
                 .map(|(i, p)| format!("{i}={}", base.join(p).display()))
                 .collect();
+            // A GPU TOML named by the launch file is relative to it, like its other paths.
+            let gpu = match file.gpu {
+                Some(g) if g.ends_with(".toml") => base.join(g).display().to_string(),
+                Some(g) => g,
+                None => args.gpu.clone(),
+            };
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -92,22 +170,19 @@ pub fn run(args: Args) -> ExitCode {
                 file.block,
                 file.shared,
                 file.args,
-                outs.into_iter()
-                    .chain(args.out.iter().cloned())
-                    .collect::<Vec<_>>(),
+                outs,
                 file.expect,
                 args.seed.unwrap_or(file.seed),
                 args.max_steps.or(file.max_steps),
-                file.gpu.unwrap_or(args.gpu.clone()),
+                gpu,
                 base,
             )
         } else {
-            let Some(ptx) = args.ptx.clone() else {
-                return fail("give a PTX file (or --launch FILE)");
-            };
-            let Some(kernel) = args.kernel.clone() else {
-                return fail("--kernel is required");
-            };
+            let ptx = args
+                .ptx
+                .clone()
+                .ok_or("give a PTX file (or --launch FILE)")?;
+            let kernel = args.kernel.clone().ok_or("--kernel is required")?;
             (
                 ptx,
                 kernel,
@@ -115,7 +190,7 @@ pub fn run(args: Args) -> ExitCode {
                 args.block.clone(),
                 args.shared,
                 args.arg.clone(),
-                args.out.clone(),
+                Vec::new(),
                 Vec::new(),
                 args.seed.unwrap_or(0),
                 args.max_steps,
@@ -123,21 +198,126 @@ pub fn run(args: Args) -> ExitCode {
                 PathBuf::from("."),
             )
         };
-    let gpu = match gpu_config(&gpu) {
-        Ok(g) => g,
+    let gpu = gpu_config(&gpu)?;
+    let grid = dims(&grid, "--grid").map_err(|e| e.to_string())?;
+    let block = dims(&block, "--block").map_err(|e| e.to_string())?;
+    let specs = specs
+        .iter()
+        .map(|s| parse_arg(s, &base))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok(Resolved {
+        ptx,
+        kernel,
+        grid,
+        block,
+        shared,
+        specs,
+        file_outs,
+        expects,
+        seed,
+        max_steps,
+        gpu,
+        base,
+    })
+}
+
+/// Samples of the L2 occupancy timeline a report asks for when the GPU model sets none.
+pub const REPORT_TIMELINE_INTERVAL: u64 = 64;
+
+/// Runs a prepared launch with a progress display; a fault is an error message and exit code.
+pub fn run_launch(
+    prepared: &mut PreparedLaunch,
+    label: &str,
+) -> Result<(RunSummary, std::time::Duration), (String, ExitCode)> {
+    let counter = Arc::new(AtomicU64::new(0));
+    prepared.config.progress = Some(counter.clone());
+    let progress = Progress::start(label, counter);
+    let started = std::time::Instant::now();
+    let result = prepared.run();
+    progress.finish();
+    match result {
+        Ok(s) => Ok((s, started.elapsed())),
+        Err(ptx_exec::ExecError::Launch(msg)) => Err((msg, ExitCode::from(2))),
+        Err(e) => Err((e.to_string(), ExitCode::from(1))),
+    }
+}
+
+/// Checks the launch file's expectations; prints one line each; true if all match.
+pub fn check_expects(
+    prepared: &PreparedLaunch,
+    expects: &[Expect],
+    base: &Path,
+    say: &dyn Fn(String),
+) -> Result<bool, String> {
+    let mut ok = true;
+    for ex in expects {
+        let want = read_npy(&base.join(&ex.npy)).map_err(|e| e.to_string())?;
+        let got = prepared.output(ex.arg).map_err(|e| e.to_string())?;
+        match compare(&got, &want, ex.max_ulp).map_err(|e| e.to_string())? {
+            c if c.mismatches == 0 => say(format!(
+                "expect: argument {} matches {} ({} elements, max {} ulp, bound {})",
+                ex.arg,
+                ex.npy.display(),
+                c.elements,
+                c.max_ulp_seen,
+                ex.max_ulp
+            )),
+            c => {
+                ok = false;
+                let (i, got, want) = c.first_mismatch.unwrap_or_default();
+                say(format!(
+                    "expect: argument {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
+                    ex.arg,
+                    ex.npy.display(),
+                    c.mismatches,
+                    c.elements
+                ));
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// Writes a rendered report to `out` or stdout.
+pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
+    match out {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+                .map_err(|e| format!("cannot write the report: {e}"))
+        }
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let mut r = match resolve(&args.launch) {
+        Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let (grid, block) = match (dims(&grid, "--grid"), dims(&block, "--block")) {
-        (Ok(g), Ok(b)) => (g, b),
-        (Err(e), _) | (_, Err(e)) => return fail(e),
-    };
-    let specs: Result<Vec<_>, _> = specs.iter().map(|s| parse_arg(s, &base)).collect();
-    let specs = match specs {
-        Ok(s) => s,
-        Err(e) => return fail(e),
+    // A JSON or HTML report on stdout keeps stdout for itself; the status lines go to stderr.
+    let quiet_stdout = matches!(args.report, Some(ReportFormat::Json | ReportFormat::Html))
+        && args.report_out.is_none();
+    if quiet_stdout && args.hazards {
+        return fail(
+            "--hazards prints to stdout: give --report-out PATH for a JSON or HTML report",
+        );
+    }
+    let say = |line: String| {
+        if quiet_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
     };
     let mut outputs = Vec::new();
-    for o in &outs {
+    for o in r.file_outs.iter().chain(&args.out) {
         let Some((i, path)) = o.split_once('=') else {
             return fail(format!("--out `{o}`: write I=PATH"));
         };
@@ -146,47 +326,40 @@ pub fn run(args: Args) -> ExitCode {
         };
         outputs.push((i, PathBuf::from(path)));
     }
-    let session = match load_session(&ptx, gpu) {
+    if args.report.is_some() && r.gpu.timeline_interval == 0 {
+        r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
+    }
+    let session = match load_session(&r.ptx, r.gpu.clone()) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let mut config = LaunchConfig {
-        grid,
-        block,
-        dynamic_shared: shared,
-        seed,
-        cache_model: !args.no_cache_model,
-        hazards: args.hazards,
-        ..LaunchConfig::default()
-    };
-    if let Some(m) = max_steps {
-        config.max_steps = m;
-    }
-    let mut prepared = match prepare(session, &kernel, specs, config) {
+    let mut config = r.config(!args.no_cache_model);
+    config.hazards = args.hazards;
+    let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), config) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let started = std::time::Instant::now();
-    let result = prepared.run();
+    let result = run_launch(&mut prepared, &r.kernel);
+    // Hazards found before a fault are reported too.
     let hazards_found = if args.hazards {
-        match super::hazards::report(&prepared.session, &kernel, args.hazards_json.as_deref()) {
+        match super::hazards::report(&prepared.session, &r.kernel, args.hazards_json.as_deref()) {
             Ok(n) => n,
             Err(e) => return fail(e),
         }
     } else {
         0
     };
-    let summary = match result {
-        Ok(s) => s,
-        Err(ptx_exec::ExecError::Launch(msg)) => return fail(msg),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
+    let (summary, elapsed) = match result {
+        Ok(x) => x,
+        Err((msg, code)) => {
+            eprintln!("error: {msg}");
+            return code;
         }
     };
-    let elapsed = started.elapsed();
-    println!(
-        "ran `{kernel}` grid ({},{},{}) block ({},{},{}): {} warp-instructions, {} thread-instructions in {:.3} s",
+    let (grid, block) = (r.grid, r.block);
+    say(format!(
+        "ran `{}` grid ({},{},{}) block ({},{},{}): {} warp-instructions, {} thread-instructions in {:.3} s",
+        r.kernel,
         grid[0],
         grid[1],
         grid[2],
@@ -196,7 +369,7 @@ pub fn run(args: Args) -> ExitCode {
         summary.warp_instructions,
         summary.thread_instructions,
         elapsed.as_secs_f64()
-    );
+    ));
     for (i, path) in &outputs {
         let out = match prepared.output(*i) {
             Ok(a) => a,
@@ -212,42 +385,48 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("error: {e}");
             return ExitCode::from(1);
         }
-        println!("wrote argument {i} to {}", path.display());
+        say(format!("wrote argument {i} to {}", path.display()));
     }
-    let mut mismatched = false;
-    for ex in &expects {
-        let want = match read_npy(&base.join(&ex.npy)) {
-            Ok(w) => w,
-            Err(e) => return fail(e),
+    let matched = match check_expects(&prepared, &r.expects, &r.base, &say) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
+    if let Some(format) = args.report {
+        let stats = prepared.session.mem.stats();
+        // For each line's .loc and the call site of inlined code.
+        let source = std::fs::read_to_string(&r.ptx).ok();
+        let variant = model::variant_report(
+            "original",
+            None,
+            source.as_deref(),
+            &prepared.session.program,
+            &stats,
+            &summary,
+            r.gpu.timeline_interval,
+        );
+        let report = Report::new(
+            "run",
+            r.launch_info(),
+            GpuInfo::from_config(&r.gpu),
+            vec![variant],
+        );
+        let text = match format {
+            ReportFormat::Text => ptxsim_report::text::render_run(&report),
+            ReportFormat::Json => report.to_json(),
+            ReportFormat::Html => ptxsim_report::html::render(&report),
         };
-        let got = match prepared.output(ex.arg) {
-            Ok(g) => g,
-            Err(e) => return fail(e),
-        };
-        match compare(&got, &want, ex.max_ulp) {
-            Ok(c) if c.mismatches == 0 => println!(
-                "expect: argument {} matches {} ({} elements, max {} ulp, bound {})",
-                ex.arg,
-                ex.npy.display(),
-                c.elements,
-                c.max_ulp_seen,
-                ex.max_ulp
-            ),
-            Ok(c) => {
-                mismatched = true;
-                let (i, got, want) = c.first_mismatch.unwrap_or_default();
-                println!(
-                    "expect: argument {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
-                    ex.arg,
-                    ex.npy.display(),
-                    c.mismatches,
-                    c.elements
-                );
-            }
-            Err(e) => return fail(e),
+        if format == ReportFormat::Text && args.report_out.is_none() {
+            say(String::new());
+        }
+        if let Err(e) = emit_report(&text, args.report_out.as_deref()) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+        if let Some(p) = &args.report_out {
+            eprintln!("wrote the report to {}", p.display());
         }
     }
-    if mismatched {
+    if !matched {
         ExitCode::from(1)
     } else if args.fail_on_hazard && hazards_found > 0 {
         ExitCode::from(3)

@@ -1,0 +1,414 @@
+//! The metrics a report shows: names (Nsight Compute's where one exists), units, descriptions,
+//! and how each is computed from memsys counters.
+//!
+//! Nsight Compute names are `unit__counter.rollup` (`lts__t_sector_hit_rate.pct`,
+//! `dram__bytes_read.sum`); `l1tex` is the L1/texture unit, `lts` the L2 slices, `smsp` the SM
+//! sub-partitions. What Nsight has no counter for (evictions by priority class, the persisting
+//! carve-out, stale L1 reads) is named `ptxsim__…` in the same style.
+
+use memsys::{Counters, LevelCounters};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A metric's value: a count, or a percentage (`None` in a map when undefined, e.g. a hit rate
+/// with no lookups).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MetricValue {
+    Count(u64),
+    Percent(f64),
+}
+
+impl MetricValue {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            MetricValue::Count(c) => c as f64,
+            MetricValue::Percent(p) => p,
+        }
+    }
+}
+
+/// Metric name → value (`null` where undefined).
+pub type MetricValues = BTreeMap<String, Option<MetricValue>>;
+
+/// A metric's definition, as listed in every report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricInfo {
+    pub name: String,
+    pub unit: String,
+    pub description: String,
+    /// Whether Nsight Compute has a metric of this name (false: a ptxsim metric).
+    pub nsight: bool,
+    /// Whether the metric is given per PTX line and source line too (false: totals only).
+    pub per_line: bool,
+}
+
+/// What the totals add to the counters: figures of the run rather than of memsys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunFigures {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub cp_async_bytes: u64,
+}
+
+type Compute = fn(&Counters, Option<&RunFigures>, u64) -> Option<MetricValue>;
+
+struct Def {
+    name: &'static str,
+    unit: &'static str,
+    description: &'static str,
+    nsight: bool,
+    per_line: bool,
+    compute: Compute,
+}
+
+fn pct(l: &LevelCounters) -> Option<MetricValue> {
+    l.hit_rate().map(|r| MetricValue::Percent(r * 100.0))
+}
+
+fn count(v: u64) -> Option<MetricValue> {
+    Some(MetricValue::Count(v))
+}
+
+const DEFS: &[Def] = &[
+    Def {
+        name: "l1tex__t_sector_hit_rate.pct",
+        unit: "%",
+        description: "L1 sector hit rate: sectors found in L1 / sectors looked up in L1 (reads and writes)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| pct(&c.l1),
+    },
+    Def {
+        name: "l1tex__t_requests.sum",
+        unit: "requests",
+        description: "warp-level requests that reached L1 (L1-bypassing .cg/.cv/volatile accesses do not)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.requests),
+    },
+    Def {
+        name: "l1tex__t_sectors.sum",
+        unit: "sectors",
+        description: "32-byte sectors looked up in L1 by reads and writes",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.read_sectors + c.l1.write_sectors),
+    },
+    Def {
+        name: "l1tex__t_sectors_lookup_hit.sum",
+        unit: "sectors",
+        description: "L1 sector lookups that hit",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.hits()),
+    },
+    Def {
+        name: "l1tex__t_sectors_lookup_miss.sum",
+        unit: "sectors",
+        description: "L1 sector lookups that missed (reads fetched from L2; writes to lines L1 did not hold)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.misses()),
+    },
+    Def {
+        name: "lts__t_sector_hit_rate.pct",
+        unit: "%",
+        description: "L2 sector hit rate: sectors found in L2 / sectors looked up in L2 (reads and writes)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| pct(&c.l2),
+    },
+    Def {
+        name: "lts__t_requests.sum",
+        unit: "requests",
+        description: "warp-level requests that reached L2",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.requests),
+    },
+    Def {
+        name: "lts__t_sectors.sum",
+        unit: "sectors",
+        description: "32-byte sectors looked up in L2",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.read_sectors + c.l2.write_sectors),
+    },
+    Def {
+        name: "lts__t_sectors_op_read.sum",
+        unit: "sectors",
+        description: "L2 sectors looked up by reads (loads, cp.async, prefetches, atomics)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.read_sectors),
+    },
+    Def {
+        name: "lts__t_sectors_op_write.sum",
+        unit: "sectors",
+        description: "L2 sectors written by stores",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.write_sectors),
+    },
+    Def {
+        name: "lts__t_sectors_lookup_hit.sum",
+        unit: "sectors",
+        description: "L2 sector lookups that hit",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.hits()),
+    },
+    Def {
+        name: "lts__t_sectors_lookup_miss.sum",
+        unit: "sectors",
+        description: "L2 sector lookups that missed (read misses are fetched from DRAM; write misses allocate without a fetch)",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.misses()),
+    },
+    Def {
+        name: "dram__bytes_read.sum",
+        unit: "bytes",
+        description: "bytes read from DRAM (L2 fills, prefetch fills, .cv re-fetches), at sector granularity",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.dram.bytes_read),
+    },
+    Def {
+        name: "dram__bytes_write.sum",
+        unit: "bytes",
+        description: "bytes written to DRAM during the run (write-backs of evicted dirty lines, .wt stores); dirty lines still in L2 at the end are not counted",
+        nsight: true,
+        per_line: true,
+        compute: |c, _, _| count(c.dram.bytes_written),
+    },
+    Def {
+        name: "ptxsim__l1_evictions_evict_first.sum",
+        unit: "lines",
+        description: "L1 lines evicted that had the evict-first class (.cs, .L1::evict_first)",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.evictions.evict_first),
+    },
+    Def {
+        name: "ptxsim__l1_evictions_normal.sum",
+        unit: "lines",
+        description: "L1 lines evicted that had the normal class",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.evictions.normal),
+    },
+    Def {
+        name: "ptxsim__l1_evictions_evict_last.sum",
+        unit: "lines",
+        description: "L1 lines evicted that had the evict-last class (.L1::evict_last)",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.evictions.evict_last),
+    },
+    Def {
+        name: "ptxsim__lts_evictions_evict_first.sum",
+        unit: "lines",
+        description: "L2 lines evicted that had the evict-first class (.cs, .L2::evict_first, policies)",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.evictions.evict_first),
+    },
+    Def {
+        name: "ptxsim__lts_evictions_normal.sum",
+        unit: "lines",
+        description: "L2 lines evicted that had the normal class",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.evictions.normal),
+    },
+    Def {
+        name: "ptxsim__lts_evictions_evict_last.sum",
+        unit: "lines",
+        description: "L2 lines evicted that had the evict-last (persisting) class",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.evictions.evict_last),
+    },
+    Def {
+        name: "ptxsim__evictions.sum",
+        unit: "lines",
+        description: "lines evicted from L1 and L2 together, all classes",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l1.evictions.total() + c.l2.evictions.total()),
+    },
+    Def {
+        name: "ptxsim__lts_evict_last_capped.sum",
+        unit: "requests",
+        description: "evict-last requests served as normal because the set's persisting carve-out was full",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.evict_last_capped),
+    },
+    Def {
+        name: "ptxsim__lts_prefetch_fills.sum",
+        unit: "sectors",
+        description: "extra L2 sectors filled by prefetch-size hints (.L2::64B/128B/256B)",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.l2.prefetch_fills),
+    },
+    Def {
+        name: "ptxsim__l1_stale_reads.sum",
+        unit: "lanes",
+        description: "lane reads served by an SM's L1 with bytes that differ from the coherent value (a cache-coherence bug)",
+        nsight: false,
+        per_line: true,
+        compute: |c, _, _| count(c.stale_reads),
+    },
+    Def {
+        name: "ptxsim__cp_async_bytes.sum",
+        unit: "bytes",
+        description: "bytes copied from global to shared memory by cp.async",
+        nsight: false,
+        per_line: false,
+        compute: |_, r, _| r.and_then(|r| count(r.cp_async_bytes)),
+    },
+    Def {
+        name: "smsp__inst_executed.sum",
+        unit: "warp-instructions",
+        description: "warp-level instructions executed",
+        nsight: true,
+        per_line: false,
+        compute: |_, r, _| r.and_then(|r| count(r.warp_instructions)),
+    },
+    Def {
+        name: "smsp__thread_inst_executed.sum",
+        unit: "thread-instructions",
+        description: "instructions executed, counted once per active thread",
+        nsight: true,
+        per_line: true,
+        compute: |_, r, execs| match r {
+            Some(r) => count(r.thread_instructions),
+            None => count(execs),
+        },
+    },
+];
+
+/// Every metric a report may contain, in display order.
+pub fn metric_infos() -> Vec<MetricInfo> {
+    DEFS.iter()
+        .map(|d| MetricInfo {
+            name: d.name.into(),
+            unit: d.unit.into(),
+            description: d.description.into(),
+            nsight: d.nsight,
+            per_line: d.per_line,
+        })
+        .collect()
+}
+
+/// The totals of a run: every metric.
+pub fn totals(c: &Counters, run: &RunFigures) -> MetricValues {
+    DEFS.iter()
+        .map(|d| (d.name.to_string(), (d.compute)(c, Some(run), 0)))
+        .collect()
+}
+
+/// The metrics of one PTX or source line: the per-line ones, `executions` thread-instructions.
+pub fn per_line(c: &Counters, executions: u64) -> MetricValues {
+    DEFS.iter()
+        .filter(|d| d.per_line)
+        .map(|d| (d.name.to_string(), (d.compute)(c, None, executions)))
+        .collect()
+}
+
+/// Metric names used by the compare table, with short labels.
+pub const KEY_METRICS: &[(&str, &str)] = &[
+    ("l1tex__t_sector_hit_rate.pct", "L1 hit rate"),
+    ("lts__t_sector_hit_rate.pct", "L2 hit rate"),
+    ("l1tex__t_sectors.sum", "L1 sectors"),
+    ("lts__t_sectors.sum", "L2 sectors"),
+    ("dram__bytes_read.sum", "DRAM read"),
+    ("dram__bytes_write.sum", "DRAM written"),
+    (
+        "ptxsim__lts_evictions_evict_first.sum",
+        "L2 evictions, evict-first",
+    ),
+    ("ptxsim__lts_evictions_normal.sum", "L2 evictions, normal"),
+    (
+        "ptxsim__lts_evictions_evict_last.sum",
+        "L2 evictions, evict-last",
+    ),
+    (
+        "ptxsim__l1_evictions_evict_first.sum",
+        "L1 evictions, evict-first",
+    ),
+    ("ptxsim__l1_evictions_normal.sum", "L1 evictions, normal"),
+    (
+        "ptxsim__l1_evictions_evict_last.sum",
+        "L1 evictions, evict-last",
+    ),
+    ("ptxsim__lts_evict_last_capped.sum", "evict-last capped"),
+    ("ptxsim__lts_prefetch_fills.sum", "L2 prefetch fills"),
+    ("ptxsim__cp_async_bytes.sum", "cp.async"),
+    ("ptxsim__l1_stale_reads.sum", "stale L1 reads"),
+];
+
+/// Looks a metric up (`None` when absent or undefined).
+pub fn get(values: &MetricValues, name: &str) -> Option<MetricValue> {
+    values.get(name).copied().flatten()
+}
+
+/// The unit of a metric.
+pub fn unit(name: &str) -> &'static str {
+    DEFS.iter().find(|d| d.name == name).map_or("", |d| d.unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_follow_the_nsight_pattern() {
+        let infos = metric_infos();
+        let mut names: Vec<&str> = infos.iter().map(|m| m.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), infos.len());
+        for m in &infos {
+            let (base, rollup) = m.name.split_once('.').expect("unit__counter.rollup");
+            assert!(base.contains("__"), "{}", m.name);
+            assert!(matches!(rollup, "sum" | "pct"), "{}", m.name);
+            assert_eq!(m.nsight, !m.name.starts_with("ptxsim__"), "{}", m.name);
+            assert!(!m.description.is_empty());
+        }
+    }
+
+    #[test]
+    fn hit_rates_are_percent_and_undefined_without_lookups() {
+        let mut c = Counters::default();
+        let t = totals(&c, &RunFigures::default());
+        assert_eq!(get(&t, "lts__t_sector_hit_rate.pct"), None);
+        c.l2.read_sectors = 4;
+        c.l2.read_hits = 3;
+        c.l2.read_misses = 1;
+        c.dram.bytes_read = 32;
+        let t = totals(&c, &RunFigures::default());
+        assert_eq!(
+            get(&t, "lts__t_sector_hit_rate.pct"),
+            Some(MetricValue::Percent(75.0))
+        );
+        assert_eq!(
+            get(&t, "dram__bytes_read.sum"),
+            Some(MetricValue::Count(32))
+        );
+        assert_eq!(
+            get(&t, "lts__t_sectors_lookup_miss.sum"),
+            Some(MetricValue::Count(1))
+        );
+        let l = per_line(&c, 7);
+        assert_eq!(
+            get(&l, "smsp__thread_inst_executed.sum"),
+            Some(MetricValue::Count(7))
+        );
+        assert!(!l.contains_key("ptxsim__cp_async_bytes.sum"));
+    }
+}

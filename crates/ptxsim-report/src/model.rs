@@ -1,0 +1,556 @@
+//! The report: what a run (or each variant of a comparison) did, in the shape of the versioned
+//! JSON schema `docs/report.schema.json`.
+
+use crate::metrics::{self, MetricInfo, MetricValues, RunFigures};
+use memsys::{Counters, DramCounters, GpuConfig, LevelCounters, OccupancySample, Stats};
+use ptx_exec::{Program, RunSummary};
+use ptx_isa::ScalarType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The value of `format` in every report.
+pub const FORMAT: &str = "ptxsim-report";
+/// The schema version; bumped on any incompatible change (docs/report.schema.json).
+pub const SCHEMA_VERSION: u32 = 1;
+/// Most timeline samples kept in a report (longer timelines are thinned evenly).
+pub const MAX_TIMELINE_SAMPLES: usize = 400;
+/// Lines listed in `top_dram_lines`.
+pub const TOP_LINES: usize = 10;
+
+/// A whole report: one launch, one or more variants (the first is the baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub format: String,
+    pub version: u32,
+    /// `run` (one variant) or `compare`.
+    pub command: String,
+    /// `ptxsim X.Y.Z`.
+    pub tool: String,
+    pub launch: LaunchInfo,
+    pub gpu: GpuInfo,
+    /// Every metric name that appears in the report, with its unit and description.
+    pub metrics: Vec<MetricInfo>,
+    pub variants: Vec<VariantReport>,
+}
+
+/// What was launched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchInfo {
+    pub ptx: String,
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub seed: u64,
+}
+
+/// The modelled GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuInfo {
+    pub name: String,
+    pub sm_count: u32,
+    pub l1_bytes: u64,
+    pub l1_ways: u32,
+    pub l2_bytes: u64,
+    pub l2_ways: u32,
+    pub line_bytes: u32,
+    pub sector_bytes: u32,
+    pub persisting_l2_bytes: u64,
+}
+
+impl GpuInfo {
+    pub fn from_config(c: &GpuConfig) -> Self {
+        GpuInfo {
+            name: c.name.clone(),
+            sm_count: c.sm_count,
+            l1_bytes: c.l1.size_bytes,
+            l1_ways: c.l1.ways,
+            l2_bytes: c.l2.size_bytes,
+            l2_ways: c.l2.ways,
+            line_bytes: c.l2.line_bytes,
+            sector_bytes: c.l2.sector_bytes,
+            persisting_l2_bytes: c.persisting_l2_bytes,
+        }
+    }
+}
+
+/// One run of the launch: the original or a rewritten module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantReport {
+    pub name: String,
+    /// The rewrite (`None` for the original).
+    pub rewrite: Option<String>,
+    pub baseline: bool,
+    /// Lines the rewrite changed.
+    pub changes: Vec<LineChange>,
+    /// Instructions the rewrite selected but could not change, and why.
+    pub skipped: Vec<SkippedLine>,
+    pub outputs: OutputCheck,
+    pub run: RunInfo,
+    /// Every metric over the whole run.
+    pub totals: MetricValues,
+    /// The raw memsys counters, summed over SMs.
+    pub levels: Levels,
+    /// Per PTX line with memory activity, in line order.
+    pub lines: Vec<LineRow>,
+    /// Per source line (`.loc`), when the module has line information.
+    pub source_lines: Vec<SourceRow>,
+    /// PTX lines with the most DRAM traffic (read + written), most first.
+    pub top_dram_lines: Vec<u32>,
+    pub l2_timeline: Timeline,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineChange {
+    pub line: u32,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedLine {
+    pub line: u32,
+    pub instruction: String,
+    pub reason: String,
+}
+
+/// How a variant's output buffers compare with the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputCheck {
+    /// `baseline`, `identical` or `different`.
+    pub status: String,
+    pub differences: Vec<BufferDiff>,
+}
+
+impl OutputCheck {
+    pub fn baseline() -> Self {
+        OutputCheck {
+            status: "baseline".into(),
+            differences: Vec::new(),
+        }
+    }
+
+    pub fn from_diffs(differences: Vec<BufferDiff>) -> Self {
+        OutputCheck {
+            status: if differences.is_empty() {
+                "identical"
+            } else {
+                "different"
+            }
+            .into(),
+            differences,
+        }
+    }
+
+    pub fn is_different(&self) -> bool {
+        !self.differences.is_empty()
+    }
+}
+
+/// A buffer argument whose bytes differ from the baseline's after the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferDiff {
+    /// Zero-based kernel argument index.
+    pub arg: usize,
+    /// The element type the buffer was given with.
+    pub element_type: String,
+    pub elements: usize,
+    pub elements_differing: usize,
+    pub first_index: usize,
+    pub baseline_value: String,
+    pub variant_value: String,
+}
+
+/// Figures of the run itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub cp_async_bytes: u64,
+    /// Stale L1 reads the interpreter observed (lanes).
+    pub stale_reads: u64,
+}
+
+/// The memsys counters of each level (names as in memsys `LevelCounters`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Levels {
+    pub l1: LevelCounters,
+    pub l2: LevelCounters,
+    pub dram: DramCounters,
+}
+
+/// Where a `.loc` points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLoc {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl LineRow {
+    /// The source line a person wrote: the call site of inlined code, else the `.loc`.
+    pub fn user_source(&self) -> Option<&SourceLoc> {
+        self.inlined_at.as_ref().or(self.source.as_ref())
+    }
+}
+
+impl SourceLoc {
+    /// `file.py:147` with the file's base name.
+    pub fn short(&self) -> String {
+        let base = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
+        format!("{base}:{}", self.line)
+    }
+}
+
+/// One PTX line's counters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineRow {
+    pub ptx_line: u32,
+    pub function: String,
+    /// The instruction(s) on the line, as the module has them.
+    pub text: String,
+    /// The `.loc` in force (for inlined code, the inlined function's line).
+    pub source: Option<SourceLoc>,
+    /// The call site of inlined code (`.loc …, inlined_at FILE LINE COL`): the user's line
+    /// when `source` is in a header or library (`__ldg`, `tl.sum`).
+    pub inlined_at: Option<SourceLoc>,
+    /// Thread-instructions executed.
+    pub executions: u64,
+    pub metrics: MetricValues,
+}
+
+/// One source line's counters, summed over the PTX lines whose `.loc` names it (or, for
+/// inlined code, whose `inlined_at` call site is this line).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRow {
+    pub file: String,
+    pub line: u32,
+    pub ptx_lines: Vec<u32>,
+    pub metrics: MetricValues,
+}
+
+/// L2 lines by eviction class over the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Memory requests between recorded samples (0: no timeline was recorded).
+    pub interval_requests: u64,
+    pub samples: Vec<OccupancySample>,
+    /// L2 lines by class at the end of the run.
+    pub end: OccupancySample,
+}
+
+/// The counters of one SM-summed set plus DRAM: `true` when anything happened.
+fn active(c: &Counters) -> bool {
+    *c != Counters::default()
+}
+
+/// Builds a variant's report from its run. `stats` are the memory system's statistics after
+/// the launch (one launch per session), `summary` what the launch returned.
+pub fn variant_report(
+    name: &str,
+    rewrite: Option<&str>,
+    source_text: Option<&str>,
+    program: &Program,
+    stats: &Stats,
+    summary: &RunSummary,
+    timeline_interval: u64,
+) -> VariantReport {
+    let total = stats.total();
+    let run = RunFigures {
+        warp_instructions: summary.warp_instructions,
+        thread_instructions: summary.thread_instructions,
+        cp_async_bytes: summary.cp_async_bytes,
+    };
+    // Per PTX line: sum the instructions of the line (usually one).
+    let mut by_line: BTreeMap<u32, (Counters, u64, Vec<usize>)> = BTreeMap::new();
+    for (id, info) in program.instrs.iter().enumerate() {
+        let c = stats.per_instr.get(id).copied().unwrap_or_default();
+        if !active(&c) {
+            continue;
+        }
+        let execs = summary.per_instruction.get(id).copied().unwrap_or(0);
+        let e = by_line.entry(info.ptx_line).or_default();
+        e.0 += &c;
+        e.1 += execs;
+        e.2.push(id);
+    }
+    let locations = source_text.map(line_locations).unwrap_or_default();
+    // The `.loc` itself (innermost), from the text when given, else the lowering's.
+    let loc_of = |id: usize| -> Option<SourceLoc> {
+        let info = &program.instrs[id];
+        let (file, line, column) = match locations.get(&info.ptx_line) {
+            Some((inner, _)) => *inner,
+            None => info.loc?,
+        };
+        let path = program
+            .files
+            .get(&file)
+            .cloned()
+            .unwrap_or_else(|| format!("file {file}"));
+        Some(SourceLoc {
+            file: path,
+            line,
+            column,
+        })
+    };
+    let file_path = |file: u32| {
+        program
+            .files
+            .get(&file)
+            .cloned()
+            .unwrap_or_else(|| format!("file {file}"))
+    };
+    let mut lines = Vec::new();
+    let mut by_source: BTreeMap<(String, u32), (Counters, u64, Vec<u32>)> = BTreeMap::new();
+    for (ptx_line, (c, execs, ids)) in &by_line {
+        let info = &program.instrs[ids[0]];
+        let source = loc_of(ids[0]);
+        let inlined_at = source.as_ref().and_then(|_| {
+            locations
+                .get(ptx_line)
+                .and_then(|(_, site)| *site)
+                .map(|(file, line, column)| SourceLoc {
+                    file: file_path(file),
+                    line,
+                    column,
+                })
+        });
+        if let Some(s) = inlined_at.as_ref().or(source.as_ref()) {
+            let e = by_source.entry((s.file.clone(), s.line)).or_default();
+            e.0 += c;
+            e.1 += execs;
+            e.2.push(*ptx_line);
+        }
+        lines.push(LineRow {
+            ptx_line: *ptx_line,
+            function: info.function.clone(),
+            text: ids
+                .iter()
+                .map(|&i| program.instrs[i].text.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            source,
+            inlined_at,
+            executions: *execs,
+            metrics: metrics::per_line(c, *execs),
+        });
+    }
+    let source_lines = by_source
+        .into_iter()
+        .map(|((file, line), (c, execs, ptx_lines))| SourceRow {
+            file,
+            line,
+            ptx_lines,
+            metrics: metrics::per_line(&c, execs),
+        })
+        .collect();
+    let mut ranked: Vec<(u64, u32)> = by_line
+        .iter()
+        .map(|(l, (c, _, _))| (c.dram.bytes_read + c.dram.bytes_written, *l))
+        .filter(|(b, _)| *b > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let top_dram_lines = ranked.iter().take(TOP_LINES).map(|(_, l)| *l).collect();
+    VariantReport {
+        name: name.to_string(),
+        rewrite: rewrite.map(str::to_string),
+        baseline: rewrite.is_none(),
+        changes: Vec::new(),
+        skipped: Vec::new(),
+        outputs: OutputCheck::baseline(),
+        run: RunInfo {
+            warp_instructions: summary.warp_instructions,
+            thread_instructions: summary.thread_instructions,
+            cp_async_bytes: summary.cp_async_bytes,
+            stale_reads: summary.stale_reads.len() as u64,
+        },
+        totals: metrics::totals(&total, &run),
+        levels: Levels {
+            l1: total.l1,
+            l2: total.l2,
+            dram: total.dram,
+        },
+        lines,
+        source_lines,
+        top_dram_lines,
+        l2_timeline: Timeline {
+            interval_requests: timeline_interval,
+            samples: thin(&stats.timeline, MAX_TIMELINE_SAMPLES),
+            end: stats.l2_occupancy,
+        },
+    }
+}
+
+/// A `.loc` position: (file index, line, column).
+type LocTriple = (u32, u32, u32);
+
+/// PTX line → the `.loc` in force there and its `inlined_at` call site, for every instruction
+/// line under a `.loc` (tracked as the lowering does: in statement order, reset per function).
+pub fn line_locations(source: &str) -> BTreeMap<u32, (LocTriple, Option<LocTriple>)> {
+    use ptx_syntax::ast::{Block, Statement};
+    type Cur = Option<(LocTriple, Option<LocTriple>)>;
+    fn walk(
+        b: &Block,
+        lines: &ptx_syntax::LineIndex,
+        cur: &mut Cur,
+        out: &mut BTreeMap<u32, (LocTriple, Option<LocTriple>)>,
+    ) {
+        for s in &b.statements {
+            match s {
+                Statement::Loc(l) => *cur = Some(((l.file, l.line, l.column), l.inlined_at)),
+                Statement::Block(inner) => walk(inner, lines, cur, out),
+                Statement::Instruction(i) => {
+                    if let Some(at) = *cur {
+                        out.insert(lines.line(i.span.start), at);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let (module, _) = ptx_syntax::parse_recovering(source);
+    let lines = ptx_syntax::LineIndex::new(source);
+    for f in module.functions() {
+        if let Some(body) = &f.body {
+            let mut cur = None;
+            walk(body, &lines, &mut cur, &mut out);
+        }
+    }
+    out
+}
+
+/// Keeps at most `max` samples, evenly spaced, always keeping the last.
+fn thin(samples: &[OccupancySample], max: usize) -> Vec<OccupancySample> {
+    if samples.len() <= max || max < 2 {
+        return samples.to_vec();
+    }
+    let n = samples.len();
+    (0..max).map(|k| samples[k * (n - 1) / (max - 1)]).collect()
+}
+
+impl Report {
+    /// A report of `variants` (the first is the baseline) of one launch.
+    pub fn new(
+        command: &str,
+        launch: LaunchInfo,
+        gpu: GpuInfo,
+        variants: Vec<VariantReport>,
+    ) -> Report {
+        Report {
+            format: FORMAT.into(),
+            version: SCHEMA_VERSION,
+            command: command.into(),
+            tool: format!("ptxsim {}", env!("CARGO_PKG_VERSION")),
+            launch,
+            gpu,
+            metrics: metrics::metric_infos(),
+            variants,
+        }
+    }
+
+    /// Pretty JSON (the schema in docs/report.schema.json).
+    pub fn to_json(&self) -> String {
+        // Serialising plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// Whether any variant's outputs differ from the baseline's.
+    pub fn has_differences(&self) -> bool {
+        self.variants.iter().any(|v| v.outputs.is_different())
+    }
+}
+
+/// Compares a variant's buffer with the baseline's byte for byte (so `-0.0` differs from `0.0`
+/// and NaN payloads count); returns the difference, if any, by element of `ty`.
+pub fn diff_buffer(
+    arg: usize,
+    ty: ScalarType,
+    baseline: &[u8],
+    variant: &[u8],
+) -> Option<BufferDiff> {
+    if baseline == variant {
+        return None;
+    }
+    let n = (ty.bytes() as usize).max(1);
+    let elements = baseline.len().max(variant.len()).div_ceil(n);
+    let mut differing = 0;
+    let mut first = None;
+    for i in 0..elements {
+        let a = baseline.get(i * n..((i + 1) * n).min(baseline.len()));
+        let b = variant.get(i * n..((i + 1) * n).min(variant.len()));
+        if a != b {
+            differing += 1;
+            first.get_or_insert((i, a, b));
+        }
+    }
+    let (first_index, a, b) = first?;
+    Some(BufferDiff {
+        arg,
+        element_type: ty.token().trim_start_matches('.').to_string(),
+        elements,
+        elements_differing: differing,
+        first_index,
+        baseline_value: a.map_or("(missing)".into(), |a| format_element(ty, a)),
+        variant_value: b.map_or("(missing)".into(), |b| format_element(ty, b)),
+    })
+}
+
+/// One element as a number of its type (raw hex for other widths).
+pub fn format_element(ty: ScalarType, bytes: &[u8]) -> String {
+    let mut raw = [0u8; 8];
+    let k = bytes.len().min(8);
+    raw[..k].copy_from_slice(&bytes[..k]);
+    let v = u64::from_le_bytes(raw);
+    let exact = bytes.len() == ty.bytes() as usize;
+    match ty {
+        ScalarType::F32 if exact => format!("{:?}", f32::from_bits(v as u32)),
+        ScalarType::F64 if exact => format!("{:?}", f64::from_bits(v)),
+        ScalarType::F16 if exact => format!("{}", half::f16::from_bits(v as u16)),
+        ScalarType::Bf16 if exact => format!("{}", half::bf16::from_bits(v as u16)),
+        ScalarType::S8 if exact => format!("{}", v as u8 as i8),
+        ScalarType::S16 if exact => format!("{}", v as u16 as i16),
+        ScalarType::S32 if exact => format!("{}", v as u32 as i32),
+        ScalarType::S64 if exact => format!("{}", v as i64),
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 if exact => {
+            format!("{v}")
+        }
+        _ => format!("{v:#x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_differ_bitwise() {
+        let a = 0.0f32.to_le_bytes().repeat(4);
+        assert_eq!(diff_buffer(0, ScalarType::F32, &a, &a), None);
+        let mut b = a.clone();
+        b[8..12].copy_from_slice(&(-0.0f32).to_le_bytes());
+        let d = diff_buffer(2, ScalarType::F32, &a, &b).unwrap();
+        assert_eq!(d.arg, 2);
+        assert_eq!(d.elements, 4);
+        assert_eq!(d.elements_differing, 1);
+        assert_eq!(d.first_index, 2);
+        assert_eq!(d.baseline_value, "0.0");
+        assert_eq!(d.variant_value, "-0.0");
+        assert_eq!(d.element_type, "f32");
+    }
+
+    #[test]
+    fn thinning_keeps_ends_and_bound() {
+        let s: Vec<OccupancySample> = (0..1000)
+            .map(|i| OccupancySample {
+                request: i,
+                ..Default::default()
+            })
+            .collect();
+        let t = thin(&s, 400);
+        assert_eq!(t.len(), 400);
+        assert_eq!(t[0].request, 0);
+        assert_eq!(t[399].request, 999);
+        assert!(t.windows(2).all(|w| w[0].request < w[1].request));
+    }
+}

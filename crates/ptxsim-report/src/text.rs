@@ -1,0 +1,446 @@
+//! Plain-text rendering: the run report and the side-by-side comparison table.
+
+use crate::metrics::{self, get, MetricValue, KEY_METRICS};
+use crate::model::{Report, VariantReport};
+use std::fmt::Write as _;
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(v: u64) -> String {
+    let digits = v.to_string();
+    let mut groups: Vec<&str> = Vec::new();
+    let mut end = digits.len();
+    while end > 3 {
+        groups.push(&digits[end - 3..end]);
+        end -= 3;
+    }
+    groups.push(&digits[..end]);
+    groups.reverse();
+    groups.join(",")
+}
+
+/// A metric value for a table cell.
+pub fn format_value(v: Option<MetricValue>) -> String {
+    match v {
+        None => "-".into(),
+        Some(MetricValue::Percent(p)) => format!("{p:.2} %"),
+        Some(MetricValue::Count(c)) => thousands(c),
+    }
+}
+
+/// Bytes as `12.0 KiB` (exact below 1 KiB).
+pub fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+/// A table whose first `left` columns are left-aligned and the others right-aligned.
+fn table(rows: &[Vec<String>], left: usize) -> String {
+    aligned(rows, |c, _| c < left)
+}
+
+fn header(r: &Report) -> String {
+    let l = &r.launch;
+    format!(
+        "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) shared {} B, seed {}\n\
+         gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting carve-out {}), {} B lines of {} B sectors\n",
+        r.tool,
+        l.kernel,
+        l.ptx,
+        l.grid[0],
+        l.grid[1],
+        l.grid[2],
+        l.block[0],
+        l.block[1],
+        l.block[2],
+        l.shared_bytes,
+        l.seed,
+        r.gpu.name,
+        r.gpu.sm_count,
+        format_bytes(r.gpu.l1_bytes),
+        r.gpu.l1_ways,
+        format_bytes(r.gpu.l2_bytes),
+        r.gpu.l2_ways,
+        format_bytes(r.gpu.persisting_l2_bytes),
+        r.gpu.line_bytes,
+        r.gpu.sector_bytes,
+    )
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn source_cell(v: &VariantReport, ptx_line: u32) -> String {
+    v.lines
+        .iter()
+        .find(|l| l.ptx_line == ptx_line)
+        .and_then(|l| l.user_source())
+        .map_or("-".into(), |s| s.short())
+}
+
+/// The run report of the first variant: summary, evictions, top lines, per-line counters.
+pub fn render_run(r: &Report) -> String {
+    let mut s = header(r);
+    let Some(v) = r.variants.first() else {
+        return s;
+    };
+    let _ = writeln!(
+        s,
+        "run: {} warp-instructions, {} thread-instructions, cp.async {}, stale L1 reads {}\n",
+        thousands(v.run.warp_instructions),
+        thousands(v.run.thread_instructions),
+        format_bytes(v.run.cp_async_bytes),
+        v.run.stale_reads
+    );
+    s.push_str("Summary (Nsight Compute names; ptxsim__ marks counters Nsight does not have)\n");
+    let mut rows = vec![vec![
+        "metric".to_string(),
+        "value".into(),
+        "unit".into(),
+        "description".into(),
+    ]];
+    for m in &r.metrics {
+        rows.push(vec![
+            m.name.clone(),
+            format_value(get(&v.totals, &m.name)),
+            m.unit.clone(),
+            m.description.clone(),
+        ]);
+    }
+    s.push_str(&table_mixed(&rows));
+    s.push('\n');
+
+    s.push_str("Evictions by priority class (lines)\n");
+    let (l1, l2) = (&v.levels.l1.evictions, &v.levels.l2.evictions);
+    let rows = vec![
+        vec![
+            "level".to_string(),
+            "evict_first".into(),
+            "normal".into(),
+            "evict_last".into(),
+            "total".into(),
+        ],
+        vec![
+            "L1".into(),
+            thousands(l1.evict_first),
+            thousands(l1.normal),
+            thousands(l1.evict_last),
+            thousands(l1.total()),
+        ],
+        vec![
+            "L2".into(),
+            thousands(l2.evict_first),
+            thousands(l2.normal),
+            thousands(l2.evict_last),
+            thousands(l2.total()),
+        ],
+        vec![
+            "total".into(),
+            thousands(l1.evict_first + l2.evict_first),
+            thousands(l1.normal + l2.normal),
+            thousands(l1.evict_last + l2.evict_last),
+            thousands(l1.total() + l2.total()),
+        ],
+    ];
+    s.push_str(&table(&rows, 1));
+    let end = &v.l2_timeline.end;
+    let _ = writeln!(
+        s,
+        "L2 lines at the end: evict_first {}, normal {}, evict_last {}\n",
+        thousands(end.evict_first),
+        thousands(end.normal),
+        thousands(end.evict_last)
+    );
+
+    s.push_str("Top lines by DRAM traffic\n");
+    if v.top_dram_lines.is_empty() {
+        s.push_str("  (no DRAM traffic)\n");
+    } else {
+        let mut rows = vec![vec![
+            "ptx line".to_string(),
+            "source".into(),
+            "DRAM read".into(),
+            "DRAM written".into(),
+            "L2 hit".into(),
+            "instruction".into(),
+        ]];
+        for l in &v.top_dram_lines {
+            let Some(row) = v.lines.iter().find(|x| x.ptx_line == *l) else {
+                continue;
+            };
+            rows.push(vec![
+                l.to_string(),
+                source_cell(v, *l),
+                format_value(get(&row.metrics, "dram__bytes_read.sum")),
+                format_value(get(&row.metrics, "dram__bytes_write.sum")),
+                format_value(get(&row.metrics, "lts__t_sector_hit_rate.pct")),
+                truncate(&row.text, 80),
+            ]);
+        }
+        s.push_str(&table_with_text_last(&rows));
+    }
+    s.push('\n');
+
+    s.push_str("Per PTX line (lines with memory activity)\n");
+    let mut rows = vec![vec![
+        "line".to_string(),
+        "source".into(),
+        "execs".into(),
+        "L1 sect".into(),
+        "L1 hit".into(),
+        "L2 sect".into(),
+        "L2 hit".into(),
+        "DRAM rd".into(),
+        "DRAM wr".into(),
+        "L2 evict f/n/l".into(),
+        "instruction".into(),
+    ]];
+    for row in &v.lines {
+        let m = &row.metrics;
+        let c = |n: &str| format_value(get(m, n));
+        rows.push(vec![
+            row.ptx_line.to_string(),
+            row.user_source().map_or("-".into(), |s| s.short()),
+            thousands(row.executions),
+            c("l1tex__t_sectors.sum"),
+            c("l1tex__t_sector_hit_rate.pct"),
+            c("lts__t_sectors.sum"),
+            c("lts__t_sector_hit_rate.pct"),
+            c("dram__bytes_read.sum"),
+            c("dram__bytes_write.sum"),
+            format!(
+                "{}/{}/{}",
+                c("ptxsim__lts_evictions_evict_first.sum"),
+                c("ptxsim__lts_evictions_normal.sum"),
+                c("ptxsim__lts_evictions_evict_last.sum")
+            ),
+            truncate(&row.text, 72),
+        ]);
+    }
+    s.push_str(&table_with_text_last(&rows));
+    if !v.source_lines.is_empty() {
+        s.push_str("\nPer source line (.loc)\n");
+        let mut rows = vec![vec![
+            "source".to_string(),
+            "ptx lines".into(),
+            "L1 hit".into(),
+            "L2 hit".into(),
+            "DRAM rd".into(),
+            "DRAM wr".into(),
+        ]];
+        for sl in &v.source_lines {
+            let c = |n: &str| format_value(get(&sl.metrics, n));
+            let base = sl.file.rsplit(['/', '\\']).next().unwrap_or(&sl.file);
+            rows.push(vec![
+                format!("{base}:{}", sl.line),
+                truncate(
+                    &sl.ptx_lines
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    24,
+                ),
+                c("l1tex__t_sector_hit_rate.pct"),
+                c("lts__t_sector_hit_rate.pct"),
+                c("dram__bytes_read.sum"),
+                c("dram__bytes_write.sum"),
+            ]);
+        }
+        s.push_str(&table(&rows, 2));
+    }
+    s
+}
+
+/// A table whose first column is left-aligned, numbers right-aligned, and the last two (unit,
+/// description) left-aligned.
+fn table_mixed(rows: &[Vec<String>]) -> String {
+    aligned(rows, |c, n| c == 0 || c + 2 >= n)
+}
+
+/// Numbers right-aligned; the line and source columns and the last (a text) left-aligned.
+fn table_with_text_last(rows: &[Vec<String>]) -> String {
+    aligned(rows, |c, n| c <= 1 || c + 1 == n)
+}
+
+fn aligned(rows: &[Vec<String>], left: impl Fn(usize, usize) -> bool) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[c].saturating_sub(cell.chars().count());
+            if left(c, cols) {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str("  ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Change of a count against the baseline, as `+12.5%` (empty when equal or undefined).
+fn delta(base: Option<MetricValue>, v: Option<MetricValue>) -> String {
+    match (base, v) {
+        (Some(MetricValue::Count(b)), Some(MetricValue::Count(x))) if b != x => {
+            if b == 0 {
+                " (new)".into()
+            } else {
+                format!(" ({:+.1}%)", (x as f64 - b as f64) * 100.0 / b as f64)
+            }
+        }
+        (Some(MetricValue::Percent(b)), Some(MetricValue::Percent(x)))
+            if (b - x).abs() >= 0.005 =>
+        {
+            format!(" ({:+.2})", x - b)
+        }
+        _ => String::new(),
+    }
+}
+
+/// The side-by-side table of the key metrics per variant, then what each rewrite changed and
+/// any output differences.
+pub fn render_compare(r: &Report) -> String {
+    let mut s = header(r);
+    s.push('\n');
+    let base = r.variants.first();
+    for v in &r.variants {
+        let _ = writeln!(
+            s,
+            "  {:<12} {}",
+            v.name,
+            v.rewrite
+                .as_deref()
+                .unwrap_or("the module as written (baseline)")
+        );
+    }
+    s.push('\n');
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut head = vec!["metric".to_string(), String::new()];
+    head.extend(r.variants.iter().map(|v| v.name.clone()));
+    rows.push(head);
+    for (name, label) in KEY_METRICS {
+        let mut row = vec![label.to_string(), name.to_string()];
+        for v in &r.variants {
+            let val = get(&v.totals, name);
+            let mut cell = match (val, metrics::unit(name)) {
+                (Some(MetricValue::Count(b)), "bytes") => format_bytes(b),
+                _ => format_value(val),
+            };
+            if !v.baseline {
+                cell.push_str(&delta(base.and_then(|b| get(&b.totals, name)), val));
+            }
+            row.push(cell);
+        }
+        rows.push(row);
+    }
+    let mut changed = vec!["lines changed".to_string(), String::new()];
+    changed.extend(r.variants.iter().map(|v| {
+        if v.baseline {
+            "-".into()
+        } else if v.skipped.is_empty() {
+            v.changes.len().to_string()
+        } else {
+            format!("{} ({} skipped)", v.changes.len(), v.skipped.len())
+        }
+    }));
+    rows.push(changed);
+    let mut outputs = vec!["outputs".to_string(), String::new()];
+    outputs.extend(r.variants.iter().map(|v| match v.outputs.status.as_str() {
+        "different" => "DIFFERENT".to_string(),
+        other => other.to_string(),
+    }));
+    rows.push(outputs);
+    s.push_str(&aligned(&rows, |c, _| c < 2));
+    s.push_str(
+        "  (in parentheses: the change against the original; for hit rates in percentage points)\n",
+    );
+    for v in r.variants.iter().filter(|v| !v.baseline) {
+        if v.changes.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nwarning: variant `{}` ({}) changed no instruction",
+                v.name,
+                v.rewrite.as_deref().unwrap_or("")
+            );
+        }
+        for k in &v.skipped {
+            let _ = writeln!(
+                s,
+                "note: variant `{}` left line {} unchanged: {}",
+                v.name, k.line, k.reason
+            );
+        }
+    }
+    for v in r.variants.iter().filter(|v| v.outputs.is_different()) {
+        for d in &v.outputs.differences {
+            let _ = writeln!(
+                s,
+                "\nerror: variant `{}` changed the result: argument {} differs from the baseline in {} of {} {} elements; first at [{}]: {} (baseline {})",
+                v.name,
+                d.arg,
+                d.elements_differing,
+                d.elements,
+                d.element_type,
+                d.first_index,
+                d.variant_value,
+                d.baseline_value
+            );
+        }
+    }
+    if r.has_differences() {
+        s.push_str(
+            "hints must not change results: the kernel depends on cache behaviour (a data race, or a \
+             coherence bug such as a stale L1 read: see the stale L1 reads row)\n",
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_by_three() {
+        for (v, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(super::thousands(v), s);
+        }
+    }
+}

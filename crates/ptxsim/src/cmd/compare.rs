@@ -1,0 +1,212 @@
+//! `ptxsim compare`: the same launch under hint rewrites, side by side, with a check that no
+//! rewrite changed any output buffer.
+
+use crate::cmd::run::{
+    check_expects, emit_report, fail, resolve, run_launch, LaunchArgs, ReportFormat,
+    REPORT_TIMELINE_INTERVAL,
+};
+use clap::Args as ClapArgs;
+use ptxsim::launch::{prepare, session_from_source};
+use ptxsim_report::{model, rewrite, GpuInfo, OutputCheck, Report, Rewrite};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// A variant: NAME=REWRITE, e.g. `no-hints=strip-hints`, `ef=loads=evict_first`,
+    /// `l42=line:42=.L2::evict_last`, `half=policy=fraction:0.5:evict_last`, `cg=cp.async=cg`;
+    /// join rewrites with `+`. The original always runs first as the baseline.
+    #[arg(long = "variant", required = true)]
+    variants: Vec<String>,
+    /// Report format: the comparison table (text), JSON (docs/report.schema.json) or HTML.
+    #[arg(long, value_enum, default_value = "text")]
+    report: ReportFormat,
+    /// Write the report to this file (the table still goes to stdout).
+    #[arg(long)]
+    report_out: Option<PathBuf>,
+    /// Also write each variant's rewritten PTX to DIR/NAME.ptx (same lines as the original).
+    #[arg(long, value_name = "DIR")]
+    emit_ptx: Option<PathBuf>,
+}
+
+/// The name the original module runs under.
+const BASELINE: &str = "original";
+
+pub fn run(args: Args) -> ExitCode {
+    let mut r = match resolve(&args.launch) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if r.gpu.timeline_interval == 0 {
+        r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
+    }
+    let source = match std::fs::read_to_string(&r.ptx) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("cannot read {}: {e}", r.ptx.display())),
+    };
+    // Parse and apply every rewrite before running anything.
+    let mut variants: Vec<(String, Option<Rewrite>, rewrite::Rewritten)> = vec![(
+        BASELINE.into(),
+        None,
+        rewrite::Rewritten {
+            text: source.clone(),
+            changes: Vec::new(),
+            skipped: Vec::new(),
+        },
+    )];
+    for v in &args.variants {
+        let Some((name, spec)) = v.split_once('=') else {
+            return fail(format!(
+                "--variant `{v}`: write NAME=REWRITE (e.g. no-hints=strip-hints)"
+            ));
+        };
+        let name = name.trim();
+        let simple = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if name.is_empty() || !simple || variants.iter().any(|(n, _, _)| n == name) {
+            return fail(format!(
+                "--variant `{v}`: the name must be non-empty, unique (`{BASELINE}` is the baseline's) and made of letters, digits, `-`, `_` and `.`"
+            ));
+        }
+        let rw: Rewrite = match spec.parse() {
+            Ok(x) => x,
+            Err(e) => return fail(format!("--variant `{name}`: {e}")),
+        };
+        let out = match rewrite::apply(&source, &rw) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("--variant `{name}`: {}: {e}", r.ptx.display())),
+        };
+        variants.push((name.to_string(), Some(rw), out));
+    }
+
+    if let Some(dir) = &args.emit_ptx {
+        let written = std::fs::create_dir_all(dir).and_then(|_| {
+            variants.iter().skip(1).try_for_each(|(name, _, rw)| {
+                std::fs::write(dir.join(format!("{name}.ptx")), &rw.text)
+            })
+        });
+        if let Err(e) = written {
+            eprintln!("error: cannot write to {}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
+    }
+    let mut reports = Vec::new();
+    let mut baseline_buffers: Vec<(usize, ptx_isa::ScalarType, Vec<u8>)> = Vec::new();
+    for (k, (name, rw, rewritten)) in variants.iter().enumerate() {
+        let session = match session_from_source(&r.ptx, &rewritten.text, r.gpu.clone()) {
+            Ok(s) => s,
+            Err(e) => return fail(format!("variant `{name}`: {e}")),
+        };
+        let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), r.config(true)) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let (summary, elapsed) = match run_launch(&mut prepared, name) {
+            Ok(x) => x,
+            Err((msg, code)) => {
+                eprintln!("error: variant `{name}`: {msg}");
+                return code;
+            }
+        };
+        eprintln!(
+            "ran `{}` as `{name}`: {} warp-instructions in {:.3} s",
+            r.kernel,
+            summary.warp_instructions,
+            elapsed.as_secs_f64()
+        );
+        if k == 0 && !r.expects.is_empty() {
+            match check_expects(&prepared, &r.expects, &r.base, &|l| eprintln!("{l}")) {
+                Ok(true) => {}
+                Ok(false) => {
+                    eprintln!("warning: the original does not match the launch file's expectations")
+                }
+                Err(e) => return fail(e),
+            }
+        }
+        // Every buffer argument, inputs included: a kernel may write any of them.
+        let mut buffers = Vec::new();
+        for (i, _, a) in &prepared.buffers {
+            match prepared.output(*i) {
+                Ok(out) => buffers.push((*i, a.ty, out.bytes)),
+                Err(e) => return fail(e),
+            }
+        }
+        let stats = prepared.session.mem.stats();
+        let mut v = model::variant_report(
+            name,
+            rw.as_ref().map(|x| x.spec.as_str()),
+            Some(&rewritten.text),
+            &prepared.session.program,
+            &stats,
+            &summary,
+            r.gpu.timeline_interval,
+        );
+        v.changes = rewritten
+            .changes
+            .iter()
+            .map(|c| model::LineChange {
+                line: c.line,
+                before: c.before.clone(),
+                after: c.after.clone(),
+            })
+            .collect();
+        v.skipped = rewritten
+            .skipped
+            .iter()
+            .map(|s| model::SkippedLine {
+                line: s.line,
+                instruction: s.instruction.clone(),
+                reason: s.reason.clone(),
+            })
+            .collect();
+        if k == 0 {
+            baseline_buffers = buffers;
+        } else {
+            let diffs = baseline_buffers
+                .iter()
+                .zip(&buffers)
+                .filter_map(|((i, ty, a), (_, _, b))| model::diff_buffer(*i, *ty, a, b))
+                .collect();
+            v.outputs = OutputCheck::from_diffs(diffs);
+        }
+        reports.push(v);
+    }
+    let report = Report::new(
+        "compare",
+        r.launch_info(),
+        GpuInfo::from_config(&r.gpu),
+        reports,
+    );
+    let table = ptxsim_report::text::render_compare(&report);
+    let rendered = match args.report {
+        ReportFormat::Text => table.clone(),
+        ReportFormat::Json => report.to_json(),
+        ReportFormat::Html => ptxsim_report::html::render(&report),
+    };
+    if args.report_out.is_some() || args.report == ReportFormat::Text {
+        print!("{table}");
+    }
+    if args.report != ReportFormat::Text || args.report_out.is_some() {
+        if args.report_out.is_none() && args.report != ReportFormat::Text {
+            // JSON/HTML to stdout; the table went nowhere, so show the verdict on stderr.
+            if report.has_differences() {
+                eprint!("{table}");
+            }
+        }
+        if let Err(e) = emit_report(&rendered, args.report_out.as_deref()) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+        if let Some(p) = &args.report_out {
+            eprintln!("wrote the report to {}", p.display());
+        }
+    }
+    if report.has_differences() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

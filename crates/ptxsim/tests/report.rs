@@ -1,0 +1,563 @@
+//! `ptxsim run --report` and `ptxsim compare` as a user runs them: every JSON report validates
+//! against docs/report.schema.json, the counters add up, the text and HTML show what they
+//! claim, a rewrite that changes a kernel's result is an error, and the progress display
+//! appears on a terminal only.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn ptxsim() -> Command {
+    Command::cargo_bin("ptxsim").unwrap()
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus(name: &str) -> String {
+    root()
+        .join("tests/corpus/run")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn demo() -> String {
+    root()
+        .join("examples/matmul_fp16.sm80.toml")
+        .display()
+        .to_string()
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-report-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::draft202012::new(&schema).expect("the schema is a valid 2020-12 schema")
+}
+
+fn validate(v: &Value) {
+    let validator = schema();
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:#?}");
+}
+
+fn run_json(launch: &str) -> Value {
+    let out = ptxsim()
+        .args(["run", "--launch", launch, "--report", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("ran `"),
+        "status lines go to stderr: {stderr}"
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is the JSON report alone")
+}
+
+fn count(v: &Value, metric: &str) -> u64 {
+    v[metric]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{metric}: {v}"))
+}
+
+/// Totals equal the sum of the per-line counters (every request is attributed to an
+/// instruction) and the raw level counters.
+fn check_sums(variant: &Value) {
+    let totals = &variant["totals"];
+    let lines = variant["lines"].as_array().unwrap();
+    for (metric, raw) in [
+        (
+            "dram__bytes_read.sum",
+            &variant["levels"]["dram"]["bytes_read"],
+        ),
+        (
+            "dram__bytes_write.sum",
+            &variant["levels"]["dram"]["bytes_written"],
+        ),
+        ("lts__t_requests.sum", &variant["levels"]["l2"]["requests"]),
+        (
+            "l1tex__t_requests.sum",
+            &variant["levels"]["l1"]["requests"],
+        ),
+    ] {
+        let sum: u64 = lines.iter().map(|l| count(&l["metrics"], metric)).sum();
+        assert_eq!(sum, count(totals, metric), "{metric}: lines vs total");
+        assert_eq!(raw.as_u64(), Some(sum), "{metric}: levels vs lines");
+    }
+    let hits = count(totals, "lts__t_sectors_lookup_hit.sum") as f64;
+    let misses = count(totals, "lts__t_sectors_lookup_miss.sum") as f64;
+    if hits + misses > 0.0 {
+        let pct = totals["lts__t_sector_hit_rate.pct"].as_f64().unwrap();
+        assert!((pct - 100.0 * hits / (hits + misses)).abs() < 1e-9);
+    }
+    // Top lines are sorted by DRAM traffic and are rows of `lines`.
+    let dram = |line: u64| {
+        let row = lines
+            .iter()
+            .find(|l| l["ptx_line"].as_u64() == Some(line))
+            .expect("a top line is a row");
+        count(&row["metrics"], "dram__bytes_read.sum")
+            + count(&row["metrics"], "dram__bytes_write.sum")
+    };
+    let top: Vec<u64> = variant["top_dram_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert!(top.windows(2).all(|w| dram(w[0]) >= dram(w[1])));
+}
+
+#[test]
+fn run_json_reports_validate_and_add_up() {
+    for launch in [
+        corpus("triton.vadd_evict_last.sm80.toml"),
+        corpus("triton.softmax.sm80.toml"),
+        corpus("triton.matmul_fp16.sm80.toml"),
+        corpus("nvcc.stencil2d.lineinfo.sm80.stencil2d_5pt.toml"),
+        corpus("nvcc.cp_async_gemm.sm80.sgemm_cp_async.toml"),
+        corpus("nvcc.cache_intrinsics.sm80.mix_ldcg_ldcv_stcg.toml"),
+        data("stale_flag.sm80.toml"),
+    ] {
+        let report = run_json(&launch);
+        validate(&report);
+        assert_eq!(report["command"], "run");
+        let variants = report["variants"].as_array().unwrap();
+        assert_eq!(variants.len(), 1, "{launch}");
+        assert_eq!(variants[0]["outputs"]["status"], "baseline");
+        check_sums(&variants[0]);
+        assert!(
+            count(&variants[0]["totals"], "smsp__inst_executed.sum") > 0,
+            "{launch}"
+        );
+    }
+}
+
+#[test]
+fn line_information_maps_rows_to_source_lines() {
+    let report = run_json(&corpus("nvcc.stencil2d.lineinfo.sm80.stencil2d_5pt.toml"));
+    let v = &report["variants"][0];
+    let sources = v["source_lines"].as_array().unwrap();
+    assert!(!sources.is_empty());
+    // The __ldg loads are inlined from sm_32_intrinsics.hpp: source rows are the call sites
+    // in the user's stencil2d.cu, the rows keep the header's line as `source`.
+    assert!(
+        sources
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with("stencil2d.cu")),
+        "{sources:#?}"
+    );
+    let nc_rows: Vec<&Value> = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["text"].as_str().unwrap().starts_with("ld.global.nc"))
+        .collect();
+    assert!(!nc_rows.is_empty());
+    for row in nc_rows {
+        assert!(row["source"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("sm_32_intrinsics.hpp"));
+        assert!(row["inlined_at"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("stencil2d.cu"));
+    }
+    // Each source row sums the PTX lines it lists.
+    for s in sources {
+        let listed: Vec<u64> = s["ptx_lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let sum: u64 = v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| listed.contains(&l["ptx_line"].as_u64().unwrap()))
+            .map(|l| count(&l["metrics"], "lts__t_sectors.sum"))
+            .sum();
+        assert_eq!(sum, count(&s["metrics"], "lts__t_sectors.sum"));
+    }
+    // Without .loc there are no source rows.
+    let report = run_json(&corpus("nvcc.cp_async_gemm.sm80.sgemm_cp_async.toml"));
+    assert_eq!(report["variants"][0]["source_lines"], Value::Array(vec![]));
+}
+
+#[test]
+fn the_schema_rejects_malformed_reports() {
+    let good = run_json(&corpus("triton.vadd_evict_last.sm80.toml"));
+    validate(&good);
+    let validator = schema();
+    let mut missing = good.clone();
+    missing["variants"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("levels");
+    let mut bad_rate = good.clone();
+    bad_rate["variants"][0]["totals"]["lts__t_sector_hit_rate.pct"] = 150.0.into();
+    let mut unknown = good.clone();
+    unknown["variants"][0]["lines"][0]["extra"] = 1.into();
+    let mut version = good.clone();
+    version["version"] = 2.into();
+    let mut bad_name = good.clone();
+    bad_name["variants"][0]["totals"]["L2 hit rate"] = 1.into();
+    for (what, v) in [
+        ("missing levels", missing),
+        ("rate over 100", bad_rate),
+        ("unknown field", unknown),
+        ("other version", version),
+        ("metric name", bad_name),
+    ] {
+        assert!(!validator.is_valid(&v), "{what} should be rejected");
+    }
+}
+
+#[test]
+fn text_report_names_metrics_lines_and_sources() {
+    let out = ptxsim()
+        .args([
+            "run",
+            "--launch",
+            &corpus("triton.vadd_evict_last.sm80.toml"),
+            "--report",
+            "text",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for needle in [
+        "l1tex__t_sector_hit_rate.pct",
+        "lts__t_sector_hit_rate.pct",
+        "dram__bytes_read.sum",
+        "dram__bytes_write.sum",
+        "Evictions by priority class",
+        "Top lines by DRAM traffic",
+        "Per source line (.loc)",
+        // The first hinted load of the Triton kernel, its text and its .loc line.
+        "ld.global.L1::evict_last.L2::cache_hint.v4.b32",
+        "kernels.py:20",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}`:\n{text}");
+    }
+    let ptx = std::fs::read_to_string(root().join("tests/corpus/triton/vadd_evict_last.sm80.ptx"))
+        .unwrap();
+    let first_load = ptx
+        .lines()
+        .position(|l| l.contains("ld.global.L1::evict_last"))
+        .unwrap()
+        + 1;
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with(&format!("{first_load} "))),
+        "row for PTX line {first_load}:\n{text}"
+    );
+}
+
+#[test]
+fn html_report_is_self_contained_with_its_charts() {
+    let dir = temp_dir("html");
+    let path = dir.join("r.html");
+    let out = ptxsim()
+        .args([
+            "run",
+            "--launch",
+            &demo(),
+            "--report",
+            "html",
+            "--report-out",
+            path.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("ran `matmul_kernel`"));
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "no scripts");
+    assert!(!html.contains("<link"), "no external stylesheets");
+    let without_ns = html.replace("http://www.w3.org/2000/svg", "");
+    assert!(
+        !without_ns.contains("http://") && !without_ns.contains("https://"),
+        "no network references"
+    );
+    for needle in [
+        "Sector hit rate per level",
+        "DRAM bytes per source line",
+        "L2 occupancy by eviction priority class",
+        "Top lines by DRAM traffic",
+        "kernels.py:154",
+        "<path d=\"M",
+    ] {
+        assert!(html.contains(needle), "missing `{needle}`");
+    }
+    assert!(html.matches("<svg").count() >= 4);
+}
+
+#[test]
+fn compare_demo_prints_the_table_and_all_outputs_match() {
+    let dir = temp_dir("demo");
+    let json = dir.join("demo.json");
+    let out = ptxsim()
+        .args([
+            "compare",
+            "--launch",
+            &demo(),
+            "--variant",
+            "l1=cp.async=ca",
+            "--variant",
+            "persist=cp.async=policy:fraction:1.0:evict_last",
+            "--variant",
+            "prefetch=cp.async=.L2::256B",
+            "--report",
+            "json",
+            "--report-out",
+            json.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let table = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "original",
+        "l1",
+        "persist",
+        "prefetch",
+        "identical",
+        "L2 hit rate",
+    ] {
+        assert!(table.contains(needle), "missing `{needle}`:\n{table}");
+    }
+    assert!(!table.contains("DIFFERENT"));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("expect: argument 2 matches"), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate(&report);
+    assert_eq!(report["command"], "compare");
+    let v = report["variants"].as_array().unwrap();
+    assert_eq!(v.len(), 4);
+    assert_eq!(v[0]["name"], "original");
+    let ptx = std::fs::read_to_string(root().join("examples/matmul_fp16.sm80.ptx")).unwrap();
+    let cp_async_lines = ptx.lines().filter(|l| l.contains("cp.async.cg")).count();
+    for variant in &v[1..] {
+        assert_eq!(variant["outputs"]["status"], "identical");
+        assert_eq!(
+            variant["changes"].as_array().unwrap().len(),
+            cp_async_lines,
+            "every cp.async line is rewritten"
+        );
+        check_sums(variant);
+    }
+    // cp.async.ca routes the tiles through L1; .cg bypasses it.
+    let l1 = |x: &Value| count(&x["totals"], "l1tex__t_sectors.sum");
+    assert!(l1(&v[1]) > l1(&v[0]));
+    // The evict-last policy leaves evict-last lines in L2; the original has none.
+    assert_eq!(v[0]["l2_timeline"]["end"]["evict_last"], 0);
+    assert!(v[2]["l2_timeline"]["end"]["evict_last"].as_u64().unwrap() > 0);
+    // The prefetch-size hint fills extra sectors.
+    assert!(count(&v[3]["totals"], "ptxsim__lts_prefetch_fills.sum") > 0);
+    assert_eq!(count(&v[0]["totals"], "ptxsim__lts_prefetch_fills.sum"), 0);
+}
+
+#[test]
+fn a_rewrite_that_changes_the_result_is_an_error() {
+    // stale_flag reads a flag-protected value with weak .ca loads: the second read hits SM 0's
+    // stale L1 copy. Routing loads around L1 (.cg) reads the new value: the output changes.
+    let dir = temp_dir("stale");
+    let json = dir.join("stale.json");
+    let out = ptxsim()
+        .args([
+            "compare",
+            "--launch",
+            &data("stale_flag.sm80.toml"),
+            "--variant",
+            "cg=loads=cg",
+            "--variant",
+            "ef=loads=evict_first",
+            "--report",
+            "json",
+            "--report-out",
+            json.to_str().unwrap(),
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains(
+            "error: variant `cg` changed the result: argument 1 differs from the baseline in 1 of 2 u32 elements; first at [0]: 42 (baseline 0)"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("DIFFERENT"));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate(&report);
+    let v = report["variants"].as_array().unwrap();
+    assert_eq!(count(&v[0]["totals"], "ptxsim__l1_stale_reads.sum"), 1);
+    assert_eq!(v[1]["outputs"]["status"], "different");
+    assert_eq!(v[1]["outputs"]["differences"][0]["arg"], 1);
+    // evict_first keeps the L1 path: the same stale value, the same result.
+    assert_eq!(v[2]["outputs"]["status"], "identical");
+
+    // The same variant alone, text only: exit 1 as well.
+    ptxsim()
+        .args([
+            "compare",
+            "--launch",
+            &data("stale_flag.sm80.toml"),
+            "--variant",
+            "cg=loads=cg",
+        ])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn bad_variants_are_explained_with_exit_2() {
+    for (variant, message) in [
+        ("nameonly", "write NAME=REWRITE"),
+        ("x=loads=wt", "store operator"),
+        ("original=strip-hints", "unique"),
+        (
+            "x=line:5=.L2::evict_last",
+            "no ld, st, cp.async or prefetch instruction on line 5",
+        ),
+    ] {
+        let out = ptxsim()
+            .args([
+                "compare",
+                "--launch",
+                &corpus("triton.vadd_evict_last.sm80.toml"),
+                "--variant",
+                variant,
+            ])
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(message), "{variant}: {err}");
+    }
+}
+
+const SPIN: [&str; 10] = [
+    "run",
+    "PTX",
+    "--kernel",
+    "spin",
+    "--grid",
+    "1",
+    "--block",
+    "1",
+    "--arg",
+    "zeros:u32:1",
+];
+
+#[test]
+fn no_progress_display_without_a_terminal() {
+    let ptx = data("spin.sm80.ptx");
+    let mut args: Vec<String> = SPIN.iter().map(|s| s.to_string()).collect();
+    args[1] = ptx;
+    args.extend(["--arg".into(), "s32:8000000".into()]);
+    let started = std::time::Instant::now();
+    let out = ptxsim().args(&args).assert().success().get_output().clone();
+    assert!(
+        started.elapsed().as_secs_f64() > 1.2,
+        "the run must outlast the display's delay for this test to mean anything"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.is_empty(),
+        "nothing on a non-terminal stderr: {stderr:?}"
+    );
+}
+
+#[test]
+fn progress_display_on_a_terminal() {
+    // `script` (util-linux) gives the command a pseudo-terminal.
+    let bin = assert_cmd::cargo::cargo_bin("ptxsim");
+    let cmd = format!(
+        "{} run {} --kernel spin --grid 1 --block 1 --arg zeros:u32:1 --arg s32:8000000",
+        bin.display(),
+        data("spin.sm80.ptx")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(out.status.success());
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen.contains("spin: ")
+            && screen.contains("warp-instructions, ")
+            && screen.contains("M/s"),
+        "{screen}"
+    );
+    assert!(screen.contains("ran `spin`"));
+}
+
+#[test]
+fn the_readme_first_command_runs_the_demo() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run"))
+        .expect("the README starts with a cargo run command");
+    let command = first.split('#').next().unwrap();
+    let args: Vec<&str> = command
+        .split_once(" -- ")
+        .expect("cargo run ... -- ARGS")
+        .1
+        .split_whitespace()
+        .collect();
+    assert_eq!(args[0], "compare", "{first}");
+    let out = ptxsim()
+        .current_dir(root())
+        .args(&args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(out).unwrap();
+    assert!(table.contains("lts__t_sector_hit_rate.pct"), "{table}");
+    let outputs = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("outputs"))
+        .unwrap();
+    assert_eq!(
+        outputs.matches("identical").count(),
+        args.iter().filter(|a| **a == "--variant").count()
+    );
+}
