@@ -4,8 +4,8 @@ pub mod check;
 pub mod compare;
 pub mod fmt;
 pub mod hazards;
-pub mod replay;
 pub mod progress;
+pub mod replay;
 pub mod run;
 
 use std::io::IsTerminal;
