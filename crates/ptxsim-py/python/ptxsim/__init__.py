@@ -134,9 +134,12 @@ def launch(
     shared: dynamic shared memory in bytes.
     gpu: ``"a100"``, ``"h100"``, ``"b200"``, or a TOML file overriding a preset (as ``ptxsim run
         --gpu``).
-    hazards: also report cache-semantics hazards in ``Result.hazards``. This build detects the
-        ``stale-l1`` class (a load served from an SM's L1 with bytes that differ from the
-        coherent value); the other classes come with the hazard detector.
+    hazards: also report cache-semantics hazards in ``Result.hazards``, as ``ptxsim run
+        --hazards`` does: ``stale-l1`` (a load served from an SM's L1 with bytes that differ
+        from the coherent value), ``nc-after-write`` (``ld.global.nc`` of bytes written in the
+        kernel), ``cp-async-incomplete`` (reads of a ``cp.async`` destination, or writes of its
+        source, before the copy is waited for) and ``weak-spin`` (a loop polling with weak
+        loads), each with the conflicting access.
     seed: seed of the warp interleaving (0: the fixed default order).
     max_steps: fault after this many warp-instructions (default: 10^9).
 
