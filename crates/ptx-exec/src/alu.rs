@@ -207,6 +207,7 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         IntOp3::MadHi => int::mad_hi(t, a, b, c),
         IntOp3::MadHiSat => int::mad_hi_sat_s32(a as u32, b as u32, c as u32) as u64,
         IntOp3::MadWide => int::mad_wide(t, a, b, c),
+        IntOp3::Sad => int::sad(t, a, b, c),
     }
 }
 

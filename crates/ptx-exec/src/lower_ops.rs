@@ -323,6 +323,20 @@ pub(crate) fn lower_generic(
             };
             Op::Int2 { op, ty, d, a, b }
         }
+        "sad" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Int3 {
+                op: IntOp3::Sad,
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                c: cx.src(c, ty)?,
+            }
+        }
         "mad" | "fma" => {
             let ty = one_type(cx, &m, g, span)?;
             let [d, a, b, c] = operands(cx, g, span, 4)? else {

@@ -1440,24 +1440,38 @@ impl<'p> Machine<'p> {
                 d,
                 dp,
                 a: p,
-                mask: _,
+                mask,
             } => {
+                // Each lane votes over the lanes of its own membermask (a thread outside the
+                // mask contributes nothing): tiled groups pass per-tile masks, so the lanes of
+                // one warp-wide instruction can form several independent groups.
                 let pm = Self::pred_mask(frame!(), *p) & exec;
+                self.read_src(cta, wi, *mask, &mut b);
                 match mode {
                     VoteMode::Ballot => {
                         if let Some(d) = d {
-                            out = [pm as u64; 32];
+                            for l in lanes(exec) {
+                                out[l] = (pm & b[l] as u32) as u64;
+                            }
                             Self::write_dst(cta, wi, program, *d, &out, exec);
                         }
                     }
                     _ => {
-                        let v = match mode {
-                            VoteMode::All => pm == exec,
-                            VoteMode::Any => pm != 0,
-                            _ => pm == exec || pm == 0,
-                        };
+                        let mut pv = 0u32;
+                        for l in lanes(exec) {
+                            let group = exec & b[l] as u32;
+                            let mine = pm & group;
+                            let v = match mode {
+                                VoteMode::All => mine == group,
+                                VoteMode::Any => mine != 0,
+                                _ => mine == group || mine == 0,
+                            };
+                            if v {
+                                pv |= 1 << l;
+                            }
+                        }
                         if let Some(dp) = dp {
-                            Self::write_pred(frame!(), *dp, if v { FULL } else { 0 }, exec);
+                            Self::write_pred(frame!(), *dp, pv, exec);
                         }
                     }
                 }
@@ -1471,17 +1485,23 @@ impl<'p> Machine<'p> {
                 ty,
                 d,
                 a: x,
-                mask: _,
+                mask,
             } => {
+                // The reduction runs over the lanes of each lane's membermask (tiled groups
+                // pass one mask per tile, so one instruction can reduce several groups).
                 self.read_src(cta, wi, *x, &mut a);
-                let mut acc: Option<u64> = None;
+                self.read_src(cta, wi, *mask, &mut b);
                 for l in lanes(exec) {
-                    acc = Some(match acc {
-                        None => a[l],
-                        Some(v) => alu::atom_combine(*op, *ty, v, a[l], 0),
-                    });
+                    let group = exec & b[l] as u32;
+                    let mut acc: Option<u64> = None;
+                    for j in lanes(group) {
+                        acc = Some(match acc {
+                            None => a[j],
+                            Some(v) => alu::atom_combine(*op, *ty, v, a[j], 0),
+                        });
+                    }
+                    out[l] = acc.unwrap_or(0);
                 }
-                out = [acc.unwrap_or(0); 32];
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Mbarrier {

@@ -197,6 +197,8 @@ pub enum IntOp3 {
     MadWide,
     /// `mad.hi.sat.s32`.
     MadHiSat,
+    /// `sad`: `c + |a - b|`.
+    Sad,
 }
 
 /// Integer operations of one operand.
