@@ -818,6 +818,38 @@ pub(crate) fn lower_generic(
                 generic: sp == Space::Generic,
             }
         }
+        "stmatrix" => {
+            let [a, r] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let num = if m.has(".x4") {
+                4
+            } else if m.has(".x2") {
+                2
+            } else {
+                1
+            };
+            if !m.has(".m8n8") || !m.has(".b16") {
+                return Err(unsupported(cx, g, span));
+            }
+            let srcs = vector_srcs(cx, r, ScalarType::B32)?;
+            if srcs.len() != num as usize {
+                return Err(cx.error(span, format!("stmatrix .x{num} needs {num} sources")));
+            }
+            let space = if m.space().is_some() {
+                Space::Shared
+            } else {
+                Space::Generic
+            };
+            let (addr, sp) = cx.addr(a, space)?;
+            Op::Stmatrix {
+                num,
+                trans: m.has(".trans"),
+                srcs,
+                addr,
+                generic: sp == Space::Generic,
+            }
+        }
         "mma" => lower_mma(cx, g, &m, span)?,
         "wgmma" => {
             if m.has(".fence") {
@@ -1062,6 +1094,25 @@ fn lower_mma(
         }
         (_, true, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
             MmaShape::M16n8k8F32F16
+        }
+        (_, _, [ScalarType::S32, a @ (ScalarType::S8 | ScalarType::U8), b @ (ScalarType::S8 | ScalarType::U8), ScalarType::S32])
+            if m.has(".m16n8k32") || m.has(".m16n8k16") =>
+        {
+            let (a_signed, b_signed, satfinite) =
+                (*a == ScalarType::S8, *b == ScalarType::S8, m.has(".satfinite"));
+            if m.has(".m16n8k32") {
+                MmaShape::M16n8k32S32I8 {
+                    a_signed,
+                    b_signed,
+                    satfinite,
+                }
+            } else {
+                MmaShape::M16n8k16S32I8 {
+                    a_signed,
+                    b_signed,
+                    satfinite,
+                }
+            }
         }
         _ => return Err(unsupported(cx, g, span)),
     };

@@ -1519,6 +1519,13 @@ impl<'p> Machine<'p> {
                 addr,
                 generic,
             } => self.exec_ldmatrix(cta, wi, inst.id, *num, *trans, ds, *addr, *generic, exec)?,
+            Op::Stmatrix {
+                num,
+                trans,
+                srcs,
+                addr,
+                generic,
+            } => self.exec_stmatrix(cta, wi, inst.id, *num, *trans, srcs, *addr, *generic)?,
             Op::Mma {
                 shape,
                 ds,
@@ -2460,6 +2467,54 @@ impl<'p> Machine<'p> {
                 *o = get(r, c0) as u64 | ((get(r, c0 + 1) as u64) << 16);
             }
             Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &out, exec);
+        }
+        Ok(())
+    }
+
+    /// `stmatrix`: the inverse of `ldmatrix`. Lanes `8i..8i+7` give the row addresses of matrix
+    /// `i`; register `i` of lane `l` holds row `l/4`, elements `2(l%4)` and `+1` of matrix `i`
+    /// (with `.trans`, column `l/4`, rows `2(l%4)` and `+1`).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_stmatrix(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        num: u8,
+        trans: bool,
+        srcs: &[Src],
+        addr: Addr,
+        generic: bool,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        let mut regs = vec![[0u64; 32]; srcs.len()];
+        for (v, s) in regs.iter_mut().zip(srcs) {
+            self.read_src(cta, wi, *s, v);
+        }
+        let mut rows = [[0u16; 8]; 32];
+        for (m, reg) in regs.iter().enumerate() {
+            for (l, &v) in reg.iter().enumerate() {
+                let (r, c0) = (l / 4, 2 * (l % 4));
+                for h in 0..2 {
+                    let e = (v >> (16 * h)) as u16;
+                    if trans {
+                        rows[8 * m + c0 + h][r] = e;
+                    } else {
+                        rows[8 * m + r][c0 + h] = e;
+                    }
+                }
+            }
+        }
+        for (r, row) in rows.iter().enumerate().take(8 * num as usize) {
+            let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            if self.tracker.is_some() {
+                let access = self.access(cta, wi, id, r);
+                self.check_shared(cta, wi, r, access, off as u64, 16);
+            }
+            for (k, e) in row.iter().enumerate() {
+                cta.shared[off + 2 * k..off + 2 * k + 2].copy_from_slice(&e.to_le_bytes());
+            }
         }
         Ok(())
     }

@@ -599,6 +599,14 @@ pub enum Op {
         addr: Addr,
         generic: bool,
     },
+    /// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16 [addr], {r...}`.
+    Stmatrix {
+        num: u8,
+        trans: bool,
+        srcs: Vec<Src>,
+        addr: Addr,
+        generic: bool,
+    },
     Mma {
         shape: MmaShape,
         ds: Vec<Slot>,
