@@ -187,6 +187,9 @@ pub fn int2(op: IntOp2, ty: ScalarType, a: u64, b: u64) -> u64 {
         IntOp2::Xor => int::xor(a, b) & mask(t.bits),
         IntOp2::Shl => int::shl(t, a, b as u32),
         IntOp2::Shr => int::shr(t, a, b as u32),
+        IntOp2::Mul24 { signed, hi } => int::mul24(signed, hi, a as u32, b as u32) as u64,
+        IntOp2::Bmsk { wrap } => int::bmsk(wrap, a as u32, b as u32) as u64,
+        IntOp2::Szext { signed, wrap } => int::szext(signed, wrap, a as u32, b as u32) as u64,
     }
 }
 
@@ -208,6 +211,29 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         IntOp3::MadHiSat => int::mad_hi_sat_s32(a as u32, b as u32, c as u32) as u64,
         IntOp3::MadWide => int::mad_wide(t, a, b, c),
         IntOp3::Sad => int::sad(t, a, b, c),
+        IntOp3::Mad24 { signed, hi } => {
+            (int::mul24(signed, hi, a as u32, b as u32).wrapping_add(c as u32)) as u64
+        }
+        IntOp3::Dp4a { a_signed, b_signed } => {
+            int::dp4a(a_signed, b_signed, a as u32, b as u32, c as u32) as u64
+        }
+        IntOp3::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => int::dp2a(hi, a_signed, b_signed, a as u32, b as u32, c as u32) as u64,
+        IntOp3::Lop3(lut) => int::lop3(a as u32, b as u32, c as u32, lut) as u64,
+    }
+}
+
+/// `add.cc`-family: the result and the carry (borrow for `Sub`) out.
+pub fn carry(op: CarryOp, ty: ScalarType, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool) {
+    let t = int_ty(ty);
+    match op {
+        CarryOp::Add => int::add_carry(t, a, b, cf),
+        CarryOp::Sub => int::sub_borrow(t, a, b, cf),
+        CarryOp::MadLo => int::add_carry(t, int::mul_lo(t, a, b), c, cf),
+        CarryOp::MadHi => int::add_carry(t, int::mul_hi(t, a, b), c, cf),
     }
 }
 

@@ -185,6 +185,8 @@ struct Warp {
     local: Vec<u8>,
     local_bytes: u32,
     asyncs: Vec<LaneAsync>,
+    /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
+    carry: u32,
 }
 
 struct Cta {
@@ -395,6 +397,7 @@ impl<'p> Machine<'p> {
                 local: vec![0; local_bytes as usize * 32],
                 local_bytes,
                 asyncs: vec![LaneAsync::default(); 32],
+                carry: 0,
             });
         }
         Cta {
@@ -1519,6 +1522,64 @@ impl<'p> Machine<'p> {
                 addr,
                 generic,
             } => self.exec_ldmatrix(cta, wi, inst.id, *num, *trans, ds, *addr, *generic, exec)?,
+            Op::Carry {
+                op,
+                cin,
+                cout,
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let flags = cta.warps[wi].carry;
+                let mut new_flags = flags & !exec;
+                for l in lanes(exec) {
+                    let cf = *cin && flags >> l & 1 == 1;
+                    let (v, co) = alu::carry(*op, *ty, a[l], b[l], c[l], cf);
+                    out[l] = v;
+                    if co {
+                        new_flags |= 1 << l;
+                    }
+                }
+                if *cout {
+                    cta.warps[wi].carry = new_flags;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Match {
+                all,
+                d,
+                dp,
+                a: x,
+                mask,
+            } => {
+                // Each lane matches over the lanes of its own membermask that execute.
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *mask, &mut b);
+                let mut pv = 0u32;
+                for l in lanes(exec) {
+                    let group = exec & b[l] as u32;
+                    if *all {
+                        let (m, ok) = ptx_semantics::warp::match_all(&a, group);
+                        out[l] = m as u64;
+                        if ok {
+                            pv |= 1 << l;
+                        }
+                    } else {
+                        out[l] = ptx_semantics::warp::match_any(&a, group, l as u32) as u64;
+                    }
+                }
+                if let Some(d) = d {
+                    Self::write_dst(cta, wi, program, *d, &out, exec);
+                }
+                if let Some(dp) = dp {
+                    Self::write_pred(frame!(), *dp, pv, exec);
+                }
+            }
             Op::Stmatrix {
                 num,
                 trans,
