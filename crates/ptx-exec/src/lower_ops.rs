@@ -1215,7 +1215,11 @@ fn lower_carry(
     };
     let mad = matches!(op, CarryOp::MadLo | CarryOp::MadHi);
     let ops = operands(cx, g, span, if mad { 4 } else { 3 })?;
-    let c = if mad { cx.src(&ops[3], ty)? } else { Src::Imm(0) };
+    let c = if mad {
+        cx.src(&ops[3], ty)?
+    } else {
+        Src::Imm(0)
+    };
     Ok(Op::Carry {
         op,
         cin,
@@ -1251,11 +1255,16 @@ fn lower_mma(
         (_, true, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
             MmaShape::M16n8k8F32F16
         }
-        (_, _, [ScalarType::S32, a @ (ScalarType::S8 | ScalarType::U8), b @ (ScalarType::S8 | ScalarType::U8), ScalarType::S32])
-            if m.has(".m16n8k32") || m.has(".m16n8k16") =>
-        {
-            let (a_signed, b_signed, satfinite) =
-                (*a == ScalarType::S8, *b == ScalarType::S8, m.has(".satfinite"));
+        (
+            _,
+            _,
+            [ScalarType::S32, a @ (ScalarType::S8 | ScalarType::U8), b @ (ScalarType::S8 | ScalarType::U8), ScalarType::S32],
+        ) if m.has(".m16n8k32") || m.has(".m16n8k16") => {
+            let (a_signed, b_signed, satfinite) = (
+                *a == ScalarType::S8,
+                *b == ScalarType::S8,
+                m.has(".satfinite"),
+            );
             if m.has(".m16n8k32") {
                 MmaShape::M16n8k32S32I8 {
                     a_signed,

@@ -188,11 +188,19 @@ pub enum IntOp2 {
     Shl,
     Shr,
     /// `mul24.{lo,hi}.{u32,s32}`.
-    Mul24 { signed: bool, hi: bool },
+    Mul24 {
+        signed: bool,
+        hi: bool,
+    },
     /// `bmsk.{clamp,wrap}.b32`.
-    Bmsk { wrap: bool },
+    Bmsk {
+        wrap: bool,
+    },
     /// `szext.{clamp,wrap}.{u32,s32}`.
-    Szext { signed: bool, wrap: bool },
+    Szext {
+        signed: bool,
+        wrap: bool,
+    },
 }
 
 /// Integer operations of three operands.
@@ -206,11 +214,21 @@ pub enum IntOp3 {
     /// `sad`: `c + |a - b|`.
     Sad,
     /// `mad24.{lo,hi}.{u32,s32}` (without `.sat`).
-    Mad24 { signed: bool, hi: bool },
+    Mad24 {
+        signed: bool,
+        hi: bool,
+    },
     /// `dp4a.atype.btype`.
-    Dp4a { a_signed: bool, b_signed: bool },
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
     /// `dp2a.{lo,hi}.atype.btype`.
-    Dp2a { hi: bool, a_signed: bool, b_signed: bool },
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
     /// `lop3.b32 d, a, b, c, immLut`.
     Lop3(u8),
 }

@@ -368,3 +368,99 @@ pub fn ldmatrix<E>(
     }
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fragments of `mma.m16n8k32` with `.s8/.u8` built from the ISA's layout tables
+    /// (§"Matrix Fragments for mma.m16n8k32"), independently of `a_elem`/`b_elem`: A register
+    /// `r` holds row `g + 8 (r % 2)`, columns `4t + 16 (r / 2) .. +3` (byte `j` = column `+j`); B
+    /// register `r` holds rows `4t + 16 r .. +3` of column `g`; D element `i` is row
+    /// `g + 8 (i / 2)`, column `2t + i % 2`.
+    fn run_k32(
+        a: &[[i64; 32]; 16],
+        b: &[[i64; 8]; 32],
+        c: i32,
+        signed: bool,
+        sat: bool,
+    ) -> Vec<i64> {
+        let mut fa = [[0u32; 4]; 32];
+        let mut fb = [[0u32; 2]; 32];
+        let fc = [[c as u32; 4]; 32];
+        for lane in 0..32usize {
+            let (g, t) = (lane / 4, lane % 4);
+            for r in 0..4 {
+                for j in 0..4 {
+                    let v = a[g + 8 * (r % 2)][4 * t + 16 * (r / 2) + j] as u8 as u32;
+                    fa[lane][r] |= v << (8 * j);
+                }
+            }
+            for r in 0..2 {
+                for j in 0..4 {
+                    let v = b[4 * t + 16 * r + j][g] as u8 as u32;
+                    fb[lane][r] |= v << (8 * j);
+                }
+            }
+        }
+        let kind = MmaKind::M16n8k32S32I8 {
+            a_signed: signed,
+            b_signed: signed,
+            satfinite: sat,
+        };
+        let d = mma_sync(kind, &fa, &fb, &fc);
+        let mut out = vec![0i64; 16 * 8];
+        for (lane, regs) in d.iter().enumerate() {
+            let (g, t) = (lane / 4, lane % 4);
+            for (i, &v) in regs.iter().enumerate() {
+                out[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] = v as i32 as i64;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn integer_m16n8k32_matches_a_plain_matmul() {
+        let mut a = [[0i64; 32]; 16];
+        let mut b = [[0i64; 8]; 32];
+        for (m, row) in a.iter_mut().enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                *x = ((m * 37 + k * 11) % 256) as i64 - 128;
+            }
+        }
+        for (k, row) in b.iter_mut().enumerate() {
+            for (n, x) in row.iter_mut().enumerate() {
+                *x = ((k * 53 + n * 29 + 7) % 256) as i64 - 128;
+            }
+        }
+        let got = run_k32(&a, &b, -1000, true, false);
+        for m in 0..16 {
+            for n in 0..8 {
+                let want: i64 = -1000 + (0..32).map(|k| a[m][k] * b[k][n]).sum::<i64>();
+                assert_eq!(got[m * 8 + n], want, "s8 D[{m}][{n}]");
+            }
+        }
+        // The same bytes as .u8: each value + 256 when negative.
+        let u = |x: i64| if x < 0 { x + 256 } else { x };
+        let got = run_k32(&a, &b, 5, false, false);
+        for m in 0..16 {
+            for n in 0..8 {
+                let want: i64 = 5 + (0..32).map(|k| u(a[m][k]) * u(b[k][n])).sum::<i64>();
+                assert_eq!(got[m * 8 + n], want, "u8 D[{m}][{n}]");
+            }
+        }
+    }
+
+    #[test]
+    fn integer_mma_satfinite_clamps_and_plain_wraps() {
+        let a = [[127i64; 32]; 16];
+        let b = [[127i64; 8]; 32];
+        let sum = 32 * 127 * 127;
+        let c = i32::MAX - 10;
+        let sat = run_k32(&a, &b, c, true, true);
+        assert!(sat.iter().all(|&v| v == i32::MAX as i64));
+        let wrap = run_k32(&a, &b, c, true, false);
+        let want = (c as i64 + sum) as i32 as i64;
+        assert!(wrap.iter().all(|&v| v == want));
+    }
+}
