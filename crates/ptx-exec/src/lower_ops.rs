@@ -405,6 +405,10 @@ pub(crate) fn lower_generic(
                     "div" if m.has(".approx") => FloatOp2::DivApprox,
                     "div" if m.has(".full") => FloatOp2::DivFull,
                     "div" => FloatOp2::Div,
+                    "min" | "max" if m.has(".xorsign") => FloatOp2::XorsignAbs {
+                        max: opcode == "max",
+                        nan: m.has(".NaN"),
+                    },
                     "min" if m.has(".NaN") => FloatOp2::MinNaN,
                     "max" if m.has(".NaN") => FloatOp2::MaxNaN,
                     "min" => FloatOp2::Min,

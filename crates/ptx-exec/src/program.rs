@@ -274,6 +274,11 @@ pub enum FloatOp2 {
     MinNaN,
     MaxNaN,
     Copysign,
+    /// `min/max{.NaN}.xorsign.abs`: `min/max(|a|, |b|)` with the sign `sign(a) ^ sign(b)`.
+    XorsignAbs {
+        max: bool,
+        nan: bool,
+    },
 }
 
 /// Float operations of one operand.

@@ -290,3 +290,54 @@ fn stmatrix_stores_the_ldmatrix_layout() {
         assert_eq!(out[32 + w as usize], want, "stmatrix.trans word {w}");
     }
 }
+
+#[test]
+fn fp8_pack_and_unpack() {
+    // cvt.rn.satfinite.e4m3x2.f32 then cvt.rn.f16x2.e4m3x2 (Triton's fp8 round trip on sm_90):
+    // -20.64 -> e4m3 0xDA (-20), 2.0 -> 0x40; 0xDA -> f16 -20 (0xCD00), 0x40 -> f16 2.0 (0x4000);
+    // e5m2x2 0x3C_C1: 1.0 (0x3C00) and -2.5 (0xC100) in f16.
+    let regs = ".reg .b16 %rs<8>;";
+    let body = "mov.b32 %r2, 0fC1A51EB8;\nmov.b32 %r3, 0f40000000;\n\
+                cvt.rn.satfinite.e4m3x2.f32 %rs1, %r3, %r2;\ncvt.u32.u16 %r4, %rs1;\n\
+                cvt.rn.f16x2.e4m3x2 %r5, %rs1;\n\
+                mov.b16 %rs2, 0x3CC1;\ncvt.rn.f16x2.e5m2x2 %r6, %rs2;\n\
+                cvt.rn.satfinite.e5m2x2.f16x2 %rs3, %r6;\ncvt.u32.u16 %r7, %rs3;\n"
+        .to_string()
+        + &store(4, 4, 0)
+        + &store(5, 4, 1)
+        + &store(6, 4, 2)
+        + &store(7, 4, 3);
+    let out = run(&body, regs, 1, 4);
+    assert_eq!(out[0], 0x40DA, "e4m3x2 pack");
+    assert_eq!(out[1], 0x4000_CD00, "f16x2 from e4m3x2");
+    assert_eq!(out[2], 0x3C00_C100, "f16x2 from e5m2x2");
+    assert_eq!(out[3], 0x3CC1, "e5m2x2 from f16x2");
+}
+
+#[test]
+fn min_max_xorsign_abs() {
+    // Triton's tl.clamp(x, -1, 1) on sm_90: min.xorsign.abs.f32 x, 1.0.
+    let body =
+        "cvt.rn.f32.s32 %r2, %r1;\nadd.f32 %r2, %r2, 0fC1800000;\nmul.f32 %r2, %r2, 0f3E800000;\n\
+                min.xorsign.abs.f32 %r3, %r2, 0f3F800000;\n\
+                max.xorsign.abs.f32 %r4, %r2, 0fBF000000;\n"
+            .to_string()
+            + &store(3, 2, 0)
+            + &store(4, 2, 1);
+    let out = run(&body, "", 32, 64);
+    for t in 0..32 {
+        let x = (t as f32 - 16.0) * 0.25;
+        let min = f32::from_bits(out[2 * t]);
+        let max = f32::from_bits(out[2 * t + 1]);
+        assert_eq!(
+            min.to_bits(),
+            x.abs().min(1.0).copysign(x).to_bits(),
+            "min tid {t}"
+        );
+        assert_eq!(
+            max.to_bits(),
+            x.abs().max(0.5).copysign(-x).to_bits(),
+            "max tid {t}"
+        );
+    }
+}
