@@ -1569,6 +1569,53 @@ def _(r):
                         "(mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32; no overflow at K = 64).")
 
 
+def _e4m3(v):
+    """float -> OCP e4m3 (E4M3FN) value: round to nearest even, subnormals below 2^-6, .satfinite
+    clamps to +-448 (cvt.rn.satfinite.e4m3x2.f32)."""
+    v = float(v)
+    a = abs(v)
+    if a == 0:
+        return v
+    e = max(int(np.floor(np.log2(a))), -6)
+    q = 2.0 ** (e - 3)
+    return float(np.copysign(min(round(a / q) * q, 448.0), v))  # round(): ties to even
+
+
+@triton_spec("fp8_roundtrip")
+def _(r):
+    n = _vals("fp8_roundtrip")["n"]
+    x = (r.standard_normal(n) * 50).astype(np.float32)
+    x[:10] = [0.0, -0.0, 1e-3, 500.0, -1000.0, 2.0 ** -10, 1.5 * 2.0 ** -9, 460.0, 17.0, -19.0]
+    out = np.array([_e4m3(v) for v in x], np.float32)
+    bits = []
+    for v in out:
+        s = 0x80 if np.signbit(v) else 0
+        a = abs(float(v))
+        if a < 2.0 ** -6:
+            bits.append(s | int(a / 2.0 ** -9))
+        else:
+            e = int(np.floor(np.log2(a)))
+            bits.append(s | ((e + 7) << 3) | int(a / 2.0 ** e * 8 - 8))
+    return dict(args=[In("x", x), Zeros("out", np.float32, n), Zeros("q", np.int8, n), Scalar("n", "s32", n),
+                      Null(), Null()],
+                expect=[Expect(1, out), Expect(2, np.array(bits, np.uint8).view(np.int8))],
+                comment="x.to(tl.float8e4nv) (cvt.rn.satfinite.e4m3x2.f32: nearest even, subnormals, saturation to "
+                        "448), its bytes, and back to f32 (cvt.rn.f16x2.e4m3x2, cvt.f32.f16): exact.")
+
+
+@triton_spec("clamp")
+def _(r):
+    n = _vals("clamp")["n"]
+    x = (r.integers(-40, 41, n) / 16).astype(np.float32)
+    x[:4] = [0.0, -0.0, 1.0, -1.0]
+    out = np.concatenate([np.clip(x, -1, 1), np.clip(x, -0.5, 2)]).astype(np.float32)
+    out[0], out[1] = 0.0, -0.0  # |x| min 1 with x's sign: -0 stays -0
+    out[n + 1] = -0.0  # max(-0, -0.5) = -0, min(-0, 2) = -0
+    return dict(args=[In("x", x), Zeros("out", np.float32, 2 * n), Scalar("n", "s32", n), Null(), Null()],
+                expect=[Expect(1, out)],
+                comment="tl.clamp(x, -1, 1) (min.xorsign.abs.f32 on sm_90, min/max on sm_80) and tl.clamp(x, -0.5, 2).")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 

@@ -115,4 +115,15 @@ KERNELS += [
          grid=[3, 2]),
 ]
 
+KERNELS += [
+    # fp8 (e4m3) needs sm_89+: Triton refuses float8e4nv for sm_80, so this one is sm_90 only.
+    dict(name="fp8_roundtrip", fn="fp8_roundtrip", archs=[90],
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("q_ptr", "*i8"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+    # tl.clamp with symmetric constant bounds becomes min.xorsign.abs.f32 on sm_90.
+    dict(name="clamp", fn="clamp_kernel",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+]
+
 ARCHS = [80, 90]

@@ -320,3 +320,22 @@ def int8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl
         b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
+@triton.jit
+def fp8_roundtrip(x_ptr, out_ptr, q_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    q = x.to(tl.float8e4nv)
+    tl.store(q_ptr + offs, q.to(tl.int8, bitcast=True), mask=m)
+    tl.store(out_ptr + offs, q.to(tl.float32), mask=m)
+
+
+@triton.jit
+def clamp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, tl.clamp(x, -1.0, 1.0), mask=m)
+    tl.store(out_ptr + n + offs, tl.clamp(x, -0.5, 2.0), mask=m)
