@@ -187,6 +187,9 @@ pub fn int2(op: IntOp2, ty: ScalarType, a: u64, b: u64) -> u64 {
         IntOp2::Xor => int::xor(a, b) & mask(t.bits),
         IntOp2::Shl => int::shl(t, a, b as u32),
         IntOp2::Shr => int::shr(t, a, b as u32),
+        IntOp2::Mul24 { signed, hi } => int::mul24(signed, hi, a as u32, b as u32) as u64,
+        IntOp2::Bmsk { wrap } => int::bmsk(wrap, a as u32, b as u32) as u64,
+        IntOp2::Szext { signed, wrap } => int::szext(signed, wrap, a as u32, b as u32) as u64,
     }
 }
 
@@ -207,6 +210,30 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         IntOp3::MadHi => int::mad_hi(t, a, b, c),
         IntOp3::MadHiSat => int::mad_hi_sat_s32(a as u32, b as u32, c as u32) as u64,
         IntOp3::MadWide => int::mad_wide(t, a, b, c),
+        IntOp3::Sad => int::sad(t, a, b, c),
+        IntOp3::Mad24 { signed, hi } => {
+            (int::mul24(signed, hi, a as u32, b as u32).wrapping_add(c as u32)) as u64
+        }
+        IntOp3::Dp4a { a_signed, b_signed } => {
+            int::dp4a(a_signed, b_signed, a as u32, b as u32, c as u32) as u64
+        }
+        IntOp3::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => int::dp2a(hi, a_signed, b_signed, a as u32, b as u32, c as u32) as u64,
+        IntOp3::Lop3(lut) => int::lop3(a as u32, b as u32, c as u32, lut) as u64,
+    }
+}
+
+/// `add.cc`-family: the result and the carry (borrow for `Sub`) out.
+pub fn carry(op: CarryOp, ty: ScalarType, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool) {
+    let t = int_ty(ty);
+    match op {
+        CarryOp::Add => int::add_carry(t, a, b, cf),
+        CarryOp::Sub => int::sub_borrow(t, a, b, cf),
+        CarryOp::MadLo => int::add_carry(t, int::mul_lo(t, a, b), c, cf),
+        CarryOp::MadHi => int::add_carry(t, int::mul_hi(t, a, b), c, cf),
     }
 }
 
@@ -263,8 +290,51 @@ fn half_binary(op: FloatOp2) -> Option<HalfOp> {
     })
 }
 
+/// `min/max{.NaN}.xorsign.abs.{f32,f16,f16x2,bf16,bf16x2}` (PTX ISA §"min", §"max"): the min
+/// (max) of the absolute values, NaN rules as without `.xorsign.abs`, and, unless the result is
+/// NaN, the sign bit set to the XOR of the operands' sign bits.
+fn xorsign_abs(max: bool, nan: bool, ty: ScalarType, mode: FloatMode, a: u64, b: u64) -> u64 {
+    let base = match (max, nan) {
+        (false, false) => FloatOp2::Min,
+        (false, true) => FloatOp2::MinNaN,
+        (true, false) => FloatOp2::Max,
+        (true, true) => FloatOp2::MaxNaN,
+    };
+    let one = |t: ScalarType, bits: u32, x: u64, y: u64| -> u64 {
+        let sign = 1u64 << (bits - 1);
+        let r = float2(base, t, mode, x & (sign - 1), y & (sign - 1));
+        let is_nan = match t {
+            ScalarType::F32 => f32::from_bits(r as u32).is_nan(),
+            _ => half::to_f64(half_format(t), r).is_nan(),
+        };
+        if is_nan {
+            r
+        } else {
+            r | ((x ^ y) & sign)
+        }
+    };
+    match ty {
+        ScalarType::F32 => one(ty, 32, a, b),
+        ScalarType::F16 | ScalarType::Bf16 => one(ty, 16, a & 0xffff, b & 0xffff),
+        ScalarType::F16x2 | ScalarType::Bf16x2 => {
+            let t = if ty == ScalarType::F16x2 {
+                ScalarType::F16
+            } else {
+                ScalarType::Bf16
+            };
+            let lo = one(t, 16, a & 0xffff, b & 0xffff);
+            let hi = one(t, 16, (a >> 16) & 0xffff, (b >> 16) & 0xffff);
+            (hi << 16) | lo
+        }
+        _ => 0,
+    }
+}
+
 /// Two-operand float instructions.
 pub fn float2(op: FloatOp2, ty: ScalarType, mode: FloatMode, a: u64, b: u64) -> u64 {
+    if let FloatOp2::XorsignAbs { max, nan } = op {
+        return xorsign_abs(max, nan, ty, mode, a, b);
+    }
     let (r, ftz, sat) = (mode.rounding, mode.ftz, mode.sat);
     match ty {
         ScalarType::F32 => {
@@ -281,6 +351,7 @@ pub fn float2(op: FloatOp2, ty: ScalarType, mode: FloatMode, a: u64, b: u64) -> 
                 FloatOp2::MinNaN => float::min_f32(x, y, ftz, true),
                 FloatOp2::MaxNaN => float::max_f32(x, y, ftz, true),
                 FloatOp2::Copysign => float::copysign_f32(x, y),
+                FloatOp2::XorsignAbs { .. } => unreachable!("handled above"),
             }) as u64
         }
         ScalarType::F64 => match op {
@@ -293,6 +364,7 @@ pub fn float2(op: FloatOp2, ty: ScalarType, mode: FloatMode, a: u64, b: u64) -> 
             FloatOp2::MinNaN => float::min_f64(a, b, true),
             FloatOp2::MaxNaN => float::max_f64(a, b, true),
             FloatOp2::Copysign => float::copysign_f64(a, b),
+            FloatOp2::XorsignAbs { .. } => unreachable!("handled above"),
         },
         ScalarType::F16 | ScalarType::Bf16 => {
             half_binary_op(op, ty, mode, a as u16, b as u16) as u64
@@ -468,6 +540,21 @@ pub fn cvt(
     a: u64,
 ) -> u64 {
     let m = cvt_mods(mode);
+    // The packed forms first: `float_format` knows only scalar types, so these would otherwise
+    // fall into the integer path and be copied unconverted.
+    let f8 = |t: ScalarType| match t {
+        ScalarType::E5m2x2 => fmt::E5M2,
+        _ => fmt::E4M3,
+    };
+    match (dty, aty) {
+        (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F16x2) => {
+            return cvt::pack_f8x2_f16x2(f8(dty), a as u32, mode.relu) as u64;
+        }
+        (ScalarType::F16x2, ScalarType::E4m3x2 | ScalarType::E5m2x2) => {
+            return cvt::unpack_f8x2_to_f16x2(f8(aty), a as u16, mode.relu) as u64;
+        }
+        _ => {}
+    }
     let (dfmt, afmt) = (cvt::float_format(dty), cvt::float_format(aty));
     match (dfmt, afmt) {
         (None, None) => {
@@ -492,15 +579,6 @@ pub fn cvt(
         (Some(dst), Some(src)) => {
             if dty == ScalarType::Tf32 {
                 return cvt::tf32_from_f32(a as u32, mode.rounding, m) as u64;
-            }
-            match (dty, aty) {
-                (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F16x2) => {
-                    return cvt::pack_f8x2_f16x2(dst, a as u32, mode.relu) as u64;
-                }
-                (ScalarType::F16x2, ScalarType::E4m3x2 | ScalarType::E5m2x2) => {
-                    return cvt::unpack_f8x2_to_f16x2(src, a as u16, mode.relu) as u64;
-                }
-                _ => {}
             }
             match int_rounding {
                 Some(ir) if dst == src => cvt::f2f_integral(dst, a, ir, m),

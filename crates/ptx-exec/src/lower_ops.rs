@@ -247,6 +247,126 @@ pub(crate) fn lower_generic(
                 space: space_of(m.space()),
             }
         }
+        "addc" | "subc" | "madc" => lower_carry(cx, g, &m, span, opcode)?,
+        "add" | "sub" | "mad" if m.has(".cc") => lower_carry(cx, g, &m, span, opcode)?,
+        "mul24" | "bmsk" | "szext" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            let op = match opcode {
+                "mul24" => IntOp2::Mul24 {
+                    signed: ty == ScalarType::S32,
+                    hi: m.has(".hi"),
+                },
+                "bmsk" => IntOp2::Bmsk {
+                    wrap: m.has(".wrap"),
+                },
+                _ => IntOp2::Szext {
+                    signed: ty == ScalarType::S32,
+                    wrap: m.has(".wrap"),
+                },
+            };
+            Op::Int2 {
+                op,
+                ty: ScalarType::U32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ScalarType::U32)?,
+            }
+        }
+        "mad24" | "dp4a" | "dp2a" => {
+            let types = m.types();
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            let (op, ta, tb) = match (opcode, types.as_slice()) {
+                ("mad24", [t]) if !m.has(".sat") => (
+                    IntOp3::Mad24 {
+                        signed: *t == ScalarType::S32,
+                        hi: m.has(".hi"),
+                    },
+                    *t,
+                    *t,
+                ),
+                ("dp4a", [ta, tb]) => (
+                    IntOp3::Dp4a {
+                        a_signed: *ta == ScalarType::S32,
+                        b_signed: *tb == ScalarType::S32,
+                    },
+                    *ta,
+                    *tb,
+                ),
+                ("dp2a", [ta, tb]) => (
+                    IntOp3::Dp2a {
+                        hi: m.has(".hi"),
+                        a_signed: *ta == ScalarType::S32,
+                        b_signed: *tb == ScalarType::S32,
+                    },
+                    *ta,
+                    *tb,
+                ),
+                _ => return Err(unsupported(cx, g, span)),
+            };
+            let tc = if opcode == "mad24" {
+                ta
+            } else if ta == ScalarType::S32 || tb == ScalarType::S32 {
+                ScalarType::S32
+            } else {
+                ScalarType::U32
+            };
+            Op::Int3 {
+                op,
+                ty: ScalarType::U32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ta)?,
+                b: cx.src(b, tb)?,
+                c: cx.src(c, tc)?,
+            }
+        }
+        "lop3" => {
+            // Only the plain form `lop3.b32 d, a, b, c, immLut` (not `lop3.{or,and}` with a
+            // predicate result).
+            if m.has(".or") || m.has(".and") {
+                return Err(unsupported(cx, g, span));
+            }
+            let [d, a, b, c, lut] = operands(cx, g, span, 5)? else {
+                unreachable!()
+            };
+            let lut = match lut {
+                Operand::Int(v) => v.value.value as u8,
+                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+            };
+            Op::Int3 {
+                op: IntOp3::Lop3(lut),
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+            }
+        }
+        "match" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let all = m.has(".all");
+            let [d, a, mask] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            let (d, dp) = match d {
+                Operand::PredPair(x, p, _) => (
+                    cx.dst(&Operand::Name(x.clone()))?,
+                    cx.pred_dst(&Operand::Name(p.clone()))?,
+                ),
+                d => (cx.dst(d)?, None),
+            };
+            Op::Match {
+                all,
+                d: Some(d),
+                dp,
+                a: cx.src(a, ty)?,
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
         "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
         | "shr" | "copysign" => {
             let ty = one_type(cx, &m, g, span)?;
@@ -285,6 +405,10 @@ pub(crate) fn lower_generic(
                     "div" if m.has(".approx") => FloatOp2::DivApprox,
                     "div" if m.has(".full") => FloatOp2::DivFull,
                     "div" => FloatOp2::Div,
+                    "min" | "max" if m.has(".xorsign") => FloatOp2::XorsignAbs {
+                        max: opcode == "max",
+                        nan: m.has(".NaN"),
+                    },
                     "min" if m.has(".NaN") => FloatOp2::MinNaN,
                     "max" if m.has(".NaN") => FloatOp2::MaxNaN,
                     "min" => FloatOp2::Min,
@@ -322,6 +446,20 @@ pub(crate) fn lower_generic(
                 _ => return Err(unsupported(cx, g, span)),
             };
             Op::Int2 { op, ty, d, a, b }
+        }
+        "sad" => {
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b, c] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Int3 {
+                op: IntOp3::Sad,
+                ty,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ty)?,
+                c: cx.src(c, ty)?,
+            }
         }
         "mad" | "fma" => {
             let ty = one_type(cx, &m, g, span)?;
@@ -804,6 +942,38 @@ pub(crate) fn lower_generic(
                 generic: sp == Space::Generic,
             }
         }
+        "stmatrix" => {
+            let [a, r] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let num = if m.has(".x4") {
+                4
+            } else if m.has(".x2") {
+                2
+            } else {
+                1
+            };
+            if !m.has(".m8n8") || !m.has(".b16") {
+                return Err(unsupported(cx, g, span));
+            }
+            let srcs = vector_srcs(cx, r, ScalarType::B32)?;
+            if srcs.len() != num as usize {
+                return Err(cx.error(span, format!("stmatrix .x{num} needs {num} sources")));
+            }
+            let space = if m.space().is_some() {
+                Space::Shared
+            } else {
+                Space::Generic
+            };
+            let (addr, sp) = cx.addr(a, space)?;
+            Op::Stmatrix {
+                num,
+                trans: m.has(".trans"),
+                srcs,
+                addr,
+                generic: sp == Space::Generic,
+            }
+        }
         "mma" => lower_mma(cx, g, &m, span)?,
         "wgmma" => {
             if m.has(".fence") {
@@ -1026,6 +1196,46 @@ fn vector_srcs(cx: &dyn OperandCx, op: &Operand, ty: ScalarType) -> Result<Vec<S
     }
 }
 
+/// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`.
+fn lower_carry(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let ty = one_type(cx, m, g, span)?;
+    if ty.kind() == TypeKind::Float {
+        return Err(unsupported(cx, g, span));
+    }
+    let cin = opcode.ends_with('c');
+    let cout = m.has(".cc");
+    let op = match opcode {
+        "add" | "addc" => CarryOp::Add,
+        "sub" | "subc" => CarryOp::Sub,
+        _ if m.has(".hi") => CarryOp::MadHi,
+        _ if m.has(".wide") => return Err(unsupported(cx, g, span)),
+        _ => CarryOp::MadLo,
+    };
+    let mad = matches!(op, CarryOp::MadLo | CarryOp::MadHi);
+    let ops = operands(cx, g, span, if mad { 4 } else { 3 })?;
+    let c = if mad {
+        cx.src(&ops[3], ty)?
+    } else {
+        Src::Imm(0)
+    };
+    Ok(Op::Carry {
+        op,
+        cin,
+        cout,
+        ty,
+        d: cx.dst(&ops[0])?,
+        a: cx.src(&ops[1], ty)?,
+        b: cx.src(&ops[2], ty)?,
+        c,
+    })
+}
+
 fn lower_mma(
     cx: &mut dyn OperandCx,
     g: &GenericInstruction,
@@ -1048,6 +1258,30 @@ fn lower_mma(
         }
         (_, true, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
             MmaShape::M16n8k8F32F16
+        }
+        (
+            _,
+            _,
+            [ScalarType::S32, a @ (ScalarType::S8 | ScalarType::U8), b @ (ScalarType::S8 | ScalarType::U8), ScalarType::S32],
+        ) if m.has(".m16n8k32") || m.has(".m16n8k16") => {
+            let (a_signed, b_signed, satfinite) = (
+                *a == ScalarType::S8,
+                *b == ScalarType::S8,
+                m.has(".satfinite"),
+            );
+            if m.has(".m16n8k32") {
+                MmaShape::M16n8k32S32I8 {
+                    a_signed,
+                    b_signed,
+                    satfinite,
+                }
+            } else {
+                MmaShape::M16n8k16S32I8 {
+                    a_signed,
+                    b_signed,
+                    satfinite,
+                }
+            }
         }
         _ => return Err(unsupported(cx, g, span)),
     };

@@ -185,6 +185,8 @@ struct Warp {
     local: Vec<u8>,
     local_bytes: u32,
     asyncs: Vec<LaneAsync>,
+    /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
+    carry: u32,
 }
 
 struct Cta {
@@ -395,6 +397,7 @@ impl<'p> Machine<'p> {
                 local: vec![0; local_bytes as usize * 32],
                 local_bytes,
                 asyncs: vec![LaneAsync::default(); 32],
+                carry: 0,
             });
         }
         Cta {
@@ -1440,24 +1443,38 @@ impl<'p> Machine<'p> {
                 d,
                 dp,
                 a: p,
-                mask: _,
+                mask,
             } => {
+                // Each lane votes over the lanes of its own membermask (a thread outside the
+                // mask contributes nothing): tiled groups pass per-tile masks, so the lanes of
+                // one warp-wide instruction can form several independent groups.
                 let pm = Self::pred_mask(frame!(), *p) & exec;
+                self.read_src(cta, wi, *mask, &mut b);
                 match mode {
                     VoteMode::Ballot => {
                         if let Some(d) = d {
-                            out = [pm as u64; 32];
+                            for l in lanes(exec) {
+                                out[l] = (pm & b[l] as u32) as u64;
+                            }
                             Self::write_dst(cta, wi, program, *d, &out, exec);
                         }
                     }
                     _ => {
-                        let v = match mode {
-                            VoteMode::All => pm == exec,
-                            VoteMode::Any => pm != 0,
-                            _ => pm == exec || pm == 0,
-                        };
+                        let mut pv = 0u32;
+                        for l in lanes(exec) {
+                            let group = exec & b[l] as u32;
+                            let mine = pm & group;
+                            let v = match mode {
+                                VoteMode::All => mine == group,
+                                VoteMode::Any => mine != 0,
+                                _ => mine == group || mine == 0,
+                            };
+                            if v {
+                                pv |= 1 << l;
+                            }
+                        }
                         if let Some(dp) = dp {
-                            Self::write_pred(frame!(), *dp, if v { FULL } else { 0 }, exec);
+                            Self::write_pred(frame!(), *dp, pv, exec);
                         }
                     }
                 }
@@ -1471,17 +1488,23 @@ impl<'p> Machine<'p> {
                 ty,
                 d,
                 a: x,
-                mask: _,
+                mask,
             } => {
+                // The reduction runs over the lanes of each lane's membermask (tiled groups
+                // pass one mask per tile, so one instruction can reduce several groups).
                 self.read_src(cta, wi, *x, &mut a);
-                let mut acc: Option<u64> = None;
+                self.read_src(cta, wi, *mask, &mut b);
                 for l in lanes(exec) {
-                    acc = Some(match acc {
-                        None => a[l],
-                        Some(v) => alu::atom_combine(*op, *ty, v, a[l], 0),
-                    });
+                    let group = exec & b[l] as u32;
+                    let mut acc: Option<u64> = None;
+                    for j in lanes(group) {
+                        acc = Some(match acc {
+                            None => a[j],
+                            Some(v) => alu::atom_combine(*op, *ty, v, a[j], 0),
+                        });
+                    }
+                    out[l] = acc.unwrap_or(0);
                 }
-                out = [acc.unwrap_or(0); 32];
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Mbarrier {
@@ -1499,6 +1522,71 @@ impl<'p> Machine<'p> {
                 addr,
                 generic,
             } => self.exec_ldmatrix(cta, wi, inst.id, *num, *trans, ds, *addr, *generic, exec)?,
+            Op::Carry {
+                op,
+                cin,
+                cout,
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let flags = cta.warps[wi].carry;
+                let mut new_flags = flags & !exec;
+                for l in lanes(exec) {
+                    let cf = *cin && flags >> l & 1 == 1;
+                    let (v, co) = alu::carry(*op, *ty, a[l], b[l], c[l], cf);
+                    out[l] = v;
+                    if co {
+                        new_flags |= 1 << l;
+                    }
+                }
+                if *cout {
+                    cta.warps[wi].carry = new_flags;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Match {
+                all,
+                d,
+                dp,
+                a: x,
+                mask,
+            } => {
+                // Each lane matches over the lanes of its own membermask that execute.
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *mask, &mut b);
+                let mut pv = 0u32;
+                for l in lanes(exec) {
+                    let group = exec & b[l] as u32;
+                    if *all {
+                        let (m, ok) = ptx_semantics::warp::match_all(&a, group);
+                        out[l] = m as u64;
+                        if ok {
+                            pv |= 1 << l;
+                        }
+                    } else {
+                        out[l] = ptx_semantics::warp::match_any(&a, group, l as u32) as u64;
+                    }
+                }
+                if let Some(d) = d {
+                    Self::write_dst(cta, wi, program, *d, &out, exec);
+                }
+                if let Some(dp) = dp {
+                    Self::write_pred(frame!(), *dp, pv, exec);
+                }
+            }
+            Op::Stmatrix {
+                num,
+                trans,
+                srcs,
+                addr,
+                generic,
+            } => self.exec_stmatrix(cta, wi, inst.id, *num, *trans, srcs, *addr, *generic)?,
             Op::Mma {
                 shape,
                 ds,
@@ -2440,6 +2528,54 @@ impl<'p> Machine<'p> {
                 *o = get(r, c0) as u64 | ((get(r, c0 + 1) as u64) << 16);
             }
             Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &out, exec);
+        }
+        Ok(())
+    }
+
+    /// `stmatrix`: the inverse of `ldmatrix`. Lanes `8i..8i+7` give the row addresses of matrix
+    /// `i`; register `i` of lane `l` holds row `l/4`, elements `2(l%4)` and `+1` of matrix `i`
+    /// (with `.trans`, column `l/4`, rows `2(l%4)` and `+1`).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_stmatrix(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        num: u8,
+        trans: bool,
+        srcs: &[Src],
+        addr: Addr,
+        generic: bool,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        let mut regs = vec![[0u64; 32]; srcs.len()];
+        for (v, s) in regs.iter_mut().zip(srcs) {
+            self.read_src(cta, wi, *s, v);
+        }
+        let mut rows = [[0u16; 8]; 32];
+        for (m, reg) in regs.iter().enumerate() {
+            for (l, &v) in reg.iter().enumerate() {
+                let (r, c0) = (l / 4, 2 * (l % 4));
+                for h in 0..2 {
+                    let e = (v >> (16 * h)) as u16;
+                    if trans {
+                        rows[8 * m + c0 + h][r] = e;
+                    } else {
+                        rows[8 * m + r][c0 + h] = e;
+                    }
+                }
+            }
+        }
+        for (r, row) in rows.iter().enumerate().take(8 * num as usize) {
+            let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            if self.tracker.is_some() {
+                let access = self.access(cta, wi, id, r);
+                self.check_shared(cta, wi, r, access, off as u64, 16);
+            }
+            for (k, e) in row.iter().enumerate() {
+                cta.shared[off + 2 * k..off + 2 * k + 2].copy_from_slice(&e.to_le_bytes());
+            }
         }
         Ok(())
     }

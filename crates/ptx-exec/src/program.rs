@@ -187,6 +187,20 @@ pub enum IntOp2 {
     Xor,
     Shl,
     Shr,
+    /// `mul24.{lo,hi}.{u32,s32}`.
+    Mul24 {
+        signed: bool,
+        hi: bool,
+    },
+    /// `bmsk.{clamp,wrap}.b32`.
+    Bmsk {
+        wrap: bool,
+    },
+    /// `szext.{clamp,wrap}.{u32,s32}`.
+    Szext {
+        signed: bool,
+        wrap: bool,
+    },
 }
 
 /// Integer operations of three operands.
@@ -197,6 +211,39 @@ pub enum IntOp3 {
     MadWide,
     /// `mad.hi.sat.s32`.
     MadHiSat,
+    /// `sad`: `c + |a - b|`.
+    Sad,
+    /// `mad24.{lo,hi}.{u32,s32}` (without `.sat`).
+    Mad24 {
+        signed: bool,
+        hi: bool,
+    },
+    /// `dp4a.atype.btype`.
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `dp2a.{lo,hi}.atype.btype`.
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `lop3.b32 d, a, b, c, immLut`.
+    Lop3(u8),
+}
+
+/// Extended-precision arithmetic through the carry flag `CC.CF`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CarryOp {
+    /// `add.cc`, `addc{.cc}`: `a + b + CF`.
+    Add,
+    /// `sub.cc`, `subc{.cc}`: `a - (b + CF)` (CF is the borrow).
+    Sub,
+    /// `mad.lo.cc`, `madc.lo{.cc}`: `lo(a*b) + c + CF`.
+    MadLo,
+    /// `mad.hi.cc`, `madc.hi{.cc}`: `hi(a*b) + c + CF`.
+    MadHi,
 }
 
 /// Integer operations of one operand.
@@ -227,6 +274,11 @@ pub enum FloatOp2 {
     MinNaN,
     MaxNaN,
     Copysign,
+    /// `min/max{.NaN}.xorsign.abs`: `min/max(|a|, |b|)` with the sign `sign(a) ^ sign(b)`.
+    XorsignAbs {
+        max: bool,
+        nan: bool,
+    },
 }
 
 /// Float operations of one operand.
@@ -594,6 +646,33 @@ pub enum Op {
         num: u8,
         trans: bool,
         ds: Vec<Slot>,
+        addr: Addr,
+        generic: bool,
+    },
+    /// `add.cc/addc/sub.cc/subc/mad.cc/madc`: `cin` reads the lane's carry flag, `cout` writes it.
+    Carry {
+        op: CarryOp,
+        cin: bool,
+        cout: bool,
+        ty: ScalarType,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `match.{any,all}.sync.b32/.b64 d{|p}, a, membermask`.
+    Match {
+        all: bool,
+        d: Option<Dst>,
+        dp: Option<PredIdx>,
+        a: Src,
+        mask: Src,
+    },
+    /// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16 [addr], {r...}`.
+    Stmatrix {
+        num: u8,
+        trans: bool,
+        srcs: Vec<Src>,
         addr: Addr,
         generic: bool,
     },

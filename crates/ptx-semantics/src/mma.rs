@@ -34,6 +34,25 @@ pub enum MmaKind {
     M16n8k8F32Bf16,
     /// `mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16`
     M16n8k8F16F16,
+    /// `mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`: A and B hold
+    /// four 8-bit integers per `.b32` register (signed or unsigned per operand), C/D `.s32`.
+    M16n8k32S32I8 {
+        /// A is `.s8` (else `.u8`).
+        a_signed: bool,
+        /// B is `.s8` (else `.u8`).
+        b_signed: bool,
+        /// `.satfinite`: clamp to the `.s32` range instead of wrapping.
+        satfinite: bool,
+    },
+    /// `mma.sync.aligned.m16n8k16.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`.
+    M16n8k16S32I8 {
+        /// A is `.s8` (else `.u8`).
+        a_signed: bool,
+        /// B is `.s8` (else `.u8`).
+        b_signed: bool,
+        /// `.satfinite`: clamp to the `.s32` range instead of wrapping.
+        satfinite: bool,
+    },
 }
 
 /// Where one fragment element lives in its matrix.
@@ -49,7 +68,11 @@ impl MmaKind {
     /// `K` of the shape (`M = 16`, `N = 8` for all kinds here).
     pub const fn k(self) -> u32 {
         match self {
-            MmaKind::M16n8k16F32F16 | MmaKind::M16n8k16F32Bf16 | MmaKind::M16n8k16F16F16 => 16,
+            MmaKind::M16n8k16F32F16
+            | MmaKind::M16n8k16F32Bf16
+            | MmaKind::M16n8k16F16F16
+            | MmaKind::M16n8k16S32I8 { .. } => 16,
+            MmaKind::M16n8k32S32I8 { .. } => 32,
             _ => 8,
         }
     }
@@ -65,11 +88,18 @@ impl MmaKind {
     pub const fn f16_accumulator(self) -> bool {
         matches!(self, MmaKind::M16n8k16F16F16 | MmaKind::M16n8k8F16F16)
     }
+    /// Whether A and B are 8-bit integers (C/D `.s32`).
+    pub const fn integer(self) -> bool {
+        matches!(
+            self,
+            MmaKind::M16n8k32S32I8 { .. } | MmaKind::M16n8k16S32I8 { .. }
+        )
+    }
     const fn per_reg(self) -> u32 {
-        if matches!(self, MmaKind::M16n8k8F32Tf32) {
-            1
-        } else {
-            2
+        match self {
+            MmaKind::M16n8k8F32Tf32 => 1,
+            MmaKind::M16n8k32S32I8 { .. } | MmaKind::M16n8k16S32I8 { .. } => 4,
+            _ => 2,
         }
     }
     /// A elements per lane (`M·K/32`).
@@ -93,6 +123,15 @@ impl MmaKind {
     /// Position of A element `i` (register `i / per_reg`, half `i % per_reg`) of `lane`.
     pub fn a_elem(self, lane: u32, i: u32) -> Elem {
         let (g, t) = (lane / 4 % 8, lane % 4);
+        if self.integer() {
+            // PTX ISA §"Matrix Fragments for mma.m16n8k32" / "mma.m16n8k16" (.s8/.u8): register
+            // r holds rows g (r even) or g+8 (r odd), four consecutive columns from 4t (+16 for
+            // the second pair of registers of k32).
+            return Elem {
+                row: g + if (i / 4) % 2 == 1 { 8 } else { 0 },
+                col: t * 4 + (i & 3) + if i >= 8 { 16 } else { 0 },
+            };
+        }
         match self.k() {
             16 => Elem {
                 row: g + if matches!(i, 2 | 3 | 6 | 7) { 8 } else { 0 },
@@ -112,6 +151,12 @@ impl MmaKind {
     /// Position (`row = k`, `col = n`) of B element `i` of `lane`.
     pub fn b_elem(self, lane: u32, i: u32) -> Elem {
         let (g, t) = (lane / 4 % 8, lane % 4);
+        if self.integer() {
+            return Elem {
+                row: t * 4 + (i & 3) + if i >= 4 { 16 } else { 0 },
+                col: g,
+            };
+        }
         match self.k() {
             16 => Elem {
                 row: t * 2 + (i & 1) + if i >= 2 { 8 } else { 0 },
@@ -142,11 +187,73 @@ impl MmaKind {
 #[inline]
 fn elem_bits(regs: &[u32], per_reg: u32, i: u32) -> u32 {
     let r = regs[(i / per_reg) as usize];
-    if per_reg == 1 {
-        r
-    } else {
-        (r >> (16 * (i % 2))) & 0xffff
+    match per_reg {
+        1 => r,
+        4 => (r >> (8 * (i % 4))) & 0xff,
+        _ => (r >> (16 * (i % 2))) & 0xffff,
     }
+}
+
+/// The integer shapes of [`mma_sync`]: exact 64-bit accumulation of `c + Σ a·b`, then wrapped to
+/// 32 bits, or with `.satfinite` clamped to the `.s32` range.
+fn mma_sync_int(
+    kind: MmaKind,
+    a: &[[u32; 4]; 32],
+    b: &[[u32; 2]; 32],
+    c: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
+    let (a_signed, b_signed, satfinite) = match kind {
+        MmaKind::M16n8k32S32I8 {
+            a_signed,
+            b_signed,
+            satfinite,
+        }
+        | MmaKind::M16n8k16S32I8 {
+            a_signed,
+            b_signed,
+            satfinite,
+        } => (a_signed, b_signed, satfinite),
+        _ => unreachable!("integer mma kind"),
+    };
+    let val = |bits: u32, signed: bool| -> i64 {
+        if signed {
+            bits as u8 as i8 as i64
+        } else {
+            bits as u8 as i64
+        }
+    };
+    let k = kind.k() as usize;
+    let mut am = [[0i64; 32]; 16];
+    let mut bm = [[0i64; 8]; 32];
+    for lane in 0..32u32 {
+        let l = lane as usize;
+        for i in 0..kind.a_elems() {
+            let e = kind.a_elem(lane, i);
+            am[e.row as usize][e.col as usize] = val(elem_bits(&a[l], 4, i), a_signed);
+        }
+        for i in 0..kind.b_elems() {
+            let e = kind.b_elem(lane, i);
+            bm[e.row as usize][e.col as usize] = val(elem_bits(&b[l], 4, i), b_signed);
+        }
+    }
+    let mut d = [[0u32; 4]; 32];
+    for lane in 0..32u32 {
+        let l = lane as usize;
+        for i in 0..4 {
+            let e = kind.c_elem(lane, i);
+            let (r, n) = (e.row as usize, e.col as usize);
+            let mut acc = c[l][i as usize] as i32 as i64;
+            for kk in 0..k {
+                acc += am[r][kk] * bm[kk][n];
+            }
+            d[l][i as usize] = if satfinite {
+                acc.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+            } else {
+                acc as u32
+            };
+        }
+    }
+    d
 }
 
 /// Executes `mma.sync.aligned` for a whole warp: `a`, `b`, `c` are each lane's fragment registers
@@ -157,6 +264,9 @@ pub fn mma_sync(
     b: &[[u32; 2]; 32],
     c: &[[u32; 4]; 32],
 ) -> [[u32; 4]; 32] {
+    if kind.integer() {
+        return mma_sync_int(kind, a, b, c);
+    }
     let k = kind.k() as usize;
     let f = kind.ab_format();
     let p = kind.per_reg();
@@ -257,4 +367,100 @@ pub fn ldmatrix<E>(
         }
     }
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fragments of `mma.m16n8k32` with `.s8/.u8` built from the ISA's layout tables
+    /// (§"Matrix Fragments for mma.m16n8k32"), independently of `a_elem`/`b_elem`: A register
+    /// `r` holds row `g + 8 (r % 2)`, columns `4t + 16 (r / 2) .. +3` (byte `j` = column `+j`); B
+    /// register `r` holds rows `4t + 16 r .. +3` of column `g`; D element `i` is row
+    /// `g + 8 (i / 2)`, column `2t + i % 2`.
+    fn run_k32(
+        a: &[[i64; 32]; 16],
+        b: &[[i64; 8]; 32],
+        c: i32,
+        signed: bool,
+        sat: bool,
+    ) -> Vec<i64> {
+        let mut fa = [[0u32; 4]; 32];
+        let mut fb = [[0u32; 2]; 32];
+        let fc = [[c as u32; 4]; 32];
+        for lane in 0..32usize {
+            let (g, t) = (lane / 4, lane % 4);
+            for r in 0..4 {
+                for j in 0..4 {
+                    let v = a[g + 8 * (r % 2)][4 * t + 16 * (r / 2) + j] as u8 as u32;
+                    fa[lane][r] |= v << (8 * j);
+                }
+            }
+            for r in 0..2 {
+                for j in 0..4 {
+                    let v = b[4 * t + 16 * r + j][g] as u8 as u32;
+                    fb[lane][r] |= v << (8 * j);
+                }
+            }
+        }
+        let kind = MmaKind::M16n8k32S32I8 {
+            a_signed: signed,
+            b_signed: signed,
+            satfinite: sat,
+        };
+        let d = mma_sync(kind, &fa, &fb, &fc);
+        let mut out = vec![0i64; 16 * 8];
+        for (lane, regs) in d.iter().enumerate() {
+            let (g, t) = (lane / 4, lane % 4);
+            for (i, &v) in regs.iter().enumerate() {
+                out[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] = v as i32 as i64;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn integer_m16n8k32_matches_a_plain_matmul() {
+        let mut a = [[0i64; 32]; 16];
+        let mut b = [[0i64; 8]; 32];
+        for (m, row) in a.iter_mut().enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                *x = ((m * 37 + k * 11) % 256) as i64 - 128;
+            }
+        }
+        for (k, row) in b.iter_mut().enumerate() {
+            for (n, x) in row.iter_mut().enumerate() {
+                *x = ((k * 53 + n * 29 + 7) % 256) as i64 - 128;
+            }
+        }
+        let got = run_k32(&a, &b, -1000, true, false);
+        for m in 0..16 {
+            for n in 0..8 {
+                let want: i64 = -1000 + (0..32).map(|k| a[m][k] * b[k][n]).sum::<i64>();
+                assert_eq!(got[m * 8 + n], want, "s8 D[{m}][{n}]");
+            }
+        }
+        // The same bytes as .u8: each value + 256 when negative.
+        let u = |x: i64| if x < 0 { x + 256 } else { x };
+        let got = run_k32(&a, &b, 5, false, false);
+        for m in 0..16 {
+            for n in 0..8 {
+                let want: i64 = 5 + (0..32).map(|k| u(a[m][k]) * u(b[k][n])).sum::<i64>();
+                assert_eq!(got[m * 8 + n], want, "u8 D[{m}][{n}]");
+            }
+        }
+    }
+
+    #[test]
+    fn integer_mma_satfinite_clamps_and_plain_wraps() {
+        let a = [[127i64; 32]; 16];
+        let b = [[127i64; 8]; 32];
+        let sum = 32 * 127 * 127;
+        let c = i32::MAX - 10;
+        let sat = run_k32(&a, &b, c, true, true);
+        assert!(sat.iter().all(|&v| v == i32::MAX as i64));
+        let wrap = run_k32(&a, &b, c, true, false);
+        let want = (c as i64 + sum) as i32 as i64;
+        assert!(wrap.iter().all(|&v| v == want));
+    }
 }

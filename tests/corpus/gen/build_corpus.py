@@ -33,6 +33,14 @@ NVCC_JOBS = [
     ("cp_async_forms.cu", "cp_async_forms", CP_ASYNC, []),
     ("seed_cp_async.cu", "seed_cp_async", CP_ASYNC, []),
     ("sm100_wide.cu", "sm100_wide", [100], []),
+    # Kernels as users write them (warp intrinsics, atomics, 64-bit division, fp16/bf16 math,
+    # padded shared-memory transpose, dp4a/match/__int128/rounding conversions), with -lineinfo.
+    ("warp_bits.cu", "warp_bits.lineinfo", [80, 90], ["-lineinfo"]),
+    ("atomics.cu", "atomics.lineinfo", [80, 90], ["-lineinfo"]),
+    ("int_divmod.cu", "int_divmod.lineinfo", [80, 90], ["-lineinfo"]),
+    ("half_math.cu", "half_math.lineinfo", [80, 90], ["-lineinfo"]),
+    ("transpose.cu", "transpose.lineinfo", [80, 90], ["-lineinfo"]),
+    ("intrinsics.cu", "intrinsics.lineinfo", [80, 90], ["-lineinfo"]),
     # Parser coverage: .loc/.file with inlining info (-lineinfo), full DWARF sections (-G).
     ("stencil2d.cu", "stencil2d.lineinfo", [80], ["-lineinfo"]),
     ("pipeline_primitives.cu", "pipeline_primitives.lineinfo", [90], ["-lineinfo"]),

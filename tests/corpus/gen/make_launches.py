@@ -823,6 +823,393 @@ def _(r):
 
 
 # ----------------------------------------------------------------------------------------------
+# Kernels as users write them (warp_bits, atomics, int_divmod, half_math, transpose, intrinsics)
+
+def _s32(v):
+    return ((int(v) + 2 ** 31) % 2 ** 32) - 2 ** 31
+
+
+def _s64(v):
+    return ((int(v) + 2 ** 63) % 2 ** 64) - 2 ** 63
+
+
+def _tdiv(x, y):
+    """C's truncating division of Python ints."""
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+@spec("warp_bits", "warp_shuffle_reduce")
+def _(r):
+    n, grid, block = 1000, 4, 256
+    x = r.integers(-100, 101, n).astype(np.float32)
+    xi = r.integers(-10 ** 9, 10 ** 9, n).astype(np.int32)
+    sums = np.array([x[b * block:(b + 1) * block].sum() for b in range(grid)], np.float32)  # integers: exact
+    maxes = np.array([xi[b * block:(b + 1) * block].max() for b in range(grid)], np.int32)
+    return dict(grid=[grid], block=[block],
+                args=[In("x", x), In("xi", xi), Zeros("sums", np.float32, grid), Zeros("maxes", np.int32, grid),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(2, sums), Expect(3, maxes)],
+                comment="Block sum (shfl.sync.down) and max (shfl.sync.bfly) through warp shuffles and shared "
+                        "partials; integer-valued floats make the sum exact in any order.")
+
+
+@spec("warp_bits", "bit_tricks")
+def _(r):
+    n = 64
+    v = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    v[[5, 9, 10, 40]] = [0, 1, 0x80000000, 0xffffffff]
+    want = np.zeros((n, 12), np.uint64)
+    for w in range(n // 32):
+        vv = [int(t) for t in v[32 * w:32 * w + 32]]
+        ballot = sum((b & 1) << l for l, b in enumerate(vv))
+        scan = np.cumsum([b & 0xff for b in vv])
+        flags = int(all(b < 0x80000000 for b in vv)) | 2 * int(any(b == 0 for b in vv))
+        for l in range(32):
+            a, y = vv[l], vv[(l + 3) & 31]
+            pair = (y << 32) | a
+            sel = 0x5140 + l
+            bs = [(a >> (8 * k)) & 0xff for k in range(4)] + [(y >> (8 * k)) & 0xff for k in range(4)]
+            want[32 * w + l] = [
+                ballot, bin(ballot).count("1"), bin(ballot & ((1 << l) - 1)).count("1"),
+                int(f"{a:032b}"[::-1], 2), 32 - a.bit_length(), (a & -a).bit_length(),
+                ((pair << l) >> 32) & 0xffffffff,  # __funnelshift_l: shift amount & 31
+                (pair >> min(l + 20, 32)) & 0xffffffff,  # __funnelshift_rc: clamped to 32
+                sum(bs[(sel >> (4 * k)) & 7] << (8 * k) for k in range(4)),  # __byte_perm (prmt)
+                int(scan[l]), flags,
+                (bin(pair).count("1") + (64 - y.bit_length()) * 100) & 0xffffffff]
+    return dict(grid=[1], block=[n], args=[In("x", v), Zeros("out", np.uint32, 12 * n), Scalar("n", "s32", n)],
+                expect=[Expect(1, want.astype(np.uint32).ravel())],
+                comment="Per lane: __ballot_sync, __popc, rank among set lanes, __brev, __clz, __ffs, "
+                        "__funnelshift_l/rc, __byte_perm, an inclusive __shfl_up_sync scan, __all_sync/__any_sync, "
+                        "__popcll + __clzll (two warps).")
+
+
+@spec("warp_bits", "cg_tiled_reduce")
+def _(r):
+    n, grid, block = 200, 2, 128
+    x = r.integers(-1000, 1001, n).astype(np.int32)
+    xp = np.concatenate([x, np.zeros(grid * block - n, np.int32)]).reshape(-1, 16)
+    return dict(grid=[grid], block=[block],
+                args=[In("x", x), Zeros("tile_sums", np.int32, 16), Zeros("tile_max", np.int32, 16),
+                      Zeros("total", np.int32, 1), Scalar("n", "s32", n)],
+                expect=[Expect(1, xp.sum(1).astype(np.int32)), Expect(2, xp.max(1).astype(np.int32)),
+                        Expect(3, np.array([x.sum()], np.int32))],
+                comment="cooperative_groups::reduce over thread_block_tile<16> (plus, greater): redux.sync with "
+                        "a per-tile membermask (0xffff << 16*(lane/16)), so each warp holds two independent "
+                        "groups; threads past n contribute 0.")
+
+
+@spec("atomics", "atomic_add_fp")
+def _(r):
+    n = 1000
+    x = r.integers(-50, 51, n).astype(np.float32)
+    xd = r.integers(-50, 51, n) * 0.25
+    idx = np.arange(n)
+    xor = 0
+    orr = 0
+    for i in range(n):
+        xor ^= i
+        orr |= 1 << (i & 31)
+    counters0 = np.array([0, 0, 5000, 0, 0, 0xffffffff], np.uint32)
+    counters = np.array([n, 2 * n, 5000 - n, orr, xor, 0xffff0000], np.uint64).astype(np.uint32)
+    return dict(grid=[4], block=[256],
+                args=[In("x", x), In("xd", xd), Zeros("sum_f", np.float32, 8), Zeros("sum_d", np.float64, 4),
+                      In("counter", counters0), Scalar("n", "s32", n)],
+                expect=[Expect(2, np.array([x[idx % 8 == k].sum() for k in range(8)], np.float32)),
+                        Expect(3, np.array([xd[idx % 4 == k].sum() for k in range(4)])),
+                        Expect(4, counters)],
+                comment="atomicAdd on float and double (integer and quarter values: exact in any order), "
+                        "atomicInc (limit not reached), atomicAdd/Sub/Or/Xor/And on unsigned counters.")
+
+
+@spec("atomics", "atomic_cas_loops")
+def _(r):
+    n = 1000
+    x = (r.integers(-1000, 1001, n) / 8).astype(np.float32)
+    return dict(grid=[4], block=[256],
+                args=[In("x", x), In("maxv", np.array([-1e30, -1e30], np.float32)), Zeros("sum64", np.uint64, 1),
+                      In("exch", np.array([-5, 10 ** 6, 0], np.int32)), Scalar("n", "s32", n)],
+                expect=[Expect(1, np.array([x[0::2].max(), x[1::2].max()], np.float32)),
+                        Expect(2, np.array([sum((i + 1) << 33 for i in range(n)) % 2 ** 64], np.uint64)),
+                        Expect(3, np.array([max(i * 7 % 1000 for i in range(n)), min(1000 - i for i in range(n)), 42],
+                                           np.int32))],
+                comment="atomicCAS loops: a float atomicMax on the int bits, a 64-bit add; atomicMax/Min/Exch.")
+
+
+@spec("atomics", "histogram_shared")
+def _(r):
+    n = 3000
+    data = r.integers(0, 256, n).astype(np.uint8)
+    return dict(grid=[4], block=[128],
+                args=[In("data", data), Zeros("hist", np.uint32, 64), Scalar("n", "s32", n)],
+                expect=[Expect(1, np.bincount(data & 63, minlength=64).astype(np.uint32))],
+                comment="64-bin histogram of bytes: shared-memory atomicAdd per block (grid-stride loop), then "
+                        "global atomicAdd of the non-zero bins.")
+
+
+@spec("int_divmod", "divmod64")
+def _(r):
+    n = 256
+    a = r.integers(-2 ** 63, 2 ** 63 - 1, n, dtype=np.int64)
+    b = r.integers(-2 ** 40, 2 ** 40, n, dtype=np.int64)
+    b[:64] = r.integers(-300, 300, 64)
+    b[b == 0] = 3
+    a[:8] = [-2 ** 63, 2 ** 63 - 1, -1, 0, 1, -7, 7, -1000003]
+    b[0] = 5
+    ua = r.integers(0, 2 ** 64, n, dtype=np.uint64)
+    ub = r.integers(1, 2 ** 64, n, dtype=np.uint64)
+    ub[:64] = r.integers(1, 1000, 64).astype(np.uint64)
+    ub[64:128] >>= np.uint64(30)
+    rows = []
+    for i in range(n):
+        x, y, ux, uy = int(a[i]), int(b[i]), int(ua[i]), int(ub[i])
+        rows.append([_s64(_tdiv(x, y)), x - _tdiv(x, y) * y, _s64(ux // uy), _s64(ux % uy), _tdiv(x, 7),
+                     x - _tdiv(x, 1000003) * 1000003, _s64(ux // 10), ux % 3, (x * y) >> 64, _s64((ux * uy) >> 64),
+                     _s64(abs(x) + min(x, y)), _s64((ux >> (y & 63)) ^ ((x >> (uy & 63)) % 2 ** 64))])
+    return dict(grid=[2], block=[128],
+                args=[In("a", a), In("b", b), In("ua", ua), In("ub", ub), Zeros("out", np.int64, 12 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(4, np.array(rows, dtype=np.int64).ravel())],
+                comment="Signed and unsigned 64-bit / and % by variables and constants (C truncation), "
+                        "__mul64hi/__umul64hi, llabs + llmin (wrapping for INT64_MIN), 64-bit shifts by "
+                        "variables. No division by zero or INT64_MIN / -1.")
+
+
+@spec("int_divmod", "divmod32")
+def _(r):
+    n = 256
+    a = r.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    b = r.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    b[:64] = r.integers(-100, 100, 64)
+    b[b == 0] = 1
+    a[:4] = [-2 ** 31, 2 ** 31 - 1, -1, 0]
+    b[0] = 3
+    ua = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    ub = r.integers(1, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    ub[:64] = r.integers(1, 100, 64).astype(np.uint32)
+    rows = []
+    for i in range(n):
+        x, y, ux, uy = int(a[i]), int(b[i]), int(ua[i]), int(ub[i])
+        ax = _s32(abs(x))  # abs(INT_MIN) wraps to INT_MIN
+        rows.append([_s32(_tdiv(x, y)), x - _tdiv(x, y) * y, _s32(ux // uy), _s32(ux % uy), _tdiv(x, -9),
+                     x - _tdiv(x, 13) * 13, ux // 641, (x * y) >> 32, _s32((ux * uy) >> 32),
+                     _s32(abs(x - y) + 5 + ax - _tdiv(ax, 17) * 17)])
+    return dict(grid=[2], block=[128],
+                args=[In("a", a), In("b", b), In("ua", ua), In("ub", ub), Zeros("out", np.int32, 10 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(4, np.array(rows, dtype=np.int64).astype(np.int32).ravel())],
+                comment="32-bit signed/unsigned / and % (variables, constants -9, 13, 641), __mulhi/__umulhi, "
+                        "__sad (sad.s32) + abs % 17.")
+
+
+def _bf16(v, mode="rn"):
+    """float64 values -> bf16 bits, rounded once (8 significant bits; normal range only)."""
+    m, e = np.frexp(np.asarray(v, np.float64))
+    s = np.ldexp(m, 8)
+    s = np.rint(s) if mode == "rn" else np.trunc(s)
+    return (np.ldexp(s, e - 8).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _bf16_f64(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _fmax16(a, b):
+    """max.f16: one NaN gives the other operand; -0 < +0."""
+    both0 = (a == 0) & (b == 0)
+    return np.where(both0, np.where(np.signbit(a) & np.signbit(b), a, np.abs(a)), np.fmax(a, b)).astype(np.float16)
+
+
+def _fmin16(a, b):
+    both0 = (a == 0) & (b == 0)
+    return np.where(both0, np.where(np.signbit(a) | np.signbit(b), -np.abs(a), a), np.fmin(a, b)).astype(np.float16)
+
+
+@spec("half_math", "half_ops")
+def _(r):
+    n = 256
+    a = (r.standard_normal(n) * 4).astype(np.float16)
+    b = (r.standard_normal(n) * 4).astype(np.float16)
+    c = (r.standard_normal(n) * 4).astype(np.float16)
+    a[:5] = [65504, -0.0, 1e-7, 3, 0.0]
+    b[:5] = [65504, 0.0, 1e-7, np.nan, -0.0]
+    c[4] = 0.0
+    A, B, C = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        cols = [(A + B).astype(np.float16), (A - B).astype(np.float16), (A * B).astype(np.float16),
+                (A * B + C).astype(np.float16),  # fma: exact in f64 for these magnitudes, then one rounding
+                _fmax16(a, b), -_fmin16(a, c),
+                (A * 3 + np.float64(np.float32(0.1))).astype(np.float32).astype(np.float16),  # fma.rn.f32, cvt.rn
+                np.where(a < b, a, np.abs(c)).astype(np.float16)]
+    return dict(grid=[2], block=[128],
+                args=[In("a", a), In("b", b), In("c", c), Zeros("out", np.float16, 8 * n), Scalar("n", "s32", n)],
+                expect=[Expect(3, np.stack(cols, 1).ravel())],
+                comment="__hadd/__hsub/__hmul/__hfma (one rounding each), __hmax/__hmin (-0 < +0, NaN -> other "
+                        "operand), __float2half_rn of an f32 fma, __hlt + __habs; overflow to inf, subnormals, NaN.")
+
+
+@spec("half_math", "half2_ops")
+def _(r):
+    n = 256
+    a = (r.standard_normal(2 * n) * 8).astype(np.float16)
+    b = (r.standard_normal(2 * n) * 8).astype(np.float16)
+    A, B = a.astype(np.float64).reshape(n, 2), b.astype(np.float64).reshape(n, 2)
+    out = np.stack([A + B, A * B, A * B + A[:, ::-1]], 1).astype(np.float16)
+    return dict(grid=[2], block=[128],
+                args=[In("a", a), In("b", b), Zeros("out", np.float16, 6 * n), Scalar("n", "s32", n)],
+                expect=[Expect(2, out.ravel())],
+                comment="__hadd2/__hmul2/__hfma2 with __lowhigh2highlow (add/mul/fma.rn.f16x2, one rounding per half).")
+
+
+@spec("half_math", "bf16_ops")
+def _(r):
+    n = 256
+    a = _bf16(r.standard_normal(n) * 100)
+    b = _bf16(r.standard_normal(n) * 100)
+    f = (r.standard_normal(n) * 1000).astype(np.float32)
+    A, B = _bf16_f64(a), _bf16_f64(b)
+    out = np.stack([_bf16(A + B), _bf16(A * B), _bf16(A * B + A), _bf16(f), _bf16(f, "rz"), _bf16(np.maximum(A, B))], 1)
+    fout = np.stack([(A + B).astype(np.float32), f.astype(np.float16).astype(np.float32)], 1)
+    return dict(grid=[2], block=[128],
+                args=[In("a", a), In("b", b), In("f", f), Zeros("out", np.uint16, 6 * n), Zeros("fout", np.float32, 2 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(3, out.ravel()), Expect(4, fout.ravel())],
+                comment="bf16 (as raw u16 bits) __hadd/__hmul/__hfma/__hmax, __float2bfloat16_rn/_rz, and "
+                        "bf16 -> f32 adds, f32 -> f16 -> f32 round trip; each result rounded once from the exact value.")
+
+
+@spec("transpose", "transpose_padded")
+def _(r):
+    w, h = 70, 45
+    m = r.standard_normal((h, w)).astype(np.float32)
+    return dict(grid=[3, 2], block=[32, 8],
+                args=[In("in", m), Zeros("out", np.float32, w * h), Scalar("width", "s32", w), Scalar("height", "s32", h)],
+                expect=[Expect(1, m.T.ravel())],
+                comment="70 x 45 transpose through a 32 x 33 shared tile (bank-conflict padding), 2-D grid and "
+                        "block, partial edge tiles.")
+
+
+@spec("transpose", "transpose_u64")
+def _(r):
+    w, h = 70, 45
+    m = r.integers(0, 2 ** 64, (h, w), dtype=np.uint64)
+    return dict(grid=[3, 2], block=[32, 8],
+                args=[In("in", m), Zeros("out", np.uint64, w * h), Scalar("width", "s32", w), Scalar("height", "s32", h)],
+                expect=[Expect(1, m.T.ravel())],
+                comment="The same transpose of 64-bit words (32 x 33 tile of u64).")
+
+
+def _bytes(v, signed):
+    v = int(v) & 0xffffffff
+    bs = [(v >> (8 * k)) & 0xff for k in range(4)]
+    return [x - 256 if signed and x >= 128 else x for x in bs]
+
+
+def _halves(v, signed):
+    v = int(v) & 0xffffffff
+    hs = [(v >> (16 * k)) & 0xffff for k in range(2)]
+    return [x - 65536 if signed and x >= 32768 else x for x in hs]
+
+
+def _sx24(v):
+    v = int(v) & 0xffffff
+    return v - 2 ** 24 if v >= 2 ** 23 else v
+
+
+@spec("intrinsics", "int_intrinsics")
+def _(r):
+    n = 64
+    a = r.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    b = r.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    a[:8] = np.arange(8)
+    b[10:20] = 5
+    w = r.integers(0, 2 ** 64, 2 * n, dtype=np.uint64)
+    out = np.zeros((n, 12), np.int64)
+    for wp in range(n // 32):
+        idx = range(32 * wp, 32 * wp + 32)
+        red = sum(int(a[j]) & 255 for j in idx)
+        same = len({int(b[j]) & 1 for j in idx}) == 1
+        for l, i in enumerate(idx):
+            x, y = int(a[i]), int(b[i])
+            hx, by = _halves(x, True), _bytes(y, True)
+            ux, uby = _halves(x, False), _bytes(y, False)
+            out[i] = [
+                _s32(sum(p * q for p, q in zip(_bytes(x, True), by)) + i),  # dp4a.s32.s32
+                _s32(sum(p * q for p, q in zip(_bytes(x, False), uby)) + i),  # dp4a.u32.u32
+                _s32(hx[0] * by[0] + hx[1] * by[1] + 7),  # dp2a.lo.s32.s32
+                _s32(ux[0] * uby[2] + ux[1] * uby[3] + 7),  # dp2a.hi.u32.u32
+                _s32(_sx24(x) * _sx24(y)), _s32((x & 0xffffff) * (y & 0xffffff)),  # __mul24, __umul24
+                _s32(sum(1 << m for m, j in enumerate(idx) if (int(a[j]) & 3) == (x & 3))),  # __match_any_sync
+                _s32((0xffffffff + 2) if same else 0),  # __match_all_sync mask + 2 * pred
+                int(a[32 * wp + (l & ~7) + ((l + 1) & 7)]),  # __shfl_sync width 8
+                int(a[32 * wp + (l & ~3) + ((l ^ 1) & 3)]),  # __shfl_xor_sync width 4
+                _s32(((x + y + 1) >> 1) ^ ((x + y) >> 1)),  # __rhadd ^ __hadd
+                _s32(abs((x & 0xffffffff) - (y & 0xffffffff)) + 1 + red)]  # __usad + __reduce_add_sync
+    wide = []
+    for i in range(n):
+        p = int(w[2 * i]) * int(w[2 * i + 1])
+        q = (p + (int(w[2 * i]) << 64) + int(w[2 * i + 1])) % 2 ** 128
+        wide += [p % 2 ** 64, p >> 64, q % 2 ** 64, q >> 64]
+    return dict(grid=[2], block=[32],
+                args=[In("a", a), In("b", b), In("w", w), Zeros("out", np.int32, 12 * n),
+                      Zeros("wout", np.uint64, 4 * n), Scalar("n", "s32", n)],
+                expect=[Expect(3, out.astype(np.int32).ravel()), Expect(4, np.array(wide, np.uint64))],
+                comment="__dp4a/__dp2a_lo/__dp2a_hi, __mul24/__umul24, __match_any_sync/__match_all_sync, "
+                        "shuffles with width, __rhadd/__hadd, __usad + __reduce_add_sync (redux.sync); unsigned "
+                        "__int128 multiply and add (mul.hi.u64, add.cc/addc carry chains).")
+
+
+@spec("intrinsics", "float_conversions")
+def _(r):
+    import fractions
+    n = 64
+    x = (r.standard_normal(n) * 10).astype(np.float32)
+    x[:8] = [0.5, 1.5, 2.5, -0.5, -1.5, 0.49999997, 1e-40, -2.5]
+    d = r.standard_normal(n) * 100
+    d[:4] = [0.5, 1.5, -2.5, 2.5]
+    X = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        ints = np.stack([np.rint(X), np.trunc(X), np.floor(X), np.ceil(X), np.rint(np.abs(X)), np.rint(d),
+                         np.trunc(d * 1e6), np.rint((x * np.float32(3)).astype(np.float64))], 1)
+    ints = np.array([[_s32(v) for v in row] for row in ints], np.int64).astype(np.int32)
+    floats = np.stack([np.sqrt(np.abs(X)).astype(np.float32),  # f64 sqrt rounded to f32: correctly rounded
+                       (X / 3).astype(np.float32), np.rint(x), (np.trunc(x) + np.floor(x)) + np.ceil(x),
+                       np.clip(x, 0, 1), np.array([np.float32(i * 123456789) for i in range(n)]),
+                       d.astype(np.float32),
+                       np.maximum(x, np.float32(-1)) * np.copysign(np.float32(1), d).astype(np.float32)], 1)
+    fma = [float(fractions.Fraction(v) * fractions.Fraction(v) - 1) for v in d]  # one rounding
+    doubles = np.stack([np.sqrt(np.abs(d)), 1 / d, np.array([float((i * 4000000000) % 2 ** 32) for i in range(n)]),
+                        np.array(fma)], 1)
+    return dict(grid=[2], block=[32],
+                args=[In("f", x), In("d", d), Zeros("iout", np.int32, 8 * n), Zeros("fout", np.float32, 8 * n),
+                      Zeros("dout", np.float64, 4 * n), Scalar("n", "s32", n)],
+                expect=[Expect(2, ints.ravel()), Expect(3, floats.astype(np.float32).ravel()),
+                        Expect(4, doubles.ravel())],
+                comment="Rounding conversions (__float2int_rn/rz/rd/ru, cvt.rni/rzi/rmi/rpi incl. ties to even), "
+                        "f64 -> int/ll, ll -> f32, u32 -> f64, __fsqrt_rn, __fdiv_rn, rintf/truncf/floorf/ceilf, "
+                        "__saturatef, f64 sqrt, __drcp_rn and fma: every result correctly rounded (max_ulp 0).")
+
+
+@spec("intrinsics", "half_atomics")
+def _(r):
+    n = 64
+    h = (r.integers(-8, 9, 2 * n) / 4).astype(np.float16)
+    b = _bf16(r.integers(-8, 9, 2 * n) / 4)
+    H = h.astype(np.float64).reshape(n, 2)
+    B = _bf16_f64(b).reshape(n, 2)
+    idx = np.arange(n)
+    return dict(grid=[2], block=[32],
+                args=[In("h", h), In("b", b), Zeros("hsum", np.float16, 8), Zeros("bsum", np.uint16, 8),
+                      Zeros("hs", np.float16, 2), Scalar("n", "s32", n)],
+                expect=[Expect(2, np.array([H[idx % 4 == k].sum(0) for k in range(4)]).astype(np.float16).ravel()),
+                        Expect(3, _bf16(np.array([B[idx % 4 == k].sum(0) for k in range(4)]).ravel())),
+                        Expect(4, np.array([H[idx % 2 == k, 0].sum() for k in range(2)]).astype(np.float16))],
+                comment="atomicAdd on __half2, __nv_bfloat162 and __half (atom.add.noftz.f16x2/.bf16x2/.f16); "
+                        "quarter values keep every partial sum exact in any order.")
+
+
+# ----------------------------------------------------------------------------------------------
 # Triton kernels (configs.py)
 
 def triton_spec(name):
@@ -995,6 +1382,238 @@ def _(r):
     args, expect, (m, n, k) = _matmul("matmul_fp32_ieee", np.float32)
     return dict(args=args, expect=expect,
                 comment=f"fp32 matmul {m}x{k} @ {k}x{n} with input_precision='ieee' (fma.rn.f32 loops); exact.")
+
+
+def _philox(seed, offsets):
+    """Triton's tl.randint: Philox-4x32-10 on (offset, 0, 0, 0) with key (seed lo, seed hi)."""
+    M = np.uint64(0xffffffff)
+    c0 = offsets.astype(np.uint64)
+    c1, c2, c3 = np.zeros_like(c0), np.zeros_like(c0), np.zeros_like(c0)
+    k0, k1 = np.uint64(seed & 0xffffffff), np.uint64(seed >> 32)
+    ra, rb = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+    for _ in range(10):
+        _c0, _c2 = c0, c2
+        c0 = (((rb * _c2) >> np.uint64(32)) ^ c1 ^ k0) & M
+        c2 = (((ra * _c0) >> np.uint64(32)) ^ c3 ^ k1) & M
+        c1, c3 = (rb * _c2) & M, (ra * _c0) & M
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & M, (k1 + np.uint64(0xBB67AE85)) & M
+    return c0.astype(np.uint32)
+
+
+def _uniform(bits):
+    """tl.rand: x = int32 bits, ~x if negative, times 4.6566127342e-10 (cvt.rn.f32.s32, mul.f32)."""
+    x = bits.view(np.int32)
+    x = np.where(x < 0, ~x, x)
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+def _vals(name):
+    return dict((a[0], a[2]) for a in _cfg(name)["args"] if len(a) == 3)
+
+
+@triton_spec("rand")
+def _(r):
+    v = _vals("rand")
+    n, seed = v["n_elements"], v["seed"]
+    bits = _philox(seed, np.arange(n))
+    return dict(args=[Zeros("out", np.float32, n), Zeros("iout", np.int32, n), Scalar("n_elements", "s32", n),
+                      Scalar("seed", "s32", seed), Null(), Null()],
+                expect=[Expect(0, _uniform(bits)), Expect(1, bits.view(np.int32))],
+                comment="tl.rand and tl.randint (Philox-4x32, 10 rounds: mul.hi.u32/mul.lo/xor) for offsets "
+                        "0..999; the reference is a numpy Philox following triton/language/random.py.")
+
+
+@triton_spec("dropout")
+def _(r):
+    v = _vals("dropout")
+    n, p, seed = v["n_elements"], np.float32(v["p"]), v["seed"]
+    x = r.standard_normal(n).astype(np.float32)
+    keep = _uniform(_philox(seed, np.arange(n))) > p
+    assert 0.7 < keep.mean() < 0.8
+    out = np.where(keep, x / (np.float32(1) - p), np.float32(0)).astype(np.float32)
+    return dict(args=[In("x", x), Zeros("out", np.float32, n), Scalar("n_elements", "s32", n), Scalar("p", "f32", p),
+                      Scalar("seed", "s32", seed), Null(), Null()],
+                expect=[Expect(1, out, max_ulp=2,
+                               why="kept values are x / (1 - p) through div.full.f32 (<= 2 ulp); the mask is exact")],
+                requires_ptx_text=["div.full.f32"],
+                comment="Dropout with p = 0.25: keep where tl.rand(seed, offset) > p (numpy Philox reference, "
+                        "so the mask is checked exactly), scale kept values by 1/(1-p).")
+
+
+@triton_spec("layer_norm_bwd")
+def _(r):
+    v = _vals("layer_norm_bwd")
+    rows, n = _cfg("layer_norm_bwd")["grid"][0], v["N"]
+    # Columns come in pairs (j, j + n/2) with equal x and w and opposite dy, so sum(x_hat * w * dy)
+    # and sum(w * dy) are exactly 0 (small integers and quarters: exact in any order): c1 = c2 = 0.
+    half = n // 2
+    xh = r.integers(-8, 9, (rows, half))
+    dyh = r.integers(-4, 5, (rows, half)) / 4
+    wh = r.integers(1, 5, half) / 2
+    x = np.concatenate([xh, xh], 1).astype(np.float32)
+    dy = np.concatenate([dyh, -dyh], 1).astype(np.float32)
+    w = np.concatenate([wh, wh]).astype(np.float32)
+    mean = np.zeros(rows, np.float32)
+    rstd = np.full(rows, 0.5, np.float32)
+    dx = (w.astype(np.float64) * dy * 0.5).astype(np.float32)
+    return dict(args=[Zeros("DX", np.float32, rows * n), In("DY", dy.ravel()), In("X", x.ravel()), In("W", w),
+                      In("Mean", mean), In("Rstd", rstd), Scalar("stride", "s32", n), Scalar("N", "s32", n),
+                      Null(), Null()],
+                expect=[Expect(0, dx.ravel(), max_ulp=0,
+                               why="c1 = c2 = div.full.f32(0, N) = 0 exactly, so dx = w * dy * rstd: exact products")],
+                comment="Layer norm backward (dx), 4 rows x 200 columns in a 256-wide block (masked tail). Data "
+                        "chosen so both row sums are exactly 0; the reductions still run over every column.")
+
+
+@triton_spec("sum_atomic")
+def _(r):
+    n = _vals("sum_atomic")["n_elements"]
+    x = r.integers(-100, 101, n).astype(np.float32)
+    return dict(args=[In("x", x), In("out", np.array([0, -1e30], np.float32)), Scalar("n_elements", "s32", n),
+                      Null(), Null()],
+                expect=[Expect(1, np.array([x.sum(), x.max()], np.float32))],
+                comment="Per-block tl.sum / tl.max, combined with tl.atomic_add (atom.add.f32) and tl.atomic_max "
+                        "(Triton's float max through atom.max.s32 / atom.min.u32); integer values: exact.")
+
+
+@triton_spec("cumsum_where")
+def _(r):
+    x = r.integers(-1000, 1001, (3, 128)).astype(np.int32)
+    return dict(args=[In("x", x.ravel()), Zeros("out", np.int32, x.size), Zeros("out2", np.int32, x.size), Null(), Null()],
+                expect=[Expect(1, np.cumsum(x, 1).astype(np.int32).ravel()),
+                        Expect(2, np.where(x > 0, x * 2, -x).astype(np.int32).ravel())],
+                comment="tl.cumsum over 128-element rows (shfl.sync.up scan + shared memory) and tl.where.")
+
+
+@triton_spec("sort")
+def _(r):
+    x = r.standard_normal((3, 64)).astype(np.float32)
+    return dict(args=[In("x", x.ravel()), Zeros("out", np.float32, x.size), Null(), Null()],
+                expect=[Expect(1, np.sort(x, 1).ravel())],
+                comment="tl.sort of 64-element rows (bitonic network with shfl.sync.bfly and shared memory).")
+
+
+@triton_spec("histogram")
+def _(r):
+    x = r.integers(0, 16, 256).astype(np.int32)
+    return dict(args=[In("x", x), Zeros("out", np.int32, 16), Null(), Null()],
+                expect=[Expect(1, np.bincount(x, minlength=16).astype(np.int32))],
+                comment="tl.histogram of 256 values into 16 bins (atom.shared.add).")
+
+
+@triton_spec("flash_attn")
+def _(r):
+    v = _vals("flash_attn")
+    heads, n_ctx, dim, sm = 2, v["N_CTX"], 32, v["sm_scale"]
+    q = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
+    k = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
+    vv = (r.integers(1, 9, (heads, n_ctx, dim)) / 4).astype(np.float16)  # positive: no cancellation
+    s = np.einsum("hmd,hnd->hmn", q.astype(np.float64), k.astype(np.float64)) * sm
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = np.einsum("hmn,hnd->hmd", p, vv.astype(np.float64)).astype(np.float16)
+    why = ("O = sum_j p_j v_j / sum_j p_j with p = ex2.approx(...) (relative error ~2^-22) rounded to fp16 for the "
+           "P @ V tensor-core product (relative error <= 2^-11 per term, all terms positive since v > 0, so the "
+           "numerator is within 2^-11 relative), the f32 row sum and div.full.f32 (<= 2 ulp f32), and the final fp16 "
+           "rounding (0.5 ulp): about 1.5 fp16 ulp; 4 allowed")
+    return dict(args=[In("q", q.ravel()), In("k", k.ravel()), In("v", vv.ravel()), Zeros("o", np.float16, q.size),
+                      Scalar("sm_scale", "f32", sm), Scalar("N_CTX", "s32", n_ctx), Null(), Null()],
+                expect=[Expect(3, o.ravel(), max_ulp=4, why=why)], requires_ptx_text=["ex2.approx"],
+                comment="Flash-attention forward (online softmax, exp2), 2 heads x 64 positions x head dim 32, "
+                        "BLOCK_M = BLOCK_N = 32: Q K^T and P V through mma.sync m16n8k16 (both targets at these tiles), "
+                        "reference = exact softmax attention in float64.")
+
+
+def _persistent(name, dtype, out_dtype):
+    v = _vals(name)
+    m, n, k = v["M"], v["N"], v["K"]
+    r = rng(name)
+    a = r.integers(-3, 4, (m, k))
+    b = r.integers(-3, 4, (k, n))
+    if dtype == "bf16":
+        A, B = _bf16(a.ravel()), _bf16(b.ravel())  # small integers: exact in bf16
+    else:
+        A, B = a.astype(dtype).ravel(), b.astype(dtype).ravel()
+    out = (a @ b).astype(out_dtype)  # |c| <= 576: exact
+    return [In("a", A), In("b", B), Zeros("c", out_dtype, m * n), Scalar("M", "s32", m), Scalar("N", "s32", n),
+            Scalar("K", "s32", k), Null(), Null()], [Expect(2, out.ravel())], (m, n, k)
+
+
+@triton_spec("persistent_matmul_fp16")
+def _(r):
+    args, expect, (m, n, k) = _persistent("persistent_matmul_fp16", np.float16, np.float16)
+    return dict(args=args, expect=expect,
+                comment=f"Persistent grouped matmul {m}x{k} @ {k}x{n} (fp16 in and out): 4 programs loop over the "
+                        "6 output tiles in GROUP_M order; sm_90 stores the tile through stmatrix. Exact.")
+
+
+@triton_spec("persistent_matmul_bf16")
+def _(r):
+    args, expect, (m, n, k) = _persistent("persistent_matmul_bf16", "bf16", np.float32)
+    return dict(args=args, expect=expect,
+                comment=f"The persistent matmul {m}x{k} @ {k}x{n} with bf16 inputs (raw u16 bits) and fp32 "
+                        "output (mma.sync m16n8k16 .bf16 on both targets at these 32-row tiles); 2 programs. Exact.")
+
+
+@triton_spec("int8_matmul")
+def _(r):
+    v = _vals("int8_matmul")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-128, 128, (m, k)).astype(np.int8)
+    b = r.integers(-128, 128, (k, n)).astype(np.int8)
+    c = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", np.int32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"int8 matmul {m}x{k} @ {k}x{n} with int32 accumulation "
+                        "(mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32; no overflow at K = 64).")
+
+
+def _e4m3(v):
+    """float -> OCP e4m3 (E4M3FN) value: round to nearest even, subnormals below 2^-6, .satfinite
+    clamps to +-448 (cvt.rn.satfinite.e4m3x2.f32)."""
+    v = float(v)
+    a = abs(v)
+    if a == 0:
+        return v
+    e = max(int(np.floor(np.log2(a))), -6)
+    q = 2.0 ** (e - 3)
+    return float(np.copysign(min(round(a / q) * q, 448.0), v))  # round(): ties to even
+
+
+@triton_spec("fp8_roundtrip")
+def _(r):
+    n = _vals("fp8_roundtrip")["n"]
+    x = (r.standard_normal(n) * 50).astype(np.float32)
+    x[:10] = [0.0, -0.0, 1e-3, 500.0, -1000.0, 2.0 ** -10, 1.5 * 2.0 ** -9, 460.0, 17.0, -19.0]
+    out = np.array([_e4m3(v) for v in x], np.float32)
+    bits = []
+    for v in out:
+        s = 0x80 if np.signbit(v) else 0
+        a = abs(float(v))
+        if a < 2.0 ** -6:
+            bits.append(s | int(a / 2.0 ** -9))
+        else:
+            e = int(np.floor(np.log2(a)))
+            bits.append(s | ((e + 7) << 3) | int(a / 2.0 ** e * 8 - 8))
+    return dict(args=[In("x", x), Zeros("out", np.float32, n), Zeros("q", np.int8, n), Scalar("n", "s32", n),
+                      Null(), Null()],
+                expect=[Expect(1, out), Expect(2, np.array(bits, np.uint8).view(np.int8))],
+                comment="x.to(tl.float8e4nv) (cvt.rn.satfinite.e4m3x2.f32: nearest even, subnormals, saturation to "
+                        "448), its bytes, and back to f32 (cvt.rn.f16x2.e4m3x2, cvt.f32.f16): exact.")
+
+
+@triton_spec("clamp")
+def _(r):
+    n = _vals("clamp")["n"]
+    x = (r.integers(-40, 41, n) / 16).astype(np.float32)
+    x[:4] = [0.0, -0.0, 1.0, -1.0]
+    out = np.concatenate([np.clip(x, -1, 1), np.clip(x, -0.5, 2)]).astype(np.float32)
+    out[0], out[1] = 0.0, -0.0  # |x| min 1 with x's sign: -0 stays -0
+    out[n + 1] = -0.0  # max(-0, -0.5) = -0, min(-0, 2) = -0
+    return dict(args=[In("x", x), Zeros("out", np.float32, 2 * n), Scalar("n", "s32", n), Null(), Null()],
+                expect=[Expect(1, out)],
+                comment="tl.clamp(x, -1, 1) (min.xorsign.abs.f32 on sm_90, min/max on sm_80) and tl.clamp(x, -0.5, 2).")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def main(kernels_py, out_dir, rejected_dir):
     for cfg in configs.KERNELS:
         fn = getattr(mod, cfg["fn"])
         signature, constexprs, attrs, runtime_args = specialize(cfg)
-        for arch in configs.ARCHS:
+        for arch in cfg.get("archs", configs.ARCHS):
             src = ASTSource(fn, signature, constexprs, attrs)
             stem = f"{cfg['name']}.sm{arch}"
             _captured.clear()

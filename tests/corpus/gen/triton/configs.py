@@ -65,4 +65,65 @@ for _name, _dt, _prec in (("matmul_fp16", "fp16", "tf32"), ("matmul_fp32_tf32", 
         options=dict(num_warps=4, num_stages=3),
         grid=[(MATMUL_M // 64) * (MATMUL_N // 64)]))
 
+# Kernels users write beyond the tutorials. Small sizes: a few CTAs each.
+RAND_N, RAND_SEED = 1000, 1234
+KERNELS += [
+    dict(name="dropout", fn="dropout_kernel",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n_elements", "i32", RAND_N), ("p", "fp32", 0.25),
+               ("seed", "i32", RAND_SEED)],
+         constexprs={"BLOCK_SIZE": 256}, options=dict(num_warps=4), grid=[4]),
+    dict(name="rand", fn="rand_kernel",
+         args=[("out_ptr", "*fp32"), ("iout_ptr", "*i32"), ("n_elements", "i32", RAND_N), ("seed", "i32", RAND_SEED)],
+         constexprs={"BLOCK_SIZE": 256}, options=dict(num_warps=4), grid=[4]),
+    dict(name="layer_norm_bwd", fn="layer_norm_bwd_dx",
+         args=[("DX", "*fp32"), ("DY", "*fp32"), ("X", "*fp32"), ("W", "*fp32"), ("Mean", "*fp32"), ("Rstd", "*fp32"),
+               ("stride", "i32", 200), ("N", "i32", 200)],
+         constexprs={"BLOCK_SIZE_N": 256}, options=dict(num_warps=4), grid=[4]),
+    dict(name="sum_atomic", fn="sum_atomic_kernel",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n_elements", "i32", RAND_N)],
+         constexprs={"BLOCK_SIZE": 256}, options=dict(num_warps=4), grid=[4]),
+    dict(name="cumsum_where", fn="cumsum_where_kernel",
+         args=[("x_ptr", "*i32"), ("out_ptr", "*i32"), ("out2_ptr", "*i32")],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+    dict(name="sort", fn="sort_kernel",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32")],
+         constexprs={"BLOCK": 64}, options=dict(num_warps=2), grid=[3]),
+    dict(name="histogram", fn="histogram_kernel",
+         args=[("x_ptr", "*i32"), ("out_ptr", "*i32")],
+         constexprs={"BLOCK": 256, "NBINS": 16}, options=dict(num_warps=4), grid=[1]),
+    # 2 heads x 64 positions x head dim 32; one CTA per (32-row block, head).
+    dict(name="flash_attn", fn="flash_attn_fwd",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"), ("sm_scale", "fp32", 0.5),
+               ("N_CTX", "i32", 64)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "HEAD_DIM": 32}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+    # Persistent grouped matmul: NUM_SMS programs loop over the 3 x 2 tiles of a 96 x 64 output.
+    dict(name="persistent_matmul_fp16", fn="persistent_matmul",
+         args=[("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", "i32", 96), ("N", "i32", 64),
+               ("K", "i32", 64)],
+         constexprs={"NUM_SMS": 4, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2},
+         options=dict(num_warps=4, num_stages=2), grid=[4]),
+    dict(name="persistent_matmul_bf16", fn="persistent_matmul",
+         args=[("a_ptr", "*bf16"), ("b_ptr", "*bf16"), ("c_ptr", "*fp32"), ("M", "i32", 96), ("N", "i32", 64),
+               ("K", "i32", 64)],
+         constexprs={"NUM_SMS": 2, "BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2},
+         options=dict(num_warps=4, num_stages=2), grid=[2]),
+    dict(name="int8_matmul", fn="int8_matmul",
+         args=[("a_ptr", "*i8"), ("b_ptr", "*i8"), ("c_ptr", "*i32"), ("M", "i32", 96), ("N", "i32", 64),
+               ("K", "i32", 64)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=2),
+         grid=[3, 2]),
+]
+
+KERNELS += [
+    # fp8 (e4m3) needs sm_89+: Triton refuses float8e4nv for sm_80, so this one is sm_90 only.
+    dict(name="fp8_roundtrip", fn="fp8_roundtrip", archs=[90],
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("q_ptr", "*i8"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+    # tl.clamp with symmetric constant bounds becomes min.xorsign.abs.f32 on sm_90.
+    dict(name="clamp", fn="clamp_kernel",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+]
+
 ARCHS = [80, 90]

@@ -1,0 +1,343 @@
+//! Instructions that real nvcc/Triton kernels use and the interpreter once lacked or got wrong,
+//! each run on a small hand-written kernel whose expected values follow the PTX ISA (computed
+//! here in plain Rust, independently of ptx-semantics).
+
+use ptx_exec::{KernelArg, LaunchConfig, Session};
+
+/// Runs `kernel` of a `.target sm_90` module whose body is `body` with one `.u64 out` parameter
+/// (`%rd1` = the output buffer, `%r1` = `%tid.x` already loaded), one CTA of `threads`, and
+/// returns the first `words` 32-bit words of the output.
+fn run(body: &str, regs: &str, threads: u32, words: usize) -> Vec<u32> {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<64>;\n.reg .b64 %rd<32>;\n{regs}\n\
+         ld.param.u64 %rd1, [out];\n\
+         cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n\
+         {body}\n\
+         ret;\n}}\n"
+    );
+    let module = ptx_syntax::parse(&ptx).expect("test kernel parses");
+    let mut s = Session::new(&module, &ptx, memsys::GpuConfig::a100()).expect("test kernel lowers");
+    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    };
+    s.launch("k", &[KernelArg::Pointer(out)], cfg).unwrap();
+    s.read_buffer(out, 4 * words)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Stores `%r{reg}` of every thread at `out[tid * stride + slot]`.
+fn store(reg: u32, stride: u32, slot: u32) -> String {
+    format!(
+        "mad.lo.u32 %r60, %r1, {stride}, {slot};\n\
+         mul.wide.u32 %rd30, %r60, 4;\n\
+         add.s64 %rd31, %rd1, %rd30;\n\
+         st.global.u32 [%rd31], %r{reg};\n"
+    )
+}
+
+#[test]
+fn sad_all_widths() {
+    // sad.s32: c + |a - b| with a = tid - 20, b = 3 * tid - 50, c = 7.
+    let body = "add.s32 %r2, %r1, -20;\nmul.lo.s32 %r3, %r1, 3;\nadd.s32 %r3, %r3, -50;\n\
+                sad.s32 %r4, %r2, %r3, 7;\nsad.u32 %r5, %r2, %r3, 7;\n\
+                cvt.s64.s32 %rd2, %r2;\ncvt.s64.s32 %rd3, %r3;\nsad.s64 %rd4, %rd2, %rd3, 7;\n\
+                cvt.u32.u64 %r6, %rd4;\n"
+        .to_string()
+        + &store(4, 3, 0)
+        + &store(5, 3, 1)
+        + &store(6, 3, 2);
+    let out = run(&body, "", 32, 96);
+    for t in 0..32i64 {
+        let (a, b) = (t - 20, 3 * t - 50);
+        let s = 7 + (a - b).abs();
+        assert_eq!(out[3 * t as usize] as i64, s, "sad.s32 tid {t}");
+        let (ua, ub) = (a as u32 as i64, b as u32 as i64);
+        assert_eq!(
+            out[3 * t as usize + 1],
+            (7 + (ua - ub).abs()) as u32,
+            "sad.u32"
+        );
+        assert_eq!(out[3 * t as usize + 2] as i64, s, "sad.s64");
+    }
+}
+
+#[test]
+fn redux_and_vote_use_each_lanes_membermask() {
+    // Two 16-lane tiles in one warp, as cooperative_groups::tiled_partition<16> emits them:
+    // membermask = 0xffff << (16 * (lane / 16)).
+    let body = "shr.u32 %r2, %r1, 4;\nshl.b32 %r2, %r2, 4;\nmov.u32 %r3, 65535;\n\
+                shl.b32 %r3, %r3, %r2;\n\
+                redux.sync.add.s32 %r4, %r1, %r3;\n\
+                redux.sync.max.u32 %r5, %r1, %r3;\n\
+                and.b32 %r6, %r1, 1;\nsetp.ne.s32 %p1, %r6, 0;\n\
+                vote.sync.ballot.b32 %r7, %p1, %r3;\n\
+                setp.lt.u32 %p2, %r1, 16;\n\
+                vote.sync.all.pred %p3, %p2, %r3;\nselp.u32 %r8, 1, 0, %p3;\n\
+                vote.sync.any.pred %p4, %p1, %r3;\nselp.u32 %r9, 1, 0, %p4;\n"
+        .to_string()
+        + &store(4, 5, 0)
+        + &store(5, 5, 1)
+        + &store(7, 5, 2)
+        + &store(8, 5, 3)
+        + &store(9, 5, 4);
+    let out = run(&body, "", 32, 160);
+    for t in 0..32u32 {
+        let tile = t / 16;
+        let lanes = 16 * tile..16 * tile + 16;
+        let o = &out[5 * t as usize..5 * t as usize + 5];
+        assert_eq!(o[0], lanes.clone().sum::<u32>(), "redux.add lane {t}");
+        assert_eq!(o[1], lanes.end - 1, "redux.max lane {t}");
+        assert_eq!(o[2], 0xAAAA << (16 * tile), "ballot lane {t}");
+        assert_eq!(o[3], (tile == 0) as u32, "vote.all lane {t}");
+        assert_eq!(o[4], 1, "vote.any lane {t}");
+    }
+}
+
+#[test]
+fn match_any_and_all() {
+    // match.any over the whole warp on tid % 4; match.all per group of 8 lanes (membermask
+    // 0xff << 8g) on the group index, except group 1 which matches on tid & 1 (and fails).
+    let body = "and.b32 %r2, %r1, 3;\nmatch.any.sync.b32 %r3, %r2, -1;\n\
+                shr.u32 %r4, %r1, 3;\nshl.b32 %r8, %r4, 3;\nmov.u32 %r9, 255;\n\
+                shl.b32 %r9, %r9, %r8;\nsetp.eq.u32 %p2, %r4, 1;\nand.b32 %r10, %r1, 1;\n\
+                selp.u32 %r11, %r10, %r4, %p2;\n\
+                match.all.sync.b32 %r5|%p1, %r11, %r9;\nselp.u32 %r6, 1, 0, %p1;\n"
+        .to_string()
+        + &store(3, 3, 0)
+        + &store(6, 3, 1)
+        + &store(5, 3, 2);
+    let out = run(&body, "", 32, 96);
+    for t in 0..32u32 {
+        let want: u32 = (0..32).filter(|j| j % 4 == t % 4).map(|j| 1u32 << j).sum();
+        let o = &out[3 * t as usize..3 * t as usize + 3];
+        assert_eq!(o[0], want, "match.any lane {t}");
+        let g = t / 8;
+        assert_eq!(o[1], (g != 1) as u32, "match.all predicate lane {t}");
+        assert_eq!(
+            o[2],
+            if g == 1 { 0 } else { 0xff << (8 * g) },
+            "match.all mask lane {t}"
+        );
+    }
+}
+
+#[test]
+fn carry_chains_add_sub_mad() {
+    // 128-bit x = (hi = tid, lo = 2^64 - 1 - tid), y = (hi = 5, lo = 3 * tid + 1):
+    // x + y and x - y through add.cc/addc and sub.cc/subc on .u64; 64x64->128 product
+    // of lo(x) and 0x1_0000_0001 through mad.lo.cc / madc.hi on .u32 limbs.
+    let body = "cvt.u64.u32 %rd2, %r1;\nnot.b64 %rd3, %rd2;\n\
+                mul.lo.u64 %rd4, %rd2, 3;\nadd.u64 %rd4, %rd4, 1;\n\
+                add.cc.u64 %rd5, %rd3, %rd4;\naddc.u64 %rd6, %rd2, 5;\n\
+                sub.cc.u64 %rd7, %rd3, %rd4;\nsubc.u64 %rd8, %rd2, 5;\n\
+                mov.u32 %r10, -7;\nmov.u32 %r11, 3;\nmov.u32 %r12, 100;\n\
+                mad.lo.cc.u32 %r13, %r10, %r11, %r12;\nmadc.hi.u32 %r14, %r10, %r11, 0;\n\
+                add.cc.u32 %r15, %r1, -1;\naddc.cc.u32 %r16, 0, 0;\naddc.u32 %r17, 0, 0;\n\
+                cvt.u32.u64 %r20, %rd5;\nshr.u64 %rd9, %rd5, 32;\ncvt.u32.u64 %r21, %rd9;\n\
+                cvt.u32.u64 %r22, %rd6;\ncvt.u32.u64 %r23, %rd7;\ncvt.u32.u64 %r24, %rd8;\n\
+                shr.u64 %rd9, %rd8, 32;\ncvt.u32.u64 %r25, %rd9;\n"
+        .to_string()
+        + &store(20, 10, 0)
+        + &store(21, 10, 1)
+        + &store(22, 10, 2)
+        + &store(23, 10, 3)
+        + &store(24, 10, 4)
+        + &store(25, 10, 5)
+        + &store(13, 10, 6)
+        + &store(14, 10, 7)
+        + &store(16, 10, 8)
+        + &store(17, 10, 9);
+    let out = run(&body, "", 32, 320);
+    for t in 0..32u128 {
+        let x = (t << 64) | (u64::MAX as u128 - t);
+        let y = (5u128 << 64) | (3 * t + 1);
+        let s = x.wrapping_add(y);
+        let d = x.wrapping_sub(y);
+        let o = &out[10 * t as usize..10 * t as usize + 10];
+        assert_eq!(o[0], s as u32, "add lo tid {t}");
+        assert_eq!(o[1], (s >> 32) as u32, "add lo high word tid {t}");
+        assert_eq!(o[2], (s >> 64) as u32, "addc tid {t}");
+        assert_eq!(o[3], d as u32, "sub lo tid {t}");
+        assert_eq!(o[4], (d >> 64) as u32, "subc tid {t}");
+        assert_eq!(o[5], (d >> 96) as u32, "subc high word tid {t}");
+        // (2^32 - 7) * 3 + 100: low word with carry into the high word (hi = 2 + carry).
+        let p = (u32::MAX as u64 - 6) * 3;
+        let lo = (p as u32 as u64) + 100;
+        assert_eq!(o[6], lo as u32);
+        assert_eq!(o[7], (p >> 32) as u32 + (lo >> 32) as u32);
+        // tid + 0xffffffff carries out for every tid >= 1; the second addc.cc clears CF.
+        assert_eq!(o[8], (t >= 1) as u32, "addc.cc carry tid {t}");
+        assert_eq!(o[9], 0, "carry consumed tid {t}");
+    }
+}
+
+fn sext(v: u32, bits: u32) -> i64 {
+    ((v as i64) << (64 - bits)) >> (64 - bits)
+}
+
+#[test]
+fn dot_products_mul24_lop3_bmsk_szext() {
+    // a = tid * 0x01fd_7f83 (bytes with both signs), b = ~a * 3.
+    let body = "mul.lo.u32 %r2, %r1, 33390467;\nnot.b32 %r3, %r2;\nmul.lo.u32 %r3, %r3, 3;\n\
+                dp4a.s32.s32 %r4, %r2, %r3, 11;\ndp4a.u32.s32 %r5, %r2, %r3, 11;\n\
+                dp2a.lo.s32.u32 %r6, %r2, %r3, -4;\ndp2a.hi.u32.u32 %r7, %r2, %r3, 4;\n\
+                mul24.lo.s32 %r8, %r2, %r3;\nmul24.hi.u32 %r9, %r2, %r3;\n\
+                mad24.lo.s32 %r10, %r2, %r3, %r1;\n\
+                lop3.b32 %r11, %r1, %r2, %r3, 0xe8;\n\
+                bmsk.clamp.b32 %r12, %r1, 5;\nszext.wrap.s32 %r13, %r2, %r1;\n"
+        .to_string()
+        + &(4..14).map(|r| store(r, 10, r - 4)).collect::<String>();
+    let out = run(&body, "", 32, 320);
+    for t in 0..32u32 {
+        let a = t.wrapping_mul(33390467);
+        let b = (!a).wrapping_mul(3);
+        let byte = |v: u32, k: u32, s: bool| {
+            let x = (v >> (8 * k)) & 0xff;
+            if s {
+                sext(x, 8)
+            } else {
+                x as i64
+            }
+        };
+        let half = |v: u32, k: u32, s: bool| {
+            let x = (v >> (16 * k)) & 0xffff;
+            if s {
+                sext(x, 16)
+            } else {
+                x as i64
+            }
+        };
+        let dp4 = |sa, sb| (0..4).map(|k| byte(a, k, sa) * byte(b, k, sb)).sum::<i64>() + 11;
+        let dp2 = |hi: u32, sa, sb, c: i64| {
+            (0..2)
+                .map(|k| half(a, k, sa) * byte(b, 2 * hi + k, sb))
+                .sum::<i64>()
+                + c
+        };
+        let o = &out[10 * t as usize..10 * t as usize + 10];
+        assert_eq!(o[0], dp4(true, true) as u32, "dp4a.s32.s32 tid {t}");
+        assert_eq!(o[1], dp4(false, true) as u32, "dp4a.u32.s32 tid {t}");
+        assert_eq!(o[2], dp2(0, true, false, -4) as u32, "dp2a.lo tid {t}");
+        assert_eq!(o[3], dp2(1, false, false, 4) as u32, "dp2a.hi tid {t}");
+        let p24 = sext(a & 0xff_ffff, 24) * sext(b & 0xff_ffff, 24);
+        assert_eq!(o[4], p24 as u32, "mul24.lo.s32 tid {t}");
+        let u24 = (a as u64 & 0xff_ffff) * (b as u64 & 0xff_ffff);
+        assert_eq!(o[5], (u24 >> 16) as u32, "mul24.hi.u32 tid {t}");
+        assert_eq!(o[6], (p24 as u32).wrapping_add(t), "mad24.lo.s32 tid {t}");
+        // 0xe8 = majority(a, b, c).
+        assert_eq!(o[7], (t & a) | (t & b) | (a & b), "lop3 tid {t}");
+        let width = 5u32.min(32 - t.min(32));
+        let mask = if width == 0 {
+            0
+        } else {
+            ((1u64 << width) - 1) as u32
+        } << t.min(31);
+        assert_eq!(o[8], if t >= 32 { 0 } else { mask }, "bmsk.clamp tid {t}");
+        let n = t & 31;
+        let want = if n == 0 {
+            0
+        } else {
+            sext(a & ((1u64 << n) - 1) as u32, n) as u32
+        };
+        assert_eq!(o[9], want, "szext.wrap.s32 tid {t}");
+    }
+}
+
+#[test]
+fn stmatrix_stores_the_ldmatrix_layout() {
+    // Lane l's register i holds elements (row l/4, cols 2(l%4), +1) of matrix i; value = its
+    // row-major index within the matrix plus 64 * i. Lanes 8i..8i+7 give the row addresses of
+    // matrix i (16 bytes per row, matrices one after another).
+    let regs = ".shared .align 16 .b8 tile[512];";
+    let body = "shl.b32 %r2, %r1, 1;\n\
+                add.u32 %r3, %r2, 1;\nshl.b32 %r3, %r3, 16;\nor.b32 %r4, %r2, %r3;\n\
+                add.u32 %r5, %r4, 4194368;\nadd.u32 %r6, %r4, 8388736;\nadd.u32 %r7, %r4, 12583104;\n\
+                mov.u32 %r8, tile;\nshl.b32 %r9, %r1, 4;\nadd.u32 %r10, %r8, %r9;\n\
+                stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r10], {%r4, %r5, %r6, %r7};\n\
+                bar.sync 0;\n\
+                shl.b32 %r11, %r1, 2;\nadd.u32 %r12, %r8, %r11;\nld.shared.u32 %r13, [%r12];\n\
+                add.u32 %r14, %r8, 256;\n\
+                stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%r14+0], {%r4};\n"
+        .to_string()
+        + &store(13, 1, 0)
+        + "bar.sync 0;\nadd.u32 %r15, %r12, 256;\nld.shared.u32 %r16, [%r15];\n"
+        + &store(16, 1, 32);
+    // The .trans store uses lanes 0..7's addresses (x1): rows at tile+256+16*lane.
+    let body = body.replace("[%r14+0]", "[%r17]").replace(
+        "add.u32 %r14, %r8, 256;\n",
+        "add.u32 %r14, %r8, 256;\nadd.u32 %r17, %r14, %r9;\n",
+    );
+    let out = run(&body, regs, 32, 64);
+    // Plain: shared is the matrices in row-major order, element e of matrix i = e + 64 i.
+    for w in 0..32u32 {
+        let (e0, e1) = (2 * w, 2 * w + 1);
+        let v = |e: u32| (e % 64) + 64 * (e / 64);
+        assert_eq!(out[w as usize], v(e0) | (v(e1) << 16), "stmatrix word {w}");
+    }
+    // .trans: memory row r, col c holds element (row c, col r) = 8c + r.
+    for w in 0..32u32 {
+        let (r, c) = (2 * w / 8, 2 * w % 8);
+        let want = (8 * c + r) | ((8 * (c + 1) + r) << 16);
+        assert_eq!(out[32 + w as usize], want, "stmatrix.trans word {w}");
+    }
+}
+
+#[test]
+fn fp8_pack_and_unpack() {
+    // cvt.rn.satfinite.e4m3x2.f32 then cvt.rn.f16x2.e4m3x2 (Triton's fp8 round trip on sm_90):
+    // -20.64 -> e4m3 0xDA (-20), 2.0 -> 0x40; 0xDA -> f16 -20 (0xCD00), 0x40 -> f16 2.0 (0x4000);
+    // e5m2x2 0x3C_C1: 1.0 (0x3C00) and -2.5 (0xC100) in f16.
+    let regs = ".reg .b16 %rs<8>;";
+    let body = "mov.b32 %r2, 0fC1A51EB8;\nmov.b32 %r3, 0f40000000;\n\
+                cvt.rn.satfinite.e4m3x2.f32 %rs1, %r3, %r2;\ncvt.u32.u16 %r4, %rs1;\n\
+                cvt.rn.f16x2.e4m3x2 %r5, %rs1;\n\
+                mov.b16 %rs2, 0x3CC1;\ncvt.rn.f16x2.e5m2x2 %r6, %rs2;\n\
+                cvt.rn.satfinite.e5m2x2.f16x2 %rs3, %r6;\ncvt.u32.u16 %r7, %rs3;\n"
+        .to_string()
+        + &store(4, 4, 0)
+        + &store(5, 4, 1)
+        + &store(6, 4, 2)
+        + &store(7, 4, 3);
+    let out = run(&body, regs, 1, 4);
+    assert_eq!(out[0], 0x40DA, "e4m3x2 pack");
+    assert_eq!(out[1], 0x4000_CD00, "f16x2 from e4m3x2");
+    assert_eq!(out[2], 0x3C00_C100, "f16x2 from e5m2x2");
+    assert_eq!(out[3], 0x3CC1, "e5m2x2 from f16x2");
+}
+
+#[test]
+fn min_max_xorsign_abs() {
+    // Triton's tl.clamp(x, -1, 1) on sm_90: min.xorsign.abs.f32 x, 1.0.
+    let body =
+        "cvt.rn.f32.s32 %r2, %r1;\nadd.f32 %r2, %r2, 0fC1800000;\nmul.f32 %r2, %r2, 0f3E800000;\n\
+                min.xorsign.abs.f32 %r3, %r2, 0f3F800000;\n\
+                max.xorsign.abs.f32 %r4, %r2, 0fBF000000;\n"
+            .to_string()
+            + &store(3, 2, 0)
+            + &store(4, 2, 1);
+    let out = run(&body, "", 32, 64);
+    for t in 0..32 {
+        let x = (t as f32 - 16.0) * 0.25;
+        let min = f32::from_bits(out[2 * t]);
+        let max = f32::from_bits(out[2 * t + 1]);
+        assert_eq!(
+            min.to_bits(),
+            x.abs().min(1.0).copysign(x).to_bits(),
+            "min tid {t}"
+        );
+        assert_eq!(
+            max.to_bits(),
+            x.abs().max(0.5).copysign(-x).to_bits(),
+            "max tid {t}"
+        );
+    }
+}
