@@ -129,6 +129,7 @@ pub fn lower_module(
             param_bytes,
             local_bytes: 0,
             uses_dynamic_shared: false,
+            unsupported: None,
         });
     }
 
@@ -136,7 +137,18 @@ pub fn lower_module(
     let mut infos = Vec::new();
     for (fi, f) in defined.iter().enumerate() {
         let body = f.body.as_ref().expect("defined functions have bodies");
-        let lowered = FunctionCx::new(&cx, &program, fi as u32, f).lower_body(body, &mut infos)?;
+        let first_id = infos.len();
+        let lowered =
+            match FunctionCx::new(&cx, &program, fi as u32, f).lower_body(body, &mut infos) {
+                Ok(l) => l,
+                Err(e) => {
+                    // One function the interpreter cannot run must not take the module's other
+                    // kernels with it; launches that reach it report `e` (Program::check_runnable).
+                    infos.truncate(first_id);
+                    program.functions[fi].unsupported = Some(e);
+                    continue;
+                }
+            };
         let target = &mut program.functions[fi];
         target.code = lowered.code;
         target.slots = lowered.slots;

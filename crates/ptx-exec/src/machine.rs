@@ -252,6 +252,7 @@ impl<'p> Machine<'p> {
                 "`{kernel}` is a .func, not an .entry kernel"
             )));
         }
+        program.check_runnable(k)?;
         let threads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
         if threads == 0 || threads > 1024 {
             return Err(ExecError::Launch(format!(

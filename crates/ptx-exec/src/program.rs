@@ -6,6 +6,7 @@
 //! a time and never looks at PTX text again. [`InstrInfo`] maps each instruction back to its
 //! PTX line and (when the module has `.loc`) its source line, for faults and reports.
 
+use crate::error::ExecError;
 use ptx_isa::ScalarType;
 pub use ptx_semantics::atom::AtomOp;
 pub use ptx_semantics::cmp::{BoolOp, CmpOp as Cmp};
@@ -780,6 +781,10 @@ pub struct Function {
     /// Bytes of static `.shared` variables the function declares (kernels include every
     /// function's, laid out by the module).
     pub uses_dynamic_shared: bool,
+    /// Why the body could not be lowered (an instruction the interpreter does not run). The
+    /// rest of the module still runs: only launches that reach this function fail, with this
+    /// error.
+    pub unsupported: Option<ExecError>,
 }
 
 /// A whole lowered module.
@@ -819,6 +824,28 @@ impl Program {
             .cloned()
             .unwrap_or_else(|| format!("file {f}"));
         Some(format!("{file}:{line}"))
+    }
+
+    /// The lowering error of the first function `func` can reach through calls (itself
+    /// included) that the interpreter cannot run, if any.
+    pub fn check_runnable(&self, func: u32) -> Result<(), ExecError> {
+        let mut seen = vec![false; self.functions.len()];
+        let mut stack = vec![func];
+        while let Some(f) = stack.pop() {
+            if std::mem::replace(&mut seen[f as usize], true) {
+                continue;
+            }
+            let function = &self.functions[f as usize];
+            if let Some(e) = &function.unsupported {
+                return Err(e.clone());
+            }
+            for inst in &function.code {
+                if let Op::Call { func: callee, .. } = inst.op {
+                    stack.push(callee);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Names of every kernel, in module order.

@@ -466,6 +466,23 @@ pub fn compare(got: &Array, want: &Array, max_ulp: u64) -> Result<Comparison, La
     Ok(cmp)
 }
 
+/// Checks that `kernel` and every function it calls could be lowered: an instruction the
+/// interpreter does not run is reported as `FILE:LINE:COL` when a launch reaches it (other
+/// kernels of the module still run).
+pub fn check_runnable(session: &Session, kernel: &str, ptx: &Path) -> Result<(), LaunchError> {
+    let Some(&k) = session.program.by_name.get(kernel) else {
+        return Ok(()); // the launch reports an unknown kernel with the module's kernel names
+    };
+    session.program.check_runnable(k).map_err(|e| match e {
+        ptx_exec::ExecError::Unsupported {
+            line,
+            column,
+            message,
+        } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
+        other => LaunchError(other.to_string()),
+    })
+}
+
 /// Loads a PTX file into a session.
 pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> {
     let text = std::fs::read_to_string(ptx)

@@ -6,7 +6,7 @@ use crate::cmd::run::{
     REPORT_TIMELINE_INTERVAL,
 };
 use clap::Args as ClapArgs;
-use ptxsim::launch::{prepare, session_from_source};
+use ptxsim::launch::{check_runnable, prepare, session_from_source};
 use ptxsim_report::{model, rewrite, GpuInfo, OutputCheck, Report, Rewrite};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,7 +96,9 @@ pub fn run(args: Args) -> ExitCode {
     let mut reports = Vec::new();
     let mut baseline_buffers: Vec<(usize, ptx_isa::ScalarType, Vec<u8>)> = Vec::new();
     for (k, (name, rw, rewritten)) in variants.iter().enumerate() {
-        let session = match session_from_source(&r.ptx, &rewritten.text, r.gpu.clone()) {
+        let session = match session_from_source(&r.ptx, &rewritten.text, r.gpu.clone())
+            .and_then(|s| check_runnable(&s, &r.kernel, &r.ptx).map(|()| s))
+        {
             Ok(s) => s,
             Err(e) => return fail(format!("variant `{name}`: {e}")),
         };

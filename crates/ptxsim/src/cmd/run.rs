@@ -6,8 +6,8 @@ use clap::{Args as ClapArgs, ValueEnum};
 use memsys::GpuConfig;
 use ptx_exec::{LaunchConfig, RunSummary};
 use ptxsim::launch::{
-    self, compare, dims, load_session, parse_arg, prepare, read_npy, write_npy, ArgSpec, Expect,
-    LaunchFile, PreparedLaunch,
+    self, check_runnable, compare, dims, load_session, parse_arg, prepare, read_npy, write_npy,
+    ArgSpec, Expect, LaunchFile, PreparedLaunch,
 };
 use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
 use std::path::{Path, PathBuf};
@@ -329,7 +329,9 @@ pub fn run(args: Args) -> ExitCode {
     if args.report.is_some() && r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
-    let session = match load_session(&r.ptx, r.gpu.clone()) {
+    let session = match load_session(&r.ptx, r.gpu.clone())
+        .and_then(|s| check_runnable(&s, &r.kernel, &r.ptx).map(|()| s))
+    {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
