@@ -484,13 +484,52 @@ pub fn format_access(a: &TraceAccess) -> String {
 /// first error in line order is reported (a line memsys rejects, e.g. an SM the GPU does not
 /// have, comes before a later unparsable line), with its line and column.
 pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), TraceError> {
+    replay_reader(cfg, text.as_bytes())
+}
+
+/// [`replay_text`] over a reader, one line at a time, so a trace file is never held in memory
+/// whole: only its compiled form (16 bytes an access) and each access's line number are kept.
+/// A line that is not UTF-8 is an error at its line and the column of its first bad byte.
+pub fn replay_reader(
+    cfg: GpuConfig,
+    mut reader: impl std::io::BufRead,
+) -> Result<(Stats, Vec<String>), TraceError> {
     let mut mem = MemSystem::tags_only(cfg).map_err(|e: MemError| err(0, 0, e.to_string()))?;
     let mut parser = TraceParser::new();
     let mut trace = Trace::new();
+    // The line of each access, to name the line of an access memsys rejects.
+    let mut lines: Vec<u32> = Vec::new();
     let mut parse_error = None;
-    for (i, l) in text.lines().enumerate() {
-        match parser.parse_line(l, i + 1) {
-            Ok(Some(a)) => trace.push(a),
+    let mut buf = Vec::new();
+    let mut line = 0usize;
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                parse_error = Some(err(line + 1, 1, format!("cannot read the trace: {e}")));
+                break;
+            }
+        }
+        line += 1;
+        let mut bytes = buf.as_slice();
+        if let Some(b) = bytes.strip_suffix(b"\n") {
+            bytes = b.strip_suffix(b"\r").unwrap_or(b);
+        }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let column = e.valid_up_to() + 1;
+                parse_error = Some(err(line, column, "the trace is not UTF-8 text"));
+                break;
+            }
+        };
+        match parser.parse_line(text, line) {
+            Ok(Some(a)) => {
+                trace.push(a);
+                lines.push(u32::try_from(line).unwrap_or(u32::MAX));
+            }
             Ok(None) => {}
             Err(e) => {
                 parse_error = Some(e);
@@ -500,7 +539,11 @@ pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), T
     }
     match replay::run_trace(&mut mem, &trace) {
         Err(MemError::Replay { index, source }) => {
-            return Err(err(access_line(text, index), 1, source.to_string()))
+            let at = usize::try_from(index)
+                .ok()
+                .and_then(|i| lines.get(i))
+                .map_or(0, |&l| l as usize);
+            return Err(err(at, 1, source.to_string()));
         }
         Err(e) => return Err(err(0, 0, e.to_string())),
         Ok(_) => {}
@@ -509,21 +552,6 @@ pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), T
         return Err(e);
     }
     Ok((mem.stats(), parser.ops))
-}
-
-/// The line number of access `index` (0-based) of a trace that parses up to it.
-fn access_line(text: &str, index: u64) -> usize {
-    let mut parser = TraceParser::new();
-    let mut n = 0;
-    for (i, l) in text.lines().enumerate() {
-        if let Ok(Some(_)) = parser.parse_line(l, i + 1) {
-            if n == index {
-                return i + 1;
-            }
-            n += 1;
-        }
-    }
-    0
 }
 
 #[cfg(test)]

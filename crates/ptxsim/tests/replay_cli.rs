@@ -162,6 +162,11 @@ fn trace_errors_name_file_line_and_column_and_exit_2() {
             "0 ld.shared.u32 0x0 4\n",
             "1:3: `ld.shared.u32`: .shared is not cached",
         ),
+        // CRLF line endings are line endings; the error is still on line 2.
+        (
+            "0 ld.global.u32 0x0 4\r\n0 ld.global.bogus 0x0 4\r\n",
+            "2:12: unknown qualifier `.bogus`",
+        ),
     ];
     for (i, (trace, want)) in cases.iter().enumerate() {
         let f = write(&dir, &format!("bad{i}.trace"), trace);
@@ -175,6 +180,25 @@ fn trace_errors_name_file_line_and_column_and_exit_2() {
         assert!(err.contains(&format!("{f}:{want}")), "case {i}: {err}");
         assert!(out.stdout.is_empty(), "no report on error");
     }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_named_by_line_and_column() {
+    let dir = temp_dir("utf8");
+    let f = dir.join("bin.trace");
+    std::fs::write(&f, b"0 ld.global.u32 0x0 4\n0 ld.gl\xffobal.u32 0x0 4\n").unwrap();
+    let f = f.display().to_string();
+    let out = ptxsim()
+        .args(["replay", &f])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{f}:2:8: the trace is not UTF-8 text")),
+        "{err}"
+    );
 }
 
 #[test]

@@ -62,26 +62,17 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let bytes = match super::read_file(&args.trace) {
-        Ok(b) => b,
-        Err(msg) => {
-            eprintln!("{msg}");
+    let file = match std::fs::File::open(&args.trace) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", args.trace.display());
             return ExitCode::from(1);
         }
     };
     let name = args.trace.display().to_string();
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            // The line and column of the first byte that is not UTF-8.
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-            let column = valid.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-            eprintln!("error: {name}:{line}:{column}: the trace is not UTF-8 text");
-            return ExitCode::from(2);
-        }
-    };
-    let (stats, ops) = match ptx_trace::replay_text(cfg, &text) {
+    // Read line by line: a multi-GB trace is never held in memory whole.
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let (stats, ops) = match ptx_trace::replay_reader(cfg, reader) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {name}:{e}");
