@@ -34,6 +34,13 @@ fn main() -> Result<(), memsys::MemError> {
     });
     let pregenerated: replay::Trace = match mode {
         "pregenerated" => replay::synthetic(1).take(n).collect(),
+        "l2hit-pregenerated" => (0..n as u64)
+            .map(|i| TraceAccess {
+                request: Request::load((i % 16) as u32).with_operator(CacheOperator::Cg),
+                addr: 0x7f00_0000_0000 + (i.wrapping_mul(0x9E37_79B9) % (1 << 14)) * 32,
+                bytes: 4,
+            })
+            .collect(),
         "streaming-pregenerated" => replay::streaming().take(n).collect(),
         "l1hit-pregenerated" => replay::l1_hits().take(n).collect(),
         _ => replay::Trace::new(),
@@ -43,7 +50,7 @@ fn main() -> Result<(), memsys::MemError> {
         "l1hit" => replay::run(&mut m, replay::l1_hits().take(n))?,
         "l2hit" => replay::run(&mut m, l2hit)?,
         "streaming" => replay::run(&mut m, replay::streaming().take(n))?,
-        "pregenerated" | "streaming-pregenerated" | "l1hit-pregenerated" => {
+        "pregenerated" | "l2hit-pregenerated" | "streaming-pregenerated" | "l1hit-pregenerated" => {
             replay::run_trace(&mut m, &pregenerated)?
         }
         "generate" => {

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::GpuConfig;
 use crate::error::MemError;
+use crate::stats::Counters;
 use crate::stats::Stats;
-use crate::system::{MemSystem, SetHint};
+use crate::system::{MemSystem, Prepared, SetHint};
 use crate::types::{Request, SmId};
 
 /// One access of a trace.
@@ -189,6 +190,69 @@ impl Extend<TraceAccess> for Trace {
 /// up front and each access's L2 set is prefetched [`LOOKAHEAD`] accesses ahead.
 pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
     let prepared: Vec<_> = trace.shapes.iter().map(|r| mem.prepare(r)).collect();
+    let mut cells = Cells::new(prepared.len(), mem.config().sm_count as usize);
+    let result = replay_entries(mem, trace, &prepared, &mut cells);
+    // The counters gathered per (shape, SM) go to the SMs and instructions, also when the
+    // replay stopped at a faulty access.
+    for (shape, sm, c) in &cells.used {
+        mem.add_cell(
+            *sm as usize,
+            MemSystem::prepared_instr(&prepared[*shape as usize]),
+            c,
+        );
+    }
+    result
+}
+
+/// Replay counters per (request shape, SM): each access updates one counter set instead of
+/// both its SM's and its instruction's; they are added to those at the end.
+struct Cells {
+    sm_count: usize,
+    /// Index into `used` of each (shape, SM), `u32::MAX` before its first access; empty when
+    /// the table would be too large (then accesses count straight into the statistics).
+    index: Vec<u32>,
+    used: Vec<(u32, u32, Counters)>,
+}
+
+impl Cells {
+    /// Most (shape, SM) pairs indexed (16 MiB of index).
+    const MAX_PAIRS: usize = 1 << 22;
+
+    fn new(shapes: usize, sm_count: usize) -> Self {
+        let pairs = shapes.saturating_mul(sm_count);
+        Self {
+            sm_count,
+            index: if pairs <= Self::MAX_PAIRS {
+                vec![u32::MAX; pairs]
+            } else {
+                Vec::new()
+            },
+            used: Vec::new(),
+        }
+    }
+
+    /// The counters of (`shape`, `sm`), if kept here (a valid SM and a table).
+    #[inline(always)]
+    fn get(&mut self, shape: u32, sm: u16) -> Option<&mut Counters> {
+        let sm = usize::from(sm);
+        if sm >= self.sm_count {
+            return None;
+        }
+        let i = self.index.get_mut(shape as usize * self.sm_count + sm)?;
+        if *i == u32::MAX {
+            *i = self.used.len() as u32;
+            self.used.push((shape, sm as u32, Counters::default()));
+        }
+        Some(&mut self.used[*i as usize].2)
+    }
+}
+
+fn replay_entries(
+    mem: &mut MemSystem,
+    trace: &Trace,
+    prepared: &[Prepared],
+    cells: &mut Cells,
+) -> Result<u64, MemError> {
     let entries = &trace.entries;
     let fail = |i: usize, e| MemError::Replay {
         index: i as u64,
@@ -207,16 +271,24 @@ pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
         }
         let done = match (e.flags & WHOLE != 0, prepared.get(e.shape as usize)) {
             (false, Some(p)) => {
-                mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint)
+                let cell = cells.get(e.shape, e.sm);
+                mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint, cell)
             }
-            _ => match trace.get(i) {
-                Some(a) => mem.access(&a.request, a.addr, a.bytes).map(drop),
-                None => Ok(()),
-            },
+            _ => access_whole(mem, trace, i),
         };
         done.map_err(|err| fail(i, err))?;
     }
     Ok(entries.len() as u64)
+}
+
+/// An access of `trace` kept whole (kept out of the replay loop).
+#[cold]
+#[inline(never)]
+fn access_whole(mem: &mut MemSystem, trace: &Trace, i: usize) -> Result<(), MemError> {
+    match trace.get(i) {
+        Some(a) => mem.access(&a.request, a.addr, a.bytes).map(drop),
+        None => Ok(()),
+    }
 }
 
 /// Builds a tags-only memory system for `cfg`, replays `accesses` and returns the statistics.

@@ -43,8 +43,9 @@ pub struct LineState {
 enum L1Path {
     /// The access neither looks up nor fills L1.
     Bypass,
-    /// The access may hit in L1 and, when `allocate`, fills it on a miss.
-    Cached { allocate: bool, hint: Hint },
+    /// The access may hit in L1 and, when `allocate`, fills it on a miss, with the route's
+    /// `l1_hint`.
+    Cached { allocate: bool },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +59,9 @@ enum L2Path {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OwnL1 {
-    /// Write the new bytes into this SM's L1 copy if the sectors are resident.
-    Update(Hint),
+    /// Write the new bytes into this SM's L1 copy if the sectors are resident (touching it
+    /// with the route's `l1_hint`).
+    Update,
     /// Drop this SM's L1 copy of the sectors.
     Invalidate,
 }
@@ -76,21 +78,28 @@ enum Op {
 enum L2Choice {
     /// The route's `l2_hint` (no policy, or a policy in implicit mode).
     Qualifiers,
-    /// A fraction policy: the primary priority with probability `sixteenths / 16`, drawn
-    /// from the seeded generator (no draw when it is 16/16).
-    Fraction {
-        sixteenths: u32,
-        primary: Hint,
-        secondary: Hint,
-    },
+    /// A fraction policy (the route's `fraction`).
+    Fraction,
     /// A range policy: by the exact ranges if `create_range_policy` made the value, else by
     /// the value's 128-block window.
     Range { policy: CachePolicy, value: u64 },
 }
 
+/// A fraction policy's draw: the primary priority with probability `sixteenths / 16`, drawn
+/// from the seeded generator (no draw when it is 16/16).
+#[derive(Debug, Clone, Copy)]
+struct Fraction {
+    sixteenths: u32,
+    primary: Hint,
+    secondary: Hint,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Route {
     op: Op,
+    /// L1 hint of a cached read or of an own-copy update.
+    l1_hint: Hint,
+    fraction: Fraction,
     l1: L1Path,
     own_l1: OwnL1,
     l2: L2Path,
@@ -130,6 +139,13 @@ fn shape_of(r: &Request) -> u64 {
         | opt(r.prefetch.map(|p| p as u64)) << 32
         | u64::from(r.policy.is_some()) << 36
 }
+
+/// The `fraction` of routes without a fraction policy.
+const NO_FRACTION: Fraction = Fraction {
+    sixteenths: 16,
+    primary: Hint::Unchanged,
+    secondary: Hint::Unchanged,
+};
 
 /// A shape no request has (marks empty route cache entries).
 const NO_SHAPE: u64 = u64::MAX;
@@ -342,6 +358,8 @@ impl MemSystem {
             policy: 0,
             route: Route {
                 op: Op::Read,
+                l1_hint: Hint::Unchanged,
+                fraction: NO_FRACTION,
                 l1: L1Path::Bypass,
                 own_l1: OwnL1::Invalidate,
                 l2: L2Path::Cached,
@@ -587,7 +605,9 @@ impl MemSystem {
 
     /// [`MemSystem::access`] of `p`'s request from SM `sm`, with its route already resolved:
     /// the same checks in the same order, the same effects.
+    /// The request's counters go to `cell` when given (see [`MemSystem::add_cell`]).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn access_prepared(
         &mut self,
         p: &Prepared,
@@ -595,13 +615,10 @@ impl MemSystem {
         addr: u64,
         bytes: u32,
         hint: SetHint,
+        cell: Option<&mut Counters>,
     ) -> Result<(), MemError> {
         if self.keep_data {
-            let req = Request {
-                sm: crate::types::SmId(sm),
-                ..p.req
-            };
-            return self.access(&req, addr, bytes).map(drop);
+            return self.access_prepared_with_data(p, sm, addr, bytes);
         }
         let at = self.attr(sm, p.req.instr.0)?;
         if bytes == 0 || bytes > MAX_LANE_BYTES {
@@ -610,13 +627,48 @@ impl MemSystem {
         let Some(end) = addr.checked_add(u64::from(bytes)) else {
             return Err(MemError::Unmapped { addr, bytes });
         };
-        match &p.route {
-            Ok(route) => {
+        match (&p.route, cell) {
+            (Ok(route), Some(cell)) => {
+                self.perform_in_cell(at, route, addr, end, hint, cell);
+                Ok(())
+            }
+            (Ok(route), None) => {
                 self.perform_routed(at, route, addr, end, hint, ());
                 Ok(())
             }
-            Err(e) => Err(e.clone()),
+            (Err(e), _) => Err(e.clone()),
         }
+    }
+
+    /// Adds a replay cell (the counters of one request shape's accesses from one SM) to the
+    /// SM's and the instruction's counters.
+    pub(crate) fn add_cell(&mut self, sm: usize, instr: usize, cell: &Counters) {
+        self.stats.ensure_instr(instr);
+        self.stats.per_sm[sm] += cell;
+        self.stats.per_instr[instr] += cell;
+    }
+
+    /// The instruction id of a prepared request shape.
+    pub(crate) fn prepared_instr(p: &Prepared) -> usize {
+        p.req.instr.0 as usize
+    }
+
+    /// [`MemSystem::access_prepared`] on a memory system that holds data (kept out of the
+    /// replay loop).
+    #[cold]
+    #[inline(never)]
+    fn access_prepared_with_data(
+        &mut self,
+        p: &Prepared,
+        sm: u32,
+        addr: u64,
+        bytes: u32,
+    ) -> Result<(), MemError> {
+        let req = Request {
+            sm: crate::types::SmId(sm),
+            ..p.req
+        };
+        self.access(&req, addr, bytes).map(drop)
     }
 
     /// Prefetches the L2 set of `addr`'s line (and of its neighbour when `pair`, for 256 B
@@ -627,9 +679,7 @@ impl MemSystem {
         let line = addr >> self.geo.line_shift;
         let set = self.l2.set_of(line);
         self.l2.prefetch_set(set);
-        if let Some(l1) = self.l1.get(sm) {
-            l1.prefetch_set(l1.set_of(line));
-        }
+        let _ = sm;
         if pair {
             self.l2.prefetch_set(self.l2.set_of(line ^ 1));
         }
@@ -707,59 +757,55 @@ impl MemSystem {
     ) -> T {
         self.ensure_l1(at.sm);
         self.stats.requests += 1;
-        let geo = self.geo;
-        let mut reached_l2 = false;
         let mut w = Work {
             l1: &mut self.l1[at.sm],
             l2: &mut self.l2,
-            sm: &mut self.stats.per_sm[at.sm],
-            instr: &mut self.stats.per_instr[at.instr],
+            counters: SmAndInstr {
+                sm: &mut self.stats.per_sm[at.sm],
+                instr: &mut self.stats.per_instr[at.instr],
+            },
             rng: &mut self.rng,
             ranges: &self.range_policies,
             mem: &self.mem,
-            geo,
+            geo: self.geo,
             tally,
             l2_hint: hint,
         };
-        if route.touches_l1 {
-            w.bump(|c| c.l1.requests += 1);
-        }
-        let spl_shift = geo.sectors_per_line_shift;
-        let spl_mask = (1u64 << spl_shift) - 1;
-        let last = (end - 1) >> geo.sector_shift;
-        let mut s = addr >> geo.sector_shift;
-        if s >> spl_shift == last >> spl_shift {
-            // One line (nearly every access).
-            let line = s >> spl_shift;
-            let mask = (((2u32 << (last - s)) - 1) << (s & spl_mask)) as u8;
-            match route.op {
-                Op::Read => reached_l2 = w.read_group(route, line, mask).1,
-                Op::Write { through } => {
-                    w.write_group(route, line, mask, through, &[], None);
-                    reached_l2 = route.l2 != L2Path::Uncached;
-                }
-                Op::Atomic => reached_l2 = w.atomic_group(route, line, mask),
-            }
-            s = last + 1;
-        }
-        while s <= last {
-            let line = s >> spl_shift;
-            let line_last = last.min(line << spl_shift | spl_mask);
-            let mask = (((2u32 << (line_last - s)) - 1) << (s & spl_mask)) as u8;
-            match route.op {
-                Op::Read => reached_l2 |= w.read_group(route, line, mask).1,
-                Op::Write { through } => {
-                    w.write_group(route, line, mask, through, &[], None);
-                    reached_l2 |= route.l2 != L2Path::Uncached;
-                }
-                Op::Atomic => reached_l2 |= w.atomic_group(route, line, mask),
-            }
-            s = line_last + 1;
-        }
-        w.finish(route, reached_l2);
+        w.perform(route, addr, end);
         let tally = w.tally;
         self.sample_timeline();
         tally
+    }
+
+    /// [`MemSystem::perform_routed`] (no tally) with the request's counters in `cell` (trace
+    /// replay: one counter set per request shape and SM, added to the SM's and the
+    /// instruction's counters when the replay ends).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn perform_in_cell(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        addr: u64,
+        end: u64,
+        hint: SetHint,
+        cell: &mut Counters,
+    ) {
+        self.ensure_l1(at.sm);
+        self.stats.requests += 1;
+        let mut w = Work {
+            l1: &mut self.l1[at.sm],
+            l2: &mut self.l2,
+            counters: cell,
+            rng: &mut self.rng,
+            ranges: &self.range_policies,
+            mem: &self.mem,
+            geo: self.geo,
+            tally: (),
+            l2_hint: hint,
+        };
+        w.perform(route, addr, end);
+        self.sample_timeline();
     }
 
     /// The latency of the level that served a request.
@@ -777,9 +823,15 @@ impl MemSystem {
     fn sample_timeline(&mut self) {
         let interval = self.cfg.timeline_interval;
         if interval > 0 && self.stats.requests % interval == 0 {
-            let sample = self.occupancy_sample();
-            self.stats.timeline.push(sample);
+            self.push_timeline_sample();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_timeline_sample(&mut self) {
+        let sample = self.occupancy_sample();
+        self.stats.timeline.push(sample);
     }
 
     /// Discards every L1 line of one SM (`fence`/`membar` at gpu scope, kernel boundaries).
@@ -941,16 +993,21 @@ impl MemSystem {
         let first = Hint::Set(EvictionClass::EvictFirst);
         let mut route = Route {
             op: Op::Read,
+            l1_hint: qualifier_l1.unwrap_or(Hint::Unchanged),
+            fraction: match policy {
+                Some(p) if p.mode == PolicyMode::Fraction => Fraction {
+                    sixteenths: u32::from(p.fraction_code) + 1,
+                    primary: l2_hint(p.primary),
+                    secondary: l2_hint(p.secondary),
+                },
+                _ => NO_FRACTION,
+            },
             l1: L1Path::Bypass,
             own_l1: OwnL1::Invalidate,
             l2: L2Path::Cached,
             l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
             l2_choice: match policy {
-                Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction {
-                    sixteenths: u32::from(p.fraction_code) + 1,
-                    primary: l2_hint(p.primary),
-                    secondary: l2_hint(p.secondary),
-                },
+                Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction,
                 Some(p) if p.mode == PolicyMode::Range => L2Choice::Range {
                     policy: p,
                     value: req.policy.unwrap_or(0),
@@ -973,15 +1030,14 @@ impl MemSystem {
                         CacheOperator::Ca => {
                             route.l1 = L1Path::Cached {
                                 allocate: !l1_no_alloc,
-                                hint: qualifier_l1.unwrap_or(Hint::Unchanged),
                             }
                         }
                         CacheOperator::Cg => {}
                         CacheOperator::Cs | CacheOperator::Lu => {
                             route.l1 = L1Path::Cached {
                                 allocate: !l1_no_alloc,
-                                hint: qualifier_l1.unwrap_or(first),
                             };
+                            route.l1_hint = qualifier_l1.unwrap_or(first);
                             route.l2_hint = qualifier_l2.unwrap_or(first);
                         }
                         CacheOperator::Cv => route.l2 = L2Path::Refetch,
@@ -1000,17 +1056,16 @@ impl MemSystem {
                     route.l2 = L2Path::Uncached;
                 } else if !coherent {
                     match op {
-                        CacheOperator::Wb => {
-                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(Hint::Unchanged))
-                        }
+                        CacheOperator::Wb => route.own_l1 = OwnL1::Update,
                         CacheOperator::Cg => {}
                         CacheOperator::Cs => {
-                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(first));
+                            route.own_l1 = OwnL1::Update;
+                            route.l1_hint = qualifier_l1.unwrap_or(first);
                             route.l2_hint = qualifier_l2.unwrap_or(first);
                         }
                         CacheOperator::Wt => {
                             route.op = Op::Write { through: true };
-                            route.own_l1 = OwnL1::Update(qualifier_l1.unwrap_or(Hint::Unchanged));
+                            route.own_l1 = OwnL1::Update;
                         }
                         CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
                             return Err(MemError::Unsupported {
@@ -1031,9 +1086,7 @@ impl MemSystem {
             route.l1 = L1Path::Bypass;
         }
         route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
-            || (self.geo.l1_enabled
-                && matches!(route.own_l1, OwnL1::Update(_))
-                && route.op != Op::Read);
+            || (self.geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
         Ok(route)
     }
 
@@ -1084,6 +1137,7 @@ impl MemSystem {
 
     // ---------------------------------------------------------------- execution
 
+    #[inline(never)]
     fn execute(
         &mut self,
         req: &Request,
@@ -1172,8 +1226,10 @@ impl MemSystem {
             let mut w = Work {
                 l1: &mut self.l1[at.sm],
                 l2: &mut self.l2,
-                sm: &mut self.stats.per_sm[at.sm],
-                instr: &mut self.stats.per_instr[at.instr],
+                counters: SmAndInstr {
+                    sm: &mut self.stats.per_sm[at.sm],
+                    instr: &mut self.stats.per_instr[at.instr],
+                },
                 rng: &mut self.rng,
                 ranges: &self.range_policies,
                 mem: &self.mem,
@@ -1296,13 +1352,41 @@ fn invalidate_whole(l1: &mut SectorCache) -> u64 {
     n
 }
 
-/// What one request works on: the issuing SM's L1, the L2, and the counters of the SM and of
-/// the instruction, borrowed apart from the rest of the memory system.
-struct Work<'a, T: Tally> {
-    l1: &'a mut SectorCache,
-    l2: &'a mut SectorCache,
+/// Where a request's counters go.
+trait Sink {
+    fn apply(&mut self, f: impl Fn(&mut Counters));
+}
+
+/// The issuing SM's and the instruction's counters.
+struct SmAndInstr<'a> {
     sm: &'a mut Counters,
     instr: &'a mut Counters,
+}
+
+impl Sink for SmAndInstr<'_> {
+    #[inline(always)]
+    fn apply(&mut self, f: impl Fn(&mut Counters)) {
+        f(self.sm);
+        f(self.instr);
+    }
+}
+
+/// One counter set for a (request shape, SM) pair, which trace replay adds to the SM's and
+/// the instruction's counters when it ends: half the counter updates.
+impl Sink for &mut Counters {
+    #[inline(always)]
+    fn apply(&mut self, f: impl Fn(&mut Counters)) {
+        f(self);
+    }
+}
+
+/// What one request works on: the issuing SM's L1, the L2, and the counters, borrowed apart
+/// from the rest of the memory system.
+struct Work<'a, T: Tally, S: Sink> {
+    l1: &'a mut SectorCache,
+    l2: &'a mut SectorCache,
+    /// The counters the request's events go to.
+    counters: S,
     rng: &'a mut SplitMix64,
     ranges: &'a [RangePolicy],
     mem: &'a GlobalMemory,
@@ -1313,12 +1397,64 @@ struct Work<'a, T: Tally> {
     l2_hint: SetHint,
 }
 
-impl<T: Tally> Work<'_, T> {
-    /// Applies `f` to the SM's and the instruction's counters.
+impl<T: Tally, S: Sink> Work<'_, T, S> {
+    /// Applies `f` to the request's counters.
     #[inline(always)]
     fn bump(&mut self, f: impl Fn(&mut Counters)) {
-        f(self.sm);
-        f(self.instr);
+        self.counters.apply(f);
+    }
+
+    /// One tags-only access of `addr..end` along `route`, split into its lines.
+    #[inline(always)]
+    fn perform(&mut self, route: &Route, addr: u64, end: u64) {
+        let reached_l2;
+        if route.touches_l1 {
+            self.bump(|c| c.l1.requests += 1);
+        }
+        let spl_shift = self.geo.sectors_per_line_shift;
+        let spl_mask = (1u64 << spl_shift) - 1;
+        let last = (end - 1) >> self.geo.sector_shift;
+        let s = addr >> self.geo.sector_shift;
+        if s >> spl_shift == last >> spl_shift {
+            // One line (nearly every access).
+            let line = s >> spl_shift;
+            let mask = (((2u32 << (last - s)) - 1) << (s & spl_mask)) as u8;
+            match route.op {
+                Op::Read => reached_l2 = self.read_group(route, line, mask).1,
+                Op::Write { through } => {
+                    self.write_group(route, line, mask, through, &[], None);
+                    reached_l2 = route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => reached_l2 = self.atomic_group(route, line, mask),
+            }
+        } else {
+            reached_l2 = self.lines(route, s, last);
+        }
+        self.finish(route, reached_l2);
+    }
+
+    /// An access that spans several lines, sectors `s..=last`, line by line. Returns whether
+    /// L2 was reached.
+    #[inline(never)]
+    fn lines(&mut self, route: &Route, mut s: u64, last: u64) -> bool {
+        let spl_shift = self.geo.sectors_per_line_shift;
+        let spl_mask = (1u64 << spl_shift) - 1;
+        let mut reached_l2 = false;
+        while s <= last {
+            let line = s >> spl_shift;
+            let line_last = last.min(line << spl_shift | spl_mask);
+            let mask = (((2u32 << (line_last - s)) - 1) << (s & spl_mask)) as u8;
+            match route.op {
+                Op::Read => reached_l2 |= self.read_group(route, line, mask).1,
+                Op::Write { through } => {
+                    self.write_group(route, line, mask, through, &[], None);
+                    reached_l2 |= route.l2 != L2Path::Uncached;
+                }
+                Op::Atomic => reached_l2 |= self.atomic_group(route, line, mask),
+            }
+            s = line_last + 1;
+        }
+        reached_l2
     }
 
     /// The end of a request's cache work: its L2 request count and the acquire invalidation.
@@ -1328,9 +1464,16 @@ impl<T: Tally> Work<'_, T> {
             self.bump(|c| c.l2.requests += 1);
         }
         if route.invalidate_l1_after && self.geo.l1_enabled {
-            let n = invalidate_whole(self.l1);
-            self.bump(|c| c.l1.invalidations += n);
+            self.invalidate_own_l1();
         }
+    }
+
+    /// Acquire above `.cta`: the whole L1 of the SM is invalidated after the access.
+    #[cold]
+    #[inline(never)]
+    fn invalidate_own_l1(&mut self) {
+        let n = invalidate_whole(self.l1);
+        self.bump(|c| c.l1.invalidations += n);
     }
 
     /// The L2 priority a policy (if any) gives the access at `addr`. Spec (createpolicy):
@@ -1344,30 +1487,32 @@ impl<T: Tally> Work<'_, T> {
     fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
         match route.l2_choice {
             L2Choice::Qualifiers => route.l2_hint,
-            L2Choice::Fraction {
-                sixteenths,
-                primary,
-                secondary,
-            } => {
-                if sixteenths == 16 || self.rng.chance_in_16(sixteenths) {
-                    primary
+            L2Choice::Fraction => {
+                let f = route.fraction;
+                if f.sixteenths == 16 || self.rng.chance_in_16(f.sixteenths) {
+                    f.primary
                 } else {
-                    secondary
+                    f.secondary
                 }
             }
-            L2Choice::Range { policy, value } => {
-                let exact = self.ranges.iter().rev().find(|r| r.value == value);
-                let hit = match exact {
-                    Some(r) => r.classify(addr),
-                    None if policy.in_primary_blocks(addr) => RangeHit::Primary,
-                    None => RangeHit::Secondary,
-                };
-                match hit {
-                    RangeHit::Primary => l2_hint(policy.primary),
-                    RangeHit::Secondary => l2_hint(policy.secondary),
-                    RangeHit::Outside => route.l2_hint,
-                }
-            }
+            L2Choice::Range { policy, value } => self.range_hint(route, policy, value, addr),
+        }
+    }
+
+    /// The L2 priority a range policy gives the access at `addr`.
+    #[cold]
+    #[inline(never)]
+    fn range_hint(&self, route: &Route, policy: CachePolicy, value: u64, addr: u64) -> Hint {
+        let exact = self.ranges.iter().rev().find(|r| r.value == value);
+        let hit = match exact {
+            Some(r) => r.classify(addr),
+            None if policy.in_primary_blocks(addr) => RangeHit::Primary,
+            None => RangeHit::Secondary,
+        };
+        match hit {
+            RangeHit::Primary => l2_hint(policy.primary),
+            RangeHit::Secondary => l2_hint(policy.secondary),
+            RangeHit::Outside => route.l2_hint,
         }
     }
 
@@ -1375,10 +1520,11 @@ impl<T: Tally> Work<'_, T> {
     /// Returns the sectors that hit in L1 and whether L2 was reached.
     #[inline(always)]
     fn read_group(&mut self, route: &Route, line: u64, mask: u8) -> (u8, bool) {
-        let L1Path::Cached { allocate, hint } = route.l1 else {
+        let L1Path::Cached { allocate } = route.l1 else {
             self.l2_read(route, line, mask);
             return (0, true);
         };
+        let hint = route.l1_hint;
         let set = self.l1.set_of(line);
         let fill = if allocate { Fill::Valid } else { Fill::None };
         // Allocating before the L2 part is the same as after it: neither sees the other.
@@ -1525,6 +1671,8 @@ impl<T: Tally> Work<'_, T> {
     }
 
     /// `.cv`: write back and discard the L2 line, read the `n` sectors from DRAM.
+    #[cold]
+    #[inline(never)]
     fn l2_refetch(&mut self, line: u64, n: u64) {
         let sb = self.geo.sector_bytes;
         let (_, slot) = self.l2.lookup(line);
@@ -1604,7 +1752,7 @@ impl<T: Tally> Work<'_, T> {
     }
 
     /// Drops this SM's L1 copy of `mask` sectors of `line` (if L1 is in use).
-    #[inline]
+    #[inline(never)]
     fn own_l1_invalidate(&mut self, line: u64, mask: u8) {
         if !self.geo.l1_enabled {
             return;
@@ -1618,7 +1766,8 @@ impl<T: Tally> Work<'_, T> {
 
     /// One line of an atomic: drop this SM's copy, read at L2, mark the sectors dirty.
     /// Returns whether L2 was reached (no for `.mmio`).
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn atomic_group(&mut self, route: &Route, line: u64, mask: u8) -> bool {
         self.own_l1_invalidate(line, mask);
         self.l2_read(route, line, mask);
@@ -1649,9 +1798,9 @@ impl<T: Tally> Work<'_, T> {
         let sb = self.geo.sector_bytes;
         match route.own_l1 {
             OwnL1::Invalidate => self.own_l1_invalidate(line, mask),
-            OwnL1::Update(hint) if self.geo.l1_enabled => {
+            OwnL1::Update if self.geo.l1_enabled => {
                 let set = self.l1.set_of(line);
-                let a = self.l1.access(set, line, mask, hint, Fill::None);
+                let a = self.l1.access(set, line, mask, route.l1_hint, Fill::None);
                 let (slot, resident) = (a.slot, a.held);
                 let nh = pop(resident);
                 self.bump(|c| {
@@ -1664,7 +1813,7 @@ impl<T: Tally> Work<'_, T> {
                     self.update_l1_copy(s, line, resident, lanes, input);
                 }
             }
-            OwnL1::Update(_) => {}
+            OwnL1::Update => {}
         }
         match route.l2 {
             L2Path::Uncached => {
