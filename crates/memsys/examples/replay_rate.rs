@@ -3,7 +3,7 @@
 //! `synthetic` (the documented mix, generated on the fly), `pregenerated` (the same accesses
 //! generated and compiled into a [`replay::Trace`] before the clock starts, replayed with
 //! `run_trace`), `streaming`, `l1hit`, `l2hit` (on the fly), `streaming-pregenerated`,
-//! `l1hit-pregenerated`, `generate` (the synthetic generator alone).
+//! `l1hit-pregenerated`, `l2hit-pregenerated`, `generate` (the synthetic generator alone).
 //!
 //! Prints the wall-clock rate and, on Linux, the rate over the CPU time the process was
 //! actually given (`/proc/self/schedstat`), which is the fairer figure on a shared machine.
