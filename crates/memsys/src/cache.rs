@@ -1,21 +1,23 @@
 //! One sectored, set-associative cache level, laid out for trace replay speed.
 //!
 //! Up to 16 ways (every preset), a set's state other than its tags is one 64-byte, cache-line
-//! aligned [`Meta`] record: the recency order of its ways, each position's eviction class, and
-//! per way the valid-sector mask, the dirty-sector mask and a one-byte tag fingerprint. The
-//! tags (line numbers) are in a separate dense array, `ways` per set. A lookup compares all 16
-//! fingerprints at once (one SSE2 byte compare and move-mask, SSE2 being part of the x86_64
-//! baseline; a plain loop elsewhere) and reads the full tag of candidates only: a miss reads
-//! no tag, a hit one. A way is free exactly when its valid mask is zero (a resident line
-//! always holds a sector; the same compare finds the lowest free way); its tag is then
-//! [`INVALID`].
+//! aligned [`Meta`] record of four 16-byte arrays, one byte per way: the key (eviction class
+//! and recency position), the valid-sector mask, the dirty-sector mask and a one-byte tag
+//! fingerprint. The tags (line numbers) are in a separate dense array, `ways` per set. A
+//! lookup compares all 16 fingerprints at once (one SSE2 byte compare and move-mask, SSE2
+//! being part of the x86_64 baseline; a plain loop elsewhere) and reads the full tag of
+//! candidates only: a miss reads no tag, a hit one. A way is free exactly when its valid mask
+//! is zero (a resident line always holds a sector; the same compare finds the lowest free
+//! way); its tag is then [`INVALID`].
 //!
-//! Keeping classes in recency order makes victim choice O(1) bit arithmetic: a free way if
-//! there is one (the lowest), else the least-recently-used line of the lowest class
-//! (evict-first < normal < evict-last), which is the highest recency position whose class
-//! field equals the lowest class present. Promotion moves one nibble and one class field to
-//! the front. The order is exact LRU: the order a per-access stamp would give. Free ways are
-//! class normal, so the carve-out's evict-last count is a count of class fields.
+//! A way's key byte is `(evict_last - class) << 4 | rank`, where the ranks of a set's ways are
+//! always a permutation of `0..ways` (0 = most recently used). Victim choice is then one
+//! byte-wise maximum: a free way if there is one (the lowest), else the way with the largest
+//! key, i.e. the least-recently-used line of the lowest class (evict-first < normal <
+//! evict-last). Promotion to most recent adds one to every rank below the promoted way's
+//! (a byte-parallel compare and subtract) and sets its key. The order is exact LRU: the order
+//! a per-access stamp would give. Free ways are class normal, so the carve-out's evict-last
+//! count is a count of keys with a zero class field.
 //!
 //! Caches of more than 16 ways ([`Wide`]) keep plain per-way arrays and linear-time order
 //! operations with the same semantics.
@@ -118,8 +120,6 @@ const INVALID: u64 = u64::MAX;
 
 /// Largest associativity kept in a [`Meta`] record.
 const PACKED_WAYS: usize = 16;
-const NIBBLES: u64 = 0x1111_1111_1111_1111;
-const FIELDS: u32 = 0x5555_5555;
 const NORMAL: u8 = EvictionClass::Normal as u8;
 const LAST: u8 = EvictionClass::EvictLast as u8;
 
@@ -159,30 +159,56 @@ fn byte_matches_sse2(b: &[u8; 16], v: u8) -> u32 {
     _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(v as i8))) as u32
 }
 
-/// Position (0 = most recent) of `way` in a packed order whose unused nibbles are 0xF.
+/// The key byte of a way of a packed set: `(EvictLast - class) << 4 | rank`, `rank` being
+/// the way's recency position (0 = most recent). The ranks of a set's ways are always a
+/// permutation of `0..ways` (free ways keep theirs), so among full ways the largest key is
+/// the victim: the lowest class first, then the least recently used.
 #[inline(always)]
-fn packed_position(order: u64, way: usize) -> usize {
-    let x = order ^ (way as u64).wrapping_mul(NIBBLES);
-    let t = x | (x >> 1);
-    let t = t | (t >> 2);
-    ((!t & NIBBLES).trailing_zeros() / 4) as usize
+const fn key(class: u8, rank: u8) -> u8 {
+    ((LAST - class) << 4) | rank
 }
 
-/// Bit `2p` set for each recency position `p` whose class field equals `class`.
+/// The class in a key byte.
 #[inline(always)]
-fn class_fields(classes: u32, class: u32) -> u32 {
-    let x = classes ^ class.wrapping_mul(FIELDS);
-    !(x | (x >> 1)) & FIELDS
+const fn key_class(k: u8) -> u8 {
+    LAST - (k >> 4)
 }
 
-/// Moves the way at recency position `p` to the front of a packed order, with class `class`.
+/// The recency position in a key byte.
 #[inline(always)]
-fn to_front(order: u64, classes: u32, p: usize, way: usize, class: u8) -> (u64, u32) {
-    let low = (1u64 << (4 * p)) - 1;
-    let order = (order & !(low | (0xF << (4 * p)))) | ((order & low) << 4) | way as u64;
-    let low = (1u32 << (2 * p)) - 1;
-    let classes = (classes & !(low | (3 << (2 * p)))) | ((classes & low) << 2) | u32::from(class);
-    (order, classes)
+const fn key_rank(k: u8) -> u8 {
+    k & 0x0F
+}
+
+/// Every way more recent than position `r` moves one position back (the way at `r` is
+/// about to take position 0). Byte-parallel: compiles to a few vector instructions.
+#[inline(always)]
+fn age_below(keys: &mut [u8; 16], r: u8) {
+    for k in keys.iter_mut() {
+        *k += u8::from(key_rank(*k) < r);
+    }
+}
+
+/// The way of `way_bits` with the largest key (ways outside `way_bits` are masked off by
+/// `way_mask`, 0xFF for real ways).
+#[inline(always)]
+fn max_key_way(keys: &[u8; 16], way_mask: &[u8; 16], way_bits: u32) -> usize {
+    let mut masked = [0u8; 16];
+    for i in 0..16 {
+        masked[i] = keys[i] & way_mask[i];
+    }
+    let top = masked.iter().fold(0u8, |a, &b| a.max(b));
+    (byte_matches(&masked, top) & way_bits).trailing_zeros() as usize
+}
+
+/// Evict-last ways of a packed set (padding ways are class normal, so they never count).
+#[inline(always)]
+fn evict_last_ways(keys: &[u8; 16]) -> u32 {
+    let mut high = [0u8; 16];
+    for i in 0..16 {
+        high[i] = keys[i] & 0xF0;
+    }
+    byte_matches(&high, 0).count_ones()
 }
 
 /// Maps a line number to its set.
@@ -238,11 +264,9 @@ impl SetIndexer {
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
 struct Meta {
-    /// Recency order: nibble `i` is the way at position `i` (0 = most recent); 0xF past the
-    /// last way.
-    order: u64,
-    /// The class of the way at each recency position, 2 bits each; 3 past the last way.
-    classes: u32,
+    /// Per way, its class and recency position ([`key`]); padding ways (past the last way)
+    /// are class normal at position 15, which no real way of a padded set holds.
+    keys: [u8; 16],
     valid: [u8; 16],
     dirty: [u8; 16],
     fingerprint: [u8; 16],
@@ -261,6 +285,8 @@ struct Packed {
     tags: Vec<TagLine>,
     /// Bit `w` set for each real way `w`.
     way_bits: u32,
+    /// 0xFF for each real way.
+    way_mask: [u8; 16],
     /// Most evict-last lines one set may hold (checked only when below `ways`).
     last_cap: u32,
     occupancy: [u64; 4],
@@ -268,17 +294,15 @@ struct Packed {
 
 impl Packed {
     fn new(sets: usize, ways: usize, last_cap: u32) -> Self {
-        let mut order = u64::MAX;
-        let mut classes = u32::MAX;
-        for p in 0..ways {
-            order &= !(0xF << (4 * p));
-            order |= (p as u64) << (4 * p);
-            classes &= !(3 << (2 * p));
-            classes |= u32::from(NORMAL) << (2 * p);
-        }
+        let keys = std::array::from_fn(|w| {
+            if w < ways {
+                key(NORMAL, w as u8)
+            } else {
+                key(NORMAL, 15)
+            }
+        });
         let meta = Meta {
-            order,
-            classes,
+            keys,
             valid: [0; 16],
             dirty: [0; 16],
             fingerprint: [0; 16],
@@ -288,6 +312,7 @@ impl Packed {
             meta: vec![meta; sets],
             tags: vec![TagLine([INVALID; 8]); (sets * ways).div_ceil(8)],
             way_bits: ((1u64 << ways) - 1) as u32,
+            way_mask: std::array::from_fn(|w| if w < ways { 0xFF } else { 0 }),
             last_cap,
             occupancy: [0; 4],
         }
@@ -305,11 +330,10 @@ impl Packed {
         self.tags[i / 8].0[i % 8] = line;
     }
 
-    /// Whether an evict-last request in a set with `classes` is over the carve-out.
+    /// Whether an evict-last request in a set with `keys` is over the carve-out.
     #[inline(always)]
-    fn over_cap(&self, classes: u32) -> bool {
-        (self.last_cap as usize) < self.ways
-            && class_fields(classes, u32::from(LAST)).count_ones() >= self.last_cap
+    fn over_cap(&self, keys: &[u8; 16]) -> bool {
+        (self.last_cap as usize) < self.ways && evict_last_ways(keys) >= self.last_cap
     }
 
     #[inline(always)]
@@ -342,6 +366,7 @@ impl Packed {
             tags,
             ways,
             way_bits,
+            way_mask,
             last_cap,
             occupancy,
         } = self;
@@ -359,11 +384,8 @@ impl Packed {
             }
             cand &= cand - 1;
         }
-        let over_cap = |classes: u32| {
-            (*last_cap as usize) < ways
-                && class_fields(classes, u32::from(LAST)).count_ones() >= *last_cap
-        };
-        let (order, classes) = (m.order, m.classes);
+        let over_cap =
+            |keys: &[u8; 16]| (*last_cap as usize) < ways && evict_last_ways(keys) >= *last_cap;
         let mut out = Access {
             slot: None,
             held: 0,
@@ -375,18 +397,19 @@ impl Packed {
             Some(way) => {
                 let w = way % PACKED_WAYS;
                 out.held = m.valid[w] & mask;
-                let p = packed_position(order, w);
-                let old = ((classes >> (2 * p)) & 3) as u8;
+                let k = m.keys[w];
+                let old = key_class(k);
                 let class = match hint {
                     Hint::Unchanged => old,
-                    Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(classes) => {
+                    Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(&m.keys) => {
                         out.capped = true;
                         NORMAL
                     }
                     Hint::Set(c) => c as u8,
                 };
-                if p != 0 || class != old {
-                    (m.order, m.classes) = to_front(order, classes, p, w, class);
+                if key_rank(k) != 0 || class != old {
+                    age_below(&mut m.keys, key_rank(k));
+                    m.keys[w] = key(class, 0);
                 }
                 if class != old {
                     occupancy[old as usize & 3] -= 1;
@@ -397,30 +420,22 @@ impl Packed {
             None if fill == Fill::None => return out,
             None => {
                 let free = byte_matches(&m.valid, 0) & *way_bits;
-                let (way, p) = if free != 0 {
-                    let way = free.trailing_zeros() as usize;
-                    (way, packed_position(order, way))
+                let way = if free != 0 {
+                    free.trailing_zeros() as usize
                 } else {
                     // The least recently used way of the lowest class present.
-                    let mut f = class_fields(classes, 0);
-                    if f == 0 {
-                        f = class_fields(classes, 1);
-                        if f == 0 {
-                            f = class_fields(classes, 2);
-                        }
-                    }
-                    let p = ((31 - f.leading_zeros()) / 2) as usize;
-                    let way = ((order >> (4 * p)) & 0xF) as usize;
-                    let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+                    let way = max_key_way(&m.keys, way_mask, *way_bits);
+                    let class = EvictionClass::from_u8(key_class(m.keys[way]));
                     occupancy[class as usize & 3] -= 1;
                     out.evicted = Some(Evicted {
-                        dirty: m.dirty[way % PACKED_WAYS],
+                        dirty: m.dirty[way],
                         class,
                     });
-                    (way, p)
+                    way
                 };
+                // The carve-out counts the set as it was (a victim included).
                 let mut class = hint.on_allocate();
-                if class == EvictionClass::EvictLast && over_cap(classes) {
+                if class == EvictionClass::EvictLast && over_cap(&m.keys) {
                     class = EvictionClass::Normal;
                     out.capped = true;
                 }
@@ -430,7 +445,9 @@ impl Packed {
                 m.fingerprint[w] = fp;
                 m.valid[w] = 0;
                 m.dirty[w] = 0;
-                (m.order, m.classes) = to_front(order, classes, p, w, class as u8);
+                let r = key_rank(m.keys[w]);
+                age_below(&mut m.keys, r);
+                m.keys[w] = key(class as u8, 0);
                 occupancy[class as usize & 3] += 1;
                 out.installed = true;
                 w
@@ -455,23 +472,23 @@ impl Packed {
     #[inline(always)]
     fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
         let way = s.way % PACKED_WAYS;
-        let m = &self.meta[s.set];
-        let h = m.valid[way] & mask;
-        let (order, classes) = (m.order, m.classes);
-        let p = packed_position(order, way);
-        let old = ((classes >> (2 * p)) & 3) as u8;
+        let keys = self.meta[s.set].keys;
+        let h = self.meta[s.set].valid[way] & mask;
+        let k = keys[way];
+        let old = key_class(k);
         let mut capped = false;
         let class = match hint {
             Hint::Unchanged => old,
-            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(classes) => {
+            Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(&keys) => {
                 capped = true;
                 NORMAL
             }
             Hint::Set(c) => c as u8,
         };
-        if p != 0 || class != old {
+        if key_rank(k) != 0 || class != old {
             let m = &mut self.meta[s.set];
-            (m.order, m.classes) = to_front(order, classes, p, way, class);
+            age_below(&mut m.keys, key_rank(k));
+            m.keys[way] = key(class, 0);
         }
         if class != old {
             self.occupancy[old as usize & 3] -= 1;
@@ -483,31 +500,22 @@ impl Packed {
     #[inline(always)]
     fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
         let m = &self.meta[set];
-        let (order, classes) = (m.order, m.classes);
+        let keys = m.keys;
         // The lowest free way (valid mask zero), if any.
         let free = byte_matches(&m.valid, 0) & self.way_bits;
-        let (way, p, evicted) = if free != 0 {
-            let way = free.trailing_zeros() as usize;
-            (way, packed_position(order, way), None)
+        let (way, evicted) = if free != 0 {
+            (free.trailing_zeros() as usize, None)
         } else {
             // The least recently used way of the lowest class present.
-            let mut f = class_fields(classes, 0);
-            if f == 0 {
-                f = class_fields(classes, 1);
-                if f == 0 {
-                    f = class_fields(classes, 2);
-                }
-            }
-            let p = ((31 - f.leading_zeros()) / 2) as usize;
-            let way = ((order >> (4 * p)) & 0xF) as usize;
-            let class = EvictionClass::from_u8(((classes >> (2 * p)) & 3) as u8);
+            let way = max_key_way(&keys, &self.way_mask, self.way_bits);
+            let class = EvictionClass::from_u8(key_class(keys[way]));
             self.occupancy[class as usize & 3] -= 1;
             let dirty = m.dirty[way % PACKED_WAYS];
-            (way, p, Some(Evicted { dirty, class }))
+            (way, Some(Evicted { dirty, class }))
         };
         let mut class = hint.on_allocate();
         let mut capped = false;
-        if class == EvictionClass::EvictLast && self.over_cap(classes) {
+        if class == EvictionClass::EvictLast && self.over_cap(&keys) {
             class = EvictionClass::Normal;
             capped = true;
         }
@@ -517,7 +525,9 @@ impl Packed {
         m.fingerprint[w] = fingerprint(line);
         m.valid[w] = 0;
         m.dirty[w] = 0;
-        (m.order, m.classes) = to_front(order, classes, p, way, class as u8);
+        let r = key_rank(m.keys[w]);
+        age_below(&mut m.keys, r);
+        m.keys[w] = key(class as u8, 0);
         self.occupancy[class as usize & 3] += 1;
         (way, evicted, capped)
     }
@@ -533,20 +543,18 @@ impl Packed {
         m.valid[w] = left;
         m.dirty[w] = if left == 0 { 0 } else { dirty & !mask };
         if left == 0 {
-            // A free way is class normal (the evict-last count relies on it); its recency
-            // position does not matter, as a free way is always chosen first.
-            let p = packed_position(m.order, s.way);
-            let old = ((m.classes >> (2 * p)) & 3) as usize;
-            m.classes = (m.classes & !(3 << (2 * p))) | (u32::from(NORMAL) << (2 * p));
-            self.occupancy[old & 3] -= 1;
+            // A free way is class normal (the evict-last count relies on it); it keeps its
+            // recency position, which does not matter, as a free way is always chosen first.
+            let k = m.keys[w];
+            m.keys[w] = key(NORMAL, key_rank(k));
+            self.occupancy[key_class(k) as usize & 3] -= 1;
             self.set_tag(s.set, s.way, INVALID);
         }
         (valid & mask, dirty & mask)
     }
 
     fn class(&self, s: Slot) -> u8 {
-        let m = &self.meta[s.set];
-        ((m.classes >> (2 * packed_position(m.order, s.way))) & 3) as u8
+        key_class(self.meta[s.set].keys[s.way % PACKED_WAYS])
     }
 }
 
@@ -932,7 +940,7 @@ impl SectorCache {
     pub fn max_last_lines_per_set(&self) -> u32 {
         (0..self.indexer.sets as usize)
             .map(|set| match &self.sets {
-                Sets::Packed(p) => class_fields(p.meta[set].classes, u32::from(LAST)).count_ones(),
+                Sets::Packed(p) => evict_last_ways(&p.meta[set].keys),
                 Sets::Wide(w) => {
                     let c = &w.class[set * w.ways..(set + 1) * w.ways];
                     c.iter().filter(|&&x| x == LAST).count() as u32
@@ -1011,20 +1019,6 @@ mod tests {
         assert_eq!(byte_matches(&b, 4), 0b0100_0010_0001_0000);
         assert_eq!(byte_matches(&[7; 16], 7), 0xFFFF);
         assert_eq!(byte_matches(&[7; 16], 8), 0);
-    }
-
-    #[test]
-    fn packed_position_finds_every_way() {
-        // Order 3,0,2,1 in the first four nibbles, 0xF beyond.
-        let order = 0xFFFF_FFFF_FFFF_1203u64;
-        assert_eq!(
-            [0, 1, 2, 3].map(|w| packed_position(order, w)),
-            [1, 3, 2, 0]
-        );
-        let full = 0x0123_4567_89AB_CDEFu64;
-        for w in 0..16 {
-            assert_eq!(packed_position(full, w), 15 - w);
-        }
     }
 
     fn cfg(ways: u32, sets: u64) -> CacheConfig {
