@@ -106,24 +106,49 @@ impl Trace {
 
     /// Appends an access.
     pub fn push(&mut self, a: TraceAccess) {
+        let shape = self.intern(&a.request);
+        self.push_shaped(shape, a.request.sm.0, a.addr, a.bytes);
+    }
+
+    /// Interns a request shape (the request without its SM) and returns its index, for
+    /// [`Trace::push_shaped`]: a reader that knows two accesses share a shape (the same op
+    /// spelling and policy value) interns it once instead of hashing every access's request.
+    pub fn intern(&mut self, request: &Request) -> u32 {
         let key = Request {
             sm: SmId(0),
-            ..a.request
+            ..*request
         };
         let next = self.shapes.len() as u32;
         let shape = *self.index.entry(key).or_insert(next);
         if shape == next {
             self.shapes.push(key);
         }
-        let (sm, bytes) = (a.request.sm.0, a.bytes);
+        shape
+    }
+
+    /// Appends an access of an interned shape from `sm`: the same as [`Trace::push`] of that
+    /// shape's request from `sm`. An unknown shape index is ignored.
+    pub fn push_shaped(&mut self, shape: u32, sm: u32, addr: u64, bytes: u32) {
+        let Some(request) = self.shapes.get(shape as usize) else {
+            return;
+        };
         let whole = sm > u32::from(u16::MAX) || bytes > u32::from(u8::MAX);
+        let pair = request.prefetch == Some(crate::types::PrefetchSize::B256)
+            || request.policy.is_some_and(|p| p & (1 << 62) != 0);
         if whole {
+            let request = Request {
+                sm: SmId(sm),
+                ..*request
+            };
+            let a = TraceAccess {
+                request,
+                addr,
+                bytes,
+            };
             self.whole.insert(self.entries.len(), a);
         }
-        let pair = a.request.prefetch == Some(crate::types::PrefetchSize::B256)
-            || a.request.policy.is_some_and(|p| p & (1 << 62) != 0);
         self.entries.push(Entry {
-            addr: a.addr,
+            addr,
             shape,
             sm: sm as u16,
             bytes: bytes as u8,

@@ -51,6 +51,9 @@ pub struct TraceParser {
     /// `.L2::cache_hint`, and their instruction id once a line with them was accepted. Traces
     /// repeat a few spellings, so most lines skip qualifier parsing.
     known: FxHashMap<String, KnownOp>,
+    /// Per instruction id, the policy value of its last access and that request's shape in
+    /// the trace being filled by [`TraceParser::parse_into`].
+    shapes: Vec<Option<(Option<u64>, u32)>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -68,9 +71,186 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> TraceError {
     }
 }
 
+/// The value of each hex digit byte; 0xFF for any other byte.
+const HEX: [u8; 256] = {
+    let mut t = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn parse_hex(s: &str) -> Option<u64> {
     let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    u64::from_str_radix(digits, 16).ok()
+    // Leading zeros do not count towards the 16 digits a u64 holds.
+    let digits = digits.as_bytes();
+    let significant = &digits[digits.iter().take_while(|&&b| b == b'0').count()..];
+    if digits.is_empty() || significant.len() > 16 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    let mut bad = 0u8;
+    for &b in significant {
+        let d = HEX[usize::from(b)];
+        bad |= d;
+        v = (v << 4) | u64::from(d & 0x0F);
+    }
+    (bad & 0xF0 == 0).then_some(v)
+}
+/// The fields of an access line.
+struct Fields<'a> {
+    sm: u32,
+    op: &'a str,
+    op_col: usize,
+    addr: u64,
+    bytes: u32,
+    policy: Option<u64>,
+}
+
+/// Whether `b` separates fields (the ASCII characters `char::is_whitespace` accepts).
+#[inline]
+fn is_separator(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
+}
+
+/// Splits a line (comment removed) into at most six fields with their 1-based columns, and
+/// counts them (a sixth one only to report too many). Fields are separated by whitespace.
+fn split_fields(body: &str) -> ([(&str, usize); 6], usize) {
+    let mut fields = [("", 0usize); 6];
+    let mut count = 0;
+    let bytes = body.as_bytes();
+    // Fast path: ASCII with no control characters but tabs, so spaces and tabs are the only
+    // separators and memchr finds them (the check folds without early exit: vectorized).
+    let plain = bytes.iter().fold(0u8, |a, &b| {
+        a | (b & 0x80) | u8::from(b < 0x20 && b != b'\t')
+    }) == 0;
+    if plain {
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b' ' || bytes[i] == b'\t' {
+                i += 1;
+                continue;
+            }
+            let end = memchr::memchr2(b' ', b'\t', &bytes[i..]).map_or(bytes.len(), |n| i + n);
+            if count < fields.len() {
+                fields[count] = (&body[i..end], i + 1);
+            }
+            count += 1;
+            i = end;
+        }
+        return (fields, count);
+    }
+    let mut start = None;
+    let mut i = 0;
+    loop {
+        let (space, len) = match bytes.get(i) {
+            None => (true, 1),
+            Some(&b) if b.is_ascii() => (is_separator(b), 1),
+            // A multi-byte character (`i` is always on a character boundary).
+            Some(_) => {
+                let c = body[i..].chars().next().unwrap_or(' ');
+                (c.is_whitespace(), c.len_utf8())
+            }
+        };
+        match (space, start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                if count < fields.len() {
+                    fields[count] = (&body[s..i], s + 1);
+                }
+                count += 1;
+                start = None;
+            }
+            _ => {}
+        }
+        if i >= bytes.len() {
+            break;
+        }
+        i += len;
+    }
+    (fields, count)
+}
+
+/// The fields of line number `line`; `Ok(None)` for blank and comment lines.
+fn parse_fields(text: &str, line: usize) -> Result<Option<Fields<'_>>, TraceError> {
+    let body = match memchr_hash(text) {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let (fields, count) = split_fields(body);
+    if count == 0 {
+        return Ok(None);
+    }
+    if !(4..=5).contains(&count) {
+        return Err(err(
+            line,
+            1,
+            format!(
+                "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {count} fields"
+            ),
+        ));
+    }
+    let (sm_text, sm_col) = fields[0];
+    let sm: u32 = sm_text.parse().map_err(|_| {
+        err(
+            line,
+            sm_col,
+            format!("SM index `{sm_text}` is not a decimal number"),
+        )
+    })?;
+    let (addr_text, addr_col) = fields[2];
+    let addr = parse_hex(addr_text).ok_or_else(|| {
+        err(
+            line,
+            addr_col,
+            format!("address `{addr_text}` is not a 0x-prefixed hex number"),
+        )
+    })?;
+    let (bytes_text, bytes_col) = fields[3];
+    let bytes: u32 = bytes_text
+        .parse()
+        .ok()
+        .filter(|b| (1..=memsys::MAX_LANE_BYTES).contains(b))
+        .ok_or_else(|| {
+            err(
+                line,
+                bytes_col,
+                format!("byte count `{bytes_text}` is not in 1..=128"),
+            )
+        })?;
+    let policy = match (count == 5).then_some(fields[4]) {
+        None => None,
+        Some((p, col)) => Some(parse_hex(p).ok_or_else(|| {
+            err(
+                line,
+                col,
+                format!("cache policy `{p}` is not a 0x-prefixed hex number"),
+            )
+        })?),
+    };
+    let (op, op_col) = fields[1];
+    Ok(Some(Fields {
+        sm,
+        op,
+        op_col,
+        addr,
+        bytes,
+        policy,
+    }))
+}
+
+/// The position of the first `#` (a comment) in `text`.
+#[inline]
+fn memchr_hash(text: &str) -> Option<usize> {
+    memchr::memchr(b'#', text.as_bytes())
 }
 
 impl TraceParser {
@@ -89,99 +269,51 @@ impl TraceParser {
         text: &str,
         line: usize,
     ) -> Result<Option<TraceAccess>, TraceError> {
-        let body = text.split('#').next().unwrap_or("");
-        // Fields with their 1-based columns (a sixth one only to report too many). Fields are
-        // separated by ASCII spaces and tabs (and any other whitespace the text may hold).
-        let mut fields = [("", 0usize); 6];
-        let mut count = 0;
-        let mut start = None;
-        let bytes = body.as_bytes();
-        let mut i = 0;
-        loop {
-            let (space, len) = match bytes.get(i) {
-                None => (true, 1),
-                Some(&b) if b.is_ascii() => (char::from(b).is_whitespace(), 1),
-                // A multi-byte character (`i` is always on a character boundary).
-                Some(_) => {
-                    let c = body[i..].chars().next().unwrap_or(' ');
-                    (c.is_whitespace(), c.len_utf8())
-                }
-            };
-            match (space, start) {
-                (false, None) => start = Some(i),
-                (true, Some(s)) => {
-                    if count < fields.len() {
-                        fields[count] = (&body[s..i], s + 1);
-                    }
-                    count += 1;
-                    start = None;
-                }
-                _ => {}
-            }
-            if i >= bytes.len() {
-                break;
-            }
-            i += len;
-        }
-        if count == 0 {
+        let Some(f) = parse_fields(text, line)? else {
             return Ok(None);
-        }
-        if !(4..=5).contains(&count) {
-            return Err(err(
-                line,
-                1,
-                format!(
-                    "expected `<sm> <op> <hex-address> <bytes> [<hex-policy>]`, found {count} fields"
-                ),
-            ));
-        }
-        let (sm_text, sm_col) = fields[0];
-        let sm: u32 = sm_text.parse().map_err(|_| {
-            err(
-                line,
-                sm_col,
-                format!("SM index `{sm_text}` is not a decimal number"),
-            )
-        })?;
-        let (addr_text, addr_col) = fields[2];
-        let addr = parse_hex(addr_text).ok_or_else(|| {
-            err(
-                line,
-                addr_col,
-                format!("address `{addr_text}` is not a 0x-prefixed hex number"),
-            )
-        })?;
-        let (bytes_text, bytes_col) = fields[3];
-        let bytes: u32 = bytes_text
-            .parse()
-            .ok()
-            .filter(|b| (1..=memsys::MAX_LANE_BYTES).contains(b))
-            .ok_or_else(|| {
-                err(
-                    line,
-                    bytes_col,
-                    format!("byte count `{bytes_text}` is not in 1..=128"),
-                )
-            })?;
-        let policy = match (count == 5).then_some(fields[4]) {
-            None => None,
-            Some((p, col)) => Some(parse_hex(p).ok_or_else(|| {
-                err(
-                    line,
-                    col,
-                    format!("cache policy `{p}` is not a 0x-prefixed hex number"),
-                )
-            })?),
         };
-        let (op_text, op_col) = fields[1];
-        let mut request = self.parse_op(op_text, op_col, line, policy.is_some())?;
-        request.sm = SmId(sm);
-        request.policy = policy;
+        let mut request = self.parse_op(f.op, f.op_col, line, f.policy.is_some())?;
+        request.sm = SmId(f.sm);
+        request.policy = f.policy;
         Ok(Some(TraceAccess {
             request,
-            addr,
-            bytes,
+            addr: f.addr,
+            bytes: f.bytes,
         }))
+    }
+
+    /// [`TraceParser::parse_line`] straight into `trace`: the access's request shape is
+    /// interned once per op spelling and policy value, not hashed per line. Returns whether
+    /// the line held an access. A parser used this way fills one trace only (it remembers
+    /// shape indices of that trace).
+    fn parse_into(
+        &mut self,
+        text: &str,
+        line: usize,
+        trace: &mut Trace,
+    ) -> Result<bool, TraceError> {
+        let Some(f) = parse_fields(text, line)? else {
+            return Ok(false);
+        };
+        let request = self.parse_op(f.op, f.op_col, line, f.policy.is_some())?;
+        let last = self.shapes.get(request.instr.0 as usize).copied().flatten();
+        let shape = match last {
+            Some((policy, shape)) if policy == f.policy => shape,
+            _ => {
+                let shape = trace.intern(&Request {
+                    policy: f.policy,
+                    ..request
+                });
+                let i = request.instr.0 as usize;
+                if self.shapes.len() <= i {
+                    self.shapes.resize(i + 1, None);
+                }
+                self.shapes[i] = Some((f.policy, shape));
+                shape
+            }
+        };
+        trace.push_shaped(shape, f.sm, f.addr, f.bytes);
+        Ok(true)
     }
 
     fn parse_op(
@@ -525,12 +657,9 @@ pub fn replay_reader(
                 break;
             }
         };
-        match parser.parse_line(text, line) {
-            Ok(Some(a)) => {
-                trace.push(a);
-                lines.push(u32::try_from(line).unwrap_or(u32::MAX));
-            }
-            Ok(None) => {}
+        match parser.parse_into(text, line, &mut trace) {
+            Ok(true) => lines.push(u32::try_from(line).unwrap_or(u32::MAX)),
+            Ok(false) => {}
             Err(e) => {
                 parse_error = Some(e);
                 break;
@@ -748,6 +877,36 @@ mod tests {
         assert_eq!(stats, mem.stats());
         assert_eq!(ops_seen, parser.ops());
         assert_eq!(stats.requests, 20_000);
+    }
+
+    #[test]
+    fn hex_numbers() {
+        assert_eq!(parse_hex("0x0"), Some(0));
+        assert_eq!(parse_hex("0X7f0000001000"), Some(0x7f00_0000_1000));
+        assert_eq!(parse_hex("0xFFFFffffFFFFffff"), Some(u64::MAX));
+        // Leading zeros do not count towards the 16 digits.
+        assert_eq!(parse_hex("0x00000000000000000001"), Some(1));
+        assert_eq!(parse_hex("0x10000000000000000"), None);
+        for bad in ["0x", "0x+1", "0x1g", "1000", "0x 1", "0x-1", "x10", "0x1_0"] {
+            assert_eq!(parse_hex(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn spaces_tabs_and_other_ascii_whitespace_separate_fields() {
+        for l in [
+            "3 ld.global.u32 0x10 4",
+            "  3\tld.global.u32   0x10\t\t4  ",
+            "3\x0Cld.global.u32\x0B0x10\r4",
+            "3 ld.global.u32 0x10 4 # comment 0x20",
+        ] {
+            let a = one(l).unwrap();
+            assert_eq!((a.request.sm, a.addr, a.bytes), (SmId(3), 0x10, 4), "{l:?}");
+        }
+        let e = one("3 ld.global.u32\t0x10 4 5 6").unwrap_err();
+        assert_eq!(e.column, 1);
+        let e = one("3 ld.global.u32\t0xz0 4").unwrap_err();
+        assert_eq!(e.column, 17);
     }
 
     #[test]
