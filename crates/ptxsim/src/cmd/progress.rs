@@ -1,5 +1,6 @@
-//! A progress spinner for long runs: shown on a terminal once a run has taken about a second,
-//! never on a non-terminal stderr (pipes, CI logs, test harnesses).
+//! A progress spinner for long runs: shown on a terminal once a run has taken about a second
+//! (`PTXSIM_PROGRESS_DELAY_MS` milliseconds when set), never on a non-terminal stderr (pipes,
+//! CI logs, test harnesses).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -8,8 +9,17 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How long a run goes before the spinner appears.
+/// How long a run goes before the spinner appears, unless `PTXSIM_PROGRESS_DELAY_MS` says.
 const DELAY: Duration = Duration::from_millis(1000);
+
+/// The delay before the spinner appears: `PTXSIM_PROGRESS_DELAY_MS` if it is a number of
+/// milliseconds, else [`DELAY`].
+fn delay() -> Duration {
+    std::env::var("PTXSIM_PROGRESS_DELAY_MS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(DELAY, Duration::from_millis)
+}
 
 /// A running progress display; [`Progress::finish`] removes it.
 pub struct Progress {
@@ -27,9 +37,10 @@ impl Progress {
         }
         let label = label.to_string();
         let flag = stop.clone();
+        let delay = delay();
         let thread = std::thread::spawn(move || {
             let started = Instant::now();
-            while started.elapsed() < DELAY {
+            while started.elapsed() < delay {
                 if flag.load(Ordering::Relaxed) {
                     return;
                 }
