@@ -15,7 +15,7 @@
 //! below 1.0 draws once per access, a 128/256 B prefetch of the first run can fill what a later
 //! run then hits) and for `createpolicy.range` policies (the replay decodes the 64-bit value by
 //! its 128-block window; the run knew the exact range). The launches below are real kernels;
-//! the ignored survey at the end runs every corpus launch, and all agree.
+//! the last test runs every corpus launch, and all agree.
 
 use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{Counters, GpuConfig, MemSystem, Request, Stats};
@@ -188,11 +188,13 @@ fn the_cli_writes_a_trace_that_replays_to_the_same_counters() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Not a check: lists every corpus launch whose replayed trace counts differently from the
-/// run (`cargo test -p ptxsim --test trace_out -- --ignored --nocapture`).
+/// Every corpus launch (tests/corpus/run/*.toml, on its launch file's GPU or the A100): its
+/// recorded trace prints and parses back, and replays to the run's sector counters. All of
+/// them agree today; a launch added later that legitimately differs (see the top of this file)
+/// belongs in `ALLOWED_TO_DIFFER` with the reason.
 #[test]
-#[ignore]
-fn survey_every_corpus_launch() {
+fn every_corpus_launch_replays_to_the_same_counters() {
+    const ALLOWED_TO_DIFFER: &[&str] = &[];
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus/run"))
         .unwrap()
         .flatten()
@@ -200,24 +202,20 @@ fn survey_every_corpus_launch() {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    let (mut launches, mut accesses_total, mut differ) = (0, 0, 0);
-    for f in files {
-        let r = std::panic::catch_unwind(|| capture(&f));
-        let Ok((run, accesses, gpu)) = r else {
-            println!("{}: does not run", f.display());
-            continue;
-        };
-        let replayed = replay_trace(&gpu, &accesses);
-        launches += 1;
+    assert!(files.len() >= 100, "{} launch files", files.len());
+    let mut failures = Vec::new();
+    let mut accesses_total = 0;
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (run, accesses, gpu) = capture(f);
+        assert_round_trips(&accesses);
         accesses_total += accesses.len();
+        let replayed = replay_trace(&gpu, &accesses);
         let (a, b) = (sectors(&run.total()), sectors(&replayed.total()));
-        if a != b {
-            differ += 1;
-            println!(
-                "{}:\n  run    {a:?}\n  replay {b:?}",
-                f.file_name().unwrap().to_string_lossy()
-            );
+        if a != b && !ALLOWED_TO_DIFFER.contains(&name.as_str()) {
+            failures.push(format!("{name}:\n  run    {a:?}\n  replay {b:?}"));
         }
     }
-    println!("{launches} launches, {accesses_total} accesses, {differ} count differently");
+    assert!(accesses_total > 50_000, "{accesses_total} accesses");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
