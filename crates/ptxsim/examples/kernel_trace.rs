@@ -19,7 +19,7 @@
 //! one thread, as `crates/memsys/examples/replay_rate.rs` does, and prints the rate over wall
 //! time and over the CPU time the thread was given (`/proc/self/schedstat`), the L1/L2 sector
 //! hit rates and the mix (kinds, sizes, request shapes). `--write FILE` also writes the
-//! workload as a text trace (docs/trace-format.md; about 60 bytes a line) for timing
+//! workload as a text trace (docs/trace-format.md; about 40 bytes a line) for timing
 //! `ptxsim replay FILE` end to end.
 
 use std::path::{Path, PathBuf};
