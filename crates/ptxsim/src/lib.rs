@@ -2,3 +2,4 @@
 //! launch files (shared by the `run` command and the corpus test suite).
 
 pub mod launch;
+pub mod trace_out;

@@ -84,6 +84,10 @@ pub struct Args {
     /// With --hazards: also write the reports as JSON to this file.
     #[arg(long, requires = "hazards")]
     hazards_json: Option<PathBuf>,
+    /// Write every global-memory request the launch handed to the cache model, coalesced into
+    /// sector runs per line, as a text trace for `ptxsim replay` (docs/trace-format.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_cache_model")]
+    trace_out: Option<PathBuf>,
 }
 
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -341,7 +345,42 @@ pub fn run(args: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    // The trace file is created before the launch, so a bad path fails before a long run.
+    let trace_file = match &args.trace_out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => {
+                prepared.session.mem.record_trace(true);
+                Some((path, f))
+            }
+            Err(e) => {
+                eprintln!("error: cannot write the trace to {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
     let result = run_launch(&mut prepared, &r.kernel);
+    // The trace is written even when the launch faulted: the requests up to the fault.
+    let mut trace_line = None;
+    if let Some((path, file)) = trace_file {
+        let accesses = prepared.session.mem.take_recorded();
+        prepared.session.mem.record_trace(false);
+        let mut header = ptxsim::trace_out::header(&r.kernel, r.grid, r.block, &r.gpu.name);
+        if result.is_err() {
+            header.push_str(" (the launch faulted: the requests before the fault)");
+        }
+        let w = std::io::BufWriter::with_capacity(1 << 16, file);
+        if let Err(e) = ptxsim::trace_out::write_trace(w, &header, &accesses) {
+            eprintln!("error: cannot write the trace to {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+        let line = format!("wrote {} accesses to {}", accesses.len(), path.display());
+        if result.is_ok() {
+            trace_line = Some(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
     // Hazards found before a fault are reported too.
     let hazards_found = if args.hazards {
         match super::hazards::report(&prepared.session, &r.kernel, args.hazards_json.as_deref()) {
@@ -372,6 +411,9 @@ pub fn run(args: Args) -> ExitCode {
         summary.thread_instructions,
         elapsed.as_secs_f64()
     ));
+    if let Some(line) = trace_line {
+        say(line);
+    }
     for (i, path) in &outputs {
         let out = match prepared.output(*i) {
             Ok(a) => a,
