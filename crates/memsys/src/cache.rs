@@ -87,19 +87,62 @@ pub(crate) enum Fill {
     Clean,
 }
 
-/// What [`SectorCache::access`] found and did.
+/// What [`SectorCache::access`] found and did: a few scalars, so that it lives in registers
+/// on the replay path.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Access {
-    /// The line's slot (none when absent and not allocated).
-    pub slot: Option<Slot>,
+    set: usize,
+    /// The line's way, when `resident`.
+    way: u8,
+    /// The line is resident after the access (it was, or it was installed).
+    resident: bool,
     /// The sectors of the mask the line held before.
     pub held: u8,
     /// The line was installed (it was absent).
     pub installed: bool,
-    /// The line it replaced, if any.
-    pub evicted: Option<Evicted>,
     /// An evict-last request was turned into normal by the carve-out.
     pub capped: bool,
+    /// The class of the line it replaced ([`EvictionClass`] as a number), [`NO_VICTIM`] if
+    /// none: a counter array indexed by it has a spare fourth entry, so victims are counted
+    /// without a branch.
+    pub victim_class: u8,
+    /// The dirty sectors of the line it replaced (none if there was no victim).
+    pub victim_dirty: u8,
+}
+
+/// [`Access::victim_class`] when no line was replaced.
+pub(crate) const NO_VICTIM: u8 = 3;
+
+impl Access {
+    /// An access that found nothing and installed nothing.
+    const ABSENT: Access = Access {
+        set: 0,
+        way: 0,
+        resident: false,
+        held: 0,
+        installed: false,
+        capped: false,
+        victim_class: NO_VICTIM,
+        victim_dirty: 0,
+    };
+
+    /// The line's slot (none when absent and not allocated).
+    #[inline(always)]
+    pub fn slot(&self) -> Option<Slot> {
+        self.resident.then_some(Slot {
+            set: self.set,
+            way: usize::from(self.way),
+        })
+    }
+
+    /// The line it replaced, if any.
+    #[inline(always)]
+    pub fn evicted(&self) -> Option<Evicted> {
+        (self.victim_class != NO_VICTIM).then_some(Evicted {
+            dirty: self.victim_dirty,
+            class: EvictionClass::from_u8(self.victim_class),
+        })
+    }
 }
 
 /// Where a line lives.
@@ -112,6 +155,10 @@ pub(crate) struct Slot {
 impl Slot {
     /// Stands for "no line" where an access that fills always has one (never used to index).
     pub const NONE: Slot = Slot { set: 0, way: 0 };
+
+    pub(crate) fn new(set: usize, way: usize) -> Self {
+        Slot { set, way }
+    }
 }
 
 /// Tag of a free way. Line numbers are addresses shifted right by at least 2 bits, so they
@@ -213,7 +260,7 @@ fn evict_last_ways(keys: &[u8; 16]) -> u32 {
 
 /// Maps a line number to its set.
 #[derive(Debug, Clone, Copy)]
-struct SetIndexer {
+pub(crate) struct SetIndexer {
     hash: SetHash,
     sets: u64,
     /// `sets - 1` when `sets` is a power of two.
@@ -239,7 +286,7 @@ impl SetIndexer {
     }
 
     #[inline(always)]
-    fn set_of(&self, line: u64) -> u64 {
+    pub(crate) fn set_of(&self, line: u64) -> u64 {
         match self.hash {
             SetHash::Modulo => match self.mask {
                 Some(m) => line & m,
@@ -272,17 +319,17 @@ struct Meta {
     fingerprint: [u8; 16],
 }
 
-/// Eight tags on one host cache line.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
-struct TagLine([u64; 8]);
+/// Tags per host cache line.
+const TAGS_PER_HOST_LINE: usize = 8;
 
 /// Sets of up to 16 ways.
-struct Packed {
+pub(crate) struct Packed {
     ways: usize,
     meta: Vec<Meta>,
-    /// `ways` tags per set, set after set.
-    tags: Vec<TagLine>,
+    /// `ways` tags per set, set after set, from `tags[tag_base]`, which is 64-byte aligned
+    /// (so a set of 8 or 16 ways spans exactly one or two host cache lines).
+    tags: Vec<u64>,
+    tag_base: usize,
     /// Bit `w` set for each real way `w`.
     way_bits: u32,
     /// 0xFF for each real way.
@@ -307,10 +354,15 @@ impl Packed {
             dirty: [0; 16],
             fingerprint: [0; 16],
         };
+        let tags = vec![INVALID; sets * ways + TAGS_PER_HOST_LINE - 1];
+        // The first 64-byte boundary in the allocation (the offset is a hint for speed only).
+        let misalign = (tags.as_ptr() as usize / 8) % TAGS_PER_HOST_LINE;
+        let tag_base = (TAGS_PER_HOST_LINE - misalign) % TAGS_PER_HOST_LINE;
         Self {
             ways,
             meta: vec![meta; sets],
-            tags: vec![TagLine([INVALID; 8]); (sets * ways).div_ceil(8)],
+            tags,
+            tag_base,
             way_bits: ((1u64 << ways) - 1) as u32,
             way_mask: std::array::from_fn(|w| if w < ways { 0xFF } else { 0 }),
             last_cap,
@@ -320,14 +372,12 @@ impl Packed {
 
     #[inline(always)]
     fn tag(&self, set: usize, way: usize) -> u64 {
-        let i = set * self.ways + way;
-        self.tags[i / 8].0[i % 8]
+        self.tags[self.tag_base + set * self.ways + way]
     }
 
     #[inline(always)]
     fn set_tag(&mut self, set: usize, way: usize, line: u64) {
-        let i = set * self.ways + way;
-        self.tags[i / 8].0[i % 8] = line;
+        self.tags[self.tag_base + set * self.ways + way] = line;
     }
 
     /// Whether an evict-last request in a set with `keys` is over the carve-out.
@@ -336,21 +386,44 @@ impl Packed {
         (self.last_cap as usize) < self.ways && evict_last_ways(keys) >= self.last_cap
     }
 
+    /// The valid sectors of a slot.
     #[inline(always)]
-    fn prefetch(&self, set: usize) {
-        prefetch(self.meta.as_ptr().wrapping_add(set).cast());
-        let first = set * self.ways;
-        let tags = self.tags.as_ptr().cast::<u64>();
-        prefetch(tags.wrapping_add(first).cast());
-        prefetch(tags.wrapping_add(first + self.ways - 1).cast());
+    pub(crate) fn valid(&self, s: Slot) -> u8 {
+        self.meta[s.set].valid[s.way % PACKED_WAYS]
     }
 
+    /// Valid lines per class: `[evict_first, normal, evict_last]`.
+    pub(crate) fn occupancy(&self) -> [u64; 3] {
+        let o = self.occupancy;
+        [o[0], o[1], o[2]]
+    }
+
+    /// Makes the sectors of `mask` of a slot valid.
     #[inline(always)]
-    fn find(&self, set: usize, line: u64) -> Option<usize> {
+    pub(crate) fn add_valid(&mut self, s: Slot, mask: u8) {
+        self.meta[s.set].valid[s.way % PACKED_WAYS] |= mask;
+    }
+
+    /// Asks the host to bring `set`'s record and tags into its caches (a hint; never faults).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, set: usize) {
+        prefetch(self.meta.as_ptr().wrapping_add(set).cast());
+        let tags = self
+            .tags
+            .as_ptr()
+            .wrapping_add(self.tag_base + set * self.ways);
+        prefetch(tags.cast());
+        prefetch(tags.wrapping_add(self.ways - 1).cast());
+    }
+
+    /// The way of `set` holding `line`, if any.
+    #[inline(always)]
+    pub(crate) fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let base = self.tag_base + set * self.ways;
         let mut z = byte_matches(&self.meta[set].fingerprint, fingerprint(line)) & self.way_bits;
         while z != 0 {
             let way = z.trailing_zeros() as usize;
-            if self.tag(set, way) == line {
+            if self.tags[base + way] == line {
                 return Some(way);
             }
             z &= z - 1;
@@ -358,12 +431,21 @@ impl Packed {
         None
     }
 
-    /// Lookup, touch or allocate, and sector update in one pass over the set's record.
+    /// Lookup, touch or allocate, and sector update in one pass over the set's record (see
+    /// [`SectorCache::access`]).
     #[inline(always)]
-    fn access(&mut self, set: usize, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
+    pub(crate) fn access(
+        &mut self,
+        set: usize,
+        line: u64,
+        mask: u8,
+        hint: Hint,
+        fill: Fill,
+    ) -> Access {
         let Packed {
             meta,
             tags,
+            tag_base,
             ways,
             way_bits,
             way_mask,
@@ -371,77 +453,64 @@ impl Packed {
             occupancy,
         } = self;
         let ways = *ways;
+        let base = *tag_base + set * ways;
         let m = &mut meta[set];
         let fp = fingerprint(line);
         let mut cand = byte_matches(&m.fingerprint, fp) & *way_bits;
         let mut found = None;
         while cand != 0 {
             let way = cand.trailing_zeros() as usize;
-            let i = set * ways + way;
-            if tags[i / 8].0[i % 8] == line {
-                found = Some(way);
+            if tags[base + way] == line {
+                found = Some(way % PACKED_WAYS);
                 break;
             }
             cand &= cand - 1;
         }
         let over_cap =
             |keys: &[u8; 16]| (*last_cap as usize) < ways && evict_last_ways(keys) >= *last_cap;
-        let mut out = Access {
-            slot: None,
-            held: 0,
-            installed: false,
-            evicted: None,
-            capped: false,
-        };
-        let way = match found {
-            Some(way) => {
-                let w = way % PACKED_WAYS;
-                out.held = m.valid[w] & mask;
+        let (way, held, installed, victim, capped) = match found {
+            Some(w) => {
+                let held = m.valid[w] & mask;
                 let k = m.keys[w];
                 let old = key_class(k);
-                let class = match hint {
-                    Hint::Unchanged => old,
+                let (class, capped) = match hint {
+                    Hint::Unchanged => (old, false),
                     Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(&m.keys) => {
-                        out.capped = true;
-                        NORMAL
+                        (NORMAL, true)
                     }
-                    Hint::Set(c) => c as u8,
+                    Hint::Set(c) => (c as u8, false),
                 };
-                if key_rank(k) != 0 || class != old {
+                let promoted = key(class, 0);
+                if k != promoted {
                     age_below(&mut m.keys, key_rank(k));
-                    m.keys[w] = key(class, 0);
+                    m.keys[w] = promoted;
+                    if class != old {
+                        occupancy[old as usize & 3] -= 1;
+                        occupancy[class as usize & 3] += 1;
+                    }
                 }
-                if class != old {
-                    occupancy[old as usize & 3] -= 1;
-                    occupancy[class as usize & 3] += 1;
-                }
-                w
+                (w, held, false, (NO_VICTIM, 0), capped)
             }
-            None if fill == Fill::None => return out,
+            None if fill == Fill::None => return Access::ABSENT,
             None => {
                 let free = byte_matches(&m.valid, 0) & *way_bits;
-                let way = if free != 0 {
-                    free.trailing_zeros() as usize
+                let (w, victim) = if free != 0 {
+                    (free.trailing_zeros() as usize % PACKED_WAYS, (NO_VICTIM, 0))
                 } else {
                     // The least recently used way of the lowest class present.
-                    let way = max_key_way(&m.keys, way_mask, *way_bits);
-                    let class = EvictionClass::from_u8(key_class(m.keys[way]));
+                    let w = max_key_way(&m.keys, way_mask, *way_bits) % PACKED_WAYS;
+                    let class = key_class(m.keys[w]);
                     occupancy[class as usize & 3] -= 1;
-                    out.evicted = Some(Evicted {
-                        dirty: m.dirty[way],
-                        class,
-                    });
-                    way
+                    (w, (class, m.dirty[w]))
                 };
                 // The carve-out counts the set as it was (a victim included).
                 let mut class = hint.on_allocate();
+                let mut capped = false;
                 if class == EvictionClass::EvictLast && over_cap(&m.keys) {
                     class = EvictionClass::Normal;
-                    out.capped = true;
+                    capped = true;
                 }
-                let i = set * ways + way;
-                tags[i / 8].0[i % 8] = line;
-                let w = way % PACKED_WAYS;
+                tags[base + w] = line;
                 m.fingerprint[w] = fp;
                 m.valid[w] = 0;
                 m.dirty[w] = 0;
@@ -449,8 +518,7 @@ impl Packed {
                 age_below(&mut m.keys, r);
                 m.keys[w] = key(class as u8, 0);
                 occupancy[class as usize & 3] += 1;
-                out.installed = true;
-                w
+                (w, 0, true, victim, capped)
             }
         };
         match fill {
@@ -465,8 +533,16 @@ impl Packed {
                 m.dirty[way] &= !mask;
             }
         }
-        out.slot = Some(Slot { set, way });
-        out
+        Access {
+            set,
+            way: way as u8,
+            resident: true,
+            held,
+            installed,
+            capped,
+            victim_class: victim.0,
+            victim_dirty: victim.1,
+        }
     }
 
     #[inline(always)]
@@ -498,7 +574,12 @@ impl Packed {
     }
 
     #[inline(always)]
-    fn allocate(&mut self, set: usize, line: u64, hint: Hint) -> (usize, Option<Evicted>, bool) {
+    pub(crate) fn allocate(
+        &mut self,
+        set: usize,
+        line: u64,
+        hint: Hint,
+    ) -> (usize, Option<Evicted>, bool) {
         let m = &self.meta[set];
         let keys = m.keys;
         // The lowest free way (valid mask zero), if any.
@@ -532,7 +613,7 @@ impl Packed {
         (way, evicted, capped)
     }
 
-    fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
+    pub(crate) fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {
         let m = &mut self.meta[s.set];
         let w = s.way % PACKED_WAYS;
         let (valid, dirty) = (m.valid[w], m.dirty[w]);
@@ -746,6 +827,26 @@ impl SectorCache {
         }
     }
 
+    /// The sets of up to 16 ways, for the replay loop (`None` for wider caches).
+    #[inline(always)]
+    pub(crate) fn packed_mut(&mut self) -> Option<&mut Packed> {
+        match &mut self.sets {
+            Sets::Packed(p) => Some(p),
+            Sets::Wide(_) => None,
+        }
+    }
+
+    /// Whether the sets are [`Packed`].
+    pub(crate) fn is_packed(&self) -> bool {
+        matches!(self.sets, Sets::Packed(_))
+    }
+
+    /// The cache's line-to-set map.
+    #[inline(always)]
+    pub(crate) fn indexer(&self) -> SetIndexer {
+        self.indexer
+    }
+
     /// The set of `line`.
     #[inline(always)]
     pub fn set_of(&self, line: u64) -> usize {
@@ -779,7 +880,7 @@ impl SectorCache {
     #[inline(always)]
     pub fn valid(&self, s: Slot) -> u8 {
         match &self.sets {
-            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS],
+            Sets::Packed(p) => p.valid(s),
             Sets::Wide(w) => w.valid[s.set * w.ways + s.way],
         }
     }
@@ -795,7 +896,7 @@ impl SectorCache {
     #[inline(always)]
     pub fn add_valid(&mut self, s: Slot, mask: u8) {
         match &mut self.sets {
-            Sets::Packed(p) => p.meta[s.set].valid[s.way % PACKED_WAYS] |= mask,
+            Sets::Packed(p) => p.add_valid(s, mask),
             Sets::Wide(w) => w.valid[s.set * w.ways + s.way] |= mask,
         }
     }
@@ -844,13 +945,7 @@ impl SectorCache {
         fill: Fill,
     ) -> Access {
         let (_, found) = self.lookup_in(set, line);
-        let mut out = Access {
-            slot: found,
-            held: 0,
-            installed: false,
-            evicted: None,
-            capped: false,
-        };
+        let mut out = Access::ABSENT;
         let s = match found {
             Some(s) => {
                 (out.held, out.capped) = self.hit(s, mask, hint);
@@ -859,11 +954,14 @@ impl SectorCache {
             None if fill == Fill::None => return out,
             None => {
                 let (s, evicted, capped) = self.allocate(set, line, hint);
-                (out.evicted, out.capped, out.installed) = (evicted, capped, true);
-                out.slot = Some(s);
+                (out.capped, out.installed) = (capped, true);
+                if let Some(ev) = evicted {
+                    (out.victim_class, out.victim_dirty) = (ev.class as u8, ev.dirty);
+                }
                 s
             }
         };
+        (out.set, out.way, out.resident) = (s.set, s.way as u8, true);
         match fill {
             Fill::None => {}
             Fill::Valid => self.add_valid(s, mask),

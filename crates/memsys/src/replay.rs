@@ -8,9 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::GpuConfig;
 use crate::error::MemError;
-use crate::stats::Counters;
 use crate::stats::Stats;
-use crate::system::{MemSystem, Prepared, SetHint};
+use crate::system::{MemSystem, LOOKAHEAD};
 use crate::types::{Request, SmId};
 
 /// One access of a trace.
@@ -20,11 +19,6 @@ pub struct TraceAccess {
     pub addr: u64,
     pub bytes: u32,
 }
-
-/// How many accesses ahead of the one being performed [`run`] prefetches the L2 sets of.
-/// Random accesses to an L2 tag array of several MiB wait on host memory; prefetching this
-/// far ahead keeps that many lookups in flight.
-const LOOKAHEAD: usize = 16;
 
 /// Runs `accesses` through `mem` in order; returns how many ran. An access that fails stops
 /// the replay with [`MemError::Replay`] naming its position.
@@ -76,28 +70,32 @@ where
 /// fail when replayed) are kept whole.
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
-    shapes: Vec<Request>,
+    pub(crate) shapes: Vec<Request>,
     index: FxHashMap<Request, u32>,
-    entries: Vec<Entry>,
+    pub(crate) entries: Vec<Entry>,
     /// Accesses kept whole, by position.
     whole: FxHashMap<usize, TraceAccess>,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    addr: u64,
-    shape: u32,
-    sm: u16,
-    bytes: u8,
-    /// [`WHOLE`] and [`PAIR`].
-    flags: u8,
+pub(crate) struct Entry {
+    pub addr: u64,
+    pub shape: u32,
+    pub sm: u16,
+    pub bytes: u8,
+    /// [`WHOLE`], [`PAIR`] and [`CHECKED`].
+    pub flags: u8,
 }
 
 /// The access is kept in `Trace::whole`.
-const WHOLE: u8 = 1;
+pub(crate) const WHOLE: u8 = 1;
 /// The access may fill a 256 B block (`.L2::256B`, or a policy's 256 B promote bit): its
 /// neighbouring line's L2 set is prefetched too.
-const PAIR: u8 = 2;
+pub(crate) const PAIR: u8 = 2;
+/// The access fails memsys's size or address checks (no bytes, more than
+/// [`crate::MAX_LANE_BYTES`], or an end past 2^64), so the replay loop hands it to the checked
+/// path, which reports the error.
+pub(crate) const CHECKED: u8 = 4;
 
 impl Trace {
     pub fn new() -> Self {
@@ -133,6 +131,9 @@ impl Trace {
             return;
         };
         let whole = sm > u32::from(u16::MAX) || bytes > u32::from(u8::MAX);
+        let bad = bytes == 0
+            || bytes > crate::MAX_LANE_BYTES
+            || addr.checked_add(u64::from(bytes)).is_none();
         let pair = request.prefetch == Some(crate::types::PrefetchSize::B256)
             || request.policy.is_some_and(|p| p & (1 << 62) != 0);
         if whole {
@@ -152,7 +153,9 @@ impl Trace {
             shape,
             sm: sm as u16,
             bytes: bytes as u8,
-            flags: if whole { WHOLE } else { 0 } | if pair { PAIR } else { 0 },
+            flags: if whole { WHOLE } else { 0 }
+                | if pair { PAIR } else { 0 }
+                | if bad { CHECKED } else { 0 },
         });
     }
 
@@ -211,146 +214,11 @@ impl Extend<TraceAccess> for Trace {
 
 /// Replays a compiled [`Trace`] through `mem` in order; returns how many accesses ran. The
 /// effects, and where a faulty trace stops ([`MemError::Replay`] naming the position), are
-/// exactly those of [`run`] on the same accesses; the trace's request shapes are routed once
-/// up front and each access's L2 set is prefetched [`LOOKAHEAD`] accesses ahead.
+/// exactly those of [`run`] on the same accesses. What an access of each request shape does
+/// is decided once per replay, and each access's L2 set is prefetched [`LOOKAHEAD`] accesses
+/// ahead (the loop is described in `src/system/engine.rs`).
 pub fn run_trace(mem: &mut MemSystem, trace: &Trace) -> Result<u64, MemError> {
-    let prepared: Vec<_> = trace.shapes.iter().map(|r| mem.prepare(r)).collect();
-    let mut cells = Cells::new(prepared.len(), mem.config().sm_count as usize);
-    let result = replay_entries_dispatch(mem, trace, &prepared, &mut cells);
-    // The counters gathered per (shape, SM) go to the SMs and instructions, also when the
-    // replay stopped at a faulty access.
-    for (shape, sm, c) in &cells.used {
-        mem.add_cell(
-            *sm as usize,
-            MemSystem::prepared_instr(&prepared[*shape as usize]),
-            c,
-        );
-    }
-    result
-}
-
-/// Replay counters per (request shape, SM): each access updates one counter set instead of
-/// both its SM's and its instruction's; they are added to those at the end.
-struct Cells {
-    sm_count: usize,
-    /// Index into `used` of each (shape, SM), `u32::MAX` before its first access; empty when
-    /// the table would be too large (then accesses count straight into the statistics).
-    index: Vec<u32>,
-    used: Vec<(u32, u32, Counters)>,
-}
-
-impl Cells {
-    /// Most (shape, SM) pairs indexed (16 MiB of index).
-    const MAX_PAIRS: usize = 1 << 22;
-
-    fn new(shapes: usize, sm_count: usize) -> Self {
-        let pairs = shapes.saturating_mul(sm_count);
-        Self {
-            sm_count,
-            index: if pairs <= Self::MAX_PAIRS {
-                vec![u32::MAX; pairs]
-            } else {
-                Vec::new()
-            },
-            used: Vec::new(),
-        }
-    }
-
-    /// The counters of (`shape`, `sm`), if kept here (a valid SM and a table).
-    #[inline(always)]
-    fn get(&mut self, shape: u32, sm: u16) -> Option<&mut Counters> {
-        let sm = usize::from(sm);
-        if sm >= self.sm_count {
-            return None;
-        }
-        let i = self.index.get_mut(shape as usize * self.sm_count + sm)?;
-        if *i == u32::MAX {
-            *i = self.used.len() as u32;
-            self.used.push((shape, sm as u32, Counters::default()));
-        }
-        Some(&mut self.used[*i as usize].2)
-    }
-}
-
-/// [`replay_entries`] compiled for x86-64-v3 (AVX2, BMI1/2, LZCNT, POPCNT: variable shifts,
-/// bit scans and population counts in one instruction each) when the host has those, else
-/// for the baseline. Both compile the same code, so the results are the same.
-fn replay_entries_dispatch(
-    mem: &mut MemSystem,
-    trace: &Trace,
-    prepared: &[Prepared],
-    cells: &mut Cells,
-) -> Result<u64, MemError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("popcnt")
-        {
-            // SAFETY: the function only enables the target features just detected on the
-            // running CPU; it is otherwise an ordinary safe function.
-            return unsafe { replay_entries_v3(mem, trace, prepared, cells) };
-        }
-    }
-    replay_entries(mem, trace, prepared, cells)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn replay_entries_v3(
-    mem: &mut MemSystem,
-    trace: &Trace,
-    prepared: &[Prepared],
-    cells: &mut Cells,
-) -> Result<u64, MemError> {
-    replay_entries(mem, trace, prepared, cells)
-}
-
-#[inline(always)]
-fn replay_entries(
-    mem: &mut MemSystem,
-    trace: &Trace,
-    prepared: &[Prepared],
-    cells: &mut Cells,
-) -> Result<u64, MemError> {
-    let entries = &trace.entries;
-    let fail = |i: usize, e| MemError::Replay {
-        index: i as u64,
-        source: Box::new(e),
-    };
-    // The L2 set of each access, computed when it is prefetched.
-    let mut hints = [SetHint::NONE; LOOKAHEAD];
-    for (h, e) in hints.iter_mut().zip(entries) {
-        *h = mem.prefetch_line(e.addr, e.flags & PAIR != 0, usize::from(e.sm));
-    }
-    for (i, e) in entries.iter().enumerate() {
-        let hint = hints[i % LOOKAHEAD];
-        if let Some(ahead) = entries.get(i + LOOKAHEAD) {
-            hints[i % LOOKAHEAD] =
-                mem.prefetch_line(ahead.addr, ahead.flags & PAIR != 0, usize::from(ahead.sm));
-        }
-        let done = match (e.flags & WHOLE != 0, prepared.get(e.shape as usize)) {
-            (false, Some(p)) => {
-                let cell = cells.get(e.shape, e.sm);
-                mem.access_prepared(p, u32::from(e.sm), e.addr, u32::from(e.bytes), hint, cell)
-            }
-            _ => access_whole(mem, trace, i),
-        };
-        done.map_err(|err| fail(i, err))?;
-    }
-    Ok(entries.len() as u64)
-}
-
-/// An access of `trace` kept whole (kept out of the replay loop).
-#[cold]
-#[inline(never)]
-fn access_whole(mem: &mut MemSystem, trace: &Trace, i: usize) -> Result<(), MemError> {
-    match trace.get(i) {
-        Some(a) => mem.access(&a.request, a.addr, a.bytes).map(drop),
-        None => Ok(()),
-    }
+    mem.replay_compiled(trace)
 }
 
 /// Builds a tags-only memory system for `cfg`, replays `accesses` and returns the statistics.

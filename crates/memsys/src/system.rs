@@ -9,18 +9,24 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{Evicted, EvictionClass, Fill, Hint, SectorCache, Slot};
+use crate::cache::{Access, Evicted, EvictionClass, Fill, Hint, SectorCache, Slot};
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::memory::GlobalMemory;
 use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 use crate::replay::TraceAccess;
 use crate::rng::SplitMix64;
-use crate::stats::{Attr, Counters, OccupancySample, Stats};
+use crate::stats::{
+    Attr, Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats,
+};
 use crate::types::{
     AccessKind, CacheOperator, L1EvictionPriority, L2EvictionPriority, LaneAccess, Outcome,
     PrefetchSize, Request, Scope, Semantics, Space,
 };
+
+mod engine;
+
+pub(crate) use engine::LOOKAHEAD;
 
 /// Entries of the route cache (direct-mapped on the request shape).
 const ROUTE_SLOTS: usize = 64;
@@ -831,11 +837,8 @@ impl MemSystem {
         }
     }
 
-    #[cold]
-    #[inline(never)]
     fn push_timeline_sample(&mut self) {
-        let sample = self.occupancy_sample();
-        self.stats.timeline.push(sample);
+        push_timeline_sample(&mut self.stats, self.l2.occupancy());
     }
 
     /// Discards every L1 line of one SM (`fence`/`membar` at gpu scope, kernel boundaries).
@@ -1418,6 +1421,175 @@ impl MemSystem {
     }
 }
 
+/// Appends an L2 occupancy sample (`[evict_first, normal, evict_last]` lines) to the timeline.
+#[cold]
+#[inline(never)]
+fn push_timeline_sample(stats: &mut Stats, occupancy: [u64; 3]) {
+    let [f, n, l] = occupancy;
+    stats.timeline.push(OccupancySample {
+        request: stats.requests,
+        evict_first: f,
+        normal: n,
+        evict_last: l,
+    });
+}
+
+/// What a prefetch-size fill does besides changing L2: events for the counters of whoever
+/// performs it ([`Work`], or the compiled replay loop).
+trait FillEvents {
+    /// A line was pushed out to make room for a prefetched one.
+    fn l2_evicted(&mut self, ev: Evicted);
+    /// A line was installed for a prefetch block; `capped` when its evict-last hint was
+    /// turned into normal by the carve-out.
+    fn l2_allocated(&mut self, capped: bool);
+    /// `sectors` sectors were fetched from DRAM by the prefetch.
+    fn l2_prefetch_filled(&mut self, sectors: u64);
+}
+
+/// A prefetch-size fill after an L2 miss: the missed line (resident at `slot`), the sectors
+/// that missed, the access's L2 hint and the block size.
+#[derive(Debug, Clone, Copy)]
+struct PrefetchFill {
+    line: u64,
+    slot: Slot,
+    miss: u8,
+    hint: Hint,
+    block_bytes: u32,
+}
+
+/// The L2 operations a prefetch-size fill needs: a [`SectorCache`], or the replay loop's
+/// view of packed sets.
+trait FillTarget {
+    fn valid(&self, s: Slot) -> u8;
+    fn add_valid(&mut self, s: Slot, mask: u8);
+    /// The slot of `line`, installing it with `hint` when absent: the slot, and for an
+    /// installed line whether it was installed, its victim and whether its evict-last hint
+    /// was capped.
+    fn find_or_allocate(&mut self, line: u64, hint: Hint) -> (Slot, Option<Installed>);
+}
+
+/// What installing a line did: its victim, and whether an evict-last hint was capped.
+struct Installed {
+    evicted: Option<Evicted>,
+    capped: bool,
+}
+
+impl FillTarget for SectorCache {
+    #[inline]
+    fn valid(&self, s: Slot) -> u8 {
+        SectorCache::valid(self, s)
+    }
+
+    #[inline]
+    fn add_valid(&mut self, s: Slot, mask: u8) {
+        SectorCache::add_valid(self, s, mask);
+    }
+
+    #[inline]
+    fn find_or_allocate(&mut self, line: u64, hint: Hint) -> (Slot, Option<Installed>) {
+        match self.lookup(line) {
+            (_, Some(s)) => (s, None),
+            (set, None) => {
+                let (slot, evicted, capped) = self.allocate(set, line, hint);
+                (slot, Some(Installed { evicted, capped }))
+            }
+        }
+    }
+}
+
+/// Spec (`.level::prefetch_size`): "a hint to fetch additional data of the specified size
+/// into the respective cache level": on an L2 miss, the rest of the aligned 64/128/256 B
+/// block around each missed sector is filled too (256 B blocks span two lines; the other
+/// line is allocated with the access's hint if absent).
+#[inline]
+fn prefetch_fill(
+    l2: &mut impl FillTarget,
+    geo: &Geometry,
+    f: PrefetchFill,
+    events: &mut impl FillEvents,
+) {
+    let sb = geo.sector_bytes;
+    let line_bytes = 1u64 << geo.line_shift;
+    let block = u64::from(f.block_bytes);
+    let full = geo.full_mask;
+    let fill = |l2: &mut _, slot: Slot, want: u8, events: &mut _| {
+        let extra = want & !FillTarget::valid(l2, slot);
+        if extra != 0 {
+            FillTarget::add_valid(l2, slot, extra);
+            FillEvents::l2_prefetch_filled(events, pop(extra));
+        }
+    };
+    if block <= line_bytes {
+        let per_block = (block / sb) as u32;
+        let group = ((1u16 << per_block) - 1) as u8;
+        let mut want = 0u8;
+        let mut s = 0;
+        while s < 8 {
+            if f.miss & (group << s) != 0 {
+                want |= group << s;
+            }
+            s += per_block;
+        }
+        fill(l2, f.slot, want & full, events);
+    } else {
+        let lines = block / line_bytes;
+        let first = f.line & !(lines - 1);
+        for other in first..first + lines {
+            if other == f.line {
+                fill(l2, f.slot, full, events);
+                continue;
+            }
+            let (s, installed) = l2.find_or_allocate(other, f.hint);
+            if let Some(i) = installed {
+                if let Some(ev) = i.evicted {
+                    events.l2_evicted(ev);
+                }
+                events.l2_allocated(i.capped);
+            }
+            fill(l2, s, full, events);
+        }
+    }
+}
+
+/// [`FillEvents`] of a [`Work`]: its counters and tally.
+struct WorkEvents<'a, T: Tally, S: Sink> {
+    counters: &'a mut S,
+    tally: &'a mut T,
+    sector_bytes: u64,
+}
+
+impl<T: Tally, S: Sink> FillEvents for WorkEvents<'_, T, S> {
+    #[inline]
+    fn l2_evicted(&mut self, ev: Evicted) {
+        let nd = pop(ev.dirty);
+        let sb = self.sector_bytes;
+        self.counters.apply(|c| {
+            c.l2.evictions.add(ev.class);
+            c.l2.writebacks += nd;
+            c.dram.bytes_written += nd * sb;
+        });
+        self.tally.dram(0, nd);
+    }
+
+    #[inline]
+    fn l2_allocated(&mut self, capped: bool) {
+        self.counters.apply(|c| {
+            c.l2.allocations += 1;
+            c.l2.evict_last_capped += u64::from(capped);
+        });
+    }
+
+    #[inline]
+    fn l2_prefetch_filled(&mut self, n: u64) {
+        let sb = self.sector_bytes;
+        self.counters.apply(|c| {
+            c.l2.prefetch_fills += n;
+            c.dram.bytes_read += n * sb;
+        });
+        self.tally.dram(n, 0);
+    }
+}
+
 /// Drops every line of one L1; returns the sectors dropped.
 fn invalidate_whole(l1: &mut SectorCache) -> u64 {
     let mut n = 0;
@@ -1620,13 +1792,13 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         }
         if allocate {
             if a.installed {
-                if let Some(ev) = a.evicted {
+                if let Some(ev) = a.evicted() {
                     self.bump(|c| c.l1.evictions.add(ev.class));
                 }
                 self.bump(|c| c.l1.allocations += 1);
             }
             self.bump(|c| c.l1.sector_fills += nm);
-            if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot) {
+            if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot()) {
                 self.fill_l1_data(slot, line, miss);
             }
         }
@@ -1648,20 +1820,6 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 }
             }
         }
-    }
-
-    /// Installs a line in L2, writing back the victim's dirty sectors.
-    #[inline(always)]
-    fn l2_allocate(&mut self, set: usize, line: u64, hint: Hint) -> Slot {
-        let (slot, evicted, capped) = self.l2.allocate(set, line, hint);
-        if let Some(ev) = evicted {
-            self.count_l2_eviction(ev);
-        }
-        self.bump(|c| {
-            c.l2.allocations += 1;
-            c.l2.evict_last_capped += u64::from(capped);
-        });
-        slot
     }
 
     /// An L2 eviction: its class, and the write-back of its dirty sectors.
@@ -1693,7 +1851,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         };
         let a = self.l2.access(set, line, mask, hint, fill);
         if a.installed {
-            if let Some(ev) = a.evicted {
+            if let Some(ev) = a.evicted() {
                 self.count_l2_eviction(ev);
             }
             let capped = u64::from(a.capped);
@@ -1704,7 +1862,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         } else if a.capped {
             self.bump(|c| c.l2.evict_last_capped += 1);
         }
-        let slot = a.slot.unwrap_or(Slot::NONE);
+        let slot = a.slot().unwrap_or(Slot::NONE);
         (slot, a.held, hint)
     }
 
@@ -1772,59 +1930,23 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         self.tally.reached(3);
     }
 
-    /// Fills `want` sectors of an L2 line that it does not hold yet, as prefetch fills.
-    #[inline(always)]
-    fn fill(&mut self, slot: Slot, want: u8) {
-        let extra = want & !self.l2.valid(slot);
-        if extra != 0 {
-            self.l2.add_valid(slot, extra);
-            let n = pop(extra);
-            let sb = self.geo.sector_bytes;
-            self.bump(|c| {
-                c.l2.prefetch_fills += n;
-                c.dram.bytes_read += n * sb;
-            });
-            self.tally.dram(n, 0);
-        }
-    }
-
     /// Spec (`.level::prefetch_size`): "a hint to fetch additional data of the specified size
-    /// into the respective cache level": on an L2 miss, the rest of the aligned 64/128/256 B
-    /// block around each missed sector is filled too (256 B blocks span two lines).
+    /// into the respective cache level" (see [`prefetch_fill`]).
     #[inline]
     fn prefetch_fill(&mut self, line: u64, slot: Slot, miss: u8, hint: Hint, block_bytes: u32) {
-        let sb = self.geo.sector_bytes;
-        let line_bytes = 1u64 << self.geo.line_shift;
-        let block = u64::from(block_bytes);
-        let full = self.geo.full_mask;
-        if block <= line_bytes {
-            let per_block = (block / sb) as u32;
-            let group = ((1u16 << per_block) - 1) as u8;
-            let mut want = 0u8;
-            let mut s = 0;
-            while s < 8 {
-                if miss & (group << s) != 0 {
-                    want |= group << s;
-                }
-                s += per_block;
-            }
-            self.fill(slot, want & full);
-        } else {
-            let lines = block / line_bytes;
-            let first = line & !(lines - 1);
-            for other in first..first + lines {
-                if other == line {
-                    self.fill(slot, full);
-                    continue;
-                }
-                let (set, s) = self.l2.lookup(other);
-                let s = match s {
-                    Some(s) => s,
-                    None => self.l2_allocate(set, other, hint),
-                };
-                self.fill(s, full);
-            }
-        }
+        let mut events = WorkEvents {
+            counters: &mut self.counters,
+            tally: &mut self.tally,
+            sector_bytes: self.geo.sector_bytes,
+        };
+        let fill = PrefetchFill {
+            line,
+            slot,
+            miss,
+            hint,
+            block_bytes,
+        };
+        prefetch_fill(self.l2, &self.geo, fill, &mut events);
     }
 
     /// Drops this SM's L1 copy of `mask` sectors of `line` (if L1 is in use).
@@ -1877,7 +1999,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             OwnL1::Update if self.geo.l1_enabled => {
                 let set = self.l1.set_of(line);
                 let a = self.l1.access(set, line, mask, route.l1_hint, Fill::None);
-                let (slot, resident) = (a.slot, a.held);
+                let (slot, resident) = (a.slot(), a.held);
                 let nh = pop(resident);
                 self.bump(|c| {
                     c.l1.write_sectors += n;

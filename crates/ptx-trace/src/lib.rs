@@ -624,14 +624,54 @@ pub fn replay_text(cfg: GpuConfig, text: &str) -> Result<(Stats, Vec<String>), T
 /// A line that is not UTF-8 is an error at its line and the column of its first bad byte.
 pub fn replay_reader(
     cfg: GpuConfig,
-    mut reader: impl std::io::BufRead,
+    reader: impl std::io::BufRead,
 ) -> Result<(Stats, Vec<String>), TraceError> {
     let mut mem = MemSystem::tags_only(cfg).map_err(|e: MemError| err(0, 0, e.to_string()))?;
+    let parsed = read_trace(reader);
+    parsed.replay(&mut mem)?;
+    if let Some(e) = parsed.error {
+        return Err(e);
+    }
+    Ok((mem.stats(), parsed.ops))
+}
+
+/// A text trace read into its compiled form, for [`ParsedTrace::replay`].
+#[derive(Debug, Default)]
+pub struct ParsedTrace {
+    /// The accesses of the lines before the first bad one.
+    pub trace: Trace,
+    /// The op spellings by instruction id.
+    pub ops: Vec<String>,
+    /// The line of each access, to name the line of an access memsys rejects.
+    pub lines: Vec<u32>,
+    /// The first bad line, if any (reading stopped there).
+    pub error: Option<TraceError>,
+}
+
+impl ParsedTrace {
+    /// Replays the accesses through `mem`; an access memsys rejects is an error at its line.
+    /// A parse error (in [`ParsedTrace::error`]) is left to the caller: it comes after every
+    /// access that was read.
+    pub fn replay(&self, mem: &mut MemSystem) -> Result<u64, TraceError> {
+        match replay::run_trace(mem, &self.trace) {
+            Err(MemError::Replay { index, source }) => {
+                let at = usize::try_from(index)
+                    .ok()
+                    .and_then(|i| self.lines.get(i))
+                    .map_or(0, |&l| l as usize);
+                Err(err(at, 1, source.to_string()))
+            }
+            Err(e) => Err(err(0, 0, e.to_string())),
+            Ok(n) => Ok(n),
+        }
+    }
+}
+
+/// Reads a text trace line by line into its compiled form, stopping at the first bad line
+/// (kept in [`ParsedTrace::error`]).
+pub fn read_trace(mut reader: impl std::io::BufRead) -> ParsedTrace {
     let mut parser = TraceParser::new();
-    let mut trace = Trace::new();
-    // The line of each access, to name the line of an access memsys rejects.
-    let mut lines: Vec<u32> = Vec::new();
-    let mut parse_error = None;
+    let mut out = ParsedTrace::default();
     let mut buf = Vec::new();
     let mut line = 0usize;
     loop {
@@ -640,7 +680,7 @@ pub fn replay_reader(
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
-                parse_error = Some(err(line + 1, 1, format!("cannot read the trace: {e}")));
+                out.error = Some(err(line + 1, 1, format!("cannot read the trace: {e}")));
                 break;
             }
         }
@@ -653,34 +693,21 @@ pub fn replay_reader(
             Ok(t) => t,
             Err(e) => {
                 let column = e.valid_up_to() + 1;
-                parse_error = Some(err(line, column, "the trace is not UTF-8 text"));
+                out.error = Some(err(line, column, "the trace is not UTF-8 text"));
                 break;
             }
         };
-        match parser.parse_into(text, line, &mut trace) {
-            Ok(true) => lines.push(u32::try_from(line).unwrap_or(u32::MAX)),
+        match parser.parse_into(text, line, &mut out.trace) {
+            Ok(true) => out.lines.push(u32::try_from(line).unwrap_or(u32::MAX)),
             Ok(false) => {}
             Err(e) => {
-                parse_error = Some(e);
+                out.error = Some(e);
                 break;
             }
         }
     }
-    match replay::run_trace(&mut mem, &trace) {
-        Err(MemError::Replay { index, source }) => {
-            let at = usize::try_from(index)
-                .ok()
-                .and_then(|i| lines.get(i))
-                .map_or(0, |&l| l as usize);
-            return Err(err(at, 1, source.to_string()));
-        }
-        Err(e) => return Err(err(0, 0, e.to_string())),
-        Ok(_) => {}
-    }
-    if let Some(e) = parse_error {
-        return Err(e);
-    }
-    Ok((mem.stats(), parser.ops))
+    out.ops = parser.ops;
+    out
 }
 
 #[cfg(test)]
