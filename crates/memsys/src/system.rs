@@ -1520,17 +1520,7 @@ fn prefetch_fill(
         }
     };
     if block <= line_bytes {
-        let per_block = (block / sb) as u32;
-        let group = ((1u16 << per_block) - 1) as u8;
-        let mut want = 0u8;
-        let mut s = 0;
-        while s < 8 {
-            if f.miss & (group << s) != 0 {
-                want |= group << s;
-            }
-            s += per_block;
-        }
-        fill(l2, f.slot, want & full, events);
+        fill(l2, f.slot, block_sectors(f.miss, block, sb) & full, events);
     } else {
         let lines = block / line_bytes;
         let first = f.line & !(lines - 1);
@@ -1549,6 +1539,23 @@ fn prefetch_fill(
             fill(l2, s, full, events);
         }
     }
+}
+
+/// The sectors of the aligned blocks of `block` bytes (at most a line) that hold a sector of
+/// `miss`: what a prefetch-size fill asks for within the missed line.
+#[inline(always)]
+fn block_sectors(miss: u8, block: u64, sector_bytes: u64) -> u8 {
+    let per_block = (block / sector_bytes) as u32;
+    let group = ((1u16 << per_block) - 1) as u8;
+    let mut want = 0u8;
+    let mut s = 0;
+    while s < 8 {
+        if miss & (group << s) != 0 {
+            want |= group << s;
+        }
+        s += per_block;
+    }
+    want
 }
 
 /// [`FillEvents`] of a [`Work`]: its counters and tally.

@@ -60,6 +60,8 @@ struct Plan {
     prefetch_bytes: u32,
     /// The accesses count as L1 requests.
     touches_l1: bool,
+    /// The path works on the issuing SM's L1.
+    uses_l1: bool,
     instr: usize,
 }
 
@@ -72,6 +74,7 @@ impl Plan {
             l2: NO_FRACTION,
             prefetch_bytes: 0,
             touches_l1: false,
+            uses_l1: false,
             instr,
         };
         let Ok(r) = &p.route else { return checked };
@@ -110,6 +113,11 @@ impl Plan {
                 0
             },
             touches_l1: r.touches_l1,
+            uses_l1: match path {
+                Path::ReadL1 { .. } => true,
+                Path::Write { own, .. } => own != OwnCopy::Keep,
+                Path::ReadL2 | Path::Checked => false,
+            },
             instr,
         }
     }
@@ -227,37 +235,58 @@ impl FillEvents for Cell {
     }
 }
 
-/// The cells of the (shape, SM) pairs a replay used, in order of first use.
+/// The cells of a replay: a block of one cell per SM for each request shape used, made on
+/// the shape's first access.
 struct Cells {
     sm_count: usize,
-    /// Index into `used` of each (shape, SM), `u32::MAX` before its first access.
-    index: Vec<u32>,
-    used: Vec<(u32, u32, Cell)>,
+    /// Per shape, the index of its block's first cell (`u32::MAX` before its first access).
+    base: Vec<u32>,
+    /// The shape of each block.
+    shapes: Vec<u32>,
+    cells: Vec<Cell>,
 }
 
 impl Cells {
-    /// Most (shape, SM) pairs indexed (16 MiB of index); a trace with more shapes than that
-    /// allows takes the checked path throughout.
-    const MAX_PAIRS: usize = 1 << 22;
+    /// Most cells (about 200 bytes each); a trace with more shapes than that allows takes
+    /// the checked path throughout.
+    const MAX_CELLS: usize = 1 << 18;
 
     fn new(shapes: usize, sm_count: usize) -> Option<Self> {
-        let pairs = shapes.checked_mul(sm_count)?;
-        (pairs <= Self::MAX_PAIRS).then(|| Self {
+        (shapes.checked_mul(sm_count)? <= Self::MAX_CELLS && sm_count > 0).then(|| Self {
             sm_count,
-            index: vec![u32::MAX; pairs],
-            used: Vec::new(),
+            base: vec![u32::MAX; shapes],
+            shapes: Vec::new(),
+            cells: Vec::new(),
         })
     }
 
-    /// The cell of (`shape`, `sm`), `sm` below the SM count.
+    /// The cell of (`shape`, `sm`), `sm` below the SM count and `shape` below the number of
+    /// shapes.
     #[inline(always)]
     fn get(&mut self, shape: u32, sm: usize) -> &mut Cell {
-        let i = &mut self.index[shape as usize * self.sm_count + sm];
-        if *i == u32::MAX {
-            *i = self.used.len() as u32;
-            self.used.push((shape, sm as u32, Cell::default()));
+        let base = &mut self.base[shape as usize];
+        if *base == u32::MAX {
+            *base = self.cells.len() as u32;
+            self.shapes.push(shape);
+            self.cells
+                .resize(self.cells.len() + self.sm_count, Cell::default());
         }
-        &mut self.used[*i as usize].2
+        &mut self.cells[*base as usize + sm]
+    }
+
+    /// Every (shape, SM, cell) with accesses.
+    fn used(&self) -> impl Iterator<Item = (u32, usize, &Cell)> {
+        self.shapes
+            .iter()
+            .enumerate()
+            .flat_map(move |(block, &shape)| {
+                let cells = &self.cells[block * self.sm_count..(block + 1) * self.sm_count];
+                cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.accesses > 0)
+                    .map(move |(sm, c)| (shape, sm, c))
+            })
     }
 }
 
@@ -285,10 +314,10 @@ impl MemSystem {
         let mut cells = Cells::new(plans.len(), self.cfg.sm_count as usize);
         let result = self.replay_dispatch(trace, &prepared, &plans, cells.as_mut());
         if let Some(cells) = cells {
-            for (shape, sm, cell) in &cells.used {
-                let plan = &plans[*shape as usize];
+            for (shape, sm, cell) in cells.used() {
+                let plan = &plans[shape as usize];
                 let c = cell.counters(plan, self.geo.sector_bytes);
-                self.add_cell(*sm as usize, plan.instr, &c);
+                self.add_cell(sm, plan.instr, &c);
             }
         }
         result
@@ -423,12 +452,11 @@ impl MemSystem {
         for (i, e) in entries.iter().enumerate().skip(start) {
             let sm = usize::from(e.sm);
             let end = e.addr.wrapping_add(u64::from(e.bytes)).wrapping_sub(1);
-            let plan = &plans[(e.shape as usize).min(plans.len().saturating_sub(1))];
-            let needs_l1 = match plan.path {
-                Path::ReadL1 { .. } => true,
-                Path::Write { own, .. } => own != OwnCopy::Keep,
-                Path::ReadL2 | Path::Checked => false,
+            let Some(plan) = plans.get(e.shape as usize) else {
+                stop = i;
+                break;
             };
+            let needs_l1 = plan.uses_l1;
             let l1 = if needs_l1 {
                 l1[sm.min(sm_count.saturating_sub(1))].packed_mut()
             } else {
@@ -438,7 +466,6 @@ impl MemSystem {
                 | (sm >= sm_count)
                 | (plan.path == Path::Checked)
                 | ((e.addr ^ end) >> geo.line_shift != 0)
-                | (e.shape as usize >= plans.len())
                 | (needs_l1 & l1.is_none());
             if unplanned {
                 stop = i;
@@ -471,19 +498,11 @@ impl MemSystem {
                     cell.l1_read[1] += u64::from(miss.count_ones());
                     cell.l1_installed(&a);
                     if miss != 0 {
-                        let l2 = PackedLevel {
-                            cache: &mut *l2,
-                            index: l2_index,
-                        };
-                        l2_read(l2, rng, &geo, cell, plan, line, hint.set, miss);
+                        l2_read(l2, &l2_index, rng, &geo, cell, plan, line, hint.set, miss);
                     }
                 }
                 (Path::ReadL2, _) => {
-                    let l2 = PackedLevel {
-                        cache: &mut *l2,
-                        index: l2_index,
-                    };
-                    l2_read(l2, rng, &geo, cell, plan, line, hint.set, mask);
+                    l2_read(l2, &l2_index, rng, &geo, cell, plan, line, hint.set, mask);
                 }
                 (Path::Write { own, through }, l1) => {
                     let n = u64::from(mask.count_ones());
@@ -537,7 +556,8 @@ impl MemSystem {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn l2_read(
-    mut l2: PackedLevel<'_>,
+    l2: &mut Packed,
+    l2_index: &SetIndexer,
     rng: &mut SplitMix64,
     geo: &Geometry,
     cell: &mut Cell,
@@ -547,22 +567,52 @@ fn l2_read(
     mask: u8,
 ) {
     let hint = draw(rng, &plan.l2);
-    let a = l2.cache.access(set, line, mask, hint, Fill::Valid);
+    let a = l2.access(set, line, mask, hint, Fill::Valid);
     cell.l2_requests += 1;
     cell.l2_installed(&a);
     let miss = mask & !a.held;
     cell.l2_read[0] += u64::from(a.held.count_ones());
     cell.l2_read[1] += u64::from(miss.count_ones());
     if miss != 0 && plan.prefetch_bytes != 0 {
-        let fill = PrefetchFill {
-            line,
-            slot: a.slot().unwrap_or(Slot::NONE),
-            miss,
-            hint,
-            block_bytes: plan.prefetch_bytes,
-        };
-        prefetch_fill(&mut l2, geo, fill, cell);
+        let slot = a.slot().unwrap_or(Slot::NONE);
+        if plan.prefetch_bytes <= 1 << geo.line_shift {
+            // The rest of the line's blocks (the common 64 B / 128 B case, kept inline).
+            let want = block_sectors(miss, u64::from(plan.prefetch_bytes), geo.sector_bytes);
+            let extra = want & geo.full_mask & !l2.valid(slot);
+            l2.add_valid(slot, extra);
+            cell.l2_prefetch_fills += u64::from(extra.count_ones());
+        } else {
+            prefetch_blocks(l2, l2_index, geo, cell, plan, line, slot, miss, hint);
+        }
     }
+}
+
+/// A prefetch block larger than a line (`.L2::256B`): see [`prefetch_fill`].
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn prefetch_blocks(
+    l2: &mut Packed,
+    l2_index: &SetIndexer,
+    geo: &Geometry,
+    cell: &mut Cell,
+    plan: &Plan,
+    line: u64,
+    slot: Slot,
+    miss: u8,
+    hint: Hint,
+) {
+    let fill = PrefetchFill {
+        line,
+        slot,
+        miss,
+        hint,
+        block_bytes: plan.prefetch_bytes,
+    };
+    let mut level = PackedLevel {
+        cache: l2,
+        index: *l2_index,
+    };
+    prefetch_fill(&mut level, geo, fill, cell);
 }
 
 /// The L2's packed sets with its line-to-set map: what a prefetch fill works on in the loop.
