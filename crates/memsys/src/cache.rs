@@ -265,8 +265,10 @@ pub(crate) struct SetIndexer {
     sets: u64,
     /// `sets - 1` when `sets` is a power of two.
     mask: Option<u64>,
-    /// Lemire's fastmod constant for `sets` (used on 32-bit folded values).
+    /// Lemire's fastmod constant for `sets` on 32-bit values (the folded hash).
     fastmod: u64,
+    /// The same for 64-bit values (whole line numbers, [`SetHash::Modulo`]).
+    fastmod_wide: u128,
 }
 
 impl SetIndexer {
@@ -277,11 +279,17 @@ impl SetIndexer {
         } else {
             0
         };
+        let fastmod_wide = if sets > 1 {
+            (u128::MAX / u128::from(sets)).wrapping_add(1)
+        } else {
+            0
+        };
         Self {
             hash,
             sets,
             mask,
             fastmod,
+            fastmod_wide,
         }
     }
 
@@ -290,7 +298,15 @@ impl SetIndexer {
         match self.hash {
             SetHash::Modulo => match self.mask {
                 Some(m) => line & m,
-                None => line % self.sets,
+                None if self.sets > 1 => {
+                    // `line % sets` without a 64-bit division (H100/B200 L1s have 384 sets):
+                    // Lemire, Kaser, Kurz, "Faster remainder by direct computation" (2019),
+                    // with a 128-bit constant for 64-bit numerators.
+                    let low = self.fastmod_wide.wrapping_mul(u128::from(line));
+                    let d = u128::from(self.sets);
+                    (((low >> 64) * d + (((low as u64) as u128 * d) >> 64)) >> 64) as u64
+                }
+                None => 0,
             },
             SetHash::XorFold => {
                 let h = (line ^ (line >> 16) ^ (line >> 32) ^ (line >> 48)) & 0xFFFF_FFFF;
@@ -1106,6 +1122,38 @@ mod tests {
                 let direct =
                     (folded ^ (folded >> 16) ^ (folded >> 32) ^ (folded >> 48)) & 0xFFFF_FFFF;
                 assert_eq!(ix.set_of(h), direct % sets, "sets {sets} h {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn wide_fastmod_equals_remainder() {
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for sets in [
+            3u64,
+            5,
+            6,
+            384,
+            768,
+            20480,
+            25600,
+            1_000_003,
+            u64::from(u32::MAX),
+        ] {
+            let ix = SetIndexer::new(SetHash::Modulo, sets);
+            let fixed = [
+                0u64,
+                1,
+                sets - 1,
+                sets,
+                sets + 1,
+                u64::MAX,
+                u64::MAX - 1,
+                1 << 57,
+            ];
+            let random = (0..2000).map(|_| rng.next_u64() >> (rng.next_u64() % 64));
+            for line in fixed.into_iter().chain(random) {
+                assert_eq!(ix.set_of(line), line % sets, "sets {sets} line {line}");
             }
         }
     }

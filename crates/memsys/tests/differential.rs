@@ -214,6 +214,8 @@ struct Gen {
     ranges: Vec<u64>,
     /// Produce invalid accesses too (bad SM, size, space, operator, address overflow).
     faults: bool,
+    /// Multi-sector accesses within one line (32, 64, 96 or 128 B on 32 B boundaries).
+    sectors: bool,
 }
 
 impl Gen {
@@ -362,6 +364,11 @@ impl Gen {
         if self.below(3) != 0 {
             addr &= !u64::from(bytes.next_power_of_two() - 1);
         }
+        if self.sectors {
+            bytes = self.pick(&[32, 64, 96, 128]);
+            let first = self.below(u64::from(5 - bytes / 32));
+            addr = (addr & !127) + 32 * first;
+        }
         if !self.faults {
             if matches!(kind, AccessKind::Store | AccessKind::Atomic) && req.space == Space::Const {
                 req.space = Space::Global;
@@ -397,6 +404,7 @@ fn gen(cfg: &GpuConfig, seed: u64, faults: bool) -> Gen {
         sms: cfg.sm_count,
         ranges: Vec::new(),
         faults,
+        sectors: false,
     }
 }
 
@@ -511,6 +519,39 @@ fn random_hint_heavy_traces_match_through_replay_run() {
             }
             flush(&mut new, &mut old, &mut batch);
             assert_same_stats(&new.stats(), &old.stats(), &format!("{name} seed {seed}"));
+        }
+    }
+}
+
+/// The compiled replay (`run_trace`, which performs planned accesses in its own loop) on
+/// multi-sector accesses within lines (store hits on several sectors of an own L1 copy,
+/// partial L2 hits, prefetch blocks), with and without the occupancy timeline, against the
+/// reference access by access.
+#[test]
+fn compiled_replay_matches_on_multi_sector_accesses() {
+    for (name, mut cfg) in configs() {
+        for timeline in [0, 7] {
+            cfg.timeline_interval = timeline;
+            for seed in 20..=22 {
+                let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
+                let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
+                let mut g = gen(&cfg, seed, false);
+                g.sectors = true;
+                register_ranges(&mut new, &mut old, &mut g);
+                let trace: Vec<TraceAccess> = std::iter::from_fn(|| Some(g.step()))
+                    .filter_map(|s| match s {
+                        Step::Access(a) => Some(a),
+                        _ => None,
+                    })
+                    .take(20_000)
+                    .collect();
+                replay::run_trace(&mut new, &trace.iter().copied().collect()).unwrap();
+                for a in &trace {
+                    old.access(&a.request, a.addr, a.bytes).unwrap();
+                }
+                let what = format!("{name} timeline {timeline} seed {seed}");
+                assert_same_stats(&new.stats(), &old.stats(), &what);
+            }
         }
     }
 }
