@@ -3,6 +3,7 @@
 
     python3 tests/memsys/pycachesim_parity.py            # traces + golden counts
     python3 tests/memsys/pycachesim_parity.py --rate     # also time the 10 M benchmark trace
+    python3 tests/memsys/pycachesim_parity.py --rate-trace kernel.trace   # and a text trace
 
 The script makes a virtual environment under target/pycachesim-venv, installs pycachesim
 0.3.1 there and re-runs itself with it. It writes, deterministically (fixed seeds):
@@ -14,7 +15,10 @@ The script makes a virtual environment under target/pycachesim-venv, installs py
 - with --rate: pycachesim's accesses/s on memsys's synthetic benchmark workload
   (`memsys::replay::synthetic(1)`, mirrored below; a checksum of its first 100 000 accesses is
   stored so the Rust test can check the mirror), through an L1 (128 KiB, 4 ways) + L2
-  (40 MiB, 16 ways) LRU hierarchy of 128 B lines, every access a load.
+  (40 MiB, 16 ways) LRU hierarchy of 128 B lines, every access a load;
+- with --rate-trace FILE: pycachesim's accesses/s, through the same hierarchy, on the
+  addresses of a text trace (docs/trace-format.md), e.g. the real-kernel replay workload
+  written by `cargo run --release -p ptxsim --example kernel_trace -- --write kernel.trace`.
 
 The Rust test crates/memsys/tests/pycachesim_parity.rs replays the same traces through memsys
 configured as one-level LRU (`GpuConfig::single_level`) and asserts identical counts.
@@ -176,6 +180,29 @@ def measure_rate(n):
     return {"accesses": n, "seconds": dt, "accesses_per_second": n / dt}
 
 
+def measure_rate_trace(path):
+    """pycachesim on the addresses of a text trace, every access a load (reading not timed)."""
+    from cachesim import Cache, CacheSimulator, MainMemory
+
+    addrs = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and not fields[0].startswith("#"):
+                addrs.append(int(fields[2], 16))
+    mem = MainMemory()
+    l2 = Cache("L2", 20480, 16, 128, "LRU")
+    mem.load_to(l2)
+    mem.store_from(l2)
+    l1 = Cache("L1", 256, 4, 128, "LRU", load_from=l2, store_to=l2)
+    cs = CacheSimulator(l1, mem)
+    t = time.perf_counter()
+    cs.load(addrs, length=1)
+    dt = time.perf_counter() - t
+    return {"trace": os.path.basename(path), "accesses": len(addrs), "seconds": dt,
+            "accesses_per_second": len(addrs) / dt}
+
+
 def main():
     ensure_venv()
     import importlib.metadata
@@ -212,11 +239,16 @@ def main():
     if "--rate" in sys.argv:
         golden["rate"] = measure_rate(10_000_000)
         print("pycachesim rate:", golden["rate"])
-    elif os.path.exists(out):
+    if "--rate-trace" in sys.argv:
+        path = sys.argv[sys.argv.index("--rate-trace") + 1]
+        golden["rate_trace"] = measure_rate_trace(path)
+        print("pycachesim rate on", path + ":", golden["rate_trace"])
+    if os.path.exists(out):
         with open(out) as f:
             old = json.load(f)
-        if "rate" in old:
-            golden["rate"] = old["rate"]
+        for key in ("rate", "rate_trace"):
+            if key in old and key not in golden:
+                golden[key] = old[key]
     with open(out, "w") as f:
         json.dump(golden, f, indent=2)
         f.write("\n")
