@@ -122,6 +122,16 @@ pub(crate) enum Key {
     IllegalEvict,
     VectorNotAllowed,
     CopRequired,
+    CpaLevel,
+    CpaAligned,
+    CpaNoinc,
+    CpaScope1,
+    CpaSem,
+    CpaMmio,
+    CpaScope2,
+    CpaNc,
+    CpaAsync,
+    CpaRead,
     // createpolicy
     PolKindTgt,
     PolKindVer,
@@ -223,9 +233,10 @@ pub(crate) const ST_ORDER: &[Key] = &[
 #[rustfmt::skip]
 pub(crate) const CPA_ORDER: &[Key] = &[
     CpaVer, CpaTgt, HintRequired, ArgValue, ArgRange, ArgsMismatch, IgnoreSrcVer, AddrF64,
-    IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer, Pf256Tgt,
-    Pf256Ver, IllegalEvict, VectorNotAllowed, AddrF32, ImmediateAddr, SpaceMismatch,
-    CopRequired, IllegalCop, HintTgt, HintVer, HintSpace,
+    CpaLevel, IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer,
+    Pf256Tgt, Pf256Ver, CombinePfMmio, IllegalEvict, CpaAligned, CpaNoinc, VectorNotAllowed,
+    AddrF32, ImmediateAddr, SpaceMismatch, CpaScope1, CpaSem, CpaMmio, CpaScope2, CpaNc,
+    CopRequired, IllegalCop, HintTgt, HintVer, CombineHintMmio, HintSpace, CpaAsync, CpaRead,
 ];
 
 /// `createpolicy` (§12.4).
@@ -280,6 +291,11 @@ impl Msgs {
     /// can sit just before or after the messages of a modifier).
     pub fn scan(&mut self, pos: i32, d: Diagnostic) {
         self.push(-1, pos, d);
+    }
+
+    /// A message of the operand reading (constant expressions): after the scan-stage ones.
+    pub fn operand_parse(&mut self, d: Diagnostic) {
+        self.push(-1, i32::MAX, d);
     }
 
     fn rank(&self, key: Key) -> i32 {

@@ -5,6 +5,7 @@
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
+use super::const_issues;
 use super::{
     address, check_guard, finish, gate, gate_target, gate_version, imm_kind, imm_ok_for_type,
     reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn, Outcome,
@@ -110,7 +111,18 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                 }
                 s.cop = Some((c, (t, span)));
             }
-            Word::Nc => s.nc = Some(span),
+            Word::Nc => {
+                if s.nc.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Duplicate .nc modifier".into(),
+                            "`.nc` is written twice".into(),
+                        ),
+                    );
+                }
+                s.nc = Some(span);
+            }
             Word::Evict(lvl, p) => {
                 s.evs.push((lvl, p, (t, span)));
                 n_ev += 1;
@@ -258,6 +270,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(order(insn));
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
     let s = scan(cx, insn, &mut m, true);
     let tail = s.vec_warn_last.map(|sp| vector_warning(insn, sp));
     let head = insn.head();

@@ -6,6 +6,7 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::immediate_address;
 use super::symbols::{Scopes, Sym};
 use super::words::{classify, Word};
+use super::const_issues;
 use super::{
     address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
     vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
@@ -142,7 +143,8 @@ fn c_float(v: f32) -> String {
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(POLICY_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
     let s = scan(insn, &mut m);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));

@@ -5,6 +5,7 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{after_colons, classify, Level, Word};
+use super::const_issues;
 use super::{
     address, check_guard, finish, gate_target, gate_version, unknown_modifier, vector_warning,
     width, Base, Cx, Insn, Outcome, Unknowns,
@@ -102,7 +103,8 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let uniform = op == "prefetchu";
     let mut m = Msgs::new(PREFETCH_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
     let s = scan(insn, &mut m);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
