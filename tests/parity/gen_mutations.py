@@ -53,7 +53,7 @@ sys.path.insert(0, str(HERE))
 import gen_cases  # noqa: E402
 
 SEED = 0x5EED_2
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 TARGETS = gen_cases.TARGETS
 TARGET_MIN_VERSION = gen_cases.TARGET_MIN_VERSION
@@ -328,7 +328,8 @@ def class_weights(fam: str) -> list[str]:
     if fam in ("prefetch", "prefetchu"):
         return ["level"] * 5 + ["space"] * 3 + ["l2"] * 3 + ["l1", "hint", "pf", "type", "vec",
                                                             "cop", "odd"]
-    return ["space", "type", "odd", "sem", "scope", "cop", "vec"]
+    return ["space", "type", "odd", "sem", "scope", "cop", "vec", "hint", "pf", "l2", "nc", "mmio",
+            "level"]
 
 
 def regs_of(f: Function, *types: str) -> list[str]:
@@ -534,7 +535,7 @@ def new_address(o: str, pf: PtxFile, f: Function, rng: random.Random) -> str:
     if r < 0.12 and base:
         return f"[{base}+{rng.choice(['4', '16', '-8', '0x20', '1024', '4096', '-4'])}]"
     if r < 0.2 and base:
-        return f"[{base}{rng.choice(['+4+4', '+(4*2)', '+1<<2', '-4', '+ -16', '+1.5', '+%r1', '*2'])}]"
+        return f"[{base}{rng.choice(['+4+4', '+(4*2)', '+1<<2', '-4', '+ -16', '+1.5', '+%r1', '*2', '+(1?8:16)', '+(16>>2)', '+0x10*2', '+ ( 3 - 1 )', '+~0', '+2*1.5', '+1.5*2', '+(1==1)', '+8/2', '+8%3', '+(4 < 8)', '+4294967296', '+-0x8', '+1/0', '+(2)'])}]"
     if r < 0.32 and allvars:
         v = rng.choice(allvars)
         return rng.choice([f"[{v}]", f"[{v}+16]", f"{v}[8]", f"[{v}+-4]", f"[{v}].unified"])
@@ -717,10 +718,15 @@ def current_target(text: str) -> str:
 
 
 def ptxas_arch(text: str) -> str:
-    t = current_target(text)
-    m = re.match(r"sm_(\d+)[af]?$", t)
-    if m and t in TARGET_MIN_VERSION:
-        return t if int(m.group(1)) >= 75 else "sm_75"
+    """The -arch for a module: the last architecture its `.target` directives name (the one
+    ptxas uses), sm_75 for older ones and when there is none ptxas knows."""
+    names = []
+    for line in re.findall(r"^\s*\.target\s+([^\n]*)", text, re.M):
+        line = line.split("//")[0]
+        names += [x for x in re.split(r"[,\s]+", line) if re.match(r"sm_\d+[af]?$", x)]
+    if names and names[-1] in TARGET_MIN_VERSION:
+        t = names[-1]
+        return t if sm_number(t) >= 75 else "sm_75"
     return "sm_75"
 
 
@@ -809,7 +815,8 @@ def move_to_func(pf: PtxFile, f: Function, line: int, rng: random.Random) -> lis
     decls = []
     for i in range(f.open + 1, f.end):
         s = strip_comment(pf.lines[i]).strip()
-        if s.startswith(".reg"):
+        # the function's own registers (not those of inline-asm blocks, which use plain names)
+        if s.startswith(".reg") and "%" in s:
             decls.append(pf.lines[i])
     name = "mut_fn"
     kind = rng.choice([".func", ".func", ".visible .func", ".entry", ".visible .entry"])
@@ -820,9 +827,9 @@ def move_to_func(pf: PtxFile, f: Function, line: int, rng: random.Random) -> lis
         header = f"{kind} {name}{params}"
     body = [header, "{"] + decls + [pf.lines[line], "\tret;", "}", ""]
     edits = [[f.start, 0, body]]
-    if rng.random() < 0.5 and kind.endswith(".func"):
+    if rng.random() < 0.5 and kind.endswith(".func") and not params and "mut_fn_r" not in header:
         # keep a call so the function is used
-        edits.append([line, 1, ["\t{", "\tcall.uni " + name + ";" if not params else "\t// no call", "\t}"]])
+        edits.append([line, 1, ["\t{", "\tcall.uni " + name + ";", "\t}"]])
     else:
         edits.append([line, 1, []])
     return edits
@@ -832,14 +839,17 @@ def move_to_func(pf: PtxFile, f: Function, line: int, rng: random.Random) -> lis
 # Directive-level cases (synthetic or on real files)
 # ---------------------------------------------------------------------------------------------
 
-ODD_TARGETS = ["sm_30", "sm_35", "sm_37", "sm_20", "sm_10", "sm_75a", "sm_80a", "sm_90f", "sm_101",
+ODD_TARGETS = ["sm_30", "sm_35", "sm_37", "sm_20", "sm_10", "sm_11", "sm_12", "sm_13", "sm_21",
+               "sm_32", "sm_40", "sm_51", "sm_71", "sm_91", "sm_75a", "sm_80a", "sm_90f", "sm_101",
                "sm_101a", "sm_122", "sm_130", "sm_1000", "sm_8", "compute_80", "SM_80", "sm80",
                "sm_80 ", "sm_86a", "sm_89a", "sm_100a", "sm_100f", "sm_103f", "sm_110f",
                "sm_120f", "sm_121a", "sm_90a", "sm_88", "sm_87", "sm_72", "sm_62"]
 TARGET_SUFFIXES = [", texmode_independent", ", texmode_unified", ", debug", ", map_f64_to_f32",
+                   ", sm_80", ", sm_100a", ", sm_75", ", sm_50", ", sm_120f", ", sm_30",
                    ", debug, texmode_independent", ",debug", ", sm_90", ", foo", " debug"]
 ODD_VERSIONS = ["6.6", "7.9", "8.9", "9.6", "10.0", "1.0", "2.0", "3.0", "4.0", "5.0", "4.3",
-                "8.10", "08.0", "8", "8.0.0", "9.05", "7.10", "6.00"]
+                "8.10", "08.0", "8", "8.0.0", "9.05", "7.10", "6.00", "5.1", "5.2", "1.5", "1.50",
+                "6.15", "7.04", "6.14", "7.010", "0.9", "9.10", "2.3", "3.2"]
 
 
 def directive_edits(pf: PtxFile, rng: random.Random) -> tuple[list[list], str]:
@@ -1002,7 +1012,7 @@ def mutate_one(pf: PtxFile, f: Function, line: int, rng: random.Random, kind: st
     return new.split("\n")
 
 
-def generate(per_file: int = 90) -> list[dict]:
+def generate(per_file: int = 110) -> list[dict]:
     rng = random.Random(SEED)
     cases: list[dict] = []
     for rel in corpus_files():
@@ -1091,7 +1101,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out")
     ap.add_argument("--stats", action="store_true")
-    ap.add_argument("--per-file", type=int, default=90)
+    ap.add_argument("--per-file", type=int, default=110)
     args = ap.parse_args()
     cases = generate(args.per_file)
     if args.stats:

@@ -436,7 +436,11 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
         Tok::LBrace => {
             bump(i);
             let mut elems = Vec::with_capacity(4);
-            if !at(i, Tok::RBrace) {
+            if at(i, Tok::RBrace) {
+                // ptxas: `{}` is a syntax error at the `}`.
+                return fail(peek(i).span(), "an empty vector `{}`");
+            }
+            {
                 loop {
                     elems.push(operand(i)?);
                     if !eat(i, Tok::Comma) {

@@ -112,6 +112,9 @@ pub(crate) enum Key {
     MustBeRegister,
     CombineHintMmio,
     HintSpace,
+    LdLevel,
+    LdAligned,
+    LdAsync,
     // cp.async
     CpaVer,
     CpaTgt,
@@ -142,14 +145,17 @@ pub(crate) enum Key {
     PolNoSpace,
     PolPrimary,
     PolSecondary,
+    PolIllegalLevel,
     PolNeedL2,
     PolPriorityGate,
+    PolLevelWithPriority,
     PolSyntax,
     PolCvtL1,
     PolCvtEvict,
     PolAddr,
     PolVector,
     PolResultReg,
+    PolForeign,
     // prefetch
     PfUnified,
     PfTmSpace,
@@ -171,6 +177,7 @@ pub(crate) enum Key {
     PfAddr,
     PfCop,
     PfLevelRequired,
+    PfForeign,
     // cp.async.mbarrier.arrive
     MbFeature,
     MbCta,
@@ -178,6 +185,7 @@ pub(crate) enum Key {
     MbIllegalSem,
     MbSubspace,
     MbCluster,
+    MbSpaceCount,
     MbSsi,
     MbAddr,
 }
@@ -189,11 +197,11 @@ use Key::*;
 pub(crate) const LD_ORDER: &[Key] = &[
     IllegalExpression, UnableToInfer, IncompatibleElements, IllegalVectorSize, NotAName,
     AddrB128, ArrayIndexing, Wide256Ver, Wide256Tgt, GlobalExpected256, SsiInstruction,
-    UnexpectedTypes, SpaceCount, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
+    UnexpectedTypes, LdLevel, SpaceCount, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
     IllegalSubspace, PfTgt, PfVer, IllegalSpaceForAddr, Pf256Tgt, Pf256Ver, CombinePfMmio,
     SsiFeature, DuplicateEvict, EvictVer, EvictTgt, EvictSpace, CombineEvictCop,
     CombineEvictMmio, CombineEvictVolatile, EvictSyntax, EvictIncorrect, L2EvictNeedsVec,
-    IllegalL2Evict, ResultDiscard, AddrF32, AddrF64, AddrPred, AddrUnexpected,
+    IllegalL2Evict, LdAligned, ResultDiscard, AddrF32, AddrF64, AddrPred, AddrUnexpected,
     IllegalOperandType, ImmediateAddr, OutOfBound, WriteInputParam, ReadReturnParam,
     SpaceMismatch, IllegalUnified, ResultRegister, ResultVector, CombineWeakNc,
     CombineVolatileCop, CombineVolatileNc, LocalVolatileVer, VolatileSpace, VectorTooLarge,
@@ -204,7 +212,7 @@ pub(crate) const LD_ORDER: &[Key] = &[
     NeedScopeMmio, NcNeedsGlobal, IllegalCacheOpNc, VecMismatchNoVn, HintRequired,
     ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate, B128Ver, B128Tgt, B128SysVer,
     IllegalCop, HintTgt, HintVer, CombineHintVolatile, MustBeRegister, CombineHintMmio,
-    HintSpace,
+    HintSpace, LdAsync,
 ];
 
 /// `st` (§12.2).
@@ -212,11 +220,11 @@ pub(crate) const LD_ORDER: &[Key] = &[
 pub(crate) const ST_ORDER: &[Key] = &[
     AddrB128, ArrayIndexing, IllegalExpression, UnableToInfer, IncompatibleElements,
     IllegalVectorSize, NotAName, Wide256Ver, Wide256Tgt, UnexpectedTypes, GlobalExpected256,
-    SpaceCount, SsiInstruction, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
+    LdLevel, SpaceCount, SsiInstruction, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
     IllegalSubspace, PfTgt, PfVer, IllegalSpaceForAddr, Pf256Tgt, Pf256Ver, CombinePfMmio,
     SsiFeature, DuplicateEvict, EvictVer, EvictTgt, EvictSpace, CombineEvictCop,
     CombineEvictMmio, CombineEvictVolatile, OutOfBound, EvictSyntax, EvictIncorrect,
-    L2EvictNeedsVec, IllegalL2Evict, AddrF32, AddrF64, AddrPred, AddrUnexpected,
+    L2EvictNeedsVec, IllegalL2Evict, LdAligned, AddrF32, AddrF64, AddrPred, AddrUnexpected,
     IllegalOperandType, ImmediateAddr, ResultDiscard, WriteInputParam, ReadReturnParam,
     SpaceMismatch, IllegalUnified, ResultRegister, ResultVector, SinkSource, CombineWeakNc,
     CombineVolatileCop, CombineVolatileNc, LocalVolatileVer, VolatileSpace, VectorTooLarge,
@@ -226,7 +234,7 @@ pub(crate) const ST_ORDER: &[Key] = &[
     CombineMmioScope, CombineVolatileScope, CombineWeakScope, NeedOrder, NeedScopeMmio,
     NcNeedsGlobal, IllegalCacheOpNc, IllegalNc, HintRequired, ArgsMismatch, IllegalPf,
     IllegalPredicate, B128Ver, B128Tgt, B128SysVer, IllegalCop, HintTgt, HintVer, CombineHintVolatile,
-    CombineHintMmio, HintSpace, MustBeRegister,
+    CombineHintMmio, HintSpace, MustBeRegister, LdAsync,
 ];
 
 /// `cp.async` (§12.3).
@@ -243,8 +251,9 @@ pub(crate) const CPA_ORDER: &[Key] = &[
 #[rustfmt::skip]
 pub(crate) const POLICY_ORDER: &[Key] = &[
     PolKindTgt, PolKindVer, PolArgCompare, PolSpace, PolLevelRequired, PolArgRange, PolNoSpace,
-    PolPrimary, PolSecondary, PolNeedL2, PolPriorityGate, PolSyntax, PolCvtL1, PolCvtEvict,
-    PolAddr, PolVector, PolResultReg,
+    PolPrimary, PolSecondary, PolIllegalLevel, PolNeedL2, PolPriorityGate, PolSyntax,
+    PolLevelWithPriority, PolCvtL1, PolCvtEvict,
+    PolAddr, PolVector, PolResultReg, PolForeign,
 ];
 
 /// `prefetch`, `prefetchu` (§12.5).
@@ -252,13 +261,14 @@ pub(crate) const POLICY_ORDER: &[Key] = &[
 pub(crate) const PREFETCH_ORDER: &[Key] = &[
     PfUnified, PfTmSpace, PfTmTgt, PfTmVer, PfSpaceCount, PfSsi, PfIllegalLevel, PfSize,
     PfSizeSpace, PfMultiEvict, PfEvictVer, PfEvictTgt, PfEvictIllegal, PfLevelWithEvict,
-    PfEvictL1, PfEvictSpace, PfVector, PfAddr, PfCop, PfLevelRequired,
+    PfEvictL1, PfEvictSpace, PfVector, PfAddr, PfCop, PfLevelRequired, PfForeign,
 ];
 
 /// `cp.async.mbarrier.arrive` (§12.6).
 #[rustfmt::skip]
 pub(crate) const MBARRIER_ORDER: &[Key] = &[
-    MbFeature, MbCta, MbReduction, MbIllegalSem, MbSubspace, MbCluster, MbSsi, MbAddr,
+    MbFeature, MbCta, MbReduction, MbIllegalSem, MbSubspace, MbCluster, MbSpaceCount, MbSsi,
+    MbAddr,
 ];
 
 /// An instruction's messages with their ordering keys: `(rank, sub-order, sequence)`.

@@ -151,7 +151,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
 /// The scan messages of a statement cut short by a syntax error.
 pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(CPA_ORDER);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async");
+    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
     scan(cx, insn, &mut m, is_async);
     m.finish().0
 }
@@ -200,7 +200,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));
     const_issues(insn, &mut m);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async");
+    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
     let s = scan(cx, insn, &mut m, is_async);
     if is_async {
         operand_unknowns(scopes, insn.ops, &mut unknown);
@@ -505,7 +505,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         match a.base {
             Base::Reg(r, rspan) => {
-                if let Some(rt @ (ScalarType::F32 | ScalarType::F64)) = scopes.reg(r) {
+                if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) = scopes.reg(r) {
                     m.add_sub(
                         Key::AddrF32,
                         k as i32,

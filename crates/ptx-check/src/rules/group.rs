@@ -351,7 +351,13 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let head = insn.head();
     let toks = &insn.mods[2..]; // after `.async.mbarrier`
-    if toks.first().is_none_or(|t| t.0 != ".arrive") {
+    // `.arrive` belongs to ptxas's instruction token only when written right after
+    // `cp.async.mbarrier`; otherwise it is an unknown modifier.
+    let detached = toks.first().is_some_and(|t| t.0 == ".arrive") && insn.joined < 3;
+    if detached {
+        m.scan(0, unknown_modifier(insn, toks[0].0, toks[0].1));
+    }
+    if toks.first().is_none_or(|t| t.0 != ".arrive") || detached {
         let (mut diags, _) = m.finish();
         if let Some(&(".wait", span)) = toks.first() {
             if let Some(d) = gate_target(cx, insn.start, Feature::Wait, "", "cp.async", span) {
@@ -447,6 +453,17 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     let space = spaces.first();
     let space_v = space.map(|x: &(StateSpace, &str, _)| x.0);
+    if spaces.len() > 1 {
+        m.add(
+            Key::MbSpaceCount,
+            insn.err(
+                codes::BAD_SPACE,
+                spaces[1].2,
+                format!("Unexpected number of state spaces specified in instruction '{OP}'"),
+                "write one state space".into(),
+            ),
+        );
+    }
     if space_v == Some(StateSpace::SharedCta) {
         if let Some(d) = gate_version(cx, insn.start, Feature::SharedCta, "", OP, space.unwrap().2)
         {
@@ -530,7 +547,15 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
         Base::Imm => m.add(Key::MbAddr, immediate_address(insn, addr.span)),
-        Base::Reg(..) => {}
+        Base::Reg(r, rspan) => {
+            if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) = scopes.reg(r)
+            {
+                m.add(
+                    Key::MbAddr,
+                    super::ldst::bad_address_symbol(insn, r, rspan, rt.token()),
+                );
+            }
+        }
     }
     finish(m, unknown, None)
 }

@@ -92,6 +92,9 @@ pub(crate) struct Insn<'a> {
     pub ops: &'a [Operand],
     /// What ptxas reports about the operands' constant expressions (parse stage).
     pub const_issues: &'a [ptx_syntax::consteval::ConstIssue],
+    /// How many leading modifiers are written right after the opcode, with no space or
+    /// comment between: ptxas reads `cp.async.commit_group` as one token only then.
+    pub joined: usize,
     /// Where the instruction starts (ptxas reports its messages at this line).
     pub start: u32,
 }
@@ -512,7 +515,13 @@ impl<'a> Checker<'a> {
         let version_item = match items.first() {
             Some(Item::Version(v)) => Some(*v),
             other if self.options.ptx_version.is_none() => {
-                let span = other.map(item_span).unwrap_or(end_span);
+                // ptxas notices the missing `.version` after a leading `.target` only at the
+                // next statement (it reads on for more target names).
+                let at = match other {
+                    Some(Item::Target(_)) => items.get(1),
+                    o => o,
+                };
+                let span = at.map(item_span).unwrap_or(end_span);
                 self.fatal(missing(".version", span));
                 return false;
             }
@@ -802,6 +811,11 @@ impl<'a> Checker<'a> {
                 Statement::Instruction(i) if !self.instruction(i, scopes, state) => {
                     return false;
                 }
+                Statement::Loc(l) if l.inlined_at.is_some() => {
+                    let cx = self.cx(&[], true);
+                    let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);
+                    self.diags.extend(list);
+                }
                 _ => {}
             }
             if stop.is_some_and(|st| span.end <= st) {
@@ -883,7 +897,9 @@ impl<'a> Checker<'a> {
                 )
             }
         };
-        let family = family(opcode, &mods);
+        let opcode_end = i.opcode_span.start + opcode.len() as u32;
+        let joined = joined_count(opcode_end, &mods);
+        let family = family(opcode, &mods, joined);
         let Some(family) = family else {
             return true;
         };
@@ -898,6 +914,7 @@ impl<'a> Checker<'a> {
             mods,
             ops: i.op.operands(),
             const_issues: &i.const_issues,
+            joined,
             start: opcode_span.start.min(i.span.start),
         };
         let cx = self.cx(&state.returned, state.kernel);
@@ -983,7 +1000,8 @@ impl<'a> Checker<'a> {
         }
         // The error is at an empty modifier (`ld.global.b32. …`, `a..b`) if a lone `.` is next.
         let empty_modifier = self.text[end..].starts_with('.') && at(k).is_none();
-        let Some(family) = family(op.text, &mods) else {
+        let joined = joined_count(shift(op.span()).end, &mods);
+        let Some(family) = family(op.text, &mods, joined) else {
             return;
         };
         let insn = Insn {
@@ -993,6 +1011,7 @@ impl<'a> Checker<'a> {
             mods,
             ops: &[],
             const_issues: &[],
+            joined,
             start: shift(op.span()).start,
         };
         if let Some((g, span)) = guard_name {
@@ -1239,12 +1258,28 @@ enum Family {
 }
 
 /// Which rules an opcode goes to; `None` for known instructions that are not validated.
-fn family(opcode: &str, mods: &[(&str, Span)]) -> Option<Family> {
+/// How many of `mods` follow `opcode_end` and each other without a gap.
+fn joined_count(opcode_end: u32, mods: &[(&str, Span)]) -> usize {
+    let mut end = opcode_end;
+    mods.iter()
+        .take_while(|m| {
+            let ok = m.1.start == end;
+            end = m.1.end;
+            ok
+        })
+        .count()
+}
+
+fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> {
     Some(match opcode {
         "ld" | "st" => Family::LdSt,
         "cp" => {
-            if mods.first().is_some_and(|m| m.0 == ".async") {
-                match mods.get(1).map(|m| m.0) {
+            if mods.first().is_some_and(|m| m.0 == ".async") && joined >= 1 {
+                match mods
+                    .get(1)
+                    .map(|m| m.0)
+                    .filter(|w| joined >= 2 || *w == ".mbarrier")
+                {
                     Some(
                         ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
                         | ".wait" | ".commit",
@@ -1385,6 +1420,69 @@ pub(crate) fn check_guard(
                 if let Some(u) = unknown {
                     u.add(&g.predicate.name, g.predicate.span);
                 }
+            }
+        }
+    }
+}
+
+/// Modifiers of other instructions that ptxas knows and reports as illegal on prefetch and
+/// createpolicy (docs/ptxas-rules.md §10, §11): memory semantics, scopes, `.mmio`, `.nc`,
+/// `.aligned`, `.noinc`, `.async` (with its own gate in the scan) and `.sync` (which stops the
+/// instruction).
+#[derive(Default)]
+pub(crate) struct Foreign<'a> {
+    words: Vec<(&'a str, Span)>,
+    pub sync: Option<Span>,
+}
+
+impl<'a> Foreign<'a> {
+    /// Takes `t` if it is one of these modifiers (adding the scan-stage gate of `.async`).
+    pub fn take(&mut self, cx: &Cx, insn: &Insn, m: &mut Msgs, pos: i32, t: &'a str, span: Span) -> bool {
+        match (t, words::classify(t)) {
+            (".sync", _) => self.sync = Some(span),
+            (".async", _) => {
+                for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", insn.opcode, span) {
+                    m.scan(pos, d);
+                }
+                self.words.push((t, span));
+            }
+            (".aligned" | ".noinc", _)
+            | (_, words::Word::Sem(_) | words::Word::Scope(_) | words::Word::Mmio | words::Word::Nc) => {
+                self.words.push((t, span))
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The `Illegal modifier` messages, in ptxas's order (a scope is reported before and
+    /// after the memory semantics, `.async` twice).
+    pub fn report(&self, insn: &Insn, name: &str, m: &mut Msgs, key: collect::Key) {
+        let illegal = |t: &str, span: Span| {
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Illegal modifier '{t}' for instruction '{name}'"),
+                format!("`{name}` takes no `{t}`"),
+            )
+        };
+        let rank = |t: &str| match (t, words::classify(t)) {
+            (".aligned", _) => 0,
+            (".noinc", _) => 1,
+            (_, words::Word::Scope(_)) => 2,
+            (_, words::Word::Sem(_)) => 3,
+            (_, words::Word::Mmio) => 4,
+            (_, words::Word::Nc) => 6,
+            _ => 7,
+        };
+        for &(t, span) in &self.words {
+            let r = rank(t);
+            m.add_sub(key, r, illegal(t, span));
+            if r == 2 {
+                m.add_sub(key, 5, illegal(t, span));
+            }
+            if t == ".async" {
+                m.add_sub(key, 7, illegal(t, span));
             }
         }
     }
