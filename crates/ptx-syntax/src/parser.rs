@@ -643,10 +643,17 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
     // ptxas's address grammar: `[name]`, `[name+cexpr]` or `[cexpr]`, the offset a constant
     // expression (docs/ptxas-rules.md §7.8); anything else (`[a, b]`) is a bracket list.
     let t = peek(i);
-    let simple_base = t.kind == Tok::Ident && matches!(peek_nth(i, 1).kind, Tok::RBracket | Tok::Plus);
+    let simple_base =
+        t.kind == Tok::Ident && matches!(peek_nth(i, 1).kind, Tok::RBracket | Tok::Plus);
     let simple_imm = matches!(
         t.kind,
-        Tok::Number | Tok::DecimalFloat | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Bang | Tok::LParen
+        Tok::Number
+            | Tok::DecimalFloat
+            | Tok::Minus
+            | Tok::Plus
+            | Tok::Tilde
+            | Tok::Bang
+            | Tok::LParen
     );
     if simple_base || simple_imm {
         let mut issues = Vec::new();
@@ -757,10 +764,7 @@ fn cexpr_op(kind: Tok) -> Option<(BinaryOp, u8)> {
 /// A constant expression as ptxas reads address offsets: C operators, `?:` included,
 /// integer and float literals, parentheses; a name is a syntax error at the name. Evaluated
 /// as it is read; division by zero is ptxas's fatal error.
-fn cexpr(
-    i: &mut Input<'_, '_>,
-    issues: &mut Vec<ConstIssue>,
-) -> PResult<(ConstValue, Span)> {
+fn cexpr(i: &mut Input<'_, '_>, issues: &mut Vec<ConstIssue>) -> PResult<(ConstValue, Span)> {
     let (c, cspan) = cexpr_bp(i, 2, issues)?;
     if !at(i, Tok::Question) {
         return Ok((c, cspan));
@@ -800,10 +804,7 @@ fn cexpr_bp(
     Ok((lhs, span))
 }
 
-fn cexpr_unary(
-    i: &mut Input<'_, '_>,
-    issues: &mut Vec<ConstIssue>,
-) -> PResult<(ConstValue, Span)> {
+fn cexpr_unary(i: &mut Input<'_, '_>, issues: &mut Vec<ConstIssue>) -> PResult<(ConstValue, Span)> {
     let t = peek(i);
     let op = match t.kind {
         Tok::Minus => UnaryOp::Neg,
@@ -973,6 +974,18 @@ fn fold_constants(ops: &mut [Operand], issues: &mut Vec<ConstIssue>) -> PResult<
     for op in ops.iter_mut() {
         match op {
             Operand::Address(a) => issues.extend(a.offset_issues.iter().copied()),
+            // `!0` is a constant too (not a negated predicate).
+            Operand::Not(inner, span) if matches!(**inner, Operand::Int(_)) => {
+                if let Operand::Int(lit) = &**inner {
+                    *op = Operand::Int(Spanned::new(
+                        IntLit {
+                            value: (lit.value.value == 0) as i128,
+                            unsigned: false,
+                        },
+                        *span,
+                    ));
+                }
+            }
             Operand::Vector(elems, _) | Operand::List(elems, _) | Operand::Bracket(elems, _) => {
                 fold_constants(elems, issues)?
             }
@@ -1011,10 +1024,32 @@ fn fold_constants(ops: &mut [Operand], issues: &mut Vec<ConstIssue>) -> PResult<
 /// Words ptxas reads as directives or attributes, never as instruction modifiers (measured:
 /// `ld.global.reg.u32` is `Parsing error near '.reg'`).
 const DIRECTIVE_WORDS: &[&str] = &[
-    ".reg", ".unified", ".entry", ".func", ".target", ".file", ".loc", ".section", ".extern",
-    ".visible", ".align", ".maxntid", ".maxnreg", ".pragma", ".ptr", ".common", ".address_size",
-    ".callprototype", ".calltargets", ".branchtargets", ".minnctapersm", ".maxnctapersm",
-    ".reqntid", ".explicitcluster", ".noreturn", ".abi_preserve",
+    ".reg",
+    ".unified",
+    ".entry",
+    ".func",
+    ".target",
+    ".file",
+    ".loc",
+    ".section",
+    ".extern",
+    ".visible",
+    ".align",
+    ".maxntid",
+    ".maxnreg",
+    ".pragma",
+    ".ptr",
+    ".common",
+    ".address_size",
+    ".callprototype",
+    ".calltargets",
+    ".branchtargets",
+    ".minnctapersm",
+    ".maxnctapersm",
+    ".reqntid",
+    ".explicitcluster",
+    ".noreturn",
+    ".abi_preserve",
 ];
 
 /// Records written modifiers in order and hands each known one to `assign`, which returns

@@ -1,13 +1,13 @@
 //! `cp.async.ca/.cg` copies (docs/ptxas-rules.md §8, `check_cpasync` of the rules model).
 
 use super::collect::{Key, Msgs, CPA_ORDER};
+use super::const_issues;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, Word};
-use super::const_issues;
 use super::{
-    address, check_guard, finish, gate, gate_list, gate_target, imm_kind, int_value, unknown_modifier, vector_warning,
-    Base, Cx, Insn, Outcome, Unknowns,
+    address, check_guard, finish, gate, gate_list, gate_target, imm_kind, int_value,
+    unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
 };
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
@@ -505,7 +505,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         match a.base {
             Base::Reg(r, rspan) => {
-                if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) = scopes.reg(r) {
+                if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) =
+                    scopes.reg(r)
+                {
                     m.add_sub(
                         Key::AddrF32,
                         k as i32,

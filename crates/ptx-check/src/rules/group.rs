@@ -3,11 +3,11 @@
 //! `check_group` / `check_mbarrier` of the rules model).
 
 use super::collect::{Key, Msgs, MBARRIER_ORDER};
+use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym};
 use super::words::{after_colons, classify, Word};
-use super::const_issues;
 use super::{
     address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
     unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
@@ -119,12 +119,26 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 ".aligned" => flags.push((Slot::Aligned, t, span)),
                 ".noinc" => flags.push((Slot::Noinc, t, span)),
                 ".async" => {
-                    scan.extend(gate_list(cx, insn.start, Feature::AsyncModifier, "", &name, span));
+                    scan.extend(gate_list(
+                        cx,
+                        insn.start,
+                        Feature::AsyncModifier,
+                        "",
+                        &name,
+                        span,
+                    ));
                     flags.push((Slot::Async, t, span));
                 }
                 ".read" if bulk_wait => {}
                 ".read" => {
-                    scan.extend(gate_list(cx, insn.start, Feature::BulkRead, "", &name, span));
+                    scan.extend(gate_list(
+                        cx,
+                        insn.start,
+                        Feature::BulkRead,
+                        "",
+                        &name,
+                        span,
+                    ));
                     flags.push((Slot::Read, t, span));
                 }
                 _ => match classify(t) {
@@ -133,7 +147,14 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                             scan.push(dup(format!("Duplicate {t} modifier")));
                         }
                         if s == ptx_isa::MemorySemantics::Weak {
-                            scan.extend(gate_target(cx, insn.start, Feature::Weak, "", &name, span));
+                            scan.extend(gate_target(
+                                cx,
+                                insn.start,
+                                Feature::Weak,
+                                "",
+                                &name,
+                                span,
+                            ));
                         }
                         sem = Some((t, span));
                     }
@@ -296,7 +317,10 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if let Some(&(t, span)) = evicts.first() {
         block.push((Slot::EvictLevel, illegal(".level::eviction_priority", span)));
-        block.push((Slot::EvictName, illegal(&format!(".{}", after_colons(t)), span)));
+        block.push((
+            Slot::EvictName,
+            illegal(&format!(".{}", after_colons(t)), span),
+        ));
     }
     for &(slot, t, span) in &flags {
         block.push((slot, illegal(t, span)));
@@ -326,13 +350,13 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         let ss = spaces.first().map_or("", |s| s.1);
         if ss != ".global" {
             block.push((
-            Slot::Mmio,
-            insn.err(
-                codes::BAD_SPACE,
-                span,
-                format!("Modifier '.mmio' cannot be applied to '{ss}' space"),
-                "`.mmio` applies to .global loads and stores".into(),
-            ),
+                Slot::Mmio,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("Modifier '.mmio' cannot be applied to '{ss}' space"),
+                    "`.mmio` applies to .global loads and stores".into(),
+                ),
             ));
         }
         block.push((Slot::Mmio, illegal(".mmio", span)));
@@ -351,8 +375,8 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let head = insn.head();
     let toks = &insn.mods[2..]; // after `.async.mbarrier`
-    // `.arrive` belongs to ptxas's instruction token only when written right after
-    // `cp.async.mbarrier`; otherwise it is an unknown modifier.
+                                // `.arrive` belongs to ptxas's instruction token only when written right after
+                                // `cp.async.mbarrier`; otherwise it is an unknown modifier.
     let detached = toks.first().is_some_and(|t| t.0 == ".arrive") && insn.joined < 3;
     if detached {
         m.scan(0, unknown_modifier(insn, toks[0].0, toks[0].1));

@@ -3,13 +3,13 @@
 //! their modifiers the same way before it names them unknown.
 
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
+use super::const_issues;
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
-use super::const_issues;
 use super::{
-    address, check_guard, finish, gate, gate_list, gate_target, gate_version, imm_kind, imm_ok_for_type,
-    reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn, Outcome,
-    Unknowns,
+    address, check_guard, finish, gate, gate_list, gate_target, gate_version, imm_kind,
+    imm_ok_for_type, reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn,
+    Outcome, Unknowns,
 };
 use crate::codes;
 use crate::{Diagnostic, Severity};
@@ -575,8 +575,25 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut discard = false;
     let mut diff_types = false;
     let n = s.vec.map_or(1, |v| v.0 as usize);
+    // A predicate register among `.b32` registers of a vector counts as one more `.b32`
+    // register (measured: `{%p1, %r7}` loads as `.s32`).
+    let pred_as_b32 = elems.is_some_and(|es| {
+        let regs: Vec<ScalarType> = es
+            .iter()
+            .filter_map(|e| match elem(scopes, e) {
+                Elem::Reg(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        regs.contains(&ScalarType::Pred)
+            && regs.contains(&ScalarType::B32)
+            && regs
+                .iter()
+                .all(|&t| matches!(t, ScalarType::Pred | ScalarType::B32))
+    });
     let elem_ok = |e: &Operand| match elem(scopes, e) {
         Elem::Sink => true,
+        Elem::Reg(ScalarType::Pred) if pred_as_b32 => reg_ok_for_type(ty, ScalarType::B32),
         Elem::Reg(rt) => {
             // §7.3: a float vector element may also be an integer register of its width.
             (ty.kind() == TypeKind::Float && rt != ScalarType::Pred && width(rt) == bits(ty))
@@ -765,7 +782,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             insn.err(
                 codes::VECTOR_EXPRESSION,
                 data.span(),
-                format!("Vector with elements of different types are not allowed in {op} instruction"),
+                format!(
+                    "Vector with elements of different types are not allowed in {op} instruction"
+                ),
                 format!("an integer immediate in a `{}` vector", ty.token()),
             )
             .with_help("write float immediates (`1.0`, `0f3F800000`) in a float vector"),

@@ -567,7 +567,8 @@ impl<'a> Checker<'a> {
         }
         // then one or more `.target` directives
         let first_target = usize::from(version_item.is_some());
-        let targets: Vec<&ptx_syntax::ast::TargetDirective> = items[first_target.min(items.len())..]
+        let targets: Vec<&ptx_syntax::ast::TargetDirective> = items
+            [first_target.min(items.len())..]
             .iter()
             .map_while(|it| match it {
                 Item::Target(t) => Some(t),
@@ -589,7 +590,12 @@ impl<'a> Checker<'a> {
         let arch_first = targets
             .first()
             .and_then(|t| t.entries.first())
-            .is_none_or(|e| !matches!(e.value.as_str(), "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"));
+            .is_none_or(|e| {
+                !matches!(
+                    e.value.as_str(),
+                    "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
+                )
+            });
         for t in targets.iter().filter(|_| arch_first) {
             for e in &t.entries {
                 let text = e.value.as_str();
@@ -715,12 +721,15 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.debug_sections = items.iter().filter_map(|it| match it {
-            Item::Section(sec) if sec.name.value.starts_with(".debug_") => {
-                Some(sec.name.value.to_string())
-            }
-            _ => None,
-        }).collect();
+        self.debug_sections = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Section(sec) if sec.name.value.starts_with(".debug_") => {
+                    Some(sec.name.value.to_string())
+                }
+                _ => None,
+            })
+            .collect();
         true
     }
 
@@ -1437,19 +1446,35 @@ pub(crate) struct Foreign<'a> {
 
 impl<'a> Foreign<'a> {
     /// Takes `t` if it is one of these modifiers (adding the scan-stage gate of `.async`).
-    pub fn take(&mut self, cx: &Cx, insn: &Insn, m: &mut Msgs, pos: i32, t: &'a str, span: Span) -> bool {
+    pub fn take(
+        &mut self,
+        cx: &Cx,
+        insn: &Insn,
+        m: &mut Msgs,
+        pos: i32,
+        t: &'a str,
+        span: Span,
+    ) -> bool {
         match (t, words::classify(t)) {
             (".sync", _) => self.sync = Some(span),
             (".async", _) => {
-                for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", insn.opcode, span) {
+                for d in gate_list(
+                    cx,
+                    insn.start,
+                    Feature::AsyncModifier,
+                    "",
+                    insn.opcode,
+                    span,
+                ) {
                     m.scan(pos, d);
                 }
                 self.words.push((t, span));
             }
             (".aligned" | ".noinc", _)
-            | (_, words::Word::Sem(_) | words::Word::Scope(_) | words::Word::Mmio | words::Word::Nc) => {
-                self.words.push((t, span))
-            }
+            | (
+                _,
+                words::Word::Sem(_) | words::Word::Scope(_) | words::Word::Mmio | words::Word::Nc,
+            ) => self.words.push((t, span)),
             _ => return false,
         }
         true

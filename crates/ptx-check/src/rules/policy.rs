@@ -6,11 +6,11 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::immediate_address;
 use super::symbols::{Scopes, Sym};
 use super::words::{classify, Word};
-use super::{const_issues, Foreign};
 use super::{
     address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
     vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
 };
+use super::{const_issues, Foreign};
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::{Diagnostic, Severity};
@@ -38,10 +38,13 @@ struct Scan<'a> {
 
 fn kind_of(insn: &Insn) -> Option<PolicyKind> {
     // The kind is part of ptxas's instruction token only when written right after the opcode.
-    insn.mods.first().filter(|_| insn.joined >= 1).and_then(|m| match classify(m.0) {
-        Word::Kind(k) => Some(k),
-        _ => None,
-    })
+    insn.mods
+        .first()
+        .filter(|_| insn.joined >= 1)
+        .and_then(|m| match classify(m.0) {
+            Word::Kind(k) => Some(k),
+            _ => None,
+        })
 }
 
 fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {

@@ -5,11 +5,11 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{after_colons, classify, Level, Word};
-use super::{const_issues, Foreign};
 use super::{
     address, check_guard, finish, gate_target, gate_version, unknown_modifier, vector_warning,
     width, Base, Cx, Insn, Outcome, Unknowns,
 };
+use super::{const_issues, Foreign};
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;

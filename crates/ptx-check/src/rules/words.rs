@@ -82,7 +82,16 @@ pub(crate) enum Word {
 
 /// Types ptxas knows beyond [`ScalarType`].
 const EXTRA_TYPES: &[&str] = &[
-    ".ue8m0", ".e2m1", ".e2m3", ".e3m2", ".s2", ".u2", ".b2", ".texref", ".samplerref", ".surfref",
+    ".ue8m0",
+    ".e2m1",
+    ".e2m3",
+    ".e3m2",
+    ".s2",
+    ".u2",
+    ".b2",
+    ".texref",
+    ".samplerref",
+    ".surfref",
 ];
 
 /// Classifies a modifier as written (with its dot).
