@@ -45,6 +45,10 @@ codes! {
         ["PTX .version «v» does not support .target «t»"],
         "Each target needs a minimum PTX ISA version (sm_80: 7.0, sm_90: 7.8, sm_100: 8.6, …). ptxas reports it after every other message of the file.",
         ".version 7.0 + .target sm_90";
+    BAD_ADDRESS_SIZE = "E0006", "bad `.address_size`",
+        ["Illegal value for .address_size directive (must be 32 or 64)"],
+        "`.address_size` is 32 or 64 (ptxas 13.5 only compiles 64-bit code).",
+        ".address_size 16";
     TARGET_TOO_OLD = "E0100", "feature needs a newer target",
         ["Feature '«f»' requires .target sm_«n» or higher", "Modifier '«m»' requires .target sm_«n» or higher", "Modifier '«m»' on '«op»' requires .target sm_«n» or higher"],
         "The instruction uses a feature the module's `.target` does not have. The help line names the lowest target that has it (docs/features.md lists them all).",
@@ -129,6 +133,10 @@ codes! {
         [" 32-Bit compilation is no longer supported", " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."],
         "With `.address_size 64` a generic or `.global` address in a 32-bit register makes ptxas fall back to 32-bit compilation, which it no longer supports. Use a 64-bit register (`cvt.u64.u32` first).",
         "ld.global.b32 %r1, [%r2];";
+    CONST_EXPR = "E0407", "bad constant expression",
+        ["Integer constant expression expected", "Constant expression type mismatch", "Constant expression has division by zero"],
+        "Address offsets and immediates may be C constant expressions (`[%rd1+4*8]`, `[%rd1+(1<<4)]`); an address offset must come out an integer, integers and floats cannot be mixed in one operator, and division by zero stops the file.",
+        "ld.global.b32 %r1, [%rd1+1.5];";
     PARAM_BOUNDS = "I0001", "access wider than the parameter",
         ["Potential out of bound access while accessing symbol '«p»' of type '«t»' with instruction type '«t2»'."],
         "The instruction's type is wider than the `.param` variable it reads or writes; ptxas only informs.",

@@ -144,9 +144,10 @@ impl Diagnostic {
             })
             .map(|t| t.chars().take(60).collect::<String>())
             .filter(|t| !t.is_empty());
-        let ptxas = match near {
-            Some(t) => format!("Parsing error near '{t}': syntax error"),
-            None => "Parsing error: syntax error".to_string(),
+        let ptxas = match (&e.ptxas, near) {
+            (Some(p), _) => p.clone(),
+            (None, Some(t)) => format!("Parsing error near '{t}': syntax error"),
+            (None, None) => "Parsing error: syntax error".to_string(),
         };
         Diagnostic {
             severity: Severity::Fatal,

@@ -85,8 +85,15 @@ pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckRe
     };
     let (module, parse_errors) = ptx_syntax::parse_recovering(text);
     let file = SourceFile::new(name, text);
-    // Like ptxas, stop at the first syntax error: the statements before it are checked.
-    let diagnostics = match parse_errors.first() {
+    // Like ptxas, stop at the first syntax error: the statements before it are checked. A
+    // header directive after the header is one too.
+    let misplaced = rules::misplaced_directive(&module);
+    let first_error = match (parse_errors.first(), misplaced.as_ref()) {
+        (Some(p), Some(m)) if m.span.start < p.span.start => Some(m),
+        (Some(p), _) => Some(p),
+        (None, m) => m,
+    };
+    let diagnostics = match first_error {
         Some(e) => {
             let error = Diagnostic::from_parse_error(e, Some(&file));
             rules::check_module_until(&module, text, options, error)

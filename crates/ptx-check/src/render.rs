@@ -137,6 +137,8 @@ pub fn ptxas(file: &SourceFile, diagnostics: &[Diagnostic]) -> String {
             }
             None => {
                 out.push_str(&format!("ptxas {} : {}\n", d.severity.ptxas_word(), text));
+                // A driver-level error (not a fatal) is followed by the abort line too.
+                abort |= d.severity == Severity::Error;
             }
         }
     }

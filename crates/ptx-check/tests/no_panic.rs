@@ -36,3 +36,74 @@ proptest! {
         check_and_render_all(&bytes);
     }
 }
+
+/// Words and fragments the mutation corpus (tests/parity/gen_mutations.py) splices into real
+/// modules: modifiers of every kind, odd directives, constant expressions, vectors.
+const FRAGMENTS: &[&str] = &[
+    ".nc",
+    ".L1",
+    ".L2",
+    ".tensormap",
+    ".async",
+    ".sync",
+    ".aligned",
+    ".noinc",
+    ".relaxed.gpu",
+    ".mmio",
+    ".L2::cache_hint",
+    ".L2::256B",
+    ".L1::evict_last",
+    ".v8",
+    ".b128",
+    ".shared::cluster",
+    ".param::entry",
+    ".unified",
+    ".reg",
+    "[%rd1+(1?2:3)]",
+    "[%rd1+1/0]",
+    "[%rd1+1.5*2]",
+    "[1.5]",
+    "{}",
+    "{%p1, %r1}",
+    "!0",
+    "1<<4",
+    ".version 7.10",
+    ".target sm_30, debug",
+    ".address_size 16",
+    ".target sm_80, sm_75",
+    "cp .async",
+    "createpolicy .range",
+    "@%p1",
+    "$L__x:",
+    "/* c */",
+    ";",
+    ",",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "+",
+    "-",
+    "?",
+    ":",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_real_ptx(edits in proptest::collection::vec(
+        (any::<proptest::sample::Index>(), any::<proptest::sample::Index>()), 1..8)) {
+        let mut text = SEED.to_string();
+        for (at, what) in edits {
+            let mut i = at.index(text.len() + 1);
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            text.insert_str(i, FRAGMENTS[what.index(FRAGMENTS.len())]);
+        }
+        check_and_render_all(text.as_bytes());
+    }
+}

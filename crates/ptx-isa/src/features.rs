@@ -260,6 +260,15 @@ feature_table! {
         subject: "Modifier '.read'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
         isa: Same, on: "cp.async.bulk.wait_group", "`.read` (printed before the instruction's own pair)",
     }
+    LocInlinedAt {
+        subject: "Feature 'Line information of inline functions'", sm: None, ptx: v(7, 0), order: TargetFirst,
+        isa: Same, on: ".loc", "`.loc … inlined_at` (reported at each such `.loc`)",
+    }
+    AsyncModifier {
+        subject: "Modifier '.async'", sm: Some(90), ptx: v(8, 0), order: TargetFirst,
+        isa: NotInIsa("`.async` written again after an instruction name that has it"),
+        on: "cp.async group instructions", "a second `.async` modifier (scan stage)",
+    }
     Wait {
         subject: "Modifier '.wait'", sm: Some(90), ptx: v(7, 8), order: TargetFirst,
         isa: NotInIsa("malformed `cp.async.wait` / `cp.async.mbarrier.wait`"),

@@ -119,13 +119,25 @@ impl fmt::Display for PtxVersion {
 /// ptxas reports `PTX .version X does not support .target sm_NN`). Measured:
 /// `docs/ptxas-rules.md` §2.2.
 pub const KNOWN_TARGETS: &[(&str, PtxVersion)] = &[
+    // Targets ptxas 13.5 no longer compiles for but still accepts in `.target` (with
+    // `-arch` sm_75), measured.
+    ("sm_10", PtxVersion::new(1, 0)),
+    ("sm_11", PtxVersion::new(1, 0)),
+    ("sm_12", PtxVersion::new(1, 2)),
+    ("sm_13", PtxVersion::new(1, 2)),
+    ("sm_20", PtxVersion::new(2, 0)),
+    ("sm_21", PtxVersion::new(2, 0)),
+    ("sm_30", PtxVersion::new(3, 0)),
+    ("sm_32", PtxVersion::new(4, 0)),
+    ("sm_35", PtxVersion::new(3, 1)),
+    ("sm_37", PtxVersion::new(4, 1)),
     ("sm_50", PtxVersion::new(4, 0)),
-    ("sm_52", PtxVersion::new(5, 0)),
-    ("sm_53", PtxVersion::new(5, 0)),
+    ("sm_52", PtxVersion::new(4, 1)),
+    ("sm_53", PtxVersion::new(4, 2)),
     ("sm_60", PtxVersion::new(5, 0)),
     ("sm_61", PtxVersion::new(5, 0)),
     ("sm_62", PtxVersion::new(5, 0)),
-    ("sm_70", PtxVersion::new(6, 0)),
+    ("sm_70", PtxVersion::new(5, 1)),
     ("sm_72", PtxVersion::new(6, 1)),
     ("sm_75", PtxVersion::new(6, 3)),
     ("sm_80", PtxVersion::new(7, 0)),
@@ -157,11 +169,11 @@ pub const KNOWN_TARGETS: &[(&str, PtxVersion)] = &[
 
 /// The `.version` values ptxas 13.5 accepts: the minor versions that exist of each major.
 pub const SUPPORTED_VERSIONS: &[(u32, u32)] = &[
-    (1, 4),
+    (1, 5),
     (2, 3),
     (3, 2),
     (4, 3),
-    (5, 0),
+    (5, 1),
     (6, 5),
     (7, 8),
     (8, 8),
@@ -180,7 +192,14 @@ impl SmTarget {
 }
 
 impl PtxVersion {
-    /// True if ptxas 13.5 accepts this `.version` (`1.0`–`1.4`, …, `9.0`–`9.5`).
+    /// The version ptxas means by `major.minor` as written: it reads the number as
+    /// `major * 10 + minor`, so `.version 7.10` is 8.0 and `.version 1.50` is 6.0.
+    pub fn normalized(self) -> PtxVersion {
+        let code = self.major * 10 + self.minor;
+        PtxVersion::new(code / 10, code % 10)
+    }
+
+    /// True if ptxas 13.5 accepts this `.version` (`1.0`–`1.5`, …, `9.0`–`9.5`).
     pub fn is_supported(self) -> bool {
         SUPPORTED_VERSIONS
             .iter()

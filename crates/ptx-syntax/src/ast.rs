@@ -531,6 +531,9 @@ pub struct Address {
     /// The register or variable; `None` for an immediate address.
     pub base: Option<Name>,
     pub offset: i64,
+    /// What ptxas reports about the offset's constant expression (a float offset, an integer
+    /// combined with a float); empty for a plain integer.
+    pub offset_issues: Vec<crate::consteval::ConstIssue>,
     /// `ld ... [a].unified`.
     pub unified: bool,
     pub span: Span,
@@ -553,6 +556,10 @@ pub struct Instruction {
     pub opcode_span: Span,
     /// From the guard (or opcode) to the `;`.
     pub span: Span,
+    /// What ptxas reports about the constant expressions among the operands (address offsets,
+    /// immediates such as `1.5*2`), in operand order; the expressions themselves are folded
+    /// into literals.
+    pub const_issues: Vec<crate::consteval::ConstIssue>,
 }
 
 /// The instruction proper: typed for the cache-control instructions, generic otherwise.

@@ -13,6 +13,7 @@
 //! `ptx-check`'s job: this crate accepts any qualifier combination and records what it saw.
 
 pub mod ast;
+pub mod consteval;
 pub mod lexer;
 mod parser;
 pub mod printer;
@@ -31,6 +32,9 @@ pub struct ParseError {
     pub span: Span,
     pub message: String,
     pub help: Option<String>,
+    /// ptxas's own wording when it is not `Parsing error near '…': syntax error`
+    /// (`Constant expression has division by zero`).
+    pub ptxas: Option<String>,
 }
 
 impl fmt::Display for ParseError {
@@ -62,6 +66,7 @@ pub fn parse_recovering(text: &str) -> (Module, Vec<ParseError>) {
                 text.len()
             ),
             help: None,
+            ptxas: None,
         };
         return (
             Module {
@@ -86,6 +91,7 @@ pub fn decode_source(bytes: &[u8]) -> Result<&str, ParseError> {
                 bytes[at as usize]
             ),
             help: Some("PTX is ASCII text; is this a binary (cubin/fatbin) file?".into()),
+            ptxas: None,
         }
     })
 }

@@ -7,6 +7,7 @@
 //! run reports every syntax error of a file, not only the first.
 
 use crate::ast::*;
+use crate::consteval::{self, ConstIssue, ConstValue};
 use crate::lexer::{Tok, Token};
 use crate::span::{Span, Spanned};
 use crate::ParseError;
@@ -24,6 +25,7 @@ pub(crate) struct PError {
     pub span: Span,
     pub message: String,
     pub help: Option<String>,
+    pub ptxas: Option<String>,
 }
 
 impl<'t, 's> ParserError<Input<'t, 's>> for PError {
@@ -35,6 +37,7 @@ impl<'t, 's> ParserError<Input<'t, 's>> for PError {
             span: t.span(),
             message: format!("unexpected {}", describe(t)),
             help: None,
+            ptxas: None,
         }
     }
 
@@ -49,6 +52,7 @@ impl From<PError> for ParseError {
             span: e.span,
             message: e.message,
             help: e.help,
+            ptxas: e.ptxas,
         }
     }
 }
@@ -58,6 +62,7 @@ fn fail<T>(span: Span, message: impl Into<String>) -> PResult<T> {
         span,
         message: message.into(),
         help: None,
+        ptxas: None,
     }))
 }
 
@@ -66,6 +71,7 @@ fn fail_help<T>(span: Span, message: impl Into<String>, help: impl Into<String>)
         span,
         message: message.into(),
         help: Some(help.into()),
+        ptxas: None,
     }))
 }
 
@@ -430,7 +436,11 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
         Tok::LBrace => {
             bump(i);
             let mut elems = Vec::with_capacity(4);
-            if !at(i, Tok::RBrace) {
+            if at(i, Tok::RBrace) {
+                // ptxas: `{}` is a syntax error at the `}`.
+                return fail(peek(i).span(), "an empty vector `{}`");
+            }
+            {
                 loop {
                     elems.push(operand(i)?);
                     if !eat(i, Tok::Comma) {
@@ -630,6 +640,61 @@ fn address_form(i: &Input<'_, '_>) -> PResult<()> {
 fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
     address_form(i)?;
     let open = bump(i);
+    // ptxas's address grammar: `[name]`, `[name+cexpr]` or `[cexpr]`, the offset a constant
+    // expression (docs/ptxas-rules.md §7.8); anything else (`[a, b]`) is a bracket list.
+    let t = peek(i);
+    let simple_base =
+        t.kind == Tok::Ident && matches!(peek_nth(i, 1).kind, Tok::RBracket | Tok::Plus);
+    let simple_imm = matches!(
+        t.kind,
+        Tok::Number
+            | Tok::DecimalFloat
+            | Tok::Minus
+            | Tok::Plus
+            | Tok::Tilde
+            | Tok::Bang
+            | Tok::LParen
+    );
+    if simple_base || simple_imm {
+        let mut issues = Vec::new();
+        let base = if simple_base {
+            bump(i);
+            Some(Name {
+                name: SmolStr::new(t.text),
+                component: None,
+                span: t.span(),
+            })
+        } else {
+            None
+        };
+        let offset = if simple_imm || eat(i, Tok::Plus) {
+            let (v, span) = cexpr(i, &mut issues)?;
+            match v {
+                ConstValue::Int { value, .. } => value,
+                ConstValue::Float(_) => {
+                    issues.push(ConstIssue::NotInteger(span));
+                    0
+                }
+            }
+        } else {
+            0
+        };
+        let close = expect(i, Tok::RBracket, "`]` to close the address")?;
+        let mut span = open.span().to(close.span());
+        let unified = if at_dot(i, ".unified") {
+            span = span.to(bump(i).span());
+            true
+        } else {
+            false
+        };
+        return Ok(Operand::Address(Address {
+            base,
+            offset,
+            offset_issues: issues,
+            unified,
+            span,
+        }));
+    }
     let mut inner = Vec::new();
     if !at(i, Tok::RBracket) {
         loop {
@@ -652,6 +717,7 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
             return Ok(Operand::Address(Address {
                 base,
                 offset,
+                offset_issues: Vec::new(),
                 unified,
                 span,
             }));
@@ -667,6 +733,117 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
         );
     }
     Ok(Operand::Bracket(inner, span))
+}
+
+/// Binding strength of a binary operator in ptxas's constant expressions (C's table;
+/// `<` and `>` are comparisons here).
+fn cexpr_op(kind: Tok) -> Option<(BinaryOp, u8)> {
+    Some(match kind {
+        Tok::PipePipe => (BinaryOp::Or, 2),
+        Tok::AmpAmp => (BinaryOp::And, 3),
+        Tok::Pipe => (BinaryOp::BitOr, 4),
+        Tok::Caret => (BinaryOp::BitXor, 5),
+        Tok::Amp => (BinaryOp::BitAnd, 6),
+        Tok::EqEq => (BinaryOp::Eq, 7),
+        Tok::Ne => (BinaryOp::Ne, 7),
+        Tok::Lt => (BinaryOp::Lt, 8),
+        Tok::Gt => (BinaryOp::Gt, 8),
+        Tok::Le => (BinaryOp::Le, 8),
+        Tok::Ge => (BinaryOp::Ge, 8),
+        Tok::Shl => (BinaryOp::Shl, 9),
+        Tok::Shr => (BinaryOp::Shr, 9),
+        Tok::Plus => (BinaryOp::Add, 10),
+        Tok::Minus => (BinaryOp::Sub, 10),
+        Tok::Star => (BinaryOp::Mul, 11),
+        Tok::Slash => (BinaryOp::Div, 11),
+        Tok::Percent => (BinaryOp::Rem, 11),
+        _ => return None,
+    })
+}
+
+/// A constant expression as ptxas reads address offsets: C operators, `?:` included,
+/// integer and float literals, parentheses; a name is a syntax error at the name. Evaluated
+/// as it is read; division by zero is ptxas's fatal error.
+fn cexpr(i: &mut Input<'_, '_>, issues: &mut Vec<ConstIssue>) -> PResult<(ConstValue, Span)> {
+    let (c, cspan) = cexpr_bp(i, 2, issues)?;
+    if !at(i, Tok::Question) {
+        return Ok((c, cspan));
+    }
+    bump(i);
+    let (a, _) = cexpr(i, issues)?;
+    expect(i, Tok::Colon, "`:` of `?:`")?;
+    let (b, bspan) = cexpr(i, issues)?;
+    Ok((consteval::conditional(c, a, b), cspan.to(bspan)))
+}
+
+fn cexpr_bp(
+    i: &mut Input<'_, '_>,
+    min: u8,
+    issues: &mut Vec<ConstIssue>,
+) -> PResult<(ConstValue, Span)> {
+    let (mut lhs, mut span) = cexpr_unary(i, issues)?;
+    while let Some((op, prec)) = cexpr_op(peek(i).kind) {
+        if prec < min {
+            break;
+        }
+        bump(i);
+        let (rhs, rspan) = cexpr_bp(i, prec + 1, issues)?;
+        span = span.to(rspan);
+        lhs = match consteval::binary(op, lhs, rhs, span, issues) {
+            Ok(v) => v,
+            Err(_) => {
+                return Err(ErrMode::Cut(PError {
+                    span,
+                    message: "division by zero in a constant expression".into(),
+                    help: None,
+                    ptxas: Some("Constant expression has division by zero".into()),
+                }))
+            }
+        };
+    }
+    Ok((lhs, span))
+}
+
+fn cexpr_unary(i: &mut Input<'_, '_>, issues: &mut Vec<ConstIssue>) -> PResult<(ConstValue, Span)> {
+    let t = peek(i);
+    let op = match t.kind {
+        Tok::Minus => UnaryOp::Neg,
+        Tok::Plus => UnaryOp::Plus,
+        Tok::Bang => UnaryOp::Not,
+        Tok::Tilde => UnaryOp::BitNot,
+        Tok::Number => {
+            bump(i);
+            return Ok((
+                match classify_number(t)? {
+                    Number::Int(lit) => ConstValue::Int {
+                        value: lit.value as i64,
+                        unsigned: lit.unsigned,
+                    },
+                    Number::Float(f) => ConstValue::Float(f.to_f64()),
+                },
+                t.span(),
+            ));
+        }
+        Tok::DecimalFloat => {
+            bump(i);
+            return Ok((ConstValue::Float(t.text.parse().unwrap_or(0.0)), t.span()));
+        }
+        Tok::LParen => {
+            bump(i);
+            let (v, _) = cexpr(i, issues)?;
+            let close = expect(i, Tok::RParen, "`)`")?;
+            return Ok((v, t.span().to(close.span())));
+        }
+        _ => {
+            return fail(
+                t.span(),
+                format!("expected a constant expression, found {}", describe(t)),
+            )
+        }
+    };
+    bump(i);
+    let (v, span) = cexpr_unary(i, issues)?;
+    Ok((consteval::unary(op, v), t.span().to(span)))
 }
 
 /// Splits `%r`, `%r+8`, `%r+-8`, `%r-8`, `sym+4`, `100` into base and offset.
@@ -765,11 +942,20 @@ fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
     let mut modifiers: Vec<Spanned<&str>> = Vec::with_capacity(8);
     let mut opcode_span = opcode.span();
     while at(i, Tok::Dot) {
+        if DIRECTIVE_WORDS.contains(&peek(i).text) {
+            // ptxas's lexer reads these as directives: a syntax error after an opcode.
+            return fail(
+                peek(i).span(),
+                format!("`{}` is a directive, not a modifier", peek(i).text),
+            );
+        }
         let m = bump(i);
         opcode_span = opcode_span.to(m.span());
         modifiers.push(Spanned::new(m.text, m.span()));
     }
-    let operands = operand_list(i)?;
+    let mut operands = operand_list(i)?;
+    let mut const_issues = Vec::new();
+    fold_constants(&mut operands, &mut const_issues)?;
     let end = expect_semi(i, "the instruction")?;
     let op = classify(opcode, &modifiers, operands);
     Ok(Instruction {
@@ -777,8 +963,94 @@ fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         op,
         opcode_span,
         span: first.span().to(end),
+        const_issues,
     })
 }
+
+/// Folds constant-expression operands (`2*8`, `(1<<4)`) into literals, as ptxas evaluates
+/// them, and collects what ptxas reports about them and about address offsets, in operand
+/// order. Division by zero is fatal.
+fn fold_constants(ops: &mut [Operand], issues: &mut Vec<ConstIssue>) -> PResult<()> {
+    for op in ops.iter_mut() {
+        match op {
+            Operand::Address(a) => issues.extend(a.offset_issues.iter().copied()),
+            // `!0` is a constant too (not a negated predicate).
+            Operand::Not(inner, span) if matches!(**inner, Operand::Int(_)) => {
+                if let Operand::Int(lit) = &**inner {
+                    *op = Operand::Int(Spanned::new(
+                        IntLit {
+                            value: (lit.value.value == 0) as i128,
+                            unsigned: false,
+                        },
+                        *span,
+                    ));
+                }
+            }
+            Operand::Vector(elems, _) | Operand::List(elems, _) | Operand::Bracket(elems, _) => {
+                fold_constants(elems, issues)?
+            }
+            Operand::Expr(e) => {
+                let span = e.span();
+                match consteval::eval(e, issues) {
+                    Ok(Some(ConstValue::Int { value, unsigned })) => {
+                        *op = Operand::Int(Spanned::new(
+                            IntLit {
+                                value: value as i128,
+                                unsigned,
+                            },
+                            span,
+                        ))
+                    }
+                    Ok(Some(ConstValue::Float(f))) => {
+                        *op = Operand::Float(Spanned::new(FloatLit::F64Bits(f.to_bits()), span))
+                    }
+                    Ok(None) => {}
+                    Err(_) => {
+                        return Err(ErrMode::Cut(PError {
+                            span,
+                            message: "division by zero in a constant expression".into(),
+                            help: None,
+                            ptxas: Some("Constant expression has division by zero".into()),
+                        }))
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Words ptxas reads as directives or attributes, never as instruction modifiers (measured:
+/// `ld.global.reg.u32` is `Parsing error near '.reg'`).
+const DIRECTIVE_WORDS: &[&str] = &[
+    ".reg",
+    ".unified",
+    ".entry",
+    ".func",
+    ".target",
+    ".file",
+    ".loc",
+    ".section",
+    ".extern",
+    ".visible",
+    ".align",
+    ".maxntid",
+    ".maxnreg",
+    ".pragma",
+    ".ptr",
+    ".common",
+    ".address_size",
+    ".callprototype",
+    ".calltargets",
+    ".branchtargets",
+    ".minnctapersm",
+    ".maxnctapersm",
+    ".reqntid",
+    ".explicitcluster",
+    ".noreturn",
+    ".abi_preserve",
+];
 
 /// Records written modifiers in order and hands each known one to `assign`, which returns
 /// false when the instruction has no field for it.

@@ -331,7 +331,10 @@ fn operand_forms() {
     assert!(matches!(&o[2], Operand::List(v, _) if v.len() == 2));
     let o = ops("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];");
     assert!(matches!(&o[1], Operand::Bracket(v, _) if v.len() == 2));
+    // Constant expressions are folded as ptxas evaluates them.
     let o = ops("mov.u32 %r1, (1<<3)+1;");
+    assert!(matches!(&o[1], Operand::Int(i) if i.value.value == 9));
+    let o = ops("mov.u32 %r1, %r2+1;");
     assert!(matches!(&o[1], Operand::Expr(_)));
     // Guards.
     let i = instr("@!%p1 bra.uni $L__BB0_1;");

@@ -112,6 +112,9 @@ pub(crate) enum Key {
     MustBeRegister,
     CombineHintMmio,
     HintSpace,
+    LdLevel,
+    LdAligned,
+    LdAsync,
     // cp.async
     CpaVer,
     CpaTgt,
@@ -122,6 +125,16 @@ pub(crate) enum Key {
     IllegalEvict,
     VectorNotAllowed,
     CopRequired,
+    CpaLevel,
+    CpaAligned,
+    CpaNoinc,
+    CpaScope1,
+    CpaSem,
+    CpaMmio,
+    CpaScope2,
+    CpaNc,
+    CpaAsync,
+    CpaRead,
     // createpolicy
     PolKindTgt,
     PolKindVer,
@@ -132,14 +145,17 @@ pub(crate) enum Key {
     PolNoSpace,
     PolPrimary,
     PolSecondary,
+    PolIllegalLevel,
     PolNeedL2,
     PolPriorityGate,
+    PolLevelWithPriority,
     PolSyntax,
     PolCvtL1,
     PolCvtEvict,
     PolAddr,
     PolVector,
     PolResultReg,
+    PolForeign,
     // prefetch
     PfUnified,
     PfTmSpace,
@@ -161,6 +177,7 @@ pub(crate) enum Key {
     PfAddr,
     PfCop,
     PfLevelRequired,
+    PfForeign,
     // cp.async.mbarrier.arrive
     MbFeature,
     MbCta,
@@ -168,6 +185,7 @@ pub(crate) enum Key {
     MbIllegalSem,
     MbSubspace,
     MbCluster,
+    MbSpaceCount,
     MbSsi,
     MbAddr,
 }
@@ -179,11 +197,11 @@ use Key::*;
 pub(crate) const LD_ORDER: &[Key] = &[
     IllegalExpression, UnableToInfer, IncompatibleElements, IllegalVectorSize, NotAName,
     AddrB128, ArrayIndexing, Wide256Ver, Wide256Tgt, GlobalExpected256, SsiInstruction,
-    UnexpectedTypes, SpaceCount, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
+    UnexpectedTypes, LdLevel, SpaceCount, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
     IllegalSubspace, PfTgt, PfVer, IllegalSpaceForAddr, Pf256Tgt, Pf256Ver, CombinePfMmio,
     SsiFeature, DuplicateEvict, EvictVer, EvictTgt, EvictSpace, CombineEvictCop,
     CombineEvictMmio, CombineEvictVolatile, EvictSyntax, EvictIncorrect, L2EvictNeedsVec,
-    IllegalL2Evict, ResultDiscard, AddrF32, AddrF64, AddrPred, AddrUnexpected,
+    IllegalL2Evict, LdAligned, ResultDiscard, AddrF32, AddrF64, AddrPred, AddrUnexpected,
     IllegalOperandType, ImmediateAddr, OutOfBound, WriteInputParam, ReadReturnParam,
     SpaceMismatch, IllegalUnified, ResultRegister, ResultVector, CombineWeakNc,
     CombineVolatileCop, CombineVolatileNc, LocalVolatileVer, VolatileSpace, VectorTooLarge,
@@ -194,7 +212,7 @@ pub(crate) const LD_ORDER: &[Key] = &[
     NeedScopeMmio, NcNeedsGlobal, IllegalCacheOpNc, VecMismatchNoVn, HintRequired,
     ArgsMismatch, IllegalNc, IllegalPf, IllegalPredicate, B128Ver, B128Tgt, B128SysVer,
     IllegalCop, HintTgt, HintVer, CombineHintVolatile, MustBeRegister, CombineHintMmio,
-    HintSpace,
+    HintSpace, LdAsync,
 ];
 
 /// `st` (§12.2).
@@ -202,11 +220,11 @@ pub(crate) const LD_ORDER: &[Key] = &[
 pub(crate) const ST_ORDER: &[Key] = &[
     AddrB128, ArrayIndexing, IllegalExpression, UnableToInfer, IncompatibleElements,
     IllegalVectorSize, NotAName, Wide256Ver, Wide256Tgt, UnexpectedTypes, GlobalExpected256,
-    SpaceCount, SsiInstruction, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
+    LdLevel, SpaceCount, SsiInstruction, ClusterVer, ClusterTgt, CtaVer, EntryVer, FuncVer,
     IllegalSubspace, PfTgt, PfVer, IllegalSpaceForAddr, Pf256Tgt, Pf256Ver, CombinePfMmio,
     SsiFeature, DuplicateEvict, EvictVer, EvictTgt, EvictSpace, CombineEvictCop,
     CombineEvictMmio, CombineEvictVolatile, OutOfBound, EvictSyntax, EvictIncorrect,
-    L2EvictNeedsVec, IllegalL2Evict, AddrF32, AddrF64, AddrPred, AddrUnexpected,
+    L2EvictNeedsVec, IllegalL2Evict, LdAligned, AddrF32, AddrF64, AddrPred, AddrUnexpected,
     IllegalOperandType, ImmediateAddr, ResultDiscard, WriteInputParam, ReadReturnParam,
     SpaceMismatch, IllegalUnified, ResultRegister, ResultVector, SinkSource, CombineWeakNc,
     CombineVolatileCop, CombineVolatileNc, LocalVolatileVer, VolatileSpace, VectorTooLarge,
@@ -216,24 +234,26 @@ pub(crate) const ST_ORDER: &[Key] = &[
     CombineMmioScope, CombineVolatileScope, CombineWeakScope, NeedOrder, NeedScopeMmio,
     NcNeedsGlobal, IllegalCacheOpNc, IllegalNc, HintRequired, ArgsMismatch, IllegalPf,
     IllegalPredicate, B128Ver, B128Tgt, B128SysVer, IllegalCop, HintTgt, HintVer, CombineHintVolatile,
-    CombineHintMmio, HintSpace, MustBeRegister,
+    CombineHintMmio, HintSpace, MustBeRegister, LdAsync,
 ];
 
 /// `cp.async` (§12.3).
 #[rustfmt::skip]
 pub(crate) const CPA_ORDER: &[Key] = &[
     CpaVer, CpaTgt, HintRequired, ArgValue, ArgRange, ArgsMismatch, IgnoreSrcVer, AddrF64,
-    IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer, Pf256Tgt,
-    Pf256Ver, IllegalEvict, VectorNotAllowed, AddrF32, ImmediateAddr, SpaceMismatch,
-    CopRequired, IllegalCop, HintTgt, HintVer, HintSpace,
+    CpaLevel, IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer,
+    Pf256Tgt, Pf256Ver, CombinePfMmio, IllegalEvict, CpaAligned, CpaNoinc, VectorNotAllowed,
+    AddrF32, ImmediateAddr, SpaceMismatch, CpaScope1, CpaSem, CpaMmio, CpaScope2, CpaNc,
+    CopRequired, IllegalCop, HintTgt, HintVer, CombineHintMmio, HintSpace, CpaAsync, CpaRead,
 ];
 
 /// `createpolicy` (§12.4).
 #[rustfmt::skip]
 pub(crate) const POLICY_ORDER: &[Key] = &[
     PolKindTgt, PolKindVer, PolArgCompare, PolSpace, PolLevelRequired, PolArgRange, PolNoSpace,
-    PolPrimary, PolSecondary, PolNeedL2, PolPriorityGate, PolSyntax, PolCvtL1, PolCvtEvict,
-    PolAddr, PolVector, PolResultReg,
+    PolPrimary, PolSecondary, PolIllegalLevel, PolNeedL2, PolPriorityGate, PolSyntax,
+    PolLevelWithPriority, PolCvtL1, PolCvtEvict,
+    PolAddr, PolVector, PolResultReg, PolForeign,
 ];
 
 /// `prefetch`, `prefetchu` (§12.5).
@@ -241,13 +261,14 @@ pub(crate) const POLICY_ORDER: &[Key] = &[
 pub(crate) const PREFETCH_ORDER: &[Key] = &[
     PfUnified, PfTmSpace, PfTmTgt, PfTmVer, PfSpaceCount, PfSsi, PfIllegalLevel, PfSize,
     PfSizeSpace, PfMultiEvict, PfEvictVer, PfEvictTgt, PfEvictIllegal, PfLevelWithEvict,
-    PfEvictL1, PfEvictSpace, PfVector, PfAddr, PfCop, PfLevelRequired,
+    PfEvictL1, PfEvictSpace, PfVector, PfAddr, PfCop, PfLevelRequired, PfForeign,
 ];
 
 /// `cp.async.mbarrier.arrive` (§12.6).
 #[rustfmt::skip]
 pub(crate) const MBARRIER_ORDER: &[Key] = &[
-    MbFeature, MbCta, MbReduction, MbIllegalSem, MbSubspace, MbCluster, MbSsi, MbAddr,
+    MbFeature, MbCta, MbReduction, MbIllegalSem, MbSubspace, MbCluster, MbSpaceCount, MbSsi,
+    MbAddr,
 ];
 
 /// An instruction's messages with their ordering keys: `(rank, sub-order, sequence)`.
@@ -280,6 +301,11 @@ impl Msgs {
     /// can sit just before or after the messages of a modifier).
     pub fn scan(&mut self, pos: i32, d: Diagnostic) {
         self.push(-1, pos, d);
+    }
+
+    /// A message of the operand reading (constant expressions): after the scan-stage ones.
+    pub fn operand_parse(&mut self, d: Diagnostic) {
+        self.push(-1, i32::MAX, d);
     }
 
     fn rank(&self, key: Key) -> i32 {

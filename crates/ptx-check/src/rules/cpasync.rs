@@ -1,12 +1,13 @@
 //! `cp.async.ca/.cg` copies (docs/ptxas-rules.md §8, `check_cpasync` of the rules model).
 
 use super::collect::{Key, Msgs, CPA_ORDER};
+use super::const_issues;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, Word};
 use super::{
-    address, check_guard, finish, gate, imm_kind, int_value, unknown_modifier, vector_warning,
-    Base, Cx, Insn, Outcome, Unknowns,
+    address, check_guard, finish, gate, gate_list, gate_target, imm_kind, int_value,
+    unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
 };
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
@@ -27,11 +28,17 @@ struct Scan<'a> {
     vec: Option<Span>,
     evs: Vec<(&'a str, Span)>,
     sync: Option<Span>,
-    others: Vec<(&'a str, Span)>,
+    /// Known modifiers cp.async does not take (§8.1): memory semantics, scopes, `.mmio`,
+    /// `.nc`, `.noinc`, `.aligned`, `.async`, `.read`, cache levels.
+    sem: Option<(&'a str, Span)>,
+    scope: Option<(&'a str, Span)>,
+    mmio: Option<Span>,
+    flags: Vec<(&'a str, Span)>,
+    level: Option<(&'a str, Span)>,
     vec_tail: Option<Span>,
 }
 
-fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
+fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
     let mut s = Scan::default();
     let rest = if is_async {
         &insn.mods[1..]
@@ -78,9 +85,53 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
             }
             Word::Type(_) => s.types += 1,
             Word::Evict(..) => s.evs.push((t, span)),
-            Word::Sem(_) | Word::Scope(_) | Word::Mmio | Word::Nc => s.others.push((t, span)),
+            Word::Sem(sem) => {
+                if s.sem.is_some() {
+                    m.scan(
+                        pos,
+                        insn.err(
+                            codes::REPEATED_MODIFIER,
+                            span,
+                            format!("Duplicate {t} modifier"),
+                            format!("`{t}` is a second memory-semantics modifier"),
+                        ),
+                    );
+                }
+                if sem == ptx_isa::MemorySemantics::Weak {
+                    if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", OP, span) {
+                        m.scan(pos - 1, d);
+                    }
+                }
+                s.sem = Some((t, span));
+            }
+            Word::Scope(_) => {
+                if s.scope.is_some() {
+                    m.scan(pos, repeated("scope"));
+                }
+                s.scope = Some((t, span));
+            }
+            Word::Mmio => {
+                for d in gate_list(cx, insn.start, Feature::Mmio, "", OP, span) {
+                    m.scan(pos, d);
+                }
+                s.mmio = Some(span);
+            }
+            Word::Nc => s.flags.push((t, span)),
+            Word::Level(_) | Word::Tensormap => s.level = Some((t, span)),
             _ if t == ".sync" => s.sync = Some(span),
-            _ if t == ".noinc" => s.others.push((t, span)),
+            _ if matches!(t, ".noinc" | ".aligned") => s.flags.push((t, span)),
+            _ if t == ".async" => {
+                for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", OP, span) {
+                    m.scan(pos, d);
+                }
+                s.flags.push((t, span));
+            }
+            _ if t == ".read" => {
+                for d in gate_list(cx, insn.start, Feature::BulkRead, "", OP, span) {
+                    m.scan(pos, d);
+                }
+                s.flags.push((t, span));
+            }
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
@@ -98,10 +149,10 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
 }
 
 /// The scan messages of a statement cut short by a syntax error.
-pub(crate) fn scan_messages(_cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
+pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(CPA_ORDER);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async");
-    scan(insn, &mut m, is_async);
+    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
+    scan(cx, insn, &mut m, is_async);
     m.finish().0
 }
 
@@ -147,9 +198,10 @@ fn class(scopes: &Scopes, op: &Operand) -> Class {
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(CPA_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async");
-    let s = scan(insn, &mut m, is_async);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
+    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
+    let s = scan(cx, insn, &mut m, is_async);
     if is_async {
         operand_unknowns(scopes, insn.ops, &mut unknown);
     }
@@ -453,7 +505,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         match a.base {
             Base::Reg(r, rspan) => {
-                if let Some(rt @ (ScalarType::F32 | ScalarType::F64)) = scopes.reg(r) {
+                if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) =
+                    scopes.reg(r)
+                {
                     m.add_sub(
                         Key::AddrF32,
                         k as i32,
@@ -531,8 +585,68 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
-    // Memory semantics, scopes and `.noinc` (`s.others`) are read but, as the rules model
-    // found, never reported on their own: every golden case with one stops earlier.
+    // Known modifiers cp.async does not take (§8.1), each at its place in the order.
+    let illegal = |t: &str, span: Span| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction 'cp.async'"),
+            format!("cp.async takes no `{t}`"),
+        )
+    };
+    if let Some((t, span)) = s.level {
+        m.add(Key::CpaLevel, illegal(t, span));
+        m.add(Key::CpaLevel, illegal(t, span));
+    }
+    for &(t, span) in &s.flags {
+        let key = match t {
+            ".aligned" => Key::CpaAligned,
+            ".noinc" => Key::CpaNoinc,
+            ".nc" => Key::CpaNc,
+            ".async" => Key::CpaAsync,
+            _ => Key::CpaRead,
+        };
+        m.add(key, illegal(t, span));
+        if t == ".async" {
+            m.add(key, illegal(t, span));
+        }
+    }
+    if let Some((t, span)) = s.scope {
+        m.add(Key::CpaScope1, illegal(t, span));
+        m.add(Key::CpaScope2, illegal(t, span));
+    }
+    if let Some((t, span)) = s.sem {
+        m.add(Key::CpaSem, illegal(t, span));
+    }
+    if let Some(span) = s.mmio {
+        let first = s.spaces.first().map_or("", |x| x.1);
+        if first != ".global" {
+            m.add(
+                Key::CpaMmio,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("Modifier '.mmio' cannot be applied to '{first}' space"),
+                    "`.mmio` applies to .global loads and stores".into(),
+                ),
+            );
+        }
+        m.add(Key::CpaMmio, illegal(".mmio", span));
+        let combine = |what: &str, at: Span| {
+            insn.err(
+                codes::CONFLICTING_MODIFIERS,
+                at,
+                format!("Modifier '{what}' cannot be combined with modifier '.mmio'"),
+                format!("`{what}` cannot be combined with `.mmio`"),
+            )
+        };
+        if let Some((t, pspan)) = s.pf {
+            m.add(Key::CombinePfMmio, combine(t, pspan));
+        }
+        if let Some(h) = s.hint {
+            m.add(Key::CombineHintMmio, combine(".L2::cache_hint", h));
+        }
+    }
     finish(m, unknown, vec_tail)
 }
 

@@ -3,25 +3,55 @@
 //! `check_group` / `check_mbarrier` of the rules model).
 
 use super::collect::{Key, Msgs, MBARRIER_ORDER};
+use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym};
-use super::words::{classify, Word};
+use super::words::{after_colons, classify, Word};
 use super::{
     address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
-    unknown_modifier, Base, Cx, Insn, Outcome, Unknowns,
+    unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
 };
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
+use ptx_syntax::Span;
+
+/// Where a message of ptxas's modifier check of the group instructions goes, measured by
+/// pairwise experiments (docs/ptxas-rules.md §9.1): these instructions take no modifier, and
+/// each known one is reported in this order, after the instruction's feature pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Slot {
+    Cluster,
+    Level,
+    EvictLevel,
+    NoSpace,
+    EvictName,
+    Aligned,
+    Noinc,
+    Vector,
+    ScopeFirst,
+    Sem,
+    Mmio,
+    ScopeAgain,
+    Nc,
+    Cop,
+    Async,
+    Read,
+}
 
 pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut out: Vec<Diagnostic> = Vec::new();
+    let mut unknown = Unknowns::default();
     if let Some(g) = insn.guard {
-        if scopes.reg(&g.predicate.name) != Some(ScalarType::Pred) {
+        let ty = scopes.reg(&g.predicate.name);
+        if ty != Some(ScalarType::Pred) {
             out.push(predicate_expected(insn, g.predicate.span));
+            if ty.is_none() {
+                unknown.add(&g.predicate.name, g.predicate.span);
+            }
         }
     }
     let head = insn.head();
@@ -33,7 +63,6 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let word = toks.first().copied();
     let rest = if toks.is_empty() { toks } else { &toks[1..] };
     let mut feats: Vec<Diagnostic> = Vec::new();
-    let mut unknown = Unknowns::default();
     let (name, want): (String, Option<usize>) = match word {
         Some((".commit_groups", span)) => {
             // ptxas reads the trailing `s` as an operand.
@@ -61,10 +90,142 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         None => ("cp.async".into(), None),
     };
+    let known = name != "cp.async";
     operand_unknowns(scopes, insn.ops, &mut unknown);
-    let types = rest.iter().find(|t| matches!(classify(t.0), Word::Type(_)));
-    let read = rest.iter().find(|t| t.0 == ".read");
+    let bulk_wait = name == "cp.async.bulk.wait_group";
+    // The scan: unknown modifiers, repeated one-value modifiers and the scan-stage gates, in
+    // text order; the vector-type warning.
+    let mut scan: Vec<Diagnostic> = Vec::new();
+    let mut trailing_warning = None;
+    let (mut sem, mut scope, mut cop, mut vec) = (None, None, None, None);
+    let mut spaces: Vec<(StateSpace, &str, Span)> = Vec::new();
+    let mut evicts: Vec<(&str, Span)> = Vec::new();
+    let mut flags: Vec<(Slot, &str, Span)> = Vec::new();
+    let mut stops: Vec<(u8, &str, Span)> = Vec::new();
+    let mut mmio = None;
+    let mut types = Vec::new();
+    for (i, &(t, span)) in rest.iter().enumerate() {
+        let dup = |what: String| {
+            insn.err(
+                codes::REPEATED_MODIFIER,
+                span,
+                what,
+                format!("`{t}` repeats a modifier"),
+            )
+        };
+        if known {
+            match t {
+                ".sync" => stops.push((0, t, span)),
+                ".aligned" => flags.push((Slot::Aligned, t, span)),
+                ".noinc" => flags.push((Slot::Noinc, t, span)),
+                ".async" => {
+                    scan.extend(gate_list(
+                        cx,
+                        insn.start,
+                        Feature::AsyncModifier,
+                        "",
+                        &name,
+                        span,
+                    ));
+                    flags.push((Slot::Async, t, span));
+                }
+                ".read" if bulk_wait => {}
+                ".read" => {
+                    scan.extend(gate_list(
+                        cx,
+                        insn.start,
+                        Feature::BulkRead,
+                        "",
+                        &name,
+                        span,
+                    ));
+                    flags.push((Slot::Read, t, span));
+                }
+                _ => match classify(t) {
+                    Word::Sem(s) => {
+                        if sem.is_some() {
+                            scan.push(dup(format!("Duplicate {t} modifier")));
+                        }
+                        if s == ptx_isa::MemorySemantics::Weak {
+                            scan.extend(gate_target(
+                                cx,
+                                insn.start,
+                                Feature::Weak,
+                                "",
+                                &name,
+                                span,
+                            ));
+                        }
+                        sem = Some((t, span));
+                    }
+                    Word::Mmio => {
+                        scan.extend(gate_list(cx, insn.start, Feature::Mmio, "", &name, span));
+                        mmio = Some(span);
+                    }
+                    Word::Scope(_) => {
+                        if scope.is_some() {
+                            scan.push(dup("Multiple scope modifiers specified".into()));
+                        }
+                        scope = Some((t, span));
+                    }
+                    Word::Cop(_) | Word::Level(_) | Word::Tensormap => {
+                        let level = !matches!(classify(t), Word::Cop(_));
+                        if cop.is_some_and(|(_, _, l)| l == level) {
+                            scan.push(dup("Multiple cache operation modifiers specified".into()));
+                        }
+                        cop = Some((t, span, level));
+                    }
+                    Word::Vec(_) => {
+                        if vec.is_some() {
+                            scan.push(dup("Multiple vector modifiers specified".into()));
+                        }
+                        vec = Some(span);
+                    }
+                    Word::Space(sp) => spaces.push((sp, t, span)),
+                    Word::Evict(..) => evicts.push((t, span)),
+                    Word::Nc => flags.push((Slot::Nc, t, span)),
+                    Word::Pf(_) => stops.push((1, t, span)),
+                    Word::Hint => stops.push((2, t, span)),
+                    Word::Type(_) => types.push(span),
+                    Word::Kind(_) | Word::Unknown => scan.push(unknown_modifier(insn, t, span)),
+                },
+            }
+        } else if matches!(classify(t), Word::Type(_)) {
+            types.push(span);
+        }
+        // §7.3: a vector modifier other than .v8 wants a type right after it.
+        if matches!(classify(t), Word::Vec(2 | 4)) {
+            match rest.get(i + 1) {
+                None => trailing_warning = Some(vector_warning(insn, span)),
+                Some(&(next, _)) if !matches!(classify(next), Word::Type(_) | Word::Vec(2 | 4)) => {
+                    // printed after the next modifier's scan messages
+                    trailing_warning = None;
+                    scan.push(vector_warning(insn, span));
+                }
+                _ => {}
+            }
+        }
+    }
+    out.append(&mut scan);
+    let finish_out = |mut out: Vec<Diagnostic>, tail: Option<Diagnostic>, unknown: Unknowns| {
+        out.extend(tail);
+        Outcome {
+            diags: out,
+            unknown: unknown.into_diags(),
+            ..Outcome::default()
+        }
+    };
+    if let Some(&(_, t, span)) = stops.iter().min_by_key(|s| s.0) {
+        out.push(insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{name}'"),
+            format!("`{name}` takes no `{t}`"),
+        ));
+        return finish_out(out, trailing_warning, unknown);
+    }
     if name.starts_with("cp.async.bulk") {
+        let read = rest.iter().find(|t| t.0 == ".read");
         if let Some(&(_, span)) = read {
             feats.extend(gate_list(
                 cx,
@@ -81,7 +242,7 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Feature::BulkWaitGroup
         };
         feats.extend(gate_list(cx, insn.start, f, "", &name, head));
-    } else if name != "cp.async" {
+    } else if known {
         let f = match name.as_str() {
             "cp.async.commit_group" => Feature::CommitGroup,
             "cp.async.wait_group" => Feature::WaitGroup,
@@ -92,17 +253,14 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let ok = want.is_some_and(|n| {
         insn.ops.len() == n && insn.ops.iter().all(|o| matches!(o, Operand::Int(_)))
     });
-    if let Some(&(_, span)) = types {
+    if let Some(&span) = types.first() {
         out.push(insn.err(
             codes::BAD_TYPE,
             span,
             format!("Unexpected instruction types specified for '{name}'"),
             format!("`{name}` takes no type"),
         ));
-        return Outcome {
-            diags: out,
-            ..Outcome::default()
-        };
+        return finish_out(out, trailing_warning, Unknowns::default());
     }
     if !ok {
         if word.is_some_and(|w| w.0 == ".wait") {
@@ -123,25 +281,107 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             )
             .with_help("cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all"),
         );
-    } else {
-        out.append(&mut feats);
+        return finish_out(out, trailing_warning, unknown);
     }
-    Outcome {
-        diags: out,
-        unknown: unknown.into_diags(),
-        ..Outcome::default()
+    out.append(&mut feats);
+    // The modifier check: every known modifier is illegal here.
+    let mut block: Vec<(Slot, Diagnostic)> = Vec::new();
+    let illegal = |t: &str, span: Span| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{name}'"),
+            format!("`{name}` takes no `{t}`"),
+        )
+    };
+    if let Some(&(_, _, span)) = spaces.iter().find(|s| s.0 == StateSpace::SharedCluster) {
+        if !bulk {
+            block.push((Slot::Cluster, illegal("::cluster", span)));
+        }
     }
+    if let Some(&(_, span)) = spaces.first().map(|s| (s.1, s.2)).as_ref() {
+        block.push((
+            Slot::NoSpace,
+            insn.err(
+                codes::BAD_SPACE,
+                span,
+                format!("No state space qualifier expected for instruction '{name}'"),
+                format!("`{name}` takes no state space"),
+            ),
+        ));
+    }
+    if let Some((t, span, level)) = cop {
+        let slot = if level { Slot::Level } else { Slot::Cop };
+        block.push((slot, illegal(t, span)));
+        block.push((slot, illegal(t, span)));
+    }
+    if let Some(&(t, span)) = evicts.first() {
+        block.push((Slot::EvictLevel, illegal(".level::eviction_priority", span)));
+        block.push((
+            Slot::EvictName,
+            illegal(&format!(".{}", after_colons(t)), span),
+        ));
+    }
+    for &(slot, t, span) in &flags {
+        block.push((slot, illegal(t, span)));
+        if slot == Slot::Async {
+            block.push((slot, illegal(t, span)));
+        }
+    }
+    if let Some(span) = vec {
+        block.push((
+            Slot::Vector,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Vector qualifier is not allowed for instruction '{name}'"),
+                format!("`{name}` takes no vector width"),
+            ),
+        ));
+    }
+    if let Some((t, span)) = scope {
+        block.push((Slot::ScopeFirst, illegal(t, span)));
+        block.push((Slot::ScopeAgain, illegal(t, span)));
+    }
+    if let Some((t, span)) = sem {
+        block.push((Slot::Sem, illegal(t, span)));
+    }
+    if let Some(span) = mmio {
+        let ss = spaces.first().map_or("", |s| s.1);
+        if ss != ".global" {
+            block.push((
+                Slot::Mmio,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("Modifier '.mmio' cannot be applied to '{ss}' space"),
+                    "`.mmio` applies to .global loads and stores".into(),
+                ),
+            ));
+        }
+        block.push((Slot::Mmio, illegal(".mmio", span)));
+    }
+    block.sort_by_key(|b| b.0);
+    out.extend(block.into_iter().map(|b| b.1));
+    finish_out(out, trailing_warning, unknown)
 }
 
 pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     const OP: &str = "cp.async.mbarrier.arrive";
     let mut m = Msgs::new(MBARRIER_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let head = insn.head();
     let toks = &insn.mods[2..]; // after `.async.mbarrier`
-    if toks.first().is_none_or(|t| t.0 != ".arrive") {
+                                // `.arrive` belongs to ptxas's instruction token only when written right after
+                                // `cp.async.mbarrier`; otherwise it is an unknown modifier.
+    let detached = toks.first().is_some_and(|t| t.0 == ".arrive") && insn.joined < 3;
+    if detached {
+        m.scan(0, unknown_modifier(insn, toks[0].0, toks[0].1));
+    }
+    if toks.first().is_none_or(|t| t.0 != ".arrive") || detached {
         let (mut diags, _) = m.finish();
         if let Some(&(".wait", span)) = toks.first() {
             if let Some(d) = gate_target(cx, insn.start, Feature::Wait, "", "cp.async", span) {
@@ -237,6 +477,17 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     let space = spaces.first();
     let space_v = space.map(|x: &(StateSpace, &str, _)| x.0);
+    if spaces.len() > 1 {
+        m.add(
+            Key::MbSpaceCount,
+            insn.err(
+                codes::BAD_SPACE,
+                spaces[1].2,
+                format!("Unexpected number of state spaces specified in instruction '{OP}'"),
+                "write one state space".into(),
+            ),
+        );
+    }
     if space_v == Some(StateSpace::SharedCta) {
         if let Some(d) = gate_version(cx, insn.start, Feature::SharedCta, "", OP, space.unwrap().2)
         {
@@ -320,7 +571,15 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
         Base::Imm => m.add(Key::MbAddr, immediate_address(insn, addr.span)),
-        Base::Reg(..) => {}
+        Base::Reg(r, rspan) => {
+            if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) = scopes.reg(r)
+            {
+                m.add(
+                    Key::MbAddr,
+                    super::ldst::bad_address_symbol(insn, r, rspan, rt.token()),
+                );
+            }
+        }
     }
     finish(m, unknown, None)
 }

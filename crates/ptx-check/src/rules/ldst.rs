@@ -3,12 +3,13 @@
 //! their modifiers the same way before it names them unknown.
 
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
+use super::const_issues;
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
 use super::{
-    address, check_guard, finish, gate, gate_target, gate_version, imm_kind, imm_ok_for_type,
-    reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn, Outcome,
-    Unknowns,
+    address, check_guard, finish, gate, gate_list, gate_target, gate_version, imm_kind,
+    imm_ok_for_type, reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn,
+    Outcome, Unknowns,
 };
 use crate::codes;
 use crate::{Diagnostic, Severity};
@@ -34,6 +35,17 @@ struct Scan<'a> {
     types: Vec<(Option<ScalarType>, Tok<'a>)>,
     /// A vector modifier is the last modifier: the warning comes at the very end.
     vec_warn_last: Option<Span>,
+    /// Known modifiers of other instructions (§5.12): cache levels (`.L1`, `.L2`,
+    /// `.tensormap`), `.aligned`/`.noinc`, `.async`, `.sync`.
+    levels: Vec<Tok<'a>>,
+    flags: Vec<Tok<'a>>,
+    async_: Option<Span>,
+    sync: Option<Span>,
+}
+
+/// `ld` or `st` (not an unknown opcode scanned like them).
+fn lds(op: &str) -> bool {
+    matches!(op, "ld" | "st")
 }
 
 fn is_ld(insn: &Insn) -> bool {
@@ -110,7 +122,18 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                 }
                 s.cop = Some((c, (t, span)));
             }
-            Word::Nc => s.nc = Some(span),
+            Word::Nc => {
+                if s.nc.is_some() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Duplicate .nc modifier".into(),
+                            "`.nc` is written twice".into(),
+                        ),
+                    );
+                }
+                s.nc = Some(span);
+            }
             Word::Evict(lvl, p) => {
                 s.evs.push((lvl, p, (t, span)));
                 n_ev += 1;
@@ -185,6 +208,17 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                     }
                 }
             }
+            Word::Level(_) | Word::Tensormap if lds(op) => s.levels.push((t, span)),
+            Word::Unknown if lds(op) && matches!(t, ".aligned" | ".noinc") => {
+                s.flags.push((t, span))
+            }
+            Word::Unknown if lds(op) && t == ".async" => {
+                for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", op, span) {
+                    m.scan(pos, d);
+                }
+                s.async_ = Some(span);
+            }
+            Word::Unknown if lds(op) && t == ".sync" => s.sync = Some(span),
             Word::Level(_) | Word::Tensormap | Word::Kind(_) | Word::Unknown => {
                 m.scan(pos, unknown_modifier(insn, t, span));
             }
@@ -258,9 +292,24 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(order(insn));
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
     let s = scan(cx, insn, &mut m, true);
     let tail = s.vec_warn_last.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
+    // Known modifiers of other instructions (§5.12).
+    let illegal = |t: &str, span: Span| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{}'", insn.opcode),
+            format!("`{}` takes no `{t}`", insn.opcode),
+        )
+    };
+    if let Some(span) = s.sync {
+        // `.sync` stops the instruction right after the scan.
+        m.add(Key::NotAName, illegal(".sync", span));
+        return finish(m, unknown, tail);
+    }
 
     let space: Option<Tok> = s.spaces.first().map(|x| x.1);
     let space_v: Option<StateSpace> = s.spaces.first().map(|x| x.0);
@@ -441,6 +490,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 },
             ),
         );
+        super::operand_unknowns(scopes, insn.ops, &mut unknown);
         return finish(m, unknown, tail);
     }
     let (data, addr_op) = (
@@ -523,9 +573,27 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut result_reg = false;
     let mut must_be_reg = false;
     let mut discard = false;
+    let mut diff_types = false;
     let n = s.vec.map_or(1, |v| v.0 as usize);
+    // A predicate register among `.b32` registers of a vector counts as one more `.b32`
+    // register (measured: `{%p1, %r7}` loads as `.s32`).
+    let pred_as_b32 = elems.is_some_and(|es| {
+        let regs: Vec<ScalarType> = es
+            .iter()
+            .filter_map(|e| match elem(scopes, e) {
+                Elem::Reg(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        regs.contains(&ScalarType::Pred)
+            && regs.contains(&ScalarType::B32)
+            && regs
+                .iter()
+                .all(|&t| matches!(t, ScalarType::Pred | ScalarType::B32))
+    });
     let elem_ok = |e: &Operand| match elem(scopes, e) {
         Elem::Sink => true,
+        Elem::Reg(ScalarType::Pred) if pred_as_b32 => reg_ok_for_type(ty, ScalarType::B32),
         Elem::Reg(rt) => {
             // §7.3: a float vector element may also be an integer register of its width.
             (ty.kind() == TypeKind::Float && rt != ScalarType::Pred && width(rt) == bits(ty))
@@ -577,6 +645,17 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             let none_typed = elems
                 .iter()
                 .all(|e| matches!(elem(scopes, e), Elem::Sink | Elem::Other(_)));
+            // With a register among the elements, ptxas converts immediates to the vector's
+            // type; only an integer immediate in a float vector is refused (§7.3).
+            let has_reg = elems
+                .iter()
+                .any(|e| matches!(elem(scopes, e), Elem::Reg(_)));
+            if has_reg
+                && ty.kind() == TypeKind::Float
+                && elems.iter().any(|e| imm_kind(e) == Some(Imm::Int))
+            {
+                diff_types = true;
+            }
             if none_typed {
                 if !reg_ok_for_type(ty, ScalarType::B8) {
                     mismatch.get_or_insert_with(|| {
@@ -588,7 +667,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 }
             } else if !elems
                 .iter()
-                .filter(|e| imm_kind(e).is_none() || !ld)
+                .filter(|e| imm_kind(e).is_none() || !(ld || has_reg))
                 .all(elem_ok)
             {
                 mismatch.get_or_insert_with(|| {
@@ -597,7 +676,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             } else {
                 let imms = imm_elems(elems);
                 if ld && !imms.is_empty() {
-                    if imms.iter().all(|&k| imm_ok_for_type(ty, k)) {
+                    if has_reg || imms.iter().all(|&k| imm_ok_for_type(ty, k)) {
                         result_reg = true;
                     } else {
                         mismatch.get_or_insert_with(|| {
@@ -697,6 +776,20 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     if s.hint.is_some() && policy.is_none() {
         mismatch.get_or_insert_with(|| "`.L2::cache_hint` needs a cache-policy operand".into());
     }
+    if diff_types && mismatch.is_none() {
+        m.add(
+            Key::IncompatibleElements,
+            insn.err(
+                codes::VECTOR_EXPRESSION,
+                data.span(),
+                format!(
+                    "Vector with elements of different types are not allowed in {op} instruction"
+                ),
+                format!("an integer immediate in a `{}` vector", ty.token()),
+            )
+            .with_help("write float immediates (`1.0`, `0f3F800000`) in a float vector"),
+        );
+    }
     if let Some(why) = mismatch {
         m.add(
             Key::ArgsMismatch,
@@ -727,6 +820,26 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
         return finish(m, unknown, tail);
+    }
+    if let Some(&(t, span)) = s.levels.last() {
+        // ld reports `.L1` and `.tensormap` three times, st twice; `.L2` twice.
+        let times = if is_ld(insn) && t != ".L2" { 3 } else { 2 };
+        m.add_sub(Key::LdLevel, 0, illegal(t, span));
+        if t == ".tensormap" {
+            for d in gate_list(cx, insn.start, Feature::Tensormap, "", insn.opcode, span) {
+                m.add_sub(Key::LdLevel, 1, d);
+            }
+        }
+        for _ in 1..times {
+            m.add_sub(Key::LdLevel, 2, illegal(t, span));
+        }
+    }
+    for &(t, span) in &s.flags {
+        m.add(Key::LdAligned, illegal(t, span));
+    }
+    if let Some(span) = s.async_ {
+        m.add(Key::LdAsync, illegal(".async", span));
+        m.add(Key::LdAsync, illegal(".async", span));
     }
     let vec_span = s.vec.map_or(head, |v| v.1 .1);
     if v256 {

@@ -90,6 +90,11 @@ pub(crate) struct Insn<'a> {
     pub opcode_span: Span,
     pub mods: Vec<(&'a str, Span)>,
     pub ops: &'a [Operand],
+    /// What ptxas reports about the operands' constant expressions (parse stage).
+    pub const_issues: &'a [ptx_syntax::consteval::ConstIssue],
+    /// How many leading modifiers are written right after the opcode, with no space or
+    /// comment between: ptxas reads `cp.async.commit_group` as one token only then.
+    pub joined: usize,
     /// Where the instruction starts (ptxas reports its messages at this line).
     pub start: u32,
 }
@@ -444,7 +449,12 @@ struct Checker<'a> {
     narrow: Vec<(u32, u32)>,
     sm: u32,
     version: PtxVersion,
-    address_size_64: bool,
+    /// The `.address_size` value (None: not written).
+    address_size: Option<u32>,
+    /// `.target …, debug`.
+    debug: bool,
+    /// The names of the module's `.section .debug_*` sections.
+    debug_sections: Vec<String>,
     /// End of the last statement seen before a syntax error.
     last_end: u32,
     /// Where a syntax error stops the walk.
@@ -465,7 +475,9 @@ impl<'a> Checker<'a> {
             narrow: Vec::new(),
             sm: 0,
             version: PtxVersion::new(0, 0),
-            address_size_64: true,
+            address_size: None,
+            debug: false,
+            debug_sections: Vec::new(),
             last_end: 0,
             stop: None,
             partial_done: false,
@@ -477,39 +489,55 @@ impl<'a> Checker<'a> {
         self.line_fatal = true;
     }
 
-    /// `.version` and `.target`: the values to check against, or a fatal finding.
+    /// `.version` and `.target`: the values to check against, or a fatal finding
+    /// (docs/ptxas-rules.md §2, §2.5). ptxas wants `.version` first, then `.target` (one or
+    /// more directives; the last architecture named counts), then optionally
+    /// `.address_size`; a header directive anywhere later is a syntax error (see
+    /// [`misplaced_directive`]).
     fn directives(&mut self, module: &Module) -> bool {
-        let version = module.version();
-        let target = module.target();
-        let first_other = module
-            .items
-            .get(1)
-            .map(item_span)
-            .or_else(|| module.items.first().map(item_span))
-            .unwrap_or_default();
-        let version = match (self.options.ptx_version, version) {
-            (Some(v), _) => (v, v.to_string(), version.map(|v| v.span)),
+        let items = &module.items;
+        let missing = |what: &str, span: Span| {
+            let mut d = Diagnostic::new(
+                Severity::Fatal,
+                codes::MISSING_DIRECTIVE,
+                span,
+                format!("the module does not start with `{what}`"),
+                format!("Missing {what} directive at start of file '«file»'"),
+            )
+            .with_help("start the file with `.version X.Y`, then `.target sm_XX`");
+            if items.is_empty() {
+                d.ptxas_line = crate::PtxasLine::None;
+            }
+            d
+        };
+        let end_span = Span::new(self.text.len() as u32, self.text.len() as u32);
+        // `.version` first
+        let version_item = match items.first() {
+            Some(Item::Version(v)) => Some(*v),
+            other if self.options.ptx_version.is_none() => {
+                // ptxas notices the missing `.version` after a leading `.target` only at the
+                // next statement (it reads on for more target names).
+                let at = match other {
+                    Some(Item::Target(_)) => items.get(1),
+                    o => o,
+                };
+                let span = at.map(item_span).unwrap_or(end_span);
+                self.fatal(missing(".version", span));
+                return false;
+            }
+            _ => None,
+        };
+        let version = match (self.options.ptx_version, version_item) {
+            (Some(v), _) => (v, v.to_string(), version_item.map(|v| v.span)),
             (None, Some(v)) => (
-                v.value,
+                v.value.normalized(),
                 self.src(v.span)
                     .trim_start_matches(".version")
                     .trim()
                     .to_string(),
                 Some(v.span),
             ),
-            (None, None) => {
-                self.fatal(
-                    Diagnostic::new(
-                        Severity::Fatal,
-                        codes::MISSING_DIRECTIVE,
-                        first_other,
-                        "the module has no `.version` directive",
-                        "Missing .version directive at start of file '«file»'",
-                    )
-                    .with_help("start the file with `.version X.Y` (e.g. `.version 8.0`)"),
-                );
-                return false;
-            }
+            (None, None) => unreachable!("checked above"),
         };
         if !version.0.is_supported() {
             let span = version.2.unwrap_or_default();
@@ -537,32 +565,95 @@ impl<'a> Checker<'a> {
             self.fatal(d);
             return false;
         }
-        let (target, target_text, target_span) = match (self.options.target, target) {
-            (Some(t), written) => (Ok(t), t.to_string(), written.map(|w| w.span)),
-            (None, Some(t)) => match t.arch() {
-                Some(a) => (a.value, self.src(a.span).to_string(), Some(a.span)),
-                None => (
-                    Err(ptx_isa::TargetParseError(String::new())),
-                    self.src(t.span).to_string(),
-                    Some(t.span),
-                ),
-            },
+        // then one or more `.target` directives
+        let first_target = usize::from(version_item.is_some());
+        let targets: Vec<&ptx_syntax::ast::TargetDirective> = items
+            [first_target.min(items.len())..]
+            .iter()
+            .map_while(|it| match it {
+                Item::Target(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let header_end = first_target + targets.len();
+        if targets.is_empty() && self.options.target.is_none() {
+            let span = items.get(first_target).map(item_span).unwrap_or(end_span);
+            self.fatal(missing(".target", span));
+            return false;
+        }
+        // the entries: architectures (the last one counts) and options
+        let mut arch: Option<(SmTarget, String, Span)> = None;
+        // The newest `.version` any named architecture needs (ptxas checks all of them and
+        // names the last one).
+        let mut needs_version: Option<PtxVersion> = None;
+        // The first entry must name the architecture.
+        let arch_first = targets
+            .first()
+            .and_then(|t| t.entries.first())
+            .is_none_or(|e| {
+                !matches!(
+                    e.value.as_str(),
+                    "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
+                )
+            });
+        for t in targets.iter().filter(|_| arch_first) {
+            for e in &t.entries {
+                let text = e.value.as_str();
+                match text {
+                    "texmode_unified" | "texmode_independent" => {}
+                    "debug" => self.debug = true,
+                    "map_f64_to_f32" => self.diags.push(
+                        Diagnostic::error(
+                            codes::UNKNOWN_TARGET,
+                            e.span,
+                            "`map_f64_to_f32` is for targets below sm_13",
+                            "Directive map_f64_to_f32 is not supported with SM 1.3 or higher",
+                        )
+                        .with_help("remove `map_f64_to_f32` from `.target`")
+                        .at_line_of(t.span.start),
+                    ),
+                    _ => match SmTarget::parse(text) {
+                        Ok(a) if text.starts_with("sm_") && a.min_version().is_some() => {
+                            arch = Some((a, text.to_string(), t.span));
+                            needs_version = needs_version.max(a.min_version());
+                        }
+                        _ => {
+                            self.fatal(
+                                Diagnostic::new(
+                                    Severity::Fatal,
+                                    codes::UNKNOWN_TARGET,
+                                    e.span,
+                                    format!("`{text}` is not a target ptxas 13.5 knows"),
+                                    format!("Unsupported .target '{text}'"),
+                                )
+                                .with_help("targets run from sm_50 to sm_121f; the options are texmode_unified, texmode_independent, debug and map_f64_to_f32 (see docs/features.md)")
+                                .at_line_of(t.span.start),
+                            );
+                            return false;
+                        }
+                    },
+                }
+            }
+        }
+        let (target, target_text, target_span) = match (self.options.target, arch) {
+            (Some(t), written) => (t, t.to_string(), written.map(|w| w.2)),
+            (None, Some((a, text, span))) => (a, text, Some(span)),
             (None, None) => {
+                let span = targets.last().map_or(end_span, |t| t.span);
                 self.fatal(
                     Diagnostic::new(
                         Severity::Fatal,
                         codes::MISSING_DIRECTIVE,
-                        first_other,
-                        "the module has no `.target` directive",
-                        "Missing .target directive at start of file '«file»'",
+                        span,
+                        "`.target` names no architecture",
+                        "Target architecture not defined at start of file '«file»'",
                     )
-                    .with_help("put `.target sm_XX` right after `.version`"),
+                    .with_help("name the target first: `.target sm_80, texmode_independent`"),
                 );
                 return false;
             }
         };
-        let min_version = target.as_ref().ok().and_then(|t| t.min_version());
-        let Some(min_version) = min_version else {
+        let Some(min_version) = target.min_version() else {
             let mut d = Diagnostic::new(
                 Severity::Fatal,
                 codes::UNKNOWN_TARGET,
@@ -577,9 +668,13 @@ impl<'a> Checker<'a> {
             self.fatal(d);
             return false;
         };
-        let target: SmTarget = target.expect("checked above");
         self.sm = target.number;
         self.version = version.0;
+        let min_version = if self.options.target.is_some() {
+            min_version
+        } else {
+            needs_version.map_or(min_version, |v| v.max(min_version))
+        };
         if version.0 < min_version {
             let span = target_span.unwrap_or_default();
             let mut d = Diagnostic::error(
@@ -602,7 +697,39 @@ impl<'a> Checker<'a> {
             }
             self.mismatch = Some(d);
         }
-        self.address_size_64 = module.address_size().is_none_or(|a| a.value == 64);
+        // then optionally `.address_size` (32 or 64, as any integer literal)
+        if let Some(Item::AddressSize(a)) = items.get(header_end) {
+            let text = self
+                .src(a.span)
+                .trim_start_matches(".address_size")
+                .trim()
+                .to_string();
+            match int_literal_value(&text) {
+                Some(32) => self.address_size = Some(32),
+                Some(64) => self.address_size = Some(64),
+                _ => {
+                    self.address_size = Some(64);
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::BAD_ADDRESS_SIZE,
+                            a.span,
+                            format!("`.address_size {text}`: the address size is 32 or 64"),
+                            "Illegal value for .address_size directive (must be 32 or 64)",
+                        )
+                        .with_help("write `.address_size 64`"),
+                    );
+                }
+            }
+        }
+        self.debug_sections = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Section(sec) if sec.name.value.starts_with(".debug_") => {
+                    Some(sec.name.value.to_string())
+                }
+                _ => None,
+            })
+            .collect();
         true
     }
 
@@ -693,6 +820,11 @@ impl<'a> Checker<'a> {
                 Statement::Instruction(i) if !self.instruction(i, scopes, state) => {
                     return false;
                 }
+                Statement::Loc(l) if l.inlined_at.is_some() => {
+                    let cx = self.cx(&[], true);
+                    let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);
+                    self.diags.extend(list);
+                }
                 _ => {}
             }
             if stop.is_some_and(|st| span.end <= st) {
@@ -774,7 +906,9 @@ impl<'a> Checker<'a> {
                 )
             }
         };
-        let family = family(opcode, &mods);
+        let opcode_end = i.opcode_span.start + opcode.len() as u32;
+        let joined = joined_count(opcode_end, &mods);
+        let family = family(opcode, &mods, joined);
         let Some(family) = family else {
             return true;
         };
@@ -788,6 +922,8 @@ impl<'a> Checker<'a> {
             opcode_span: i.opcode_span,
             mods,
             ops: i.op.operands(),
+            const_issues: &i.const_issues,
+            joined,
             start: opcode_span.start.min(i.span.start),
         };
         let cx = self.cx(&state.returned, state.kernel);
@@ -873,7 +1009,8 @@ impl<'a> Checker<'a> {
         }
         // The error is at an empty modifier (`ld.global.b32. …`, `a..b`) if a lone `.` is next.
         let empty_modifier = self.text[end..].starts_with('.') && at(k).is_none();
-        let Some(family) = family(op.text, &mods) else {
+        let joined = joined_count(shift(op.span()).end, &mods);
+        let Some(family) = family(op.text, &mods, joined) else {
             return;
         };
         let insn = Insn {
@@ -882,6 +1019,8 @@ impl<'a> Checker<'a> {
             opcode_span: shift(op.span()),
             mods,
             ops: &[],
+            const_issues: &[],
+            joined,
             start: shift(op.span()).start,
         };
         if let Some((g, span)) = guard_name {
@@ -904,52 +1043,136 @@ impl<'a> Checker<'a> {
     }
 
     fn finish(mut self) -> Vec<Diagnostic> {
+        if !self.line_fatal && self.debug && self.debug_sections.is_empty() {
+            self.diags.push(
+                Diagnostic::error(
+                    codes::MISSING_DIRECTIVE,
+                    Span::default(),
+                    "`.target …, debug` needs the DWARF sections (`.section .debug_info` …) nvcc -G writes",
+                    "Debug information not found in presence of .target debug",
+                )
+                .with_help("remove `debug` from `.target`, or compile with -G to get the debug sections")
+                .without_line(),
+            );
+        }
         if let Some(m) = self.mismatch.take() {
             self.diags.push(m);
         }
         if self.line_fatal || self.diags.iter().any(|d| d.severity.is_error()) {
             return self.diags;
         }
-        if self.address_size_64 && !self.narrow.is_empty() {
-            let index = ptx_syntax::LineIndex::new(self.text);
-            for &(bits, at) in &self.narrow {
-                let line = index.line(at);
-                self.diags.push(
-                    Diagnostic::warning(
-                        codes::NARROW_ADDRESS,
-                        Span::new(at, at),
-                        format!("this address is a {bits}-bit register but the module uses 64-bit addresses"),
-                        format!("Program uses {bits}-bit address on line '{line}' which is conflicting with .address_size 64"),
-                    )
-                    .with_help("use a 64-bit register for generic and .global addresses (cvt.u64 first)")
-                    .without_line(),
-                );
+        let driver_warning = |text: String| {
+            Diagnostic::warning(
+                codes::NARROW_ADDRESS,
+                Span::default(),
+                "the module's addresses do not match 64-bit compilation",
+                text,
+            )
+            .with_help("write `.address_size 64` and use 64-bit registers for generic and .global addresses")
+            .without_line()
+        };
+        if self.debug && self.address_size == Some(32) {
+            self.diags.push(
+                Diagnostic::new(
+                    Severity::Fatal,
+                    codes::ADDRESS_32BIT,
+                    Span::default(),
+                    "debug compilation needs 32-bit host addressing for `.address_size 32`",
+                    " 64 Bit host architecture (--machine) being used must match with .address_size of 32 bits for -g compilation",
+                )
+                .with_help("write `.address_size 64`")
+                .without_line(),
+            );
+            return self.diags;
+        }
+        if self.debug {
+            let has = |n: &str| self.debug_sections.iter().any(|s| s == n);
+            let (abbrev, info) = (has(".debug_abbrev"), has(".debug_info"));
+            let mut extra = Vec::new();
+            if !abbrev {
+                extra.push(driver_warning(" .debug_abbrev section not found".into()));
             }
-            let has32 = self.narrow.iter().any(|&(b, _)| b == 32);
-            let has16 = self.narrow.iter().any(|&(b, _)| b == 16);
-            if has32 && !has16 {
-                let at = self
-                    .narrow
-                    .iter()
-                    .find(|&&(b, _)| b == 32)
-                    .map_or(0, |&(_, a)| a);
-                let ptxas = if self.sm >= 90 {
-                    " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."
-                } else {
-                    " 32-Bit compilation is no longer supported"
-                };
-                self.diags.push(
-                    Diagnostic::new(
-                        Severity::Fatal,
-                        codes::ADDRESS_32BIT,
-                        Span::new(at, at),
-                        "a 32-bit generic or .global address makes ptxas compile for 32-bit addressing, which it no longer supports",
-                        ptxas,
-                    )
-                    .with_help("use 64-bit registers for generic and .global addresses")
-                    .without_line(),
+            if !info {
+                extra.push(driver_warning(" .debug_info section not found".into()));
+            } else if !abbrev {
+                let mut d = driver_warning(
+                    "skipping .debug_info section due to missing .debug_abbrev section".into(),
                 );
+                d.severity = Severity::Info;
+                extra.push(d);
+            }
+            self.diags.extend(extra);
+        }
+        let index = ptx_syntax::LineIndex::new(self.text);
+        let fatal32 = |sm: u32| {
+            let ptxas = if sm >= 90 {
+                " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."
+            } else {
+                " 32-Bit compilation is no longer supported"
+            };
+            Diagnostic::new(
+                Severity::Fatal,
+                codes::ADDRESS_32BIT,
+                Span::default(),
+                "a 32-bit generic or .global address makes ptxas compile for 32-bit addressing, which it no longer supports",
+                ptxas,
+            )
+            .with_help("use 64-bit registers for generic and .global addresses")
+            .without_line()
+        };
+        let narrow_warning = |bits: u32, at: u32, size: u32| {
+            let line = index.line(at);
+            Diagnostic::warning(
+                codes::NARROW_ADDRESS,
+                Span::new(at, at),
+                format!("this address is a {bits}-bit register but the module uses {size}-bit addresses"),
+                format!("Program uses {bits}-bit address on line '{line}' which is conflicting with .address_size {size}"),
+            )
+            .with_help("use a 64-bit register for generic and .global addresses (cvt.u64 first)")
+            .without_line()
+        };
+        match self.address_size {
+            Some(32) => {
+                for &(bits, at) in &self.narrow {
+                    if bits == 16 {
+                        self.diags.push(narrow_warning(bits, at, 32));
+                    }
+                }
+                self.diags.push(driver_warning(
+                    " 64 Bit host architecture (--machine) being used mismatches with .address_size of 32 bits".into(),
+                ));
+                self.diags.push(fatal32(self.sm));
                 return self.diags;
+            }
+            Some(_) => {
+                for &(bits, at) in &self.narrow {
+                    self.diags.push(narrow_warning(bits, at, 64));
+                }
+                let has32 = self.narrow.iter().any(|&(b, _)| b == 32);
+                let has16 = self.narrow.iter().any(|&(b, _)| b == 16);
+                if has32 && !has16 {
+                    let at = self
+                        .narrow
+                        .iter()
+                        .find(|&&(b, _)| b == 32)
+                        .map_or(0, |&(_, a)| a);
+                    let mut d = fatal32(self.sm);
+                    d.span = Span::new(at, at);
+                    self.diags.push(d);
+                    return self.diags;
+                }
+            }
+            None => {
+                // No `.address_size`: the narrowest address register sets it.
+                if let Some(bits) = self.narrow.iter().map(|&(b, _)| b).min() {
+                    self.diags.push(driver_warning(format!(
+                        " 64 Bit host architecture (--machine) being used mismatches with .address_size of {bits} bits"
+                    )));
+                    if bits == 32 {
+                        self.diags.push(fatal32(self.sm));
+                        return self.diags;
+                    }
+                }
             }
         }
         // The call-sequence check runs after the address-width one.
@@ -958,6 +1181,53 @@ impl<'a> Checker<'a> {
         }
         self.diags
     }
+}
+
+/// The value of an integer literal as ptxas reads directive arguments (C syntax: `0x…`,
+/// `0b…`, a leading `0` for octal, an optional `U`).
+fn int_literal_value(text: &str) -> Option<u64> {
+    let t = text.strip_suffix('U').unwrap_or(text);
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t, 10)
+    };
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// A `.version`, `.target` or `.address_size` directive after the header (`.version`,
+/// `.target`…, `.address_size`): ptxas's grammar has no place for it, so it is a syntax error
+/// there (`Parsing error near '.version 7.0'`, `near '.target'`).
+pub fn misplaced_directive(module: &Module) -> Option<ptx_syntax::ParseError> {
+    let items = &module.items;
+    let mut k = 0;
+    if matches!(items.first(), Some(Item::Version(_))) {
+        k = 1;
+    }
+    while matches!(items.get(k), Some(Item::Target(_))) {
+        k += 1;
+    }
+    if matches!(items.get(k), Some(Item::AddressSize(_))) {
+        k += 1;
+    }
+    items[k.min(items.len())..].iter().find_map(|it| {
+        let (span, what) = match it {
+            Item::Version(v) => (v.span, ".version"),
+            Item::Target(t) => (Span::new(t.span.start, t.span.start + 7), ".target"),
+            Item::AddressSize(a) => (Span::new(a.span.start, a.span.start + 13), ".address_size"),
+            _ => return None,
+        };
+        Some(ptx_syntax::ParseError {
+            span,
+            message: format!("`{what}` belongs at the start of the module (`.version`, `.target`, `.address_size`)"),
+            help: Some("write each header directive once, before everything else".into()),
+            ptxas: None,
+        })
+    })
 }
 
 /// Per-function state of the walk.
@@ -997,12 +1267,28 @@ enum Family {
 }
 
 /// Which rules an opcode goes to; `None` for known instructions that are not validated.
-fn family(opcode: &str, mods: &[(&str, Span)]) -> Option<Family> {
+/// How many of `mods` follow `opcode_end` and each other without a gap.
+fn joined_count(opcode_end: u32, mods: &[(&str, Span)]) -> usize {
+    let mut end = opcode_end;
+    mods.iter()
+        .take_while(|m| {
+            let ok = m.1.start == end;
+            end = m.1.end;
+            ok
+        })
+        .count()
+}
+
+fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> {
     Some(match opcode {
         "ld" | "st" => Family::LdSt,
         "cp" => {
-            if mods.first().is_some_and(|m| m.0 == ".async") {
-                match mods.get(1).map(|m| m.0) {
+            if mods.first().is_some_and(|m| m.0 == ".async") && joined >= 1 {
+                match mods
+                    .get(1)
+                    .map(|m| m.0)
+                    .filter(|w| joined >= 2 || *w == ".mbarrier")
+                {
                     Some(
                         ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
                         | ".wait" | ".commit",
@@ -1107,6 +1393,27 @@ pub(crate) fn unusable_address(
     }
 }
 
+/// `Integer constant expression expected` / `Constant expression type mismatch`: ptxas
+/// reports them while reading the operands, after the modifier scan and before every other
+/// check of the instruction.
+pub(crate) fn const_issues(insn: &Insn, m: &mut Msgs) {
+    for issue in insn.const_issues {
+        m.operand_parse(insn.err(
+            codes::CONST_EXPR,
+            issue.span(),
+            issue.ptxas().to_string(),
+            match issue {
+                ptx_syntax::consteval::ConstIssue::NotInteger(_) => {
+                    "an address offset must be an integer constant expression".to_string()
+                }
+                ptx_syntax::consteval::ConstIssue::TypeMismatch(_) => {
+                    "this operator combines an integer and a floating-point constant".to_string()
+                }
+            },
+        ));
+    }
+}
+
 /// Checks a guard: `Predicate expression expected` first if it is not a predicate.
 pub(crate) fn check_guard(
     insn: &Insn,
@@ -1122,6 +1429,85 @@ pub(crate) fn check_guard(
                 if let Some(u) = unknown {
                     u.add(&g.predicate.name, g.predicate.span);
                 }
+            }
+        }
+    }
+}
+
+/// Modifiers of other instructions that ptxas knows and reports as illegal on prefetch and
+/// createpolicy (docs/ptxas-rules.md §10, §11): memory semantics, scopes, `.mmio`, `.nc`,
+/// `.aligned`, `.noinc`, `.async` (with its own gate in the scan) and `.sync` (which stops the
+/// instruction).
+#[derive(Default)]
+pub(crate) struct Foreign<'a> {
+    words: Vec<(&'a str, Span)>,
+    pub sync: Option<Span>,
+}
+
+impl<'a> Foreign<'a> {
+    /// Takes `t` if it is one of these modifiers (adding the scan-stage gate of `.async`).
+    pub fn take(
+        &mut self,
+        cx: &Cx,
+        insn: &Insn,
+        m: &mut Msgs,
+        pos: i32,
+        t: &'a str,
+        span: Span,
+    ) -> bool {
+        match (t, words::classify(t)) {
+            (".sync", _) => self.sync = Some(span),
+            (".async", _) => {
+                for d in gate_list(
+                    cx,
+                    insn.start,
+                    Feature::AsyncModifier,
+                    "",
+                    insn.opcode,
+                    span,
+                ) {
+                    m.scan(pos, d);
+                }
+                self.words.push((t, span));
+            }
+            (".aligned" | ".noinc", _)
+            | (
+                _,
+                words::Word::Sem(_) | words::Word::Scope(_) | words::Word::Mmio | words::Word::Nc,
+            ) => self.words.push((t, span)),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The `Illegal modifier` messages, in ptxas's order (a scope is reported before and
+    /// after the memory semantics, `.async` twice).
+    pub fn report(&self, insn: &Insn, name: &str, m: &mut Msgs, key: collect::Key) {
+        let illegal = |t: &str, span: Span| {
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Illegal modifier '{t}' for instruction '{name}'"),
+                format!("`{name}` takes no `{t}`"),
+            )
+        };
+        let rank = |t: &str| match (t, words::classify(t)) {
+            (".aligned", _) => 0,
+            (".noinc", _) => 1,
+            (_, words::Word::Scope(_)) => 2,
+            (_, words::Word::Sem(_)) => 3,
+            (_, words::Word::Mmio) => 4,
+            (_, words::Word::Nc) => 6,
+            _ => 7,
+        };
+        for &(t, span) in &self.words {
+            let r = rank(t);
+            m.add_sub(key, r, illegal(t, span));
+            if r == 2 {
+                m.add_sub(key, 5, illegal(t, span));
+            }
+            if t == ".async" {
+                m.add_sub(key, 7, illegal(t, span));
             }
         }
     }

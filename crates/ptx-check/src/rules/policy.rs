@@ -10,6 +10,7 @@ use super::{
     address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
     vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
 };
+use super::{const_issues, Foreign};
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::{Diagnostic, Severity};
@@ -32,16 +33,21 @@ struct Scan<'a> {
     /// Cache operators and prefetch sizes.
     others: Vec<(&'a str, Span)>,
     vec_tail: Option<Span>,
+    foreign: Foreign<'a>,
 }
 
 fn kind_of(insn: &Insn) -> Option<PolicyKind> {
-    insn.mods.first().and_then(|m| match classify(m.0) {
-        Word::Kind(k) => Some(k),
-        _ => None,
-    })
+    // The kind is part of ptxas's instruction token only when written right after the opcode.
+    insn.mods
+        .first()
+        .filter(|_| insn.joined >= 1)
+        .and_then(|m| match classify(m.0) {
+            Word::Kind(k) => Some(k),
+            _ => None,
+        })
 }
 
-fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
+fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
     let mut s = Scan::default();
     let rest = if kind_of(insn).is_some() {
         &insn.mods[1..]
@@ -73,7 +79,7 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
                     m.scan(pos, count("cache eviction priority"));
                 }
             }
-            Word::Level(_) => {
+            Word::Level(_) | Word::Tensormap => {
                 if !s.level_words.is_empty() {
                     m.scan(
                         pos,
@@ -90,6 +96,7 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
             Word::Hint => s.hint = Some(span),
             Word::Vec(_) => s.vec = Some(span),
             Word::Cop(_) | Word::Pf(_) => s.others.push((t, span)),
+            _ if s.foreign.take(cx, insn, m, pos, t, span) => {}
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
@@ -110,9 +117,9 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
 }
 
 /// The scan messages of a statement cut short by a syntax error.
-pub(crate) fn scan_messages(_cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
+pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(POLICY_ORDER);
-    scan(insn, &mut m);
+    scan(cx, insn, &mut m);
     m.finish().0
 }
 
@@ -142,8 +149,9 @@ fn c_float(v: f32) -> String {
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut m = Msgs::new(POLICY_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
-    let s = scan(insn, &mut m);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
+    let s = scan(cx, insn, &mut m);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
@@ -186,6 +194,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ..Outcome::default()
         }
     };
+    if let Some(sp) = s.foreign.sync {
+        let d = insn.err(
+            codes::ILLEGAL_MODIFIER,
+            sp,
+            format!("Illegal modifier '.sync' for instruction '{op}'"),
+            format!("`{op}` takes no `.sync`"),
+        );
+        return stop(m, d, tail, unknown);
+    }
     if let Some(h) = s.hint {
         let d = insn.err(
             codes::ILLEGAL_MODIFIER,
@@ -412,7 +429,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 .with_help("add e.g. .L2::evict_last"),
             );
         }
-        if s.levels.is_empty() {
+        if s.levels.is_empty() && s.level_words.is_empty() {
             m.add(
                 Key::PolLevelRequired,
                 insn.err(
@@ -469,7 +486,22 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
         let n = s.prios.len().min(2);
-        if (0..n).any(|i| i >= s.levels.len() || s.levels[i] == "L1") {
+        // A level word (`.L2`, `.L1`, `.tensormap`) stands in for the level of priorities
+        // written without one (docs/ptxas-rules.md §10).
+        let word_level = s.level_words.last().map(|w| w.0.trim_start_matches('.'));
+        let level_at = |i: usize| s.levels.get(i).copied().or(word_level);
+        if let Some(&(w, span)) = s.level_words.last().filter(|w| w.0 != ".L2") {
+            m.add(
+                Key::PolIllegalLevel,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    span,
+                    format!("Illegal modifier '{w}' for instruction '{op}'"),
+                    format!("`{w}` is not a level of {op}"),
+                ),
+            );
+        }
+        if (0..n).any(|i| level_at(i) != Some("L2")) {
             m.add(
                 Key::PolNeedL2,
                 insn.err(
@@ -488,6 +520,18 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             if let Some(d) = gate_target(cx, insn.start, Feature::PolicyPriority, p, &op, span) {
                 m.add(Key::PolPriorityGate, d);
             }
+        }
+        if let Some(&(w, span)) = s.level_words.last().filter(|_| !s.levels.is_empty()) {
+            m.add(
+                Key::PolLevelWithPriority,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    span,
+                    format!("Illegal modifier '{w}' for instruction '{op}' with '.level::eviction_priority'"),
+                    format!("`{w}` next to `.L2::…` priorities: the level is part of each priority"),
+                )
+                .with_help("drop the separate level word"),
+            );
         }
         if s.levels.len().min(2) != n {
             m.add(
@@ -525,7 +569,16 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         );
                     }
                 }
-                Base::Reg(..) => {}
+                Base::Reg(r, rspan) => {
+                    if let Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) =
+                        scopes.reg(r)
+                    {
+                        m.add(
+                            Key::PolAddr,
+                            super::ldst::bad_address_symbol(insn, r, rspan, rt.token()),
+                        );
+                    }
+                }
             }
         }
     }
@@ -551,5 +604,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
+    s.foreign.report(insn, &op, &mut m, Key::PolForeign);
     finish(m, unknown, tail)
 }

@@ -9,6 +9,7 @@ use super::{
     address, check_guard, finish, gate_target, gate_version, unknown_modifier, vector_warning,
     width, Base, Cx, Insn, Outcome, Unknowns,
 };
+use super::{const_issues, Foreign};
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
@@ -29,9 +30,10 @@ struct Scan<'a> {
     hint: Option<Span>,
     vec: Option<Span>,
     vec_tail: Option<Span>,
+    foreign: Foreign<'a>,
 }
 
-fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
+fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
     let mut s = Scan::default();
     for (i, &(t, span)) in insn.mods.iter().enumerate() {
         let pos = i as i32 * 10;
@@ -71,6 +73,7 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
             Word::Pf(_) => s.pfs.push((t, span)),
             Word::Hint => s.hint = Some(span),
             Word::Vec(_) => s.vec = Some(span),
+            _ if s.foreign.take(cx, insn, m, pos, t, span) => {}
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
@@ -91,9 +94,9 @@ fn scan<'a>(insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
 }
 
 /// The scan messages of a statement cut short by a syntax error.
-pub(crate) fn scan_messages(_cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
+pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(PREFETCH_ORDER);
-    scan(insn, &mut m);
+    scan(cx, insn, &mut m);
     m.finish().0
 }
 
@@ -102,8 +105,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let uniform = op == "prefetchu";
     let mut m = Msgs::new(PREFETCH_ORDER);
     let mut unknown = Unknowns::default();
-    check_guard(insn, scopes, &mut m, None);
-    let s = scan(insn, &mut m);
+    check_guard(insn, scopes, &mut m, Some(&mut unknown));
+    const_issues(insn, &mut m);
+    let s = scan(cx, insn, &mut m);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
@@ -117,6 +121,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ..Outcome::default()
         }
     };
+    if let Some(sp) = s.foreign.sync {
+        let d = insn.err(
+            codes::ILLEGAL_MODIFIER,
+            sp,
+            format!("Illegal modifier '.sync' for instruction '{op}'"),
+            format!("`{op}` takes no `.sync`"),
+        );
+        return stop(m, d, tail, unknown);
+    }
     if let Some(h) = s.hint {
         let d = insn.err(
             codes::ILLEGAL_MODIFIER,
@@ -363,7 +376,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     match addr.base {
         _ if !resolved => {}
         Base::Reg(r, rspan) => match scopes.reg(r) {
-            Some(rt @ (ScalarType::F32 | ScalarType::F64)) => {
+            Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) => {
                 m.add(Key::PfAddr, bad_address_symbol(insn, r, rspan, rt.token()));
             }
             Some(rt) if width(rt) == 32 && matches!(space_v, None | Some(StateSpace::Global)) => {
@@ -426,6 +439,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }),
         );
     }
+    s.foreign.report(insn, op, &mut m, Key::PfForeign);
     let mut out = finish(m, unknown, tail);
     out.narrow_address = narrow;
     out

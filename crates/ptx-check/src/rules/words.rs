@@ -81,7 +81,18 @@ pub(crate) enum Word {
 }
 
 /// Types ptxas knows beyond [`ScalarType`].
-const EXTRA_TYPES: &[&str] = &[".ue8m0", ".e2m1", ".e2m3", ".e3m2", ".s2", ".u2", ".b2"];
+const EXTRA_TYPES: &[&str] = &[
+    ".ue8m0",
+    ".e2m1",
+    ".e2m3",
+    ".e3m2",
+    ".s2",
+    ".u2",
+    ".b2",
+    ".texref",
+    ".samplerref",
+    ".surfref",
+];
 
 /// Classifies a modifier as written (with its dot).
 pub(crate) fn classify(t: &str) -> Word {
