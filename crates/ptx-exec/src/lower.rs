@@ -121,6 +121,7 @@ pub fn lower_module(
             name: f.name.value.to_string(),
             is_kernel: f.kind.value == ast::FunctionKind::Entry,
             code: Vec::new(),
+            rank: Vec::new(),
             slots: 0,
             slot_bits: Vec::new(),
             preds: 0,
@@ -150,6 +151,7 @@ pub fn lower_module(
                 }
             };
         let target = &mut program.functions[fi];
+        target.rank = crate::program::schedule_ranks(&lowered.code);
         target.code = lowered.code;
         target.slots = lowered.slots;
         target.slot_bits = lowered.slot_bits;

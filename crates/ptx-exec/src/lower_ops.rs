@@ -324,12 +324,39 @@ pub(crate) fn lower_generic(
                 c: cx.src(c, tc)?,
             }
         }
-        "lop3" => {
-            // Only the plain form `lop3.b32 d, a, b, c, immLut` (not `lop3.{or,and}` with a
-            // predicate result).
-            if m.has(".or") || m.has(".and") {
-                return Err(unsupported(cx, g, span));
+        "lop3" if m.has(".or") || m.has(".and") => {
+            // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
+            let [dp, a, b, c, lut, q] = operands(cx, g, span, 6)? else {
+                unreachable!()
+            };
+            let Operand::PredPair(x, p, _) = dp else {
+                return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
+            };
+            let d = if x.name == "_" {
+                Dst::Sink
+            } else {
+                cx.dst(&Operand::Name(x.clone()))?
+            };
+            let lut = match lut {
+                Operand::Int(v) => v.value.value as u8,
+                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+            };
+            Op::Lop3Pred {
+                lut,
+                op: if m.has(".and") {
+                    BoolOp::And
+                } else {
+                    BoolOp::Or
+                },
+                d,
+                p: cx.pred_dst(&Operand::Name(p.clone()))?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+                q: cx.pred_src(q)?,
             }
+        }
+        "lop3" => {
             let [d, a, b, c, lut] = operands(cx, g, span, 5)? else {
                 unreachable!()
             };
@@ -752,6 +779,15 @@ pub(crate) fn lower_generic(
         "ret" => Op::Ret,
         "exit" => Op::Exit,
         "trap" => Op::Trap,
+        "bar" if m.has(".warp") => {
+            // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
+            let [mask] = ops.as_slice() else {
+                return Err(cx.error(span, "bar.warp.sync takes one operand".into()));
+            };
+            Op::WarpSync {
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
@@ -975,6 +1011,7 @@ pub(crate) fn lower_generic(
             }
         }
         "mma" => lower_mma(cx, g, &m, span)?,
+        "wmma" => lower_wmma(cx, g, &m, span)?,
         "wgmma" => {
             if m.has(".fence") {
                 Op::WgmmaFence
@@ -1034,6 +1071,58 @@ fn lower_atom(
         _ => Space::Generic,
     };
     let ops = &g.operands;
+    let hints = MemHints {
+        semantics: if m.has(".relaxed") {
+            memsys::Semantics::Relaxed
+        } else if m.has(".acquire") || m.has(".acq_rel") {
+            memsys::Semantics::Acquire
+        } else if m.has(".release") {
+            memsys::Semantics::Release
+        } else {
+            memsys::Semantics::Relaxed
+        },
+        ..MemHints::default()
+    };
+    let width = [(".v2", 2usize), (".v4", 4), (".v8", 8)]
+        .iter()
+        .find(|(t, _)| m.has(t))
+        .map(|(_, n)| *n);
+    if let Some(n) = width {
+        // `atom.vN d_vec, [a], b_vec{, policy}` / `red.vN [a], b_vec{, policy}`.
+        let ops = &g.operands;
+        let (dv, rest) = if is_red {
+            (None, &ops[..])
+        } else {
+            match ops.split_first() {
+                Some((Operand::Vector(v, _), rest)) => (Some(v), rest),
+                _ => return Err(cx.error(span, "a vector atom needs a vector destination".into())),
+            }
+        };
+        let (a, bv) = match rest {
+            [a, Operand::Vector(b, _), ..] => (a, b),
+            _ => return Err(cx.error(span, "a vector atom needs a vector operand".into())),
+        };
+        if bv.len() != n || dv.is_some_and(|d| d.len() != n) {
+            return Err(cx.error(span, format!("`.v{n}` needs {n} elements")));
+        }
+        let (addr, space) = cx.addr(a, space)?;
+        let mut elems = Vec::with_capacity(n);
+        for (k, b) in bv.iter().enumerate() {
+            let d = match dv {
+                Some(d) => Some(cx.dst(&d[k])?),
+                None => None,
+            };
+            elems.push((d, cx.src(b, ty)?));
+        }
+        return Ok(Op::AtomVec {
+            op,
+            ty,
+            space,
+            elems,
+            addr,
+            hints,
+        });
+    }
     let (d, rest) = if is_red {
         (None, &ops[..])
     } else {
@@ -1067,18 +1156,7 @@ fn lower_atom(
         addr,
         b: cx.src(b, ty)?,
         c: c.map(|c| cx.src(c, ty)).transpose()?,
-        hints: MemHints {
-            semantics: if m.has(".relaxed") {
-                memsys::Semantics::Relaxed
-            } else if m.has(".acquire") || m.has(".acq_rel") {
-                memsys::Semantics::Acquire
-            } else if m.has(".release") {
-                memsys::Semantics::Release
-            } else {
-                memsys::Semantics::Relaxed
-            },
-            ..MemHints::default()
-        },
+        hints,
     })
 }
 
@@ -1304,6 +1382,157 @@ fn lower_mma(
         a: vector_srcs(cx, a, ScalarType::B32)?,
         b: vector_srcs(cx, b, ScalarType::B32)?,
         c: vector_srcs(cx, c, ScalarType::B32)?,
+    })
+}
+
+/// `wmma.load`, `wmma.store`, `wmma.mma` (shapes m16n16k16, m32n8k16, m8n32k16 with
+/// `.f16`/`.bf16`/`.s8`/`.u8` inputs, m16n16k8 with `.tf32`; `.f16`/`.f32`/`.s32` accumulators).
+fn lower_wmma(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::wmma::wmma_fits;
+    let shape = m
+        .list
+        .iter()
+        .find_map(|x| {
+            let s = x.strip_prefix(".m")?;
+            let (mm, rest) = s.split_once('n')?;
+            let (nn, kk) = rest.split_once('k')?;
+            Some((mm.parse::<u32>().ok()?, nn.parse::<u32>().ok()?, kk.parse::<u32>().ok()?))
+        })
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    if !matches!(shape, (16, 16, 16) | (32, 8, 16) | (8, 32, 16) | (16, 16, 8)) {
+        return Err(unsupported(cx, g, span));
+    }
+    let (mm, nn, kk) = shape;
+    let wty = |t: ScalarType| -> Option<WmmaType> {
+        Some(match t {
+            ScalarType::F16 => WmmaType::F16,
+            ScalarType::Bf16 => WmmaType::Bf16,
+            ScalarType::Tf32 => WmmaType::Tf32,
+            ScalarType::F32 => WmmaType::F32,
+            ScalarType::S8 => WmmaType::S8,
+            ScalarType::U8 => WmmaType::U8,
+            ScalarType::S32 => WmmaType::S32,
+            _ => return None,
+        })
+    };
+    let types: Vec<WmmaType> = m
+        .types()
+        .into_iter()
+        .map(wty)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    let slots = |cx: &dyn OperandCx, op: &Operand| -> Result<Vec<Slot>, ExecError> {
+        match op {
+            Operand::Vector(v, _) => v.iter().map(|x| cx.slot_of(x)).collect(),
+            x => Ok(vec![cx.slot_of(x)?]),
+        }
+    };
+    let bad_frag = |cx: &dyn OperandCx, what: &str, n: usize| {
+        cx.error(
+            span,
+            format!("a {what} fragment of this wmma shape and type does not take {n} registers"),
+        )
+    };
+    if m.has(".mma") {
+        let (d, a, b, c) = match types.as_slice() {
+            [d, c] => (*d, WmmaType::F16, WmmaType::F16, *c),
+            [d, a, b, c] => (*d, *a, *b, *c),
+            _ => return Err(unsupported(cx, g, span)),
+        };
+        let op = WmmaMma {
+            m: mm,
+            n: nn,
+            k: kk,
+            a,
+            b,
+            c,
+            d,
+            satfinite: m.has(".satfinite"),
+        };
+        let [od, oa, ob, oc] = operands(cx, g, span, 4)? else {
+            unreachable!()
+        };
+        let ds = slots(cx, od)?;
+        let (a_s, b_s, c_s) = (
+            vector_srcs(cx, oa, ScalarType::B32)?,
+            vector_srcs(cx, ob, ScalarType::B32)?,
+            vector_srcs(cx, oc, ScalarType::B32)?,
+        );
+        for (what, (r, cdim), ty, n) in [
+            ("A", (mm, kk), a, a_s.len()),
+            ("B", (kk, nn), b, b_s.len()),
+            ("C", (mm, nn), c, c_s.len()),
+            ("D", (mm, nn), d, ds.len()),
+        ] {
+            if !wmma_fits(r, cdim, ty, n as u32) {
+                return Err(bad_frag(cx, what, n));
+            }
+        }
+        return Ok(Op::WmmaMma {
+            op,
+            ds,
+            a: a_s,
+            b: b_s,
+            c: c_s,
+        });
+    }
+    let load = m.has(".load");
+    if !load && !m.has(".store") {
+        return Err(unsupported(cx, g, span));
+    }
+    let matrix = if !load || m.has(".c") || m.has(".d") {
+        WmmaMatrix::C
+    } else if m.has(".a") {
+        WmmaMatrix::A
+    } else if m.has(".b") {
+        WmmaMatrix::B
+    } else {
+        return Err(unsupported(cx, g, span));
+    };
+    let &[ty] = types.as_slice() else {
+        return Err(unsupported(cx, g, span));
+    };
+    let (rows, cols) = matrix.dims(mm, nn, kk);
+    let ops = &g.operands;
+    let (regs_op, addr_op) = match (load, ops.as_slice()) {
+        (true, [d, a, ..]) => (d, a),
+        (false, [a, s, ..]) => (s, a),
+        _ => return Err(cx.error(span, "wmma.load/store needs a fragment and an address".into())),
+    };
+    let stride = match ops.get(2) {
+        Some(o) => Some(cx.src(o, ScalarType::U32)?),
+        None => None,
+    };
+    let regs = slots(cx, regs_op)?;
+    if !wmma_fits(rows, cols, ty, regs.len() as u32) {
+        return Err(bad_frag(cx, "matrix", regs.len()));
+    }
+    let space = match m.space().map(StateSpace::base) {
+        Some(StateSpace::Global) => Space::Global,
+        Some(StateSpace::Shared) => Space::Shared,
+        _ => Space::Generic,
+    };
+    let (addr, space) = cx.addr(addr_op, space)?;
+    let inst = Box::new(WmmaMemInst {
+        matrix,
+        rows,
+        cols,
+        row_major: !m.has(".col"),
+        ty,
+        regs,
+        addr,
+        space,
+        stride,
+    });
+    Ok(if load {
+        Op::WmmaLoad(inst)
+    } else {
+        Op::WmmaStore(inst)
     })
 }
 

@@ -36,5 +36,6 @@ pub mod mma;
 pub mod round;
 pub mod warp;
 pub mod wgmma;
+pub mod wmma;
 
 pub use round::Rnd;

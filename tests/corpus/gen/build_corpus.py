@@ -41,6 +41,20 @@ NVCC_JOBS = [
     ("half_math.cu", "half_math.lineinfo", [80, 90], ["-lineinfo"]),
     ("transpose.cu", "transpose.lineinfo", [80, 90], ["-lineinfo"]),
     ("intrinsics.cu", "intrinsics.lineinfo", [80, 90], ["-lineinfo"]),
+    # Kernels users write (second sweep): NN building blocks, the math library in full precision
+    # and with -use_fast_math, CUB block primitives, WMMA, -G warp reductions, 64-bit atomics,
+    # bit manipulation, warp-synchronous instructions after divergence.
+    ("nn_ops.cu", "nn_ops.lineinfo", [80, 90], ["-lineinfo"]),
+    ("libm.cu", "libm.lineinfo", [80, 90], ["-lineinfo"]),
+    ("libm_fast.cu", "libm_fast", [80, 90], ["-use_fast_math"]),
+    ("cub_block.cu", "cub_block", [80, 90], ["-std=c++17"]),
+    ("wmma_gemm.cu", "wmma_gemm", [80, 90], []),
+    ("warp_reduce.cu", "warp_reduce.debug", [80, 90], ["-G"]),
+    ("warp_reduce.cu", "warp_reduce.lineinfo", [90], ["-lineinfo"]),
+    ("int_bits.cu", "int_bits.lineinfo", [80, 90], ["-lineinfo"]),
+    ("atomics64.cu", "atomics64.lineinfo", [80, 90], ["-lineinfo"]),
+    ("warp_diverge.cu", "warp_diverge.lineinfo", [80, 90], ["-lineinfo"]),
+    ("warp_diverge.cu", "warp_diverge.debug", [90], ["-G"]),
     # Parser coverage: .loc/.file with inlining info (-lineinfo), full DWARF sections (-G).
     ("stencil2d.cu", "stencil2d.lineinfo", [80], ["-lineinfo"]),
     ("pipeline_primitives.cu", "pipeline_primitives.lineinfo", [90], ["-lineinfo"]),

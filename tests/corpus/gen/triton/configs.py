@@ -127,3 +127,40 @@ KERNELS += [
 ]
 
 ARCHS = [80, 90]
+
+# Second sweep of user kernels.
+KERNELS += [
+    dict(name="rms_norm", fn="rms_norm_fwd",
+         args=[("X", "*fp32"), ("Y", "*fp32"), ("W", "*fp32"), ("Rstd", "*fp32"), ("stride", "i32", 200),
+               ("N", "i32", 200), ("eps", "fp32", 1e-6)],
+         constexprs={"BLOCK_SIZE": 256}, options=dict(num_warps=4), grid=[6]),
+    dict(name="rotary", fn="rotary_kernel",
+         args=[("X", "*fp32"), ("Out", "*fp32"), ("Pos", "*i32"), ("InvFreq", "*fp32"), ("heads", "i32", 2)],
+         constexprs={"HALF": 32}, options=dict(num_warps=1), grid=[8, 2]),
+    dict(name="activations", fn="activations_kernel",
+         args=[("X", "*fp32"), ("Gelu", "*fp32"), ("GeluTanh", "*fp32"), ("Silu", "*fp32"), ("Softplus", "*fp32"),
+               ("n", "i32", 500)],
+         constexprs={"BLOCK": 256}, options=dict(num_warps=4), grid=[2]),
+    dict(name="argmax", fn="argmax_kernel",
+         args=[("X", "*fp32"), ("Amax", "*i32"), ("Amin", "*i32"), ("Vmax", "*fp32"), ("n_cols", "i32", 100),
+               ("stride", "i32", 100)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=2), grid=[10]),
+    dict(name="splitk_matmul", fn="splitk_matmul",
+         args=[("a_ptr", "*fp32"), ("b_ptr", "*fp32"), ("c_ptr", "*fp32"), ("M", "i32", 40), ("N", "i32", 48),
+               ("K", "i32", 96)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "SPLIT_K": 3},
+         options=dict(num_warps=4, num_stages=2), grid=[2, 2, 3]),
+    dict(name="ragged_where", fn="ragged_where_kernel",
+         args=[("X", "*fp32"), ("Y", "*fp32"), ("M", "i32", 37), ("N", "i32", 50), ("stride", "i32", 52)],
+         constexprs={"BLOCK_M": 16, "BLOCK_N": 32}, options=dict(num_warps=2), grid=[3, 2]),
+    dict(name="cast", fn="cast_kernel",
+         args=[("X", "*fp32"), ("Bf16", "*i16"), ("F16", "*fp16"), ("F16Rtz", "*fp16"), ("I8", "*i8"),
+               ("I32", "*i32"), ("Back", "*fp32"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+    dict(name="cumprod", fn="cumprod_kernel",
+         args=[("X", "*fp32"), ("Out", "*fp32")],
+         constexprs={"BLOCK": 64}, options=dict(num_warps=2), grid=[4]),
+    dict(name="custom_reduce", fn="custom_reduce_kernel",
+         args=[("X", "*fp32"), ("Xi", "*i32"), ("Xor", "*i32"), ("AbsMax", "*fp32"), ("AbsIdx", "*i32")],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+]
