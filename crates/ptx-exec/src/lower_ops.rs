@@ -106,6 +106,15 @@ impl<'g> Mods<'g> {
     }
 }
 
+/// One half of a `d|p` destination: the sink `_` or a register name.
+fn pair_part(name: &ptx_syntax::ast::Name) -> Operand {
+    if name.name == "_" {
+        Operand::Sink(name.span)
+    } else {
+        Operand::Name(name.clone())
+    }
+}
+
 fn operands<'g>(
     cx: &dyn OperandCx,
     g: &'g GenericInstruction,
@@ -332,11 +341,7 @@ pub(crate) fn lower_generic(
             let Operand::PredPair(x, p, _) = dp else {
                 return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
             };
-            let d = if x.name == "_" {
-                Dst::Sink
-            } else {
-                cx.dst(&Operand::Name(x.clone()))?
-            };
+            let d = cx.dst(&pair_part(x))?;
             let lut = match lut {
                 Operand::Int(v) => v.value.value as u8,
                 _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
@@ -349,7 +354,7 @@ pub(crate) fn lower_generic(
                     BoolOp::Or
                 },
                 d,
-                p: cx.pred_dst(&Operand::Name(p.clone()))?,
+                p: cx.pred_dst(&pair_part(p))?,
                 a: cx.src(a, ScalarType::B32)?,
                 b: cx.src(b, ScalarType::B32)?,
                 c: cx.src(c, ScalarType::B32)?,
@@ -380,10 +385,7 @@ pub(crate) fn lower_generic(
                 unreachable!()
             };
             let (d, dp) = match d {
-                Operand::PredPair(x, p, _) => (
-                    cx.dst(&Operand::Name(x.clone()))?,
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                ),
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
                 d => (cx.dst(d)?, None),
             };
             Op::Match {
@@ -678,10 +680,9 @@ pub(crate) fn lower_generic(
                 _ => return Err(cx.error(span, "setp takes 3 or 4 operands".into())),
             };
             let (d, d_not) = match dest {
-                Operand::PredPair(p, q, _) => (
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                    cx.pred_dst(&Operand::Name(q.clone()))?,
-                ),
+                Operand::PredPair(p, q, _) => {
+                    (cx.pred_dst(&pair_part(p))?, cx.pred_dst(&pair_part(q))?)
+                }
                 d => (cx.pred_dst(d)?, None),
             };
             let combine = match combine {
@@ -857,10 +858,7 @@ pub(crate) fn lower_generic(
                 _ => return Err(cx.error(span, "shfl.sync takes d, a, b, c, membermask".into())),
             };
             let (dd, dp) = match d {
-                Operand::PredPair(x, p, _) => (
-                    cx.dst(&Operand::Name(x.clone()))?,
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                ),
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
                 d => (cx.dst(d)?, None),
             };
             Op::Shfl {
@@ -1401,10 +1399,17 @@ fn lower_wmma(
             let s = x.strip_prefix(".m")?;
             let (mm, rest) = s.split_once('n')?;
             let (nn, kk) = rest.split_once('k')?;
-            Some((mm.parse::<u32>().ok()?, nn.parse::<u32>().ok()?, kk.parse::<u32>().ok()?))
+            Some((
+                mm.parse::<u32>().ok()?,
+                nn.parse::<u32>().ok()?,
+                kk.parse::<u32>().ok()?,
+            ))
         })
         .ok_or_else(|| unsupported(cx, g, span))?;
-    if !matches!(shape, (16, 16, 16) | (32, 8, 16) | (8, 32, 16) | (16, 16, 8)) {
+    if !matches!(
+        shape,
+        (16, 16, 16) | (32, 8, 16) | (8, 32, 16) | (16, 16, 8)
+    ) {
         return Err(unsupported(cx, g, span));
     }
     let (mm, nn, kk) = shape;
@@ -1502,7 +1507,12 @@ fn lower_wmma(
     let (regs_op, addr_op) = match (load, ops.as_slice()) {
         (true, [d, a, ..]) => (d, a),
         (false, [a, s, ..]) => (s, a),
-        _ => return Err(cx.error(span, "wmma.load/store needs a fragment and an address".into())),
+        _ => {
+            return Err(cx.error(
+                span,
+                "wmma.load/store needs a fragment and an address".into(),
+            ))
+        }
     };
     let stride = match ops.get(2) {
         Some(o) => Some(cx.src(o, ScalarType::U32)?),

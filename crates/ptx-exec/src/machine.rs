@@ -472,13 +472,21 @@ impl<'p> Machine<'p> {
             let code = &self.program.functions[f.func as usize].code;
             let id = code[f.pc[lane as usize] as usize].id;
             let others = f.mask & !f.done & !w.exited & !f.sync_wait;
-            let elsewhere = match lanes(others | (f.sync_wait & !lanes_at(f, f.sync_wait, f.pc[lane as usize]))).next() {
+            let elsewhere = match lanes(
+                others | (f.sync_wait & !lanes_at(f, f.sync_wait, f.pc[lane as usize])),
+            )
+            .next()
+            {
                 Some(l) => {
                     let at = code.get(f.pc[l] as usize).map_or(0, |i| i.id);
                     format!(
                         "lane {l} is at PTX line {}{}",
                         self.program.instrs[at as usize].ptx_line,
-                        if w.waiting & (1 << l) != 0 { " (a barrier)" } else { "" }
+                        if w.waiting & (1 << l) != 0 {
+                            " (a barrier)"
+                        } else {
+                            ""
+                        }
                     )
                 }
                 None => "the other lanes cannot run".to_string(),
@@ -659,9 +667,17 @@ impl<'p> Machine<'p> {
                     if frame.mask & (1 << lane) == 0 {
                         continue;
                     }
-                    let src = &frame.params
-                        [lane * frame.param_bytes as usize + r.offset as usize..]
-                        [..r.size as usize];
+                    let reg_bytes;
+                    let src: &[u8] = match r.reg {
+                        Some(slot) => {
+                            reg_bytes = frame.regs[slot as usize * 32 + lane].to_le_bytes();
+                            &reg_bytes[..(r.size as usize).min(8)]
+                        }
+                        None => {
+                            &frame.params[lane * frame.param_bytes as usize + r.offset as usize..]
+                                [..r.size as usize]
+                        }
+                    };
                     match *dst {
                         CallArg::Param { offset, .. } => {
                             let base = lane * caller.param_bytes as usize + offset as usize;

@@ -88,7 +88,10 @@ impl WmmaMatrix {
 pub fn wmma_fits(rows: u32, cols: u32, ty: WmmaType, regs: u32) -> bool {
     let per_lane = regs * ty.per_reg();
     let size = rows * cols;
-    per_lane > 0 && size % per_lane == 0 && (1..=32).contains(&(size / per_lane)) && 32 % (size / per_lane) == 0
+    per_lane > 0
+        && size % per_lane == 0
+        && (1..=32).contains(&(size / per_lane))
+        && 32 % (size / per_lane) == 0
 }
 
 /// Position of element `e` (register `e / per_reg`, slot `e % per_reg`) of `lane`'s fragment of
@@ -149,7 +152,13 @@ pub fn wmma_scatter(m: &[u32], ty: WmmaType, rows: u32, cols: u32, nregs: usize)
     for lane in 0..32u32 {
         for e in 0..per_lane {
             let p = wmma_elem(rows, cols, per_lane, lane, e);
-            wmma_set(&mut regs, ty, lane as usize, e, m[(p.row * cols + p.col) as usize]);
+            wmma_set(
+                &mut regs,
+                ty,
+                lane as usize,
+                e,
+                m[(p.row * cols + p.col) as usize],
+            );
         }
     }
     regs
@@ -260,8 +269,13 @@ mod tests {
             (16, 8, WmmaType::Tf32, 4),
             (16, 16, WmmaType::S8, 2),
         ] {
-            assert!(wmma_fits(rows, cols, ty, regs), "{rows}x{cols} {ty:?} {regs}");
-            let m: Vec<u32> = (0..rows * cols).map(|v| v & ((1u64 << ty.bits()) - 1) as u32).collect();
+            assert!(
+                wmma_fits(rows, cols, ty, regs),
+                "{rows}x{cols} {ty:?} {regs}"
+            );
+            let m: Vec<u32> = (0..rows * cols)
+                .map(|v| v & ((1u64 << ty.bits()) - 1) as u32)
+                .collect();
             let regs_v = wmma_scatter(&m, ty, rows, cols, regs as usize);
             assert_eq!(wmma_gather(&regs_v, ty, rows, cols), m);
         }
@@ -293,7 +307,8 @@ mod tests {
             for j in 0..n {
                 let mut want = i as f64 * 0.0 + ((i * n + j) as f64) * 0.25;
                 for kk in 0..k {
-                    want += (((i * k + kk) * 7 % 9) as f64 - 4.0) * (((kk * n + j) * 5 % 7) as f64 - 3.0);
+                    want += (((i * k + kk) * 7 % 9) as f64 - 4.0)
+                        * (((kk * n + j) * 5 % 7) as f64 - 3.0);
                 }
                 assert_eq!(f32::from_bits(d[(i * n + j) as usize]) as f64, want);
             }

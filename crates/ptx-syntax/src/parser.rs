@@ -443,6 +443,26 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
         }
         Tok::LBracket => address(i),
         Tok::Underscore => {
+            // `_|%p`: a sink for the value part of a `d|p` destination (lop3, setp, shfl...).
+            let (pipe, second) = (peek_nth(i, 1), peek_nth(i, 2));
+            if pipe.kind == Tok::Pipe && second.kind == Tok::Ident {
+                bump(i);
+                bump(i);
+                bump(i);
+                return Ok(Operand::PredPair(
+                    Name {
+                        name: SmolStr::new("_"),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Name {
+                        name: SmolStr::new(second.text),
+                        component: None,
+                        span: second.span(),
+                    },
+                    t.span().to(second.span()),
+                ));
+            }
             bump(i);
             Ok(Operand::Sink(t.span()))
         }
@@ -504,6 +524,26 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     },
                     Box::new(index),
                     span,
+                ));
+            }
+            if next.kind == Tok::Pipe && peek_nth(i, 2).kind == Tok::Underscore {
+                // `%p|_`: a sink for the second part of a `p|q` destination.
+                let sink = peek_nth(i, 2);
+                bump(i);
+                bump(i);
+                bump(i);
+                return Ok(Operand::PredPair(
+                    Name {
+                        name: SmolStr::new(t.text),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Name {
+                        name: SmolStr::new("_"),
+                        component: None,
+                        span: sink.span(),
+                    },
+                    t.span().to(sink.span()),
                 ));
             }
             if ends_operand(next.kind) {
