@@ -1,9 +1,16 @@
 //! The SIMT machine: CTAs of warps of 32 lanes executing lowered code.
 //!
-//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the smallest
-//!   PC among the frame's runnable lanes and executes that instruction for every lane at it
-//!   (the min-PC rule), so divergent paths run one after the other and lanes reconverge when
-//!   their PCs meet. A warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the runnable
+//!   lanes whose instruction has the lowest scheduling rank (a topological order of the control
+//!   flow graph, lowest PC first among ready instructions: see [`schedule_ranks`]) and executes
+//!   that instruction for every lane at it, so divergent paths run one after the other and lanes
+//!   reconverge where the paths join, also when the compiler placed one path after the join. A
+//!   warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Warp-synchronous instructions.** `vote.sync`, `redux.sync`, `match.sync`, `shfl.sync` and
+//!   `bar.warp.sync` make each executing lane wait until every non-exited lane of its membermask
+//!   has executed the instruction (PTX ISA, sm_70 and later): lanes that arrive first are parked
+//!   at it until the others of the mask arrive or exit. Lanes of the mask that wait at a
+//!   different instruction, or outside the current call, are a fault naming both places.
 //! - **Calls.** `call` pushes a frame with its own registers and param area for the calling
 //!   lanes; the other lanes of the warp wait until it returns.
 //! - **Barriers.** `bar.sync` parks lanes until the CTA's expected thread count has arrived;

@@ -88,10 +88,12 @@ impl WmmaMatrix {
 pub fn wmma_fits(rows: u32, cols: u32, ty: WmmaType, regs: u32) -> bool {
     let per_lane = regs * ty.per_reg();
     let size = rows * cols;
-    per_lane > 0
-        && size % per_lane == 0
+    size as usize <= WMMA_MAX_ELEMS
+        && regs as usize <= WMMA_MAX_REGS
+        && per_lane > 0
+        && size.is_multiple_of(per_lane)
         && (1..=32).contains(&(size / per_lane))
-        && 32 % (size / per_lane) == 0
+        && 32u32.is_multiple_of(size / per_lane)
 }
 
 /// Position of element `e` (register `e / per_reg`, slot `e % per_reg`) of `lane`'s fragment of
@@ -130,12 +132,23 @@ pub fn wmma_set(regs: &mut [[u64; 32]], ty: WmmaType, lane: usize, e: u32, bits:
     }
 }
 
-/// The matrix a fragment holds (`rows x cols`, row-major), each element read from the lowest
-/// lane holding it.
-pub fn wmma_gather(regs: &[[u64; 32]], ty: WmmaType, rows: u32, cols: u32) -> Vec<u32> {
+/// The most elements of a `wmma` matrix (32 x 16).
+pub const WMMA_MAX_ELEMS: usize = 512;
+
+/// The most registers of a `wmma` fragment.
+pub const WMMA_MAX_REGS: usize = 8;
+
+/// The matrix a fragment holds (`rows x cols`, row-major, in the first `rows·cols` entries),
+/// each element read from the lowest lane holding it.
+pub fn wmma_gather(
+    regs: &[[u64; 32]],
+    ty: WmmaType,
+    rows: u32,
+    cols: u32,
+) -> [u32; WMMA_MAX_ELEMS] {
     let per_lane = regs.len() as u32 * ty.per_reg();
-    let unique = rows * cols / per_lane;
-    let mut out = vec![0u32; (rows * cols) as usize];
+    let unique = rows * cols / per_lane.max(1);
+    let mut out = [0u32; WMMA_MAX_ELEMS];
     for lane in 0..unique {
         for e in 0..per_lane {
             let p = wmma_elem(rows, cols, per_lane, lane, e);
@@ -145,10 +158,17 @@ pub fn wmma_gather(regs: &[[u64; 32]], ty: WmmaType, rows: u32, cols: u32) -> Ve
     out
 }
 
-/// The fragment registers (`nregs` of them) holding a `rows x cols` matrix (row-major).
-pub fn wmma_scatter(m: &[u32], ty: WmmaType, rows: u32, cols: u32, nregs: usize) -> Vec<[u64; 32]> {
+/// The fragment registers (the first `nregs` entries) holding a `rows x cols` matrix
+/// (row-major).
+pub fn wmma_scatter(
+    m: &[u32],
+    ty: WmmaType,
+    rows: u32,
+    cols: u32,
+    nregs: usize,
+) -> [[u64; 32]; WMMA_MAX_REGS] {
     let per_lane = nregs as u32 * ty.per_reg();
-    let mut regs = vec![[0u64; 32]; nregs];
+    let mut regs = [[0u64; 32]; WMMA_MAX_REGS];
     for lane in 0..32u32 {
         for e in 0..per_lane {
             let p = wmma_elem(rows, cols, per_lane, lane, e);
@@ -203,19 +223,19 @@ pub struct WmmaMma {
 }
 
 /// `wmma.mma.sync.aligned`: D = A·B + C for a whole warp; fragments as registers
-/// (`regs[r][lane]`), D with `d_regs` registers.
+/// (`regs[r][lane]`), D in the first `d_regs` registers of the result.
 pub fn wmma_mma(
     op: WmmaMma,
     a: &[[u64; 32]],
     b: &[[u64; 32]],
     c: &[[u64; 32]],
     d_regs: usize,
-) -> Vec<[u64; 32]> {
+) -> [[u64; 32]; WMMA_MAX_REGS] {
     let (m, n, k) = (op.m, op.n, op.k);
     let am = wmma_gather(a, op.a, m, k);
     let bm = wmma_gather(b, op.b, k, n);
     let cm = wmma_gather(c, op.c, m, n);
-    let mut dm = vec![0u32; (m * n) as usize];
+    let mut dm = [0u32; WMMA_MAX_ELEMS];
     for i in 0..m {
         for j in 0..n {
             let at = (i * n + j) as usize;
@@ -277,7 +297,8 @@ mod tests {
                 .map(|v| v & ((1u64 << ty.bits()) - 1) as u32)
                 .collect();
             let regs_v = wmma_scatter(&m, ty, rows, cols, regs as usize);
-            assert_eq!(wmma_gather(&regs_v, ty, rows, cols), m);
+            let back = wmma_gather(&regs_v[..regs as usize], ty, rows, cols);
+            assert_eq!(&back[..m.len()], &m[..]);
         }
         assert!(!wmma_fits(16, 16, WmmaType::F32, 3));
     }
@@ -303,6 +324,7 @@ mod tests {
             satfinite: false,
         };
         let d = wmma_gather(&wmma_mma(op, &a, &b, &c, 8), WmmaType::F32, m, n);
+        assert!(d[(m * n) as usize..].iter().all(|&x| x == 0));
         for i in 0..m {
             for j in 0..n {
                 let mut want = i as f64 * 0.0 + ((i * n + j) as f64) * 0.25;

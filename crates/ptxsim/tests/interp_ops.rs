@@ -467,8 +467,8 @@ fn vote_waits_for_the_lanes_of_its_mask_until_they_exit() {
         + &store(3, 1, 0)
         + "END:\n";
     let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
-    for t in 0..32 {
-        assert_eq!(out[t], if t < 16 { 0x2222 } else { 0 }, "lane {t}");
+    for (t, &o) in out.iter().enumerate() {
+        assert_eq!(o, if t < 16 { 0x2222 } else { 0 }, "lane {t}");
     }
 }
 

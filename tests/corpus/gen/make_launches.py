@@ -2404,6 +2404,68 @@ def _(r):
                         "(value, index) keeping the largest |value|, lowest index on ties.")
 
 
+def _attn_bwd_data(r):
+    """Exactly computable flash-attention backward data: qk_scale = 1 (the base-2 domain), scores
+    q.k in [-2, 2] (two nonzero +-1 entries per query), M = the row maximum (an integer, standing
+    in for the log-sum-exp: the kernels only need some per-row offset), so P = 2^(qk - M) is a power
+    of two >= 2^-4; Delta in quarters; dO, V, K in {-1, 0, 1}. Every product and sum below is
+    exact in f32 and every fp16 operand exact, so the float64 reference is the exact result."""
+    h, n, d = 2, 64, 16
+    q = np.zeros((h, n, d))
+    for hi in range(h):
+        for i in range(n):
+            cols = r.choice(d, 2, replace=False)
+            q[hi, i, cols] = r.choice([-1, 1], 2)
+    k = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    v = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    do = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    s = np.einsum("hid,hjd->hij", q, k)
+    m = s.max(-1)
+    p = 2.0 ** (s - m[..., None])
+    delta = r.integers(-8, 9, (h, n)) / 4
+    dp = np.einsum("hid,hjd->hij", do, v)
+    ds = p * (dp - delta[..., None])
+    sm = 0.5
+    dv = np.einsum("hij,hid->hjd", p, do)
+    dk = sm * np.einsum("hij,hid->hjd", ds, q)
+    dq = sm * np.einsum("hij,hjd->hid", ds, k)
+    f16 = lambda a: a.astype(np.float16).ravel()
+    ins = [In("Q", f16(q)), In("K", f16(k)), In("V", f16(v)), In("DO", f16(do)), In("M", m.astype(F32).ravel()),
+           In("D", delta.astype(F32).ravel())]
+    return ins, f16(dk), f16(dv), f16(dq), sm
+
+
+ATTN_WHY = ("the reference is exact (see the comment); tl.math.exp2 is ex2.approx.ftz.f32 (relative error <= 2^-22 "
+            "in the PTX ISA), which on the integer arguments here may be off by that much, enough to move a value "
+            "lying on an fp16 rounding boundary by one ulp")
+
+
+@triton_spec("attn_bwd_dkdv")
+def _(r):
+    ins, dk, dv, _, sm = _attn_bwd_data(rng("attn_bwd"))
+    n = dk.size
+    return dict(args=ins + [Zeros("DK", np.float16, n), Zeros("DV", np.float16, n), Scalar("sm_scale", "f32", sm),
+                            Scalar("qk_scale", "f32", 1.0), Scalar("N_CTX", "s32", 64), Null(), Null()],
+                expect=[Expect(6, dk, max_ulp=1, why=ATTN_WHY), Expect(7, dv, max_ulp=1, why=ATTN_WHY)],
+                requires_ptx_text=["ex2.approx"],
+                comment="Fused-attention backward, dK/dV kernel (one program per 32 keys and head; 2 heads x 64 x "
+                        "16): P^T = exp2(K Q^T - M) recomputed per 16-query block, dV += P^T dO, dS^T = P^T (V dO^T "
+                        "- Delta), dK += dS^T Q (mma.sync m16n8k16 with ldmatrix(.trans), stmatrix.trans on sm_90). "
+                        "Data chosen so every step is exact: powers of two for P, small integers elsewhere.")
+
+
+@triton_spec("attn_bwd_dq")
+def _(r):
+    ins, _, _, dq, sm = _attn_bwd_data(rng("attn_bwd"))
+    return dict(args=ins + [Zeros("DQ", np.float16, dq.size), Scalar("sm_scale", "f32", sm),
+                            Scalar("qk_scale", "f32", 1.0), Scalar("N_CTX", "s32", 64), Null(), Null()],
+                expect=[Expect(6, dq, max_ulp=1, why=ATTN_WHY)],
+                requires_ptx_text=["ex2.approx"],
+                comment="Fused-attention backward, dQ kernel (one program per 32 queries and head): P = exp2(Q K^T "
+                        "- M), dS = P (dO V^T - Delta), dQ += dS K over 16-key blocks; the same exact data as the "
+                        "dK/dV launch.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 

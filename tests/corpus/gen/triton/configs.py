@@ -164,3 +164,18 @@ KERNELS += [
          args=[("X", "*fp32"), ("Xi", "*i32"), ("Xor", "*i32"), ("AbsMax", "*fp32"), ("AbsIdx", "*i32")],
          constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
 ]
+
+# Fused-attention backward (dK/dV and dQ kernels), 2 heads x 64 positions x head dim 16.
+KERNELS += [
+    dict(name="attn_bwd_dkdv", fn="attn_bwd_dkdv",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("DO", "*fp16"), ("M", "*fp32"), ("D", "*fp32"),
+               ("DK", "*fp16"), ("DV", "*fp16"), ("sm_scale", "fp32", 0.5), ("qk_scale", "fp32", 1.0),
+               ("N_CTX", "i32", 64)],
+         constexprs={"BLOCK_M": 16, "BLOCK_N": 32, "HEAD_DIM": 16}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+    dict(name="attn_bwd_dq", fn="attn_bwd_dq",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("DO", "*fp16"), ("M", "*fp32"), ("D", "*fp32"),
+               ("DQ", "*fp16"), ("sm_scale", "fp32", 0.5), ("qk_scale", "fp32", 1.0), ("N_CTX", "i32", 64)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 16, "HEAD_DIM": 16}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+]

@@ -476,3 +476,60 @@ def custom_reduce_kernel(X, Xi, Xor, AbsMax, AbsIdx, BLOCK: tl.constexpr):
     v, i = tl.reduce((x, offs), 0, _absmax_combine)
     tl.store(AbsMax + row, v)
     tl.store(AbsIdx + row, i)
+
+
+@triton.jit
+def attn_bwd_dkdv(Q, K, V, DO, M, D, DK, DV, sm_scale, qk_scale, N_CTX, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    # Flash-attention backward for one block of keys (as in Triton's fused-attention tutorial):
+    # P^T recomputed from the stored base-2 log-sum-exp M (qk_scale = sm_scale * log2(e)),
+    # dV += P^T dO, dS^T = P^T (dP^T - Delta), dK += dS^T Q.
+    start_n = tl.program_id(0)
+    off_h = tl.program_id(1)
+    base = off_h * N_CTX * HEAD_DIM
+    offs_n = start_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    k = tl.load(K + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :])
+    v = tl.load(V + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :])
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    for start_m in range(0, N_CTX, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        m = tl.load(M + off_h * N_CTX + offs_m)
+        qkT = tl.dot(k, tl.trans(q))
+        pT = tl.math.exp2(qkT * qk_scale - m[None, :])
+        dv = tl.dot(pT.to(tl.float16), do, dv)
+        di = tl.load(D + off_h * N_CTX + offs_m)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = pT * (dpT - di[None, :])
+        dk = tl.dot(dsT.to(tl.float16), q, dk)
+    dk *= sm_scale
+    tl.store(DK + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], dk.to(tl.float16))
+    tl.store(DV + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], dv.to(tl.float16))
+
+
+@triton.jit
+def attn_bwd_dq(Q, K, V, DO, M, D, DQ, sm_scale, qk_scale, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                HEAD_DIM: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_h = tl.program_id(1)
+    base = off_h * N_CTX * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    m = tl.load(M + off_h * N_CTX + offs_m)
+    di = tl.load(D + off_h * N_CTX + offs_m)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in range(0, N_CTX, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        kT = tl.load(K + base + offs_n[None, :] * HEAD_DIM + offs_d[:, None])
+        vT = tl.load(V + base + offs_n[None, :] * HEAD_DIM + offs_d[:, None])
+        qk = tl.dot(q, kT)
+        p = tl.math.exp2(qk * qk_scale - m[:, None])
+        dp = tl.dot(do, vT).to(tl.float32)
+        ds = p * (dp - di[:, None])
+        dq = tl.dot(ds.to(tl.float16), tl.trans(kT), dq)
+    tl.store(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], (dq * sm_scale).to(tl.float16))
