@@ -333,6 +333,21 @@ pub(crate) fn lower_generic(
                 c: cx.src(c, tc)?,
             }
         }
+        "fns" => {
+            let [d, mask, base, offset] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Int3 {
+                op: IntOp3::Fns,
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(mask, ScalarType::B32)?,
+                b: cx.src(base, ScalarType::U32)?,
+                c: cx.src(offset, ScalarType::S32)?,
+            }
+        }
+        "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
+        | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, &m, span, opcode)?,
         "lop3" if m.has(".or") || m.has(".and") => {
             // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
             let [dp, a, b, c, lut, q] = operands(cx, g, span, 6)? else {
@@ -394,6 +409,29 @@ pub(crate) fn lower_generic(
                 dp,
                 a: cx.src(a, ty)?,
                 mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
+        "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
+            // Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
+            let [d, a, b] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            let op = match opcode {
+                "add" => X2Op::Add,
+                "sub" => X2Op::Sub,
+                "min" => X2Op::Min,
+                _ => X2Op::Max,
+            };
+            Op::Int2 {
+                op: IntOp2::X2 {
+                    op,
+                    signed: m.has(".s16x2"),
+                    relu: m.has(".relu"),
+                },
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
             }
         }
         "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
@@ -465,6 +503,9 @@ pub(crate) fn lower_generic(
                 "mul" => IntOp2::MulLo,
                 "div" => IntOp2::Div,
                 "rem" => IntOp2::Rem,
+                "min" | "max" if m.has(".relu") => IntOp2::MinMaxRelu {
+                    max: opcode == "max",
+                },
                 "min" => IntOp2::Min,
                 "max" => IntOp2::Max,
                 "and" => IntOp2::And,
@@ -1543,6 +1584,81 @@ fn lower_wmma(
         Op::WmmaLoad(inst)
     } else {
         Op::WmmaStore(inst)
+    })
+}
+
+/// The SIMD video instructions (`vop2`/`vop4`); only the default byte/halfword selectors (the
+/// form nvcc's `__vabsdiffu4`, `__vsadu2/4` ... emit), with any `.mask` on `d`.
+fn lower_video(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::int::VideoOp;
+    let lanes = if opcode.ends_with('4') { 4 } else { 2 };
+    let op = match &opcode[..opcode.len() - 1] {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vavrg" => VideoOp::Avrg,
+        "vabsdiff" => VideoOp::AbsDiff,
+        "vmin" => VideoOp::Min,
+        _ => VideoOp::Max,
+    };
+    let types = m.types();
+    let [dt, at, bt] = types.as_slice() else {
+        return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
+    };
+    let [d, a, b, c] = operands(cx, g, span, 4)? else {
+        unreachable!()
+    };
+    // `d.b3210`/`d.h10` masks and `a.bxyzw` selectors arrive as register components.
+    let component = |o: &Operand| match o {
+        Operand::Name(n) => n.component.clone(),
+        _ => None,
+    };
+    if component(a).is_some() || component(b).is_some() || component(c).is_some() {
+        return Err(cx.error(
+            span,
+            format!("`{opcode}` with byte/halfword selectors is not supported by the interpreter"),
+        ));
+    }
+    let full = (1u32 << lanes) - 1;
+    let mask = match component(d) {
+        None => full,
+        Some(sel) => {
+            let digits = sel.strip_prefix('b').or_else(|| sel.strip_prefix('h'));
+            let mut mk = 0u32;
+            for ch in digits.unwrap_or("x").chars() {
+                match ch.to_digit(10) {
+                    Some(v) if v < lanes => mk |= 1 << v,
+                    _ => return Err(cx.error(span, format!("bad mask `.{sel}` on `{opcode}`"))),
+                }
+            }
+            mk
+        }
+    };
+    let dreg = match d {
+        Operand::Name(n) => Operand::Name(ptx_syntax::ast::Name {
+            component: None,
+            ..n.clone()
+        }),
+        other => other.clone(),
+    };
+    Ok(Op::Video {
+        op,
+        lanes,
+        d_signed: *dt == ScalarType::S32,
+        a_signed: *at == ScalarType::S32,
+        b_signed: *bt == ScalarType::S32,
+        sat: m.has(".sat"),
+        add: m.has(".add"),
+        mask,
+        d: cx.dst(&dreg)?,
+        a: cx.src(a, ScalarType::B32)?,
+        b: cx.src(b, ScalarType::B32)?,
+        c: cx.src(c, ScalarType::B32)?,
     })
 }
 

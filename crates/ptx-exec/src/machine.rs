@@ -1410,6 +1410,40 @@ impl<'p> Machine<'p> {
             } => self.exec_atom(
                 cta, wi, inst.id, *op, *ty, *space, *d, *addr, *x, *y, *hints, exec,
             )?,
+            Op::Video {
+                op,
+                lanes: n,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                add,
+                mask,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = ptx_semantics::int::video_simd(
+                        *op,
+                        *n,
+                        *d_signed,
+                        *a_signed,
+                        *b_signed,
+                        *sat,
+                        *add,
+                        *mask,
+                        a[l] as u32,
+                        b[l] as u32,
+                        c[l] as u32,
+                    ) as u64;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
             Op::Lop3Pred {
                 lut,
                 op,

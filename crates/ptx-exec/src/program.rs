@@ -189,6 +189,17 @@ pub enum IntOp2 {
     Xor,
     Shl,
     Shr,
+    /// `min/max{.relu}.s32`: the result clamped below at 0.
+    MinMaxRelu {
+        max: bool,
+    },
+    /// Packed `.u16x2`/`.s16x2` `add`, `sub`, `min{.relu}`, `max{.relu}` (sm_90): each half word
+    /// separately.
+    X2 {
+        op: X2Op,
+        signed: bool,
+        relu: bool,
+    },
     /// `mul24.{lo,hi}.{u32,s32}`.
     Mul24 {
         signed: bool,
@@ -203,6 +214,15 @@ pub enum IntOp2 {
         signed: bool,
         wrap: bool,
     },
+}
+
+/// The half-word operations of [`IntOp2::X2`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum X2Op {
+    Add,
+    Sub,
+    Min,
+    Max,
 }
 
 /// Integer operations of three operands.
@@ -233,6 +253,8 @@ pub enum IntOp3 {
     },
     /// `lop3.b32 d, a, b, c, immLut`.
     Lop3(u8),
+    /// `fns.b32 d, mask, base, offset`.
+    Fns,
 }
 
 /// Extended-precision arithmetic through the carry flag `CC.CF`.
@@ -427,6 +449,22 @@ pub enum Op {
         ty: ScalarType,
         d: Dst,
         a: Src,
+    },
+    /// The SIMD video instructions `vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4`
+    /// with default selectors.
+    Video {
+        op: ptx_semantics::int::VideoOp,
+        lanes: u32,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        sat: bool,
+        add: bool,
+        mask: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     /// `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`: `d` as `lop3`, `p = (d != 0) BoolOp q`.
     Lop3Pred {

@@ -424,6 +424,22 @@ fn primary(i: &mut Input<'_, '_>) -> PResult<Expr> {
 
 const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
 
+/// A vector component, or a video instruction's byte/half-word mask or selector (`%r1.b20`,
+/// `%r2.b3210`, `%r3.h10`).
+fn is_component(text: &str) -> bool {
+    if COMPONENTS.contains(&text) {
+        return true;
+    }
+    let sel = |rest: &str, max: usize| {
+        (1..=max).contains(&rest.len()) && rest.bytes().all(|c| (b'0'..=b'7').contains(&c))
+    };
+    match text.get(..2) {
+        Some(".b") => sel(&text[2..], 4),
+        Some(".h") => sel(&text[2..], 2),
+        _ => false,
+    }
+}
+
 fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     let t = peek(i);
     match t.kind {
@@ -491,7 +507,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             let next = peek_nth(i, 1);
             if next.kind == Tok::Dot
                 && next.start == t.start + t.text.len() as u32
-                && COMPONENTS.contains(&next.text)
+                && is_component(next.text)
             {
                 bump(i);
                 bump(i);

@@ -594,3 +594,95 @@ fn reg_return_values_reach_the_caller() {
         assert_eq!(out[t as usize], t * (t + 3) + 11, "lane {t}");
     }
 }
+
+#[test]
+fn fns_video_simd_and_packed_min_max() {
+    // a = tid * 0x9E3779B1, b = ~a rotated; fns over offsets -3..=3 from base tid; vabsdiff4
+    // (merge into c under mask .b20 with .sat), vabsdiff2.add, vmax4.s32 (signed bytes),
+    // max.relu.s32, min.relu.s16x2, add.u16x2.
+    let body =
+        "mul.lo.u32 %r2, %r1, -1640531535;\nnot.b32 %r3, %r2;\nshf.l.wrap.b32 %r3, %r3, %r3, 7;\n\
+                rem.u32 %r4, %r1, 7;\nadd.s32 %r4, %r4, -3;\n\
+                fns.b32 %r5, %r2, %r1, %r4;\n\
+                vabsdiff4.u32.u32.u32.sat %r6.b20, %r2, %r3, %r1;\n\
+                vabsdiff2.u32.u32.u32.add %r7, %r2, %r3, %r1;\n\
+                vmax4.s32.s32.s32 %r8, %r2, %r3, %r1;\n\
+                max.relu.s32 %r9, %r2, %r3;\n\
+                min.relu.s16x2 %r10, %r2, %r3;\n\
+                add.u16x2 %r11, %r2, %r3;\n"
+            .to_string()
+            + &store(5, 7, 0)
+            + &store(6, 7, 1)
+            + &store(7, 7, 2)
+            + &store(8, 7, 3)
+            + &store(9, 7, 4)
+            + &store(10, 7, 5)
+            + &store(11, 7, 6);
+    let out = try_run_module(&module("", "", &body), 32, 224).unwrap();
+    let bytes = |v: u32| -> [i64; 4] { std::array::from_fn(|k| (v >> (8 * k) & 0xff) as i64) };
+    let halves = |v: u32| -> [i64; 2] { std::array::from_fn(|k| (v >> (16 * k) & 0xffff) as i64) };
+    for t in 0..32u32 {
+        let a = t.wrapping_mul(0x9E37_79B1);
+        let b = (!a).rotate_left(7);
+        let off = (t % 7) as i32 - 3;
+        let o = &out[7 * t as usize..7 * t as usize + 7];
+        // fns: the |off|-th set bit from bit t upwards (off > 0) or downwards (off < 0).
+        let want_fns = if off == 0 {
+            if a >> t & 1 == 1 {
+                t
+            } else {
+                u32::MAX
+            }
+        } else {
+            let mut found = u32::MAX;
+            let mut left = off.unsigned_abs();
+            let mut pos = t as i32;
+            while (0..32).contains(&pos) {
+                if a >> pos & 1 == 1 {
+                    left -= 1;
+                    if left == 0 {
+                        found = pos as u32;
+                        break;
+                    }
+                }
+                pos += off.signum();
+            }
+            found
+        };
+        assert_eq!(o[0], want_fns, "fns tid {t} offset {off}");
+        let (ab, bb, cb) = (bytes(a), bytes(b), bytes(t));
+        let merged: u32 = (0..4)
+            .map(|k| {
+                let e = if k == 0 || k == 2 {
+                    (ab[k] - bb[k]).abs().min(255)
+                } else {
+                    cb[k]
+                };
+                (e as u32) << (8 * k)
+            })
+            .sum();
+        assert_eq!(o[1], merged, "vabsdiff4.sat.b20 tid {t}");
+        let (ah, bh) = (halves(a), halves(b));
+        let sad = t as i64 + (0..2).map(|k| (ah[k] - bh[k]).abs()).sum::<i64>();
+        assert_eq!(o[2], sad as u32, "vabsdiff2.add tid {t}");
+        let sb = |v: i64| if v >= 128 { v - 256 } else { v };
+        let vmax: u32 = (0..4)
+            .map(|k| ((sb(ab[k]).max(sb(bb[k])) as u32) & 0xff) << (8 * k))
+            .sum();
+        assert_eq!(o[3], vmax, "vmax4.s32 tid {t}");
+        assert_eq!(
+            o[4],
+            (a as i32).max(b as i32).max(0) as u32,
+            "max.relu.s32 tid {t}"
+        );
+        let sh = |v: i64| if v >= 32768 { v - 65536 } else { v };
+        let mn: u32 = (0..2)
+            .map(|k| ((sh(ah[k]).min(sh(bh[k])).max(0) as u32) & 0xffff) << (16 * k))
+            .sum();
+        assert_eq!(o[5], mn, "min.relu.s16x2 tid {t}");
+        let add: u32 = (0..2)
+            .map(|k| (((ah[k] + bh[k]) as u32) & 0xffff) << (16 * k))
+            .sum();
+        assert_eq!(o[6], add, "add.u16x2 tid {t}");
+    }
+}

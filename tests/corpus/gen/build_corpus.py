@@ -58,6 +58,7 @@ NVCC_JOBS = [
     ("atomics64.cu", "atomics64.debug", [80], ["-G"]),
     ("warp_diverge.cu", "warp_diverge.lineinfo", [80, 90], ["-lineinfo"]),
     ("warp_diverge.cu", "warp_diverge.debug", [90], ["-G"]),
+    ("simd_video.cu", "simd_video.lineinfo", [80, 90], ["-lineinfo"]),
     # Parser coverage: .loc/.file with inlining info (-lineinfo), full DWARF sections (-G).
     ("stencil2d.cu", "stencil2d.lineinfo", [80], ["-lineinfo"]),
     ("pipeline_primitives.cu", "pipeline_primitives.lineinfo", [90], ["-lineinfo"]),

@@ -1769,6 +1769,91 @@ def _(r):
                         "jump back; the results cover the whole warp.")
 
 
+def _lanes(v, w):
+    return [(int(v) >> (w * k)) & ((1 << w) - 1) for k in range(32 // w)]
+
+
+def _pack(vals, w):
+    return sum((int(t) & ((1 << w) - 1)) << (w * k) for k, t in enumerate(vals))
+
+
+def _sgn(t, w):
+    return t - (1 << w) if t >> (w - 1) else t
+
+
+def _fns_ref(mask, base, offset):
+    if offset == 0:
+        return base if mask >> base & 1 else 0xffffffff
+    count, pos, inc = abs(offset) - 1, base, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if mask >> pos & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xffffffff
+
+
+@spec("simd_video", "simd_intrinsics")
+def _(r):
+    n = 128
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    y = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    x[:4] = [0x80808080, 0x7f7f0000, 0xffffffff, 0x00010203]
+    y[:4] = [0x7f7f7f7f, 0x7f7f0000, 0x00000001, 0x03020100]
+    y[4:8] = [0x8000000a, 0x0000001f, 0xf0000000, 0x70000005]  # __fns offsets 0, -8, 7, -1
+    out = np.zeros((n, 16), np.uint64)
+    for i in range(n):
+        a, b = int(x[i]), int(y[i])
+        A4, B4, A2, B2 = _lanes(a, 8), _lanes(b, 8), _lanes(a, 16), _lanes(b, 16)
+        out[i] = [_pack([abs(p - q) for p, q in zip(A4, B4)], 8),
+                  sum(abs(p - q) for p, q in zip(A4, B4)),
+                  sum(abs(p - q) for p, q in zip(A2, B2)),
+                  _pack([p + q for p, q in zip(A4, B4)], 8),
+                  _pack([max(-128, min(127, _sgn(p, 8) + _sgn(q, 8))) for p, q in zip(A4, B4)], 8),
+                  _pack([p - q for p, q in zip(A2, B2)], 16),
+                  _pack([max(_sgn(p, 16), _sgn(q, 16)) for p, q in zip(A2, B2)], 16),
+                  _pack([max(p, q) for p, q in zip(A4, B4)], 8),
+                  _pack([min(p, q) for p, q in zip(A2, B2)], 16),
+                  _pack([(p + q + 1) >> 1 for p, q in zip(A4, B4)], 8),
+                  _pack([(p + q) >> 1 for p, q in zip(A4, B4)], 8),
+                  _pack([0xff if p > q else 0 for p, q in zip(A4, B4)], 8),
+                  _pack([1 if p == q else 0 for p, q in zip(A2, B2)], 16),
+                  _pack([min(127, abs(_sgn(p, 8))) for p in A4], 8),
+                  _pack([-p for p in A2], 16),
+                  _fns_ref(a, b & 31, (b >> 28) - 8)]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), In("y", y), Zeros("out", np.uint32, 16 * n), Scalar("n", "s32", n)],
+                expect=[Expect(2, out.astype(np.uint32).ravel())],
+                comment="SIMD-within-a-word intrinsics per the CUDA Math API: __vabsdiffu4, __vsadu4, __vsadu2 "
+                        "(vabsdiff4/vabsdiff2 video instructions, .add accumulating), __vadd4, __vaddss4 (signed "
+                        "saturation), __vsub2, __vmaxs2/__vminu2 (max.s16x2/min.u16x2 on sm_90), __vmaxu4, "
+                        "__vavgu4 (rounded), __vhaddu4 (truncated), __vcmpgtu4, __vseteq2, __vabsss4, __vneg2, "
+                        "and __fns with offsets from -8 to 7.")
+
+
+@spec("simd_video", "coalesced_groups")
+def _(r):
+    n = 64
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    x[32:40] |= 1  # a run of odd values
+    out = np.zeros((n, 3), np.uint32)
+    for w in range(n // 32):
+        v = [int(t) for t in x[32 * w:32 * w + 32]]
+        mask = sum(1 << l for l in range(32) if v[l] & 1)
+        first = v[(mask & -mask).bit_length() - 1] if mask else 0
+        for l in range(32):
+            if v[l] & 1:
+                out[32 * w + l] = [bin(mask).count("1"), bin(mask & ((1 << l) - 1)).count("1"), first]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), Zeros("out", np.uint32, 3 * n)],
+                expect=[Expect(1, out.ravel())],
+                comment="cooperative_groups::coalesced_threads() inside `if (v & 1)`: the group is the warp's "
+                        "lanes with odd values (activemask after the branch), size = popc, thread_rank = popc of "
+                        "the lanes below, g.shfl(v, 0) reads the lowest such lane. Assumes the lanes that take the "
+                        "branch together are converged there, as the interpreter schedules them.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Triton kernels (configs.py)
 
