@@ -1679,8 +1679,16 @@ fn lower_wgmma(
         .and_then(|(n, k)| Some((n.parse::<u32>().ok()?, k.parse::<u32>().ok()?)))
         .ok_or_else(|| unsupported(cx, g, span))?;
     let types = m.types();
-    let input = match types.as_slice() {
-        [ScalarType::F32, t, u] if t == u => *t,
+    let fp8 = |t: &ScalarType| matches!(t, ScalarType::E4m3 | ScalarType::E5m2);
+    let int8 = |t: &ScalarType| matches!(t, ScalarType::S8 | ScalarType::U8);
+    let (input, input_b) = match types.as_slice() {
+        [ScalarType::F32, t, u]
+            if (t == u && matches!(t, ScalarType::F16 | ScalarType::Bf16 | ScalarType::Tf32))
+                || (fp8(t) && fp8(u)) =>
+        {
+            (*t, *u)
+        }
+        [ScalarType::S32, t, u] if int8(t) && int8(u) => (*t, *u),
         _ => return Err(unsupported(cx, g, span)),
     };
     let ops = &g.operands;
@@ -1708,7 +1716,13 @@ fn lower_wgmma(
         }
     }
     Ok(Op::Wgmma {
-        shape: WgmmaShape { n, k, input },
+        shape: WgmmaShape {
+            n,
+            k,
+            input,
+            input_b,
+            satfinite: m.has(".satfinite"),
+        },
         ds,
         a_desc,
         b_desc,

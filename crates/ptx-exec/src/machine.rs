@@ -3093,7 +3093,7 @@ impl Machine<'_> {
         imm: [i8; 4],
         exec: u32,
     ) -> Result<(), ExecError> {
-        use ptx_semantics::wgmma::{mma_async, WgmmaError, WgmmaOperands, WgmmaType};
+        use ptx_semantics::wgmma::{mma_async_mixed, WgmmaError, WgmmaOperands, WgmmaType};
         let first = exec.trailing_zeros() as usize;
         let mut v = [0u64; 32];
         self.read_src(cta, wi, a_desc, &mut v);
@@ -3106,11 +3106,16 @@ impl Machine<'_> {
             }
             None => true,
         };
-        let ty = match shape.input {
+        let wty = |t: ptx_isa::ScalarType| match t {
             ptx_isa::ScalarType::Bf16 => WgmmaType::Bf16,
             ptx_isa::ScalarType::Tf32 => WgmmaType::Tf32,
+            ptx_isa::ScalarType::E4m3 => WgmmaType::E4m3,
+            ptx_isa::ScalarType::E5m2 => WgmmaType::E5m2,
+            ptx_isa::ScalarType::S8 => WgmmaType::S8,
+            ptx_isa::ScalarType::U8 => WgmmaType::U8,
             _ => WgmmaType::F16,
         };
+        let (ty, ty_b) = (wty(shape.input), wty(shape.input_b));
         let ops = WgmmaOperands {
             n: shape.n,
             scale_d: scale,
@@ -3137,7 +3142,7 @@ impl Machine<'_> {
             w[..slice.len()].copy_from_slice(slice);
             Ok(u32::from_le_bytes(w))
         };
-        if let Err(e) = mma_async(ty, a, b, ops, &mut d, read) {
+        if let Err(e) = mma_async_mixed(ty, ty_b, shape.satfinite, a, b, ops, &mut d, read) {
             let kind = match e {
                 WgmmaError::Read(addr) => FaultKind::OutOfBounds {
                     space: "shared",

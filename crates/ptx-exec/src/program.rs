@@ -816,13 +816,19 @@ pub enum BarRedOp {
     Or,
 }
 
-/// `wgmma.mma_async` shapes: m64 nN kK with f32 accumulators.
+/// `wgmma.mma_async` shapes: m64 nN kK with f32 (float inputs) or s32 (8-bit integer inputs)
+/// accumulators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WgmmaShape {
     pub n: u32,
-    /// 16 for f16/bf16 inputs, 8 for tf32.
+    /// 16 for f16/bf16 inputs, 8 for tf32, 32 for 8-bit types.
     pub k: u32,
+    /// The A type.
     pub input: ScalarType,
+    /// The B type (differs from A only for `.e4m3`/`.e5m2` and `.s8`/`.u8`).
+    pub input_b: ScalarType,
+    /// `.satfinite` (integer accumulators).
+    pub satfinite: bool,
 }
 
 /// An argument of `call`: a `.param` symbol of the caller (passed by value) or a register.

@@ -2551,6 +2551,72 @@ def _(r):
                         "dK/dV launch.")
 
 
+def _fp8_bits(v, fmt):
+    """Exact float -> fp8 bits (e4m3: bias 7, 3 mantissa bits; e5m2: bias 15, 2); v must be
+    representable (normal or zero)."""
+    ebits, mbits, bias = (4, 3, 7) if fmt == "e4m3" else (5, 2, 15)
+    out = []
+    for x in np.asarray(v, np.float64).ravel():
+        s = 0x80 if x < 0 else 0
+        a = abs(float(x))
+        if a == 0:
+            out.append(s)
+            continue
+        e = int(np.floor(np.log2(a)))
+        m = a / 2.0 ** e - 1
+        mi = m * (1 << mbits)
+        assert mi == int(mi) and 1 <= e + bias < (1 << ebits), (x, fmt)
+        out.append(s | ((e + bias) << mbits) | int(mi))
+    return np.array(out, np.uint8)
+
+
+def _int8_mm(name):
+    v = _vals(name)
+    m, n, k = v["M"], v["N"], v["K"]
+    r = rng(name)
+    a = r.integers(-128, 128, (m, k)).astype(np.int8)
+    b = r.integers(-128, 128, (k, n)).astype(np.int8)
+    c = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+    return m, n, k, a, b, c
+
+
+@triton_spec("int8_matmul_64")
+def _(r):
+    m, n, k, a, b, c = _int8_mm("int8_matmul_64")
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", np.int32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"int8 matmul {m}x{k} @ {k}x{n}, 64x64x64 tiles: wgmma.mma_async m64n64k32.s32.s8.s8 on "
+                        "sm_90 (shared-memory descriptors, 8-bit K-major operands), mma.sync m16n8k32 on sm_80. "
+                        "Exact int32 accumulation.")
+
+
+def _fp8_mm(name, bfmt):
+    v = _vals(name)
+    m, n, k = v["M"], v["N"], v["K"]
+    r = rng(name)
+    vals = np.array([-3, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3])
+    a = r.choice(vals, (m, k))
+    b = r.choice(vals, (k, n))
+    c = (a @ b).astype(F32)  # halves and small integers: every product and sum exact
+    return dict(args=[In("a", _fp8_bits(a, "e4m3")), In("b", _fp8_bits(b, bfmt)), Zeros("c", F32, m * n),
+                      Scalar("M", "s32", m), Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"fp8 matmul {m}x{k} (e4m3) @ {k}x{n} ({bfmt}), f32 accumulation through wgmma.mma_async "
+                        f"m64n64k32.f32.e4m3.{bfmt} (sm_90 only: Triton has no fp8 dot for sm_80); inputs as raw "
+                        "fp8 bytes, values in {0, +-0.5, +-1, +-1.5, +-2, +-3}: exact.")
+
+
+@triton_spec("fp8_matmul_e4m3_e5m2")
+def _(r):
+    return _fp8_mm("fp8_matmul_e4m3_e5m2", "e5m2")
+
+
+@triton_spec("fp8_matmul_e4m3")
+def _(r):
+    return _fp8_mm("fp8_matmul_e4m3", "e4m3")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 

@@ -179,3 +179,23 @@ KERNELS += [
          constexprs={"BLOCK_M": 32, "BLOCK_N": 16, "HEAD_DIM": 16}, options=dict(num_warps=4, num_stages=2),
          grid=[2, 2]),
 ]
+
+# Tensor-core matmuls with 8-bit inputs and 64-row tiles: int8 through wgmma .s32.s8.s8 on sm_90
+# (mma.sync m16n8k32 on sm_80); fp8 (sm_90 only) through wgmma .f32.e4m3.{e4m3,e5m2}.
+KERNELS += [
+    dict(name="int8_matmul_64", fn="int8_matmul",
+         args=[("a_ptr", "*i8"), ("b_ptr", "*i8"), ("c_ptr", "*i32"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 1]),
+    dict(name="fp8_matmul_e4m3_e5m2", fn="fp8_matmul", archs=[90],
+         args=[("a_ptr", "*fp8e4nv"), ("b_ptr", "*fp8e5"), ("c_ptr", "*fp32"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 1]),
+    dict(name="fp8_matmul_e4m3", fn="fp8_matmul", archs=[90],
+         args=[("a_ptr", "*fp8e4nv"), ("b_ptr", "*fp8e4nv"), ("c_ptr", "*fp32"), ("M", "i32", 64), ("N", "i32", 128),
+               ("K", "i32", 64)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
+         grid=[1, 2]),
+]

@@ -533,3 +533,19 @@ def attn_bwd_dq(Q, K, V, DO, M, D, DQ, sm_scale, qk_scale, N_CTX, BLOCK_M: tl.co
         ds = p * (dp - di[:, None])
         dq = tl.dot(ds.to(tl.float16), tl.trans(kT), dq)
     tl.store(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], (dq * sm_scale).to(tl.float16))
+
+
+@triton.jit
+def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # fp8 inputs (A e4m3, B e4m3 or e5m2), f32 accumulation: wgmma ...k32.f32.e4m3.e5m2 on sm_90.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
