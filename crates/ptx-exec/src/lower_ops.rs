@@ -1702,15 +1702,34 @@ fn lower_wgmma(
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(cx.error(span, "wgmma needs a vector destination".into())),
     };
-    let a_desc = cx.src(&ops[1], ScalarType::B64)?;
+    // A is a descriptor, or (`{a0, a1, a2, a3}`) this warp's registers.
+    let (a_desc, a_regs) = match &ops[1] {
+        Operand::Vector(v, _) => {
+            if v.len() != 4 {
+                return Err(cx.error(span, "a register A operand of wgmma has 4 registers".into()));
+            }
+            let regs = v
+                .iter()
+                .map(|x| cx.src(x, ScalarType::B32))
+                .collect::<Result<Vec<_>, _>>()?;
+            (Src::Imm(0), Some(regs))
+        }
+        o => (cx.src(o, ScalarType::B64)?, None),
+    };
     let b_desc = cx.src(&ops[2], ScalarType::B64)?;
     let scale_d = match ops.get(3) {
         Some(p) => Some(cx.pred_src(p)?),
         None => None,
     };
-    // imm-scale-a, imm-scale-b (default 1), imm-trans-a, imm-trans-b (default 0).
+    // imm-scale-a, imm-scale-b (default 1), imm-trans-a, imm-trans-b (default 0); with A in
+    // registers there is no imm-trans-a.
     let mut imm = [1i8, 1, 0, 0];
-    for (k, o) in ops.iter().skip(4).take(4).enumerate() {
+    let slots: &[usize] = if a_regs.is_some() {
+        &[0, 1, 3]
+    } else {
+        &[0, 1, 2, 3]
+    };
+    for (&k, o) in slots.iter().zip(ops.iter().skip(4)) {
         if let Operand::Int(v) = o {
             imm[k] = v.value.value as i8;
         }
@@ -1725,6 +1744,7 @@ fn lower_wgmma(
         },
         ds,
         a_desc,
+        a_regs,
         b_desc,
         scale_d,
         imm,

@@ -1798,11 +1798,22 @@ impl<'p> Machine<'p> {
                 shape,
                 ds,
                 a_desc,
+                a_regs,
                 b_desc,
                 scale_d,
                 imm,
             } => self.exec_wgmma(
-                cta, wi, inst.id, *shape, ds, *a_desc, *b_desc, *scale_d, *imm, exec,
+                cta,
+                wi,
+                inst.id,
+                *shape,
+                ds,
+                *a_desc,
+                a_regs.as_deref(),
+                *b_desc,
+                *scale_d,
+                *imm,
+                exec,
             )?,
         }
         Ok(Some(pc + 1))
@@ -3088,12 +3099,13 @@ impl Machine<'_> {
         shape: WgmmaShape,
         ds: &[Slot],
         a_desc: Src,
+        a_regs: Option<&[Src]>,
         b_desc: Src,
         scale_d: Option<PredSrc>,
         imm: [i8; 4],
         exec: u32,
     ) -> Result<(), ExecError> {
-        use ptx_semantics::wgmma::{mma_async_mixed, WgmmaError, WgmmaOperands, WgmmaType};
+        use ptx_semantics::wgmma::{mma_async_any, AOperand, WgmmaError, WgmmaOperands, WgmmaType};
         let first = exec.trailing_zeros() as usize;
         let mut v = [0u64; 32];
         self.read_src(cta, wi, a_desc, &mut v);
@@ -3142,7 +3154,23 @@ impl Machine<'_> {
             w[..slice.len()].copy_from_slice(slice);
             Ok(u32::from_le_bytes(w))
         };
-        if let Err(e) = mma_async_mixed(ty, ty_b, shape.satfinite, a, b, ops, &mut d, read) {
+        let mut a_frag = [[0u32; 4]; 32];
+        if let Some(regs) = a_regs {
+            for (r, src) in regs.iter().enumerate().take(4) {
+                self.read_src(cta, wi, *src, &mut v);
+                for (lane, frag) in a_frag.iter_mut().enumerate() {
+                    frag[r] = v[lane] as u32;
+                }
+            }
+        }
+        let a_src = match a_regs {
+            Some(_) => AOperand::Registers {
+                rank: rank as u32,
+                regs: &a_frag,
+            },
+            None => AOperand::Shared(a),
+        };
+        if let Err(e) = mma_async_any(ty, ty_b, shape.satfinite, a_src, b, ops, &mut d, read) {
             let kind = match e {
                 WgmmaError::Read(addr) => FaultKind::OutOfBounds {
                     space: "shared",

@@ -765,6 +765,8 @@ pub enum Op {
         shape: WgmmaShape,
         ds: Vec<Slot>,
         a_desc: Src,
+        /// The A operand in this warp's registers (`{a0, a1, a2, a3}`) instead of `a_desc`.
+        a_regs: Option<Vec<Src>>,
         b_desc: Src,
         scale_d: Option<PredSrc>,
         imm: [i8; 4],

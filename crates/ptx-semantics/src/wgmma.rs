@@ -252,9 +252,55 @@ pub fn mma_async_mixed<E>(
     b_desc: u64,
     ops: WgmmaOperands,
     d: &mut [[u32; 128]; 128],
+    read_shared: impl FnMut(u32, u32) -> Result<u32, E>,
+) -> Result<(), WgmmaError<E>> {
+    mma_async_any(
+        a_ty,
+        b_ty,
+        satfinite,
+        AOperand::Shared(a_desc),
+        b_desc,
+        ops,
+        d,
+        read_shared,
+    )
+}
+
+/// Where the A operand of a `wgmma.mma_async` comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum AOperand<'r> {
+    /// A shared-memory matrix descriptor.
+    Shared(u64),
+    /// Registers of one warp of the warpgroup (`rank` 0..4, rows `16·rank …`): `regs[lane][r]`,
+    /// in the layout of the `mma.sync` A fragment of the same element type (m16n8k16 for
+    /// `.f16`/`.bf16`, m16n8k8 for `.tf32`, m16n8k32 for 8-bit types), as the ISA's wgmma
+    /// register fragment figures show.
+    Registers {
+        /// The warp's index in its warpgroup.
+        rank: u32,
+        /// `regs[lane][r]`: register `r` of each lane.
+        regs: &'r [[u32; 4]; 32],
+    },
+}
+
+/// [`mma_async_mixed`] with A from shared memory or from registers. With register A only the
+/// rows of that warp are meaningful in `d` (the caller writes back that warp's registers).
+#[allow(clippy::too_many_arguments)]
+pub fn mma_async_any<E>(
+    a_ty: WgmmaType,
+    b_ty: WgmmaType,
+    satfinite: bool,
+    a_src: AOperand<'_>,
+    b_desc: u64,
+    ops: WgmmaOperands,
+    d: &mut [[u32; 128]; 128],
     mut read_shared: impl FnMut(u32, u32) -> Result<u32, E>,
 ) -> Result<(), WgmmaError<E>> {
     let ty = a_ty;
+    let a_desc = match a_src {
+        AOperand::Shared(desc) => desc,
+        AOperand::Registers { .. } => 0,
+    };
     let n = ops.n;
     if n == 0 || n > 256 || n & 7 != 0 {
         return Err(WgmmaError::BadShape(n));
@@ -269,7 +315,11 @@ pub fn mma_async_mixed<E>(
         MatrixDescriptor::decode(a_desc),
         MatrixDescriptor::decode(b_desc),
     );
-    for desc in [ad, bd] {
+    let descs: &[MatrixDescriptor] = match a_src {
+        AOperand::Shared(_) => &[ad, bd],
+        AOperand::Registers { .. } => &[bd],
+    };
+    for &desc in descs {
         if desc.base_offset != 0 && desc.swizzle != Swizzle::None {
             return Err(WgmmaError::BaseOffset(desc.base_offset));
         }
@@ -278,11 +328,42 @@ pub fn mma_async_mixed<E>(
     let e = ty.elem_bytes();
     // Every A/B value is exact in f64 (8-bit integers included).
     let mut a = [[0f64; 32]; 64];
-    for m in 0..64 {
-        for kk in 0..k {
-            let addr = ad.element_address(ops.trans_a, e, m, kk);
-            let x = a_ty.value(read_shared(addr, e).map_err(WgmmaError::Read)?);
-            a[m as usize][kk as usize] = if ops.negate_a { -x } else { x };
+    match a_src {
+        AOperand::Shared(_) => {
+            for m in 0..64 {
+                for kk in 0..k {
+                    let addr = ad.element_address(ops.trans_a, e, m, kk);
+                    let x = a_ty.value(read_shared(addr, e).map_err(WgmmaError::Read)?);
+                    a[m as usize][kk as usize] = if ops.negate_a { -x } else { x };
+                }
+            }
+        }
+        AOperand::Registers { rank, regs } => {
+            use crate::mma::MmaKind;
+            let kind = match a_ty {
+                WgmmaType::Tf32 => MmaKind::M16n8k8F32Tf32,
+                WgmmaType::F16 | WgmmaType::Bf16 => MmaKind::M16n8k16F32F16,
+                _ => MmaKind::M16n8k32S32I8 {
+                    a_signed: true,
+                    b_signed: true,
+                    satfinite: false,
+                },
+            };
+            let per_reg = 4 / e;
+            for lane in 0..32u32 {
+                for i in 0..kind.a_elems() {
+                    let el = kind.a_elem(lane, i);
+                    let reg = regs[lane as usize][(i / per_reg) as usize];
+                    let bits = if per_reg == 1 {
+                        reg
+                    } else {
+                        (reg >> (8 * e * (i % per_reg))) & ((1u32 << (8 * e)) - 1)
+                    };
+                    let x = a_ty.value(bits);
+                    a[(16 * (rank % 4) + el.row) as usize][el.col as usize] =
+                        if ops.negate_a { -x } else { x };
+                }
+            }
         }
     }
     let mut b = [[0f64; 256]; 32];

@@ -2146,10 +2146,9 @@ def _(r):
                 comment="tl.histogram of 256 values into 16 bins (atom.shared.add).")
 
 
-@triton_spec("flash_attn")
-def _(r):
-    v = _vals("flash_attn")
-    heads, n_ctx, dim, sm = 2, v["N_CTX"], 32, v["sm_scale"]
+def _flash_attn(r, name, dim):
+    v = _vals(name)
+    heads, n_ctx, sm = 2, v["N_CTX"], v["sm_scale"]
     q = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
     k = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
     vv = (r.integers(1, 9, (heads, n_ctx, dim)) / 4).astype(np.float16)  # positive: no cancellation
@@ -2163,10 +2162,25 @@ def _(r):
            "rounding (0.5 ulp): about 1.5 fp16 ulp; 4 allowed")
     return dict(args=[In("q", q.ravel()), In("k", k.ravel()), In("v", vv.ravel()), Zeros("o", np.float16, q.size),
                       Scalar("sm_scale", "f32", sm), Scalar("N_CTX", "s32", n_ctx), Null(), Null()],
-                expect=[Expect(3, o.ravel(), max_ulp=4, why=why)], requires_ptx_text=["ex2.approx"],
-                comment="Flash-attention forward (online softmax, exp2), 2 heads x 64 positions x head dim 32, "
-                        "BLOCK_M = BLOCK_N = 32: Q K^T and P V through mma.sync m16n8k16 (both targets at these tiles), "
-                        "reference = exact softmax attention in float64.")
+                expect=[Expect(3, o.ravel(), max_ulp=4, why=why)], requires_ptx_text=["ex2.approx"])
+
+
+@triton_spec("flash_attn")
+def _(r):
+    d = _flash_attn(r, "flash_attn", 32)
+    d["comment"] = ("Flash-attention forward (online softmax, exp2), 2 heads x 64 positions x head dim 32, "
+                    "BLOCK_M = BLOCK_N = 32: Q K^T and P V through mma.sync m16n8k16 (both targets at these tiles), "
+                    "reference = exact softmax attention in float64.")
+    return d
+
+
+@triton_spec("flash_attn_64")
+def _(r):
+    d = _flash_attn(r, "flash_attn_64", 64)
+    d["comment"] = ("The flash-attention forward with 64-row blocks, 2 heads x 128 positions x head dim 64: on sm_90 "
+                    "Q K^T is wgmma m64n64k16 with both operands in shared memory and P V a wgmma whose A operand "
+                    "(P, fp16) comes from registers; mma.sync on sm_80. Reference = exact softmax attention.")
+    return d
 
 
 def _persistent(name, dtype, out_dtype):

@@ -199,3 +199,13 @@ KERNELS += [
          constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
          grid=[1, 2]),
 ]
+
+# Flash attention with 64-row blocks: on sm_90 Q K^T is a wgmma with both operands in shared
+# memory and P V a wgmma whose A operand (P) is in registers.
+KERNELS += [
+    dict(name="flash_attn_64", fn="flash_attn_fwd",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"), ("sm_scale", "fp32", 0.25),
+               ("N_CTX", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+]
