@@ -1689,8 +1689,12 @@ fn lower_wgmma(
             (*t, *u)
         }
         [ScalarType::S32, t, u] if int8(t) && int8(u) => (*t, *u),
+        [ScalarType::F16, t, u] if (t == u && *t == ScalarType::F16) || (fp8(t) && fp8(u)) => {
+            (*t, *u)
+        }
         _ => return Err(unsupported(cx, g, span)),
     };
+    let f16_accumulator = types.first() == Some(&ScalarType::F16);
     let ops = &g.operands;
     if ops.len() < 3 {
         return Err(cx.error(span, "wgmma.mma_async needs d, a-desc, b-desc".into()));
@@ -1741,6 +1745,7 @@ fn lower_wgmma(
             input,
             input_b,
             satfinite: m.has(".satfinite"),
+            f16_accumulator,
         },
         ds,
         a_desc,

@@ -3135,6 +3135,7 @@ impl Machine<'_> {
             negate_b: imm[1] == -1,
             trans_a: imm[2] == 1,
             trans_b: imm[3] == 1,
+            f16_accumulator: shape.f16_accumulator,
         };
         let rank = (cta.warps[wi].index % 4) as usize;
         let mut d = Box::new([[0u32; 128]; 128]);

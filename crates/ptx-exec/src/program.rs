@@ -831,6 +831,8 @@ pub struct WgmmaShape {
     pub input_b: ScalarType,
     /// `.satfinite` (integer accumulators).
     pub satfinite: bool,
+    /// `.f16` accumulators (`.f16.f16.f16`).
+    pub f16_accumulator: bool,
 }
 
 /// An argument of `call`: a `.param` symbol of the caller (passed by value) or a register.

@@ -192,6 +192,9 @@ pub struct WgmmaOperands {
     pub trans_a: bool,
     /// `imm-trans-b` is 1 (B is MN-major); only for 16-bit types.
     pub trans_b: bool,
+    /// `.f16` accumulators (`m64nNk16.f16.f16.f16`): `N/4` registers per thread, register `j`
+    /// holding elements `2j` (bits `[15:0]`) and `2j+1` of the `.f32` layout.
+    pub f16_accumulator: bool,
 }
 
 /// Why a `wgmma.mma_async` could not run.
@@ -374,6 +377,29 @@ pub fn mma_async_any<E>(
             b[kk as usize][nn as usize] = if ops.negate_b { -x } else { x };
         }
     }
+    if ops.f16_accumulator {
+        for (tid, regs) in d.iter_mut().enumerate() {
+            for i in 0..(n / 2) as usize {
+                let (r, c) = d_elem(tid as u32, i as u32);
+                let (reg, sh) = (&mut regs[i / 2], 16 * (i % 2));
+                let mut acc = if ops.scale_d {
+                    to_f64(F16, ((*reg >> sh) & 0xffff) as u64)
+                } else {
+                    0.0
+                };
+                for kk in 0..k as usize {
+                    acc += a[r as usize][kk] * b[kk][c as usize];
+                }
+                let h = if acc.is_nan() {
+                    F16.canonical_nan as u32
+                } else {
+                    round::convert(F64, F16, acc.to_bits(), Rnd::Rn, Overflow::Ieee) as u32
+                };
+                *reg = (*reg & !(0xffff << sh)) | (h << sh);
+            }
+        }
+        return Ok(());
+    }
     for (tid, regs) in d.iter_mut().enumerate() {
         for (i, reg) in regs.iter_mut().take((n / 2) as usize).enumerate() {
             let (r, c) = d_elem(tid as u32, i as u32);
@@ -447,6 +473,7 @@ mod tests {
             negate_b: false,
             trans_a: false,
             trans_b: false,
+            f16_accumulator: false,
         };
         let mut d = [[7u32; 128]; 128];
         mma_async_mixed(
@@ -524,6 +551,7 @@ mod tests {
             negate_b: false,
             trans_a: false,
             trans_b: false,
+            f16_accumulator: false,
         };
         mma_async_mixed(
             WgmmaType::S8,

@@ -2631,6 +2631,22 @@ def _(r):
     return _fp8_mm("fp8_matmul_e4m3", "e4m3")
 
 
+@triton_spec("matmul_f16acc")
+def _(r):
+    v = _vals("matmul_f16acc")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-2, 3, (m, k)).astype(np.float16)
+    b = r.integers(-2, 3, (k, n)).astype(np.float16)
+    c = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)  # |partial sums| <= 256: exact in fp16
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", np.float16, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"fp16 matmul {m}x{k} @ {k}x{n} with tl.dot(..., out_dtype=float16): fp16 accumulators "
+                        "(mma.sync .f16.f16.f16.f16 on sm_80, wgmma m64n64k16.f16.f16.f16 on sm_90, rounding the "
+                        "accumulator to fp16 after every instruction). Entries in [-2, 2]: every partial sum "
+                        "(|s| <= 256) is exact in fp16.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 

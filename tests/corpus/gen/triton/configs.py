@@ -209,3 +209,11 @@ KERNELS += [
          constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": 64}, options=dict(num_warps=4, num_stages=2),
          grid=[2, 2]),
 ]
+
+KERNELS += [
+    dict(name="matmul_f16acc", fn="matmul_f16acc",
+         args=[("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 64)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
+         grid=[2, 1]),
+]

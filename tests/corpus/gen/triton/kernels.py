@@ -549,3 +549,21 @@ def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.
         b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
+@triton.jit
+def matmul_f16acc(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    # tl.dot with out_dtype=float16: fp16 accumulators (mma.sync .f16.f16.f16.f16 on sm_80,
+    # wgmma ... .f16.f16.f16 on sm_90).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
