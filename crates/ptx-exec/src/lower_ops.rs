@@ -877,12 +877,23 @@ pub(crate) fn lower_generic(
         // The interpreter executes each warp's memory operations in program order and the
         // memory model is coherent at L2, so fences have nothing left to order.
         "membar" | "fence" => Op::Fence,
-        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority"
-        | "elect" => {
-            if opcode == "elect" {
-                return Err(unsupported(cx, g, span));
-            }
+        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority" => {
             Op::Nop
+        }
+        "elect" => {
+            // `elect.sync d|p, membermask`.
+            let [dp, mask] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let (d, p) = match dp {
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
+                d => (cx.dst(d)?, None),
+            };
+            Op::Elect {
+                d,
+                p,
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
         }
         "shfl" => {
             let mode = if m.has(".up") {

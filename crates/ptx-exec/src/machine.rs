@@ -1654,6 +1654,22 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
+            Op::Elect { d, p, mask } => {
+                self.read_src(cta, wi, *mask, &mut b);
+                let mut pv = 0u32;
+                for l in lanes(exec) {
+                    let group = exec & b[l] as u32;
+                    let leader = group.trailing_zeros();
+                    out[l] = leader as u64;
+                    if leader as usize == l {
+                        pv |= 1 << l;
+                    }
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+                if let Some(p) = p {
+                    Self::write_pred(frame!(), *p, pv, exec);
+                }
+            }
             Op::Activemask { d } => {
                 out = [active as u64; 32];
                 Self::write_dst(cta, wi, program, *d, &out, exec);

@@ -693,6 +693,13 @@ pub enum Op {
     WarpSync {
         mask: Src,
     },
+    /// `elect.sync d|p, membermask`: one leader among the executing lanes of the mask (ptxsim:
+    /// the lowest); `d` is its lane id in every lane, `p` is true in the leader only.
+    Elect {
+        d: Dst,
+        p: Option<PredIdx>,
+        mask: Src,
+    },
     Redux {
         op: AtomOp,
         ty: ScalarType,
@@ -788,6 +795,7 @@ impl Op {
             | Op::Redux { mask, .. }
             | Op::Match { mask, .. }
             | Op::Shfl { mask, .. }
+            | Op::Elect { mask, .. }
             | Op::WarpSync { mask } => Some(*mask),
             _ => None,
         }

@@ -686,3 +686,28 @@ fn fns_video_simd_and_packed_min_max() {
         assert_eq!(o[6], add, "add.u16x2 tid {t}");
     }
 }
+
+#[test]
+fn elect_sync_picks_one_leader_per_mask() {
+    // Lanes 3..=31 run elect.sync with the mask of lanes >= 3 (lanes 0-2 exit first): every lane
+    // gets the leader's lane id (3) and only the leader's predicate is true; griddepcontrol is a
+    // no-op for a single launch.
+    let body = "setp.lt.u32 %p1, %r1, 3;\n@%p1 bra END;\ngriddepcontrol.wait;\n\
+                elect.sync %r2|%p2, 0xfffffff8;\nselp.u32 %r3, 1, 0, %p2;\n\
+                elect.sync _|%p3, 0xfffffff8;\nselp.u32 %r4, 1, 0, %p3;\n\
+                griddepcontrol.launch_dependents;\n"
+        .to_string()
+        + &store(2, 3, 0)
+        + &store(3, 3, 1)
+        + &store(4, 3, 2)
+        + "END:\n";
+    let out = try_run_module(&module("", "", &body), 32, 96).unwrap();
+    for t in 0..32usize {
+        let o = &out[3 * t..3 * t + 3];
+        if t < 3 {
+            assert_eq!(o, [0, 0, 0], "lane {t} exited");
+        } else {
+            assert_eq!(o, [3, (t == 3) as u32, (t == 3) as u32], "lane {t}");
+        }
+    }
+}
