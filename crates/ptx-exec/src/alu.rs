@@ -180,6 +180,30 @@ pub fn int2(op: IntOp2, ty: ScalarType, a: u64, b: u64) -> u64 {
         IntOp2::MulWide => int::mul_wide(t, a, b),
         IntOp2::Div => int::div(t, a, b),
         IntOp2::Rem => int::rem(t, a, b),
+        IntOp2::MinMaxRelu { max } => {
+            let v = if max {
+                int::max(t, a, b)
+            } else {
+                int::min(t, a, b)
+            };
+            int::relu(t, v)
+        }
+        IntOp2::X2 { op, signed, relu } => {
+            let f = |t: IntTy, x: u64, y: u64| -> u64 {
+                let v = match op {
+                    X2Op::Add => int::add(t, x, y),
+                    X2Op::Sub => int::sub(t, x, y),
+                    X2Op::Min => int::min(t, x, y),
+                    X2Op::Max => int::max(t, x, y),
+                };
+                if relu {
+                    int::relu(t, v)
+                } else {
+                    v
+                }
+            };
+            int::x2(signed, a as u32, b as u32, f) as u64
+        }
         IntOp2::Min => int::min(t, a, b),
         IntOp2::Max => int::max(t, a, b),
         IntOp2::And => int::and(a, b) & mask(t.bits),
@@ -223,6 +247,7 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
             b_signed,
         } => int::dp2a(hi, a_signed, b_signed, a as u32, b as u32, c as u32) as u64,
         IntOp3::Lop3(lut) => int::lop3(a as u32, b as u32, c as u32, lut) as u64,
+        IntOp3::Fns => int::fns(a as u32, b as u32, c as u32 as i32) as u64,
     }
 }
 

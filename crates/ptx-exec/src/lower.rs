@@ -121,6 +121,7 @@ pub fn lower_module(
             name: f.name.value.to_string(),
             is_kernel: f.kind.value == ast::FunctionKind::Entry,
             code: Vec::new(),
+            rank: Vec::new(),
             slots: 0,
             slot_bits: Vec::new(),
             preds: 0,
@@ -150,6 +151,7 @@ pub fn lower_module(
                 }
             };
         let target = &mut program.functions[fi];
+        target.rank = crate::program::schedule_ranks(&lowered.code);
         target.code = lowered.code;
         target.slots = lowered.slots;
         target.slot_bits = lowered.slot_bits;
@@ -158,6 +160,9 @@ pub fn lower_module(
         target.local_bytes = lowered.local_bytes;
         for (p, slot) in target.params.iter_mut().zip(lowered.reg_params) {
             p.reg = slot;
+        }
+        for (r, slot) in target.returns.iter_mut().zip(lowered.reg_returns) {
+            r.reg = slot;
         }
     }
     program.instrs = infos;
@@ -494,6 +499,7 @@ struct FunctionCx<'a, 's> {
     code: Vec<Inst>,
     loc: Option<(u32, u32, u32)>,
     reg_params: Vec<Option<Slot>>,
+    reg_returns: Vec<Option<Slot>>,
 }
 
 struct Lowered {
@@ -504,6 +510,7 @@ struct Lowered {
     param_bytes: u32,
     local_bytes: u32,
     reg_params: Vec<Option<Slot>>,
+    reg_returns: Vec<Option<Slot>>,
 }
 
 impl<'a, 's> FunctionCx<'a, 's> {
@@ -529,6 +536,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
             code: Vec::new(),
             loc: None,
             reg_params: Vec::new(),
+            reg_returns: Vec::new(),
         };
         let space = if sig.is_kernel {
             Space::KernelParam
@@ -551,7 +559,15 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 );
             }
         }
-        for r in &sig.returns {
+        let ast_returns = f.returns.as_deref().unwrap_or(&[]);
+        for (r, ar) in sig.returns.iter().zip(ast_returns) {
+            if ar.space.value == StateSpace::Reg {
+                // `.func (.reg .b32 rv) f(...)`: the return value lives in a register.
+                let slot = cx.new_reg(&r.name, r.ty);
+                cx.reg_returns.push(Some(slot));
+                continue;
+            }
+            cx.reg_returns.push(None);
             cx.scopes[0].insert(
                 r.name.clone(),
                 Binding::Var {
@@ -644,6 +660,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
             param_bytes: self.param_bytes,
             local_bytes: self.local_bytes,
             reg_params: self.reg_params,
+            reg_returns: self.reg_returns,
         })
     }
 

@@ -106,6 +106,15 @@ impl<'g> Mods<'g> {
     }
 }
 
+/// One half of a `d|p` destination: the sink `_` or a register name.
+fn pair_part(name: &ptx_syntax::ast::Name) -> Operand {
+    if name.name == "_" {
+        Operand::Sink(name.span)
+    } else {
+        Operand::Name(name.clone())
+    }
+}
+
 fn operands<'g>(
     cx: &dyn OperandCx,
     g: &'g GenericInstruction,
@@ -324,12 +333,50 @@ pub(crate) fn lower_generic(
                 c: cx.src(c, tc)?,
             }
         }
-        "lop3" => {
-            // Only the plain form `lop3.b32 d, a, b, c, immLut` (not `lop3.{or,and}` with a
-            // predicate result).
-            if m.has(".or") || m.has(".and") {
-                return Err(unsupported(cx, g, span));
+        "fns" => {
+            let [d, mask, base, offset] = operands(cx, g, span, 4)? else {
+                unreachable!()
+            };
+            Op::Int3 {
+                op: IntOp3::Fns,
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(mask, ScalarType::B32)?,
+                b: cx.src(base, ScalarType::U32)?,
+                c: cx.src(offset, ScalarType::S32)?,
             }
+        }
+        "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
+        | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, &m, span, opcode)?,
+        "lop3" if m.has(".or") || m.has(".and") => {
+            // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
+            let [dp, a, b, c, lut, q] = operands(cx, g, span, 6)? else {
+                unreachable!()
+            };
+            let Operand::PredPair(x, p, _) = dp else {
+                return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
+            };
+            let d = cx.dst(&pair_part(x))?;
+            let lut = match lut {
+                Operand::Int(v) => v.value.value as u8,
+                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+            };
+            Op::Lop3Pred {
+                lut,
+                op: if m.has(".and") {
+                    BoolOp::And
+                } else {
+                    BoolOp::Or
+                },
+                d,
+                p: cx.pred_dst(&pair_part(p))?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+                q: cx.pred_src(q)?,
+            }
+        }
+        "lop3" => {
             let [d, a, b, c, lut] = operands(cx, g, span, 5)? else {
                 unreachable!()
             };
@@ -353,10 +400,7 @@ pub(crate) fn lower_generic(
                 unreachable!()
             };
             let (d, dp) = match d {
-                Operand::PredPair(x, p, _) => (
-                    cx.dst(&Operand::Name(x.clone()))?,
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                ),
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
                 d => (cx.dst(d)?, None),
             };
             Op::Match {
@@ -365,6 +409,29 @@ pub(crate) fn lower_generic(
                 dp,
                 a: cx.src(a, ty)?,
                 mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
+        "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
+            // Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
+            let [d, a, b] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            let op = match opcode {
+                "add" => X2Op::Add,
+                "sub" => X2Op::Sub,
+                "min" => X2Op::Min,
+                _ => X2Op::Max,
+            };
+            Op::Int2 {
+                op: IntOp2::X2 {
+                    op,
+                    signed: m.has(".s16x2"),
+                    relu: m.has(".relu"),
+                },
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
             }
         }
         "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
@@ -436,6 +503,9 @@ pub(crate) fn lower_generic(
                 "mul" => IntOp2::MulLo,
                 "div" => IntOp2::Div,
                 "rem" => IntOp2::Rem,
+                "min" | "max" if m.has(".relu") => IntOp2::MinMaxRelu {
+                    max: opcode == "max",
+                },
                 "min" => IntOp2::Min,
                 "max" => IntOp2::Max,
                 "and" => IntOp2::And,
@@ -651,10 +721,9 @@ pub(crate) fn lower_generic(
                 _ => return Err(cx.error(span, "setp takes 3 or 4 operands".into())),
             };
             let (d, d_not) = match dest {
-                Operand::PredPair(p, q, _) => (
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                    cx.pred_dst(&Operand::Name(q.clone()))?,
-                ),
+                Operand::PredPair(p, q, _) => {
+                    (cx.pred_dst(&pair_part(p))?, cx.pred_dst(&pair_part(q))?)
+                }
                 d => (cx.pred_dst(d)?, None),
             };
             let combine = match combine {
@@ -752,6 +821,15 @@ pub(crate) fn lower_generic(
         "ret" => Op::Ret,
         "exit" => Op::Exit,
         "trap" => Op::Trap,
+        "bar" if m.has(".warp") => {
+            // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
+            let [mask] = ops.as_slice() else {
+                return Err(cx.error(span, "bar.warp.sync takes one operand".into()));
+            };
+            Op::WarpSync {
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
@@ -799,12 +877,23 @@ pub(crate) fn lower_generic(
         // The interpreter executes each warp's memory operations in program order and the
         // memory model is coherent at L2, so fences have nothing left to order.
         "membar" | "fence" => Op::Fence,
-        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority"
-        | "elect" => {
-            if opcode == "elect" {
-                return Err(unsupported(cx, g, span));
-            }
+        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority" => {
             Op::Nop
+        }
+        "elect" => {
+            // `elect.sync d|p, membermask`.
+            let [dp, mask] = operands(cx, g, span, 2)? else {
+                unreachable!()
+            };
+            let (d, p) = match dp {
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
+                d => (cx.dst(d)?, None),
+            };
+            Op::Elect {
+                d,
+                p,
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
         }
         "shfl" => {
             let mode = if m.has(".up") {
@@ -821,10 +910,7 @@ pub(crate) fn lower_generic(
                 _ => return Err(cx.error(span, "shfl.sync takes d, a, b, c, membermask".into())),
             };
             let (dd, dp) = match d {
-                Operand::PredPair(x, p, _) => (
-                    cx.dst(&Operand::Name(x.clone()))?,
-                    cx.pred_dst(&Operand::Name(p.clone()))?,
-                ),
+                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
                 d => (cx.dst(d)?, None),
             };
             Op::Shfl {
@@ -975,6 +1061,7 @@ pub(crate) fn lower_generic(
             }
         }
         "mma" => lower_mma(cx, g, &m, span)?,
+        "wmma" => lower_wmma(cx, g, &m, span)?,
         "wgmma" => {
             if m.has(".fence") {
                 Op::WgmmaFence
@@ -1034,6 +1121,58 @@ fn lower_atom(
         _ => Space::Generic,
     };
     let ops = &g.operands;
+    let hints = MemHints {
+        semantics: if m.has(".relaxed") {
+            memsys::Semantics::Relaxed
+        } else if m.has(".acquire") || m.has(".acq_rel") {
+            memsys::Semantics::Acquire
+        } else if m.has(".release") {
+            memsys::Semantics::Release
+        } else {
+            memsys::Semantics::Relaxed
+        },
+        ..MemHints::default()
+    };
+    let width = [(".v2", 2usize), (".v4", 4), (".v8", 8)]
+        .iter()
+        .find(|(t, _)| m.has(t))
+        .map(|(_, n)| *n);
+    if let Some(n) = width {
+        // `atom.vN d_vec, [a], b_vec{, policy}` / `red.vN [a], b_vec{, policy}`.
+        let ops = &g.operands;
+        let (dv, rest) = if is_red {
+            (None, &ops[..])
+        } else {
+            match ops.split_first() {
+                Some((Operand::Vector(v, _), rest)) => (Some(v), rest),
+                _ => return Err(cx.error(span, "a vector atom needs a vector destination".into())),
+            }
+        };
+        let (a, bv) = match rest {
+            [a, Operand::Vector(b, _), ..] => (a, b),
+            _ => return Err(cx.error(span, "a vector atom needs a vector operand".into())),
+        };
+        if bv.len() != n || dv.is_some_and(|d| d.len() != n) {
+            return Err(cx.error(span, format!("`.v{n}` needs {n} elements")));
+        }
+        let (addr, space) = cx.addr(a, space)?;
+        let mut elems = Vec::with_capacity(n);
+        for (k, b) in bv.iter().enumerate() {
+            let d = match dv {
+                Some(d) => Some(cx.dst(&d[k])?),
+                None => None,
+            };
+            elems.push((d, cx.src(b, ty)?));
+        }
+        return Ok(Op::AtomVec {
+            op,
+            ty,
+            space,
+            elems,
+            addr,
+            hints,
+        });
+    }
     let (d, rest) = if is_red {
         (None, &ops[..])
     } else {
@@ -1067,18 +1206,7 @@ fn lower_atom(
         addr,
         b: cx.src(b, ty)?,
         c: c.map(|c| cx.src(c, ty)).transpose()?,
-        hints: MemHints {
-            semantics: if m.has(".relaxed") {
-                memsys::Semantics::Relaxed
-            } else if m.has(".acquire") || m.has(".acq_rel") {
-                memsys::Semantics::Acquire
-            } else if m.has(".release") {
-                memsys::Semantics::Release
-            } else {
-                memsys::Semantics::Relaxed
-            },
-            ..MemHints::default()
-        },
+        hints,
     })
 }
 
@@ -1307,6 +1435,244 @@ fn lower_mma(
     })
 }
 
+/// `wmma.load`, `wmma.store`, `wmma.mma` (shapes m16n16k16, m32n8k16, m8n32k16 with
+/// `.f16`/`.bf16`/`.s8`/`.u8` inputs, m16n16k8 with `.tf32`; `.f16`/`.f32`/`.s32` accumulators).
+fn lower_wmma(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::wmma::wmma_fits;
+    let shape = m
+        .list
+        .iter()
+        .find_map(|x| {
+            let s = x.strip_prefix(".m")?;
+            let (mm, rest) = s.split_once('n')?;
+            let (nn, kk) = rest.split_once('k')?;
+            Some((
+                mm.parse::<u32>().ok()?,
+                nn.parse::<u32>().ok()?,
+                kk.parse::<u32>().ok()?,
+            ))
+        })
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    if !matches!(
+        shape,
+        (16, 16, 16) | (32, 8, 16) | (8, 32, 16) | (16, 16, 8)
+    ) {
+        return Err(unsupported(cx, g, span));
+    }
+    let (mm, nn, kk) = shape;
+    let wty = |t: ScalarType| -> Option<WmmaType> {
+        Some(match t {
+            ScalarType::F16 => WmmaType::F16,
+            ScalarType::Bf16 => WmmaType::Bf16,
+            ScalarType::Tf32 => WmmaType::Tf32,
+            ScalarType::F32 => WmmaType::F32,
+            ScalarType::S8 => WmmaType::S8,
+            ScalarType::U8 => WmmaType::U8,
+            ScalarType::S32 => WmmaType::S32,
+            _ => return None,
+        })
+    };
+    let types: Vec<WmmaType> = m
+        .types()
+        .into_iter()
+        .map(wty)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    let slots = |cx: &dyn OperandCx, op: &Operand| -> Result<Vec<Slot>, ExecError> {
+        match op {
+            Operand::Vector(v, _) => v.iter().map(|x| cx.slot_of(x)).collect(),
+            x => Ok(vec![cx.slot_of(x)?]),
+        }
+    };
+    let bad_frag = |cx: &dyn OperandCx, what: &str, n: usize| {
+        cx.error(
+            span,
+            format!("a {what} fragment of this wmma shape and type does not take {n} registers"),
+        )
+    };
+    if m.has(".mma") {
+        let (d, a, b, c) = match types.as_slice() {
+            [d, c] => (*d, WmmaType::F16, WmmaType::F16, *c),
+            [d, a, b, c] => (*d, *a, *b, *c),
+            _ => return Err(unsupported(cx, g, span)),
+        };
+        let op = WmmaMma {
+            m: mm,
+            n: nn,
+            k: kk,
+            a,
+            b,
+            c,
+            d,
+            satfinite: m.has(".satfinite"),
+        };
+        let [od, oa, ob, oc] = operands(cx, g, span, 4)? else {
+            unreachable!()
+        };
+        let ds = slots(cx, od)?;
+        let (a_s, b_s, c_s) = (
+            vector_srcs(cx, oa, ScalarType::B32)?,
+            vector_srcs(cx, ob, ScalarType::B32)?,
+            vector_srcs(cx, oc, ScalarType::B32)?,
+        );
+        for (what, (r, cdim), ty, n) in [
+            ("A", (mm, kk), a, a_s.len()),
+            ("B", (kk, nn), b, b_s.len()),
+            ("C", (mm, nn), c, c_s.len()),
+            ("D", (mm, nn), d, ds.len()),
+        ] {
+            if !wmma_fits(r, cdim, ty, n as u32) {
+                return Err(bad_frag(cx, what, n));
+            }
+        }
+        return Ok(Op::WmmaMma {
+            op,
+            ds,
+            a: a_s,
+            b: b_s,
+            c: c_s,
+        });
+    }
+    let load = m.has(".load");
+    if !load && !m.has(".store") {
+        return Err(unsupported(cx, g, span));
+    }
+    let matrix = if !load || m.has(".c") || m.has(".d") {
+        WmmaMatrix::C
+    } else if m.has(".a") {
+        WmmaMatrix::A
+    } else if m.has(".b") {
+        WmmaMatrix::B
+    } else {
+        return Err(unsupported(cx, g, span));
+    };
+    let &[ty] = types.as_slice() else {
+        return Err(unsupported(cx, g, span));
+    };
+    let (rows, cols) = matrix.dims(mm, nn, kk);
+    let ops = &g.operands;
+    let (regs_op, addr_op) = match (load, ops.as_slice()) {
+        (true, [d, a, ..]) => (d, a),
+        (false, [a, s, ..]) => (s, a),
+        _ => {
+            return Err(cx.error(
+                span,
+                "wmma.load/store needs a fragment and an address".into(),
+            ))
+        }
+    };
+    let stride = match ops.get(2) {
+        Some(o) => Some(cx.src(o, ScalarType::U32)?),
+        None => None,
+    };
+    let regs = slots(cx, regs_op)?;
+    if !wmma_fits(rows, cols, ty, regs.len() as u32) {
+        return Err(bad_frag(cx, "matrix", regs.len()));
+    }
+    let space = match m.space().map(StateSpace::base) {
+        Some(StateSpace::Global) => Space::Global,
+        Some(StateSpace::Shared) => Space::Shared,
+        _ => Space::Generic,
+    };
+    let (addr, space) = cx.addr(addr_op, space)?;
+    let inst = Box::new(WmmaMemInst {
+        matrix,
+        rows,
+        cols,
+        row_major: !m.has(".col"),
+        ty,
+        regs,
+        addr,
+        space,
+        stride,
+    });
+    Ok(if load {
+        Op::WmmaLoad(inst)
+    } else {
+        Op::WmmaStore(inst)
+    })
+}
+
+/// The SIMD video instructions (`vop2`/`vop4`); only the default byte/halfword selectors (the
+/// form nvcc's `__vabsdiffu4`, `__vsadu2/4` ... emit), with any `.mask` on `d`.
+fn lower_video(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::int::VideoOp;
+    let lanes = if opcode.ends_with('4') { 4 } else { 2 };
+    let op = match &opcode[..opcode.len() - 1] {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vavrg" => VideoOp::Avrg,
+        "vabsdiff" => VideoOp::AbsDiff,
+        "vmin" => VideoOp::Min,
+        _ => VideoOp::Max,
+    };
+    let types = m.types();
+    let [dt, at, bt] = types.as_slice() else {
+        return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
+    };
+    let [d, a, b, c] = operands(cx, g, span, 4)? else {
+        unreachable!()
+    };
+    // `d.b3210`/`d.h10` masks and `a.bxyzw` selectors arrive as register components.
+    let component = |o: &Operand| match o {
+        Operand::Name(n) => n.component.clone(),
+        _ => None,
+    };
+    if component(a).is_some() || component(b).is_some() || component(c).is_some() {
+        return Err(cx.error(
+            span,
+            format!("`{opcode}` with byte/halfword selectors is not supported by the interpreter"),
+        ));
+    }
+    let full = (1u32 << lanes) - 1;
+    let mask = match component(d) {
+        None => full,
+        Some(sel) => {
+            let digits = sel.strip_prefix('b').or_else(|| sel.strip_prefix('h'));
+            let mut mk = 0u32;
+            for ch in digits.unwrap_or("x").chars() {
+                match ch.to_digit(10) {
+                    Some(v) if v < lanes => mk |= 1 << v,
+                    _ => return Err(cx.error(span, format!("bad mask `.{sel}` on `{opcode}`"))),
+                }
+            }
+            mk
+        }
+    };
+    let dreg = match d {
+        Operand::Name(n) => Operand::Name(ptx_syntax::ast::Name {
+            component: None,
+            ..n.clone()
+        }),
+        other => other.clone(),
+    };
+    Ok(Op::Video {
+        op,
+        lanes,
+        d_signed: *dt == ScalarType::S32,
+        a_signed: *at == ScalarType::S32,
+        b_signed: *bt == ScalarType::S32,
+        sat: m.has(".sat"),
+        add: m.has(".add"),
+        mask,
+        d: cx.dst(&dreg)?,
+        a: cx.src(a, ScalarType::B32)?,
+        b: cx.src(b, ScalarType::B32)?,
+        c: cx.src(c, ScalarType::B32)?,
+    })
+}
+
 fn lower_wgmma(
     cx: &mut dyn OperandCx,
     g: &GenericInstruction,
@@ -1324,10 +1690,22 @@ fn lower_wgmma(
         .and_then(|(n, k)| Some((n.parse::<u32>().ok()?, k.parse::<u32>().ok()?)))
         .ok_or_else(|| unsupported(cx, g, span))?;
     let types = m.types();
-    let input = match types.as_slice() {
-        [ScalarType::F32, t, u] if t == u => *t,
+    let fp8 = |t: &ScalarType| matches!(t, ScalarType::E4m3 | ScalarType::E5m2);
+    let int8 = |t: &ScalarType| matches!(t, ScalarType::S8 | ScalarType::U8);
+    let (input, input_b) = match types.as_slice() {
+        [ScalarType::F32, t, u]
+            if (t == u && matches!(t, ScalarType::F16 | ScalarType::Bf16 | ScalarType::Tf32))
+                || (fp8(t) && fp8(u)) =>
+        {
+            (*t, *u)
+        }
+        [ScalarType::S32, t, u] if int8(t) && int8(u) => (*t, *u),
+        [ScalarType::F16, t, u] if (t == u && *t == ScalarType::F16) || (fp8(t) && fp8(u)) => {
+            (*t, *u)
+        }
         _ => return Err(unsupported(cx, g, span)),
     };
+    let f16_accumulator = types.first() == Some(&ScalarType::F16);
     let ops = &g.operands;
     if ops.len() < 3 {
         return Err(cx.error(span, "wgmma.mma_async needs d, a-desc, b-desc".into()));
@@ -1339,23 +1717,50 @@ fn lower_wgmma(
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(cx.error(span, "wgmma needs a vector destination".into())),
     };
-    let a_desc = cx.src(&ops[1], ScalarType::B64)?;
+    // A is a descriptor, or (`{a0, a1, a2, a3}`) this warp's registers.
+    let (a_desc, a_regs) = match &ops[1] {
+        Operand::Vector(v, _) => {
+            if v.len() != 4 {
+                return Err(cx.error(span, "a register A operand of wgmma has 4 registers".into()));
+            }
+            let regs = v
+                .iter()
+                .map(|x| cx.src(x, ScalarType::B32))
+                .collect::<Result<Vec<_>, _>>()?;
+            (Src::Imm(0), Some(regs))
+        }
+        o => (cx.src(o, ScalarType::B64)?, None),
+    };
     let b_desc = cx.src(&ops[2], ScalarType::B64)?;
     let scale_d = match ops.get(3) {
         Some(p) => Some(cx.pred_src(p)?),
         None => None,
     };
-    // imm-scale-a, imm-scale-b (default 1), imm-trans-a, imm-trans-b (default 0).
+    // imm-scale-a, imm-scale-b (default 1), imm-trans-a, imm-trans-b (default 0); with A in
+    // registers there is no imm-trans-a.
     let mut imm = [1i8, 1, 0, 0];
-    for (k, o) in ops.iter().skip(4).take(4).enumerate() {
+    let slots: &[usize] = if a_regs.is_some() {
+        &[0, 1, 3]
+    } else {
+        &[0, 1, 2, 3]
+    };
+    for (&k, o) in slots.iter().zip(ops.iter().skip(4)) {
         if let Operand::Int(v) = o {
             imm[k] = v.value.value as i8;
         }
     }
     Ok(Op::Wgmma {
-        shape: WgmmaShape { n, k, input },
+        shape: WgmmaShape {
+            n,
+            k,
+            input,
+            input_b,
+            satfinite: m.has(".satfinite"),
+            f16_accumulator,
+        },
         ds,
         a_desc,
+        a_regs,
         b_desc,
         scale_d,
         imm,

@@ -1,9 +1,16 @@
 //! The SIMT machine: CTAs of warps of 32 lanes executing lowered code.
 //!
-//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the smallest
-//!   PC among the frame's runnable lanes and executes that instruction for every lane at it
-//!   (the min-PC rule), so divergent paths run one after the other and lanes reconverge when
-//!   their PCs meet. A warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the runnable
+//!   lanes whose instruction has the lowest scheduling rank (a topological order of the control
+//!   flow graph, lowest PC first among ready instructions: see [`schedule_ranks`]) and executes
+//!   that instruction for every lane at it, so divergent paths run one after the other and lanes
+//!   reconverge where the paths join, also when the compiler placed one path after the join. A
+//!   warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Warp-synchronous instructions.** `vote.sync`, `redux.sync`, `match.sync`, `shfl.sync` and
+//!   `bar.warp.sync` make each executing lane wait until every non-exited lane of its membermask
+//!   has executed the instruction (PTX ISA, sm_70 and later): lanes that arrive first are parked
+//!   at it until the others of the mask arrive or exit. Lanes of the mask that wait at a
+//!   different instruction, or outside the current call, are a fault naming both places.
 //! - **Calls.** `call` pushes a frame with its own registers and param area for the calling
 //!   lanes; the other lanes of the warp wait until it returns.
 //! - **Barriers.** `bar.sync` parks lanes until the CTA's expected thread count has arrived;
@@ -104,6 +111,9 @@ struct Frame {
     mask: u32,
     /// Lanes that returned from it.
     done: u32,
+    /// Lanes parked at a warp-synchronous instruction (at their PC) until the other lanes of
+    /// its membermask arrive there.
+    sync_wait: u32,
     /// Per-lane param area (`param_bytes` per lane).
     params: Vec<u8>,
     param_bytes: u32,
@@ -121,6 +131,7 @@ impl Frame {
             uniform: Some(0),
             mask,
             done: 0,
+            sync_wait: 0,
             params: vec![0; f.param_bytes as usize * 32],
             param_bytes: f.param_bytes,
             rets: Vec::new(),
@@ -458,6 +469,47 @@ impl<'p> Machine<'p> {
     }
 
     fn deadlock(&self, cta: &Cta) -> ExecError {
+        // Lanes parked at a warp-synchronous instruction whose other lanes never come.
+        for w in &cta.warps {
+            let Some(f) = w.frames.last() else { continue };
+            if f.sync_wait == 0 {
+                continue;
+            }
+            let lane = f.sync_wait.trailing_zeros();
+            let code = &self.program.functions[f.func as usize].code;
+            let id = code[f.pc[lane as usize] as usize].id;
+            let others = f.mask & !f.done & !w.exited & !f.sync_wait;
+            let elsewhere = match lanes(
+                others | (f.sync_wait & !lanes_at(f, f.sync_wait, f.pc[lane as usize])),
+            )
+            .next()
+            {
+                Some(l) => {
+                    let at = code.get(f.pc[l] as usize).map_or(0, |i| i.id);
+                    format!(
+                        "lane {l} is at PTX line {}{}",
+                        self.program.instrs[at as usize].ptx_line,
+                        if w.waiting & (1 << l) != 0 {
+                            " (a barrier)"
+                        } else {
+                            ""
+                        }
+                    )
+                }
+                None => "the other lanes cannot run".to_string(),
+            };
+            return self.fault(
+                cta,
+                w.index,
+                lane,
+                id,
+                FaultKind::Other(format!(
+                    "warp-synchronous instruction never completes: lanes 0x{:08x} wait for the \
+                     rest of its membermask, which never executes it ({elsewhere})",
+                    lanes_at(f, f.sync_wait, f.pc[lane as usize])
+                )),
+            );
+        }
         // Name a waiting thread and what it waits for, and a thread that never arrives.
         let mut waiting_at = None;
         let mut missing = None;
@@ -526,8 +578,12 @@ impl<'p> Machine<'p> {
                 progressed = true;
                 continue;
             }
-            let runnable = alive & !warp.waiting;
+            let runnable = alive & !warp.waiting & !frame.sync_wait;
             if runnable == 0 {
+                if frame.sync_wait != 0 && self.release_sync_waits(cta, wi)? {
+                    progressed = true;
+                    continue;
+                }
                 return Ok(if progressed {
                     WarpState::Progress
                 } else {
@@ -535,23 +591,28 @@ impl<'p> Machine<'p> {
                 });
             }
             let (pc, active) = match frame.uniform {
-                Some(pc) if warp.waiting == 0 => (pc, runnable),
+                Some(pc) if warp.waiting == 0 && frame.sync_wait == 0 => (pc, runnable),
                 _ => {
-                    let mut min = Pc::MAX;
+                    // The lanes at the lowest scheduling rank (see `schedule_ranks`).
+                    let rank = &self.program.functions[frame.func as usize].rank;
+                    let mut min = u32::MAX;
+                    let mut min_pc = 0;
                     let mut m = 0u32;
                     let mut bits = runnable;
                     while bits != 0 {
                         let l = bits.trailing_zeros();
                         bits &= bits - 1;
                         let p = frame.pc[l as usize];
-                        if p < min {
-                            min = p;
+                        let r = rank.get(p as usize).copied().unwrap_or(u32::MAX);
+                        if r < min || m == 0 {
+                            min = r;
+                            min_pc = p;
                             m = 1 << l;
-                        } else if p == min {
+                        } else if p == min_pc {
                             m |= 1 << l;
                         }
                     }
-                    (min, m)
+                    (min_pc, m)
                 }
             };
             self.steps += 1;
@@ -613,9 +674,17 @@ impl<'p> Machine<'p> {
                     if frame.mask & (1 << lane) == 0 {
                         continue;
                     }
-                    let src = &frame.params
-                        [lane * frame.param_bytes as usize + r.offset as usize..]
-                        [..r.size as usize];
+                    let reg_bytes;
+                    let src: &[u8] = match r.reg {
+                        Some(slot) => {
+                            reg_bytes = frame.regs[slot as usize * 32 + lane].to_le_bytes();
+                            &reg_bytes[..(r.size as usize).min(8)]
+                        }
+                        None => {
+                            &frame.params[lane * frame.param_bytes as usize + r.offset as usize..]
+                                [..r.size as usize]
+                        }
+                    };
                     match *dst {
                         CallArg::Param { offset, .. } => {
                             let base = lane * caller.param_bytes as usize + offset as usize;
@@ -770,7 +839,27 @@ impl<'p> Machine<'p> {
         self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
         self.summary.thread_instructions += exec.count_ones() as u64;
         let mut next_pc = Some(pc + 1);
+        let (mut exec, mut active) = (exec, active);
         if exec != 0 {
+            if let Some(mask) = inst.op.warp_sync_mask() {
+                match self.warp_sync_gate(cta, wi, inst.id, pc, mask, exec)? {
+                    Some(group) => {
+                        // Lanes parked here earlier join the ones arriving now.
+                        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                        frame.sync_wait &= !group;
+                        exec = group;
+                        active |= group;
+                    }
+                    None => {
+                        // Park the executing lanes; the others (guard false) go on.
+                        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                        frame.sync_wait |= exec;
+                        Self::set_pc(frame, active & !exec, pc + 1);
+                        frame.uniform = None;
+                        return Ok(());
+                    }
+                }
+            }
             next_pc = self.execute(cta, wi, inst, exec, active, pc)?;
         }
         if let Some(np) = next_pc {
@@ -832,7 +921,12 @@ impl<'p> Machine<'p> {
             };
         }
         match &inst.op {
-            Op::Nop | Op::Fence | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Nop
+            | Op::Fence
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. }
+            | Op::WarpSync { .. } => {}
             Op::Mov { d, a: s, bits } => {
                 self.read_src(cta, wi, *s, &mut a);
                 let m = if *bits >= 64 {
@@ -1316,6 +1410,86 @@ impl<'p> Machine<'p> {
             } => self.exec_atom(
                 cta, wi, inst.id, *op, *ty, *space, *d, *addr, *x, *y, *hints, exec,
             )?,
+            Op::Video {
+                op,
+                lanes: n,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                add,
+                mask,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = ptx_semantics::int::video_simd(
+                        *op,
+                        *n,
+                        *d_signed,
+                        *a_signed,
+                        *b_signed,
+                        *sat,
+                        *add,
+                        *mask,
+                        a[l] as u32,
+                        b[l] as u32,
+                        c[l] as u32,
+                    ) as u64;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Lop3Pred {
+                lut,
+                op,
+                d,
+                p,
+                a: x,
+                b: y,
+                c: z,
+                q,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let mut nonzero = 0u32;
+                for l in lanes(exec) {
+                    out[l] = ptx_semantics::int::lop3(a[l] as u32, b[l] as u32, c[l] as u32, *lut)
+                        as u64;
+                    if out[l] != 0 {
+                        nonzero |= 1 << l;
+                    }
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+                if let Some(p) = p {
+                    let qm = Self::pred_mask(frame!(), *q);
+                    let pv = bool_op(*op, nonzero, qm);
+                    Self::write_pred(frame!(), *p, pv, exec);
+                }
+            }
+            Op::AtomVec {
+                op,
+                ty,
+                space,
+                elems,
+                addr,
+                hints,
+            } => {
+                for (k, (d, b)) in elems.iter().enumerate() {
+                    let at = Addr {
+                        base: addr.base,
+                        offset: addr.offset + (k as u64 * ty.bytes() as u64) as i64,
+                    };
+                    self.exec_atom(
+                        cta, wi, inst.id, *op, *ty, *space, *d, at, *b, None, *hints, exec,
+                    )?;
+                }
+            }
             Op::Bra { target, .. } => {
                 let frame = frame!();
                 Self::set_pc(frame, exec, *target);
@@ -1480,6 +1654,22 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
+            Op::Elect { d, p, mask } => {
+                self.read_src(cta, wi, *mask, &mut b);
+                let mut pv = 0u32;
+                for l in lanes(exec) {
+                    let group = exec & b[l] as u32;
+                    let leader = group.trailing_zeros();
+                    out[l] = leader as u64;
+                    if leader as usize == l {
+                        pv |= 1 << l;
+                    }
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+                if let Some(p) = p {
+                    Self::write_pred(frame!(), *p, pv, exec);
+                }
+            }
             Op::Activemask { d } => {
                 out = [active as u64; 32];
                 Self::write_dst(cta, wi, program, *d, &out, exec);
@@ -1595,18 +1785,139 @@ impl<'p> Machine<'p> {
                 b: xb,
                 c: xc,
             } => self.exec_mma(cta, wi, *shape, ds, xa, xb, xc, exec),
+            Op::WmmaLoad(w) => self.exec_wmma_mem(cta, wi, inst.id, w, exec, true)?,
+            Op::WmmaStore(w) => self.exec_wmma_mem(cta, wi, inst.id, w, exec, false)?,
+            Op::WmmaMma {
+                op,
+                ds,
+                a: xa,
+                b: xb,
+                c: xc,
+            } => {
+                self.wmma_whole_warp(cta, wi, inst.id, exec)?;
+                let read = |this: &Self, srcs: &[Src]| -> Vec<[u64; 32]> {
+                    srcs.iter()
+                        .map(|s| {
+                            let mut v = [0u64; 32];
+                            this.read_src(cta, wi, *s, &mut v);
+                            v
+                        })
+                        .collect()
+                };
+                let (ra, rb, rc) = (read(self, xa), read(self, xb), read(self, xc));
+                let d = ptx_semantics::wmma::wmma_mma(*op, &ra, &rb, &rc, ds.len());
+                for (k, &slot) in ds.iter().enumerate() {
+                    Self::write_dst(cta, wi, program, Dst::Reg(slot), &d[k], exec);
+                }
+            }
             Op::Wgmma {
                 shape,
                 ds,
                 a_desc,
+                a_regs,
                 b_desc,
                 scale_d,
                 imm,
             } => self.exec_wgmma(
-                cta, wi, inst.id, *shape, ds, *a_desc, *b_desc, *scale_d, *imm, exec,
+                cta,
+                wi,
+                inst.id,
+                *shape,
+                ds,
+                *a_desc,
+                a_regs.as_deref(),
+                *b_desc,
+                *scale_d,
+                *imm,
+                exec,
             )?,
         }
         Ok(Some(pc + 1))
+    }
+
+    /// A warp-synchronous instruction at `pc` executed by `exec`: the lanes that can complete
+    /// it now (`exec` and the lanes parked at `pc` earlier), or `None` when lanes of the
+    /// membermask that have not exited are still elsewhere in this frame (the arriving lanes
+    /// then wait for them, as the PTX ISA specifies for `vote.sync`, `shfl.sync`, `redux.sync`,
+    /// `match.sync` and `bar.warp.sync` on sm_70 and later).
+    fn warp_sync_gate(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        pc: Pc,
+        mask: Src,
+        exec: u32,
+    ) -> Result<Option<u32>, ExecError> {
+        let warp = &cta.warps[wi];
+        let frame = warp.frames.last().expect("frame");
+        let parked = lanes_at(frame, frame.sync_wait, pc);
+        let group = exec | parked;
+        let mut m = [0u64; 32];
+        self.read_src(cta, wi, mask, &mut m);
+        let members = lanes(group).fold(0u32, |acc, l| acc | m[l] as u32);
+        // Lanes that exist and have not exited.
+        let live = warp.frames[0].mask & !warp.exited;
+        let (alive, outside) = if warp.frames.len() == 1 {
+            (frame.mask & !frame.done & !warp.exited, 0)
+        } else {
+            let alive = frame.mask & !frame.done & !warp.exited;
+            (alive, live & !alive)
+        };
+        if members & outside != 0 {
+            let lane = exec.trailing_zeros();
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::Other(format!(
+                    "the membermask 0x{members:08x} names lanes 0x{:08x} that are not executing \
+                     this call of `{}` (they diverged before the call); ptxsim runs a call's lanes \
+                     until it returns, so it cannot make them meet here",
+                    members & outside,
+                    self.program.functions[frame.func as usize].name
+                )),
+            ));
+        }
+        let missing = members & alive & !group;
+        Ok((missing == 0).then_some(group))
+    }
+
+    /// Completes the warp-synchronous instructions whose parked lanes no longer wait for
+    /// anyone (the lanes they waited for exited). Returns whether one was executed.
+    fn release_sync_waits(&mut self, cta: &mut Cta, wi: usize) -> Result<bool, ExecError> {
+        let program = self.program;
+        let (func, parked) = {
+            let f = cta.warps[wi].frames.last().expect("frame");
+            (f.func, f.sync_wait)
+        };
+        let function = &program.functions[func as usize];
+        let mut pcs: Vec<Pc> = {
+            let f = cta.warps[wi].frames.last().expect("frame");
+            lanes(parked).map(|l| f.pc[l]).collect()
+        };
+        pcs.sort_by_key(|&p| function.rank.get(p as usize).copied().unwrap_or(u32::MAX));
+        pcs.dedup();
+        for pc in pcs {
+            let inst = &function.code[pc as usize];
+            let Some(mask) = inst.op.warp_sync_mask() else {
+                continue;
+            };
+            let group = lanes_at(cta.warps[wi].frames.last().expect("frame"), parked, pc);
+            if let Some(group) = self.warp_sync_gate(cta, wi, inst.id, pc, mask, group)? {
+                let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                frame.sync_wait &= !group;
+                self.execute(cta, wi, inst, group, group, pc)?;
+                let warp = &mut cta.warps[wi];
+                let frame = warp.frames.last_mut().expect("frame");
+                Self::set_pc(frame, group, pc + 1);
+                let alive = frame.mask & !frame.done & !warp.exited;
+                Self::reconverge(frame, alive);
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn barrier(
@@ -2611,6 +2922,187 @@ impl<'p> Machine<'p> {
 }
 
 impl Machine<'_> {
+    /// `wmma` instructions are `.sync.aligned`: every thread of the warp executes them together.
+    fn wmma_whole_warp(&self, cta: &Cta, wi: usize, id: u32, exec: u32) -> Result<(), ExecError> {
+        let warp = &cta.warps[wi];
+        if exec != FULL || warp.frames[0].mask != FULL {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                exec.trailing_zeros(),
+                id,
+                FaultKind::Other(format!(
+                    "wmma is .sync.aligned: all 32 threads of the warp must execute it together, \
+                     but only lanes 0x{exec:08x} do"
+                )),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `wmma.load` (`load`) or `wmma.store`: the whole matrix is read or written as one warp
+    /// request of one access per row (`.row`) or column (`.col`); the fragment registers follow
+    /// the layout of [`ptx_semantics::wmma`].
+    fn exec_wmma_mem(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        w: &WmmaMemInst,
+        exec: u32,
+        load: bool,
+    ) -> Result<(), ExecError> {
+        use ptx_semantics::wmma::{wmma_gather, wmma_scatter};
+        self.wmma_whole_warp(cta, wi, id, exec)?;
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, w.addr, &mut a);
+        let mut st = [0u64; 32];
+        let default_ld = if w.row_major { w.cols } else { w.rows } as u64;
+        match w.stride {
+            Some(s) => self.read_src(cta, wi, s, &mut st),
+            None => st = [default_ld; 32],
+        }
+        if let Some(l) = (1..32).find(|&l| a[l] != a[0] || st[l] as u32 != st[0] as u32) {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                l as u32,
+                id,
+                FaultKind::Other(format!(
+                    "wmma address and stride must be the same in every thread: lane 0 has \
+                     0x{:x} (stride {}), lane {l} 0x{:x} (stride {})",
+                    a[0], st[0] as u32, a[l], st[l] as u32
+                )),
+            ));
+        }
+        let eb = (w.ty.bits() / 8) as u64;
+        let ld = st[0] as u32 as u64;
+        let (runs, run_len) = if w.row_major {
+            (w.rows, w.cols)
+        } else {
+            (w.cols, w.rows)
+        };
+        let bytes = (run_len as u64 * eb) as u32;
+        let starts: Vec<u64> = (0..runs as u64)
+            .map(|r| a[0].wrapping_add(r * ld * eb))
+            .collect();
+        let index = |run: u32, i: u32| -> usize {
+            if w.row_major {
+                (run * w.cols + i) as usize
+            } else {
+                (i * w.cols + run) as usize
+            }
+        };
+        let get = |buf: &[u8], at: usize| -> u32 {
+            let mut v = [0u8; 4];
+            v[..eb as usize].copy_from_slice(&buf[at..at + eb as usize]);
+            u32::from_le_bytes(v)
+        };
+        let size = (w.rows * w.cols) as usize;
+        if load {
+            let buf = self.wmma_runs(cta, wi, id, w.space, &starts, bytes, eb as u32, None)?;
+            let mut m = vec![0u32; size];
+            for run in 0..runs {
+                for i in 0..run_len {
+                    let at = (run * bytes + i * eb as u32) as usize;
+                    m[index(run, i)] = get(&buf, at);
+                }
+            }
+            let regs = wmma_scatter(&m, w.ty, w.rows, w.cols, w.regs.len());
+            for (k, &slot) in w.regs.iter().enumerate() {
+                Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &regs[k], exec);
+            }
+        } else {
+            let regs: Vec<[u64; 32]> = w
+                .regs
+                .iter()
+                .map(|&slot| {
+                    let mut v = [0u64; 32];
+                    self.read_src(cta, wi, Src::Reg(slot), &mut v);
+                    v
+                })
+                .collect();
+            let m = wmma_gather(&regs, w.ty, w.rows, w.cols);
+            let mut buf = vec![0u8; (runs * bytes) as usize];
+            for run in 0..runs {
+                for i in 0..run_len {
+                    let at = (run * bytes + i * eb as u32) as usize;
+                    buf[at..at + eb as usize]
+                        .copy_from_slice(&m[index(run, i)].to_le_bytes()[..eb as usize]);
+                }
+            }
+            self.wmma_runs(cta, wi, id, w.space, &starts, bytes, eb as u32, Some(&buf))?;
+        }
+        Ok(())
+    }
+
+    /// Reads (`data` = None; returns the bytes, run after run) or writes `bytes` bytes at each
+    /// of `starts` in `space` (generic addresses resolved per run), as one warp request.
+    #[allow(clippy::too_many_arguments)]
+    fn wmma_runs(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        space: Space,
+        starts: &[u64],
+        bytes: u32,
+        align: u32,
+        data: Option<&[u8]>,
+    ) -> Result<Vec<u8>, ExecError> {
+        let mut out = vec![0u8; starts.len() * bytes as usize];
+        let mut acc = Vec::new();
+        let mut places = Vec::new();
+        for (k, &start) in starts.iter().enumerate() {
+            let lane = k % 32;
+            let at = k * bytes as usize;
+            let (sp, addr) = self.resolve(space, start);
+            if sp == Space::Global {
+                if !addr.is_multiple_of(align as u64) {
+                    return Err(self.misaligned_global(cta, wi, lane as u32, id, addr, align));
+                }
+                acc.push(LaneAccess::new(addr, bytes));
+                places.push((lane, at, bytes as usize));
+                continue;
+            }
+            if sp == Space::Shared && self.tracker.is_some() {
+                let access = self.access(cta, wi, id, lane);
+                self.check_shared(cta, wi, lane, access, addr, bytes);
+            }
+            let r = self.local_bytes(cta, wi, id, lane, sp, addr, bytes, align, data.is_some())?;
+            match (data, r) {
+                (Some(d), LocalRef::Mut(m)) => m.copy_from_slice(&d[at..at + bytes as usize]),
+                (Some(_), LocalRef::Ref(_)) => unreachable!("writes resolve to mutable spaces"),
+                (None, r) => out[at..at + bytes as usize].copy_from_slice(r.get()),
+            }
+        }
+        if !acc.is_empty() {
+            let kind = if data.is_some() {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            };
+            let req = self.request(cta, kind, &MemHints::default(), None, id);
+            match data {
+                Some(d) => {
+                    let mut buf = Vec::with_capacity(acc.len() * bytes as usize);
+                    for &(_, at, len) in &places {
+                        buf.extend_from_slice(&d[at..at + len]);
+                    }
+                    self.write_global(cta, wi, id, &req, &acc, &places, &buf)?;
+                }
+                None => {
+                    let mut buf = vec![0u8; acc.len() * bytes as usize];
+                    self.read_global(cta, wi, id, &req, &acc, &places, &mut buf)?;
+                    for (k, &(_, at, len)) in places.iter().enumerate() {
+                        out[at..at + len].copy_from_slice(&buf[k * len..(k + 1) * len]);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// `wgmma.mma_async`: each warp of the warpgroup (4 consecutive warps) updates its own
     /// accumulator rows; A and B are read from shared memory through their descriptors when
     /// the instruction issues (the kernel may not touch them before `wgmma.wait_group`).
@@ -2623,12 +3115,13 @@ impl Machine<'_> {
         shape: WgmmaShape,
         ds: &[Slot],
         a_desc: Src,
+        a_regs: Option<&[Src]>,
         b_desc: Src,
         scale_d: Option<PredSrc>,
         imm: [i8; 4],
         exec: u32,
     ) -> Result<(), ExecError> {
-        use ptx_semantics::wgmma::{mma_async, WgmmaError, WgmmaOperands, WgmmaType};
+        use ptx_semantics::wgmma::{mma_async_any, AOperand, WgmmaError, WgmmaOperands, WgmmaType};
         let first = exec.trailing_zeros() as usize;
         let mut v = [0u64; 32];
         self.read_src(cta, wi, a_desc, &mut v);
@@ -2641,11 +3134,16 @@ impl Machine<'_> {
             }
             None => true,
         };
-        let ty = match shape.input {
+        let wty = |t: ptx_isa::ScalarType| match t {
             ptx_isa::ScalarType::Bf16 => WgmmaType::Bf16,
             ptx_isa::ScalarType::Tf32 => WgmmaType::Tf32,
+            ptx_isa::ScalarType::E4m3 => WgmmaType::E4m3,
+            ptx_isa::ScalarType::E5m2 => WgmmaType::E5m2,
+            ptx_isa::ScalarType::S8 => WgmmaType::S8,
+            ptx_isa::ScalarType::U8 => WgmmaType::U8,
             _ => WgmmaType::F16,
         };
+        let (ty, ty_b) = (wty(shape.input), wty(shape.input_b));
         let ops = WgmmaOperands {
             n: shape.n,
             scale_d: scale,
@@ -2653,6 +3151,7 @@ impl Machine<'_> {
             negate_b: imm[1] == -1,
             trans_a: imm[2] == 1,
             trans_b: imm[3] == 1,
+            f16_accumulator: shape.f16_accumulator,
         };
         let rank = (cta.warps[wi].index % 4) as usize;
         let mut d = Box::new([[0u32; 128]; 128]);
@@ -2672,7 +3171,23 @@ impl Machine<'_> {
             w[..slice.len()].copy_from_slice(slice);
             Ok(u32::from_le_bytes(w))
         };
-        if let Err(e) = mma_async(ty, a, b, ops, &mut d, read) {
+        let mut a_frag = [[0u32; 4]; 32];
+        if let Some(regs) = a_regs {
+            for (r, src) in regs.iter().enumerate().take(4) {
+                self.read_src(cta, wi, *src, &mut v);
+                for (lane, frag) in a_frag.iter_mut().enumerate() {
+                    frag[r] = v[lane] as u32;
+                }
+            }
+        }
+        let a_src = match a_regs {
+            Some(_) => AOperand::Registers {
+                rank: rank as u32,
+                regs: &a_frag,
+            },
+            None => AOperand::Shared(a),
+        };
+        if let Err(e) = mma_async_any(ty, ty_b, shape.satfinite, a_src, b, ops, &mut d, read) {
             let kind = match e {
                 WgmmaError::Read(addr) => FaultKind::OutOfBounds {
                     space: "shared",
@@ -3025,6 +3540,13 @@ fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
 
 /// Iterates the set lanes of a mask.
 #[inline]
+/// The lanes of `mask` whose PC in `frame` is `pc`.
+fn lanes_at(frame: &Frame, mask: u32, pc: Pc) -> u32 {
+    lanes(mask)
+        .filter(|&l| frame.pc[l] == pc)
+        .fold(0, |acc, l| acc | 1 << l)
+}
+
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     let mut bits = mask;
     core::iter::from_fn(move || {

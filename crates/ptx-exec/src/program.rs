@@ -13,6 +13,7 @@ pub use ptx_semantics::cmp::{BoolOp, CmpOp as Cmp};
 pub use ptx_semantics::int::PrmtMode;
 pub use ptx_semantics::mma::MmaKind as MmaShape;
 pub use ptx_semantics::warp::ShflMode;
+pub use ptx_semantics::wmma::{WmmaMatrix, WmmaMma, WmmaType};
 pub use ptx_semantics::Rnd as Rounding;
 use ptx_syntax::ast::Module;
 use std::collections::HashMap;
@@ -188,6 +189,17 @@ pub enum IntOp2 {
     Xor,
     Shl,
     Shr,
+    /// `min/max{.relu}.s32`: the result clamped below at 0.
+    MinMaxRelu {
+        max: bool,
+    },
+    /// Packed `.u16x2`/`.s16x2` `add`, `sub`, `min{.relu}`, `max{.relu}` (sm_90): each half word
+    /// separately.
+    X2 {
+        op: X2Op,
+        signed: bool,
+        relu: bool,
+    },
     /// `mul24.{lo,hi}.{u32,s32}`.
     Mul24 {
         signed: bool,
@@ -202,6 +214,15 @@ pub enum IntOp2 {
         signed: bool,
         wrap: bool,
     },
+}
+
+/// The half-word operations of [`IntOp2::X2`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum X2Op {
+    Add,
+    Sub,
+    Min,
+    Max,
 }
 
 /// Integer operations of three operands.
@@ -232,6 +253,8 @@ pub enum IntOp3 {
     },
     /// `lop3.b32 d, a, b, c, immLut`.
     Lop3(u8),
+    /// `fns.b32 d, mask, base, offset`.
+    Fns,
 }
 
 /// Extended-precision arithmetic through the carry flag `CC.CF`.
@@ -427,6 +450,33 @@ pub enum Op {
         d: Dst,
         a: Src,
     },
+    /// The SIMD video instructions `vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4`
+    /// with default selectors.
+    Video {
+        op: ptx_semantics::int::VideoOp,
+        lanes: u32,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        sat: bool,
+        add: bool,
+        mask: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`: `d` as `lop3`, `p = (d != 0) BoolOp q`.
+    Lop3Pred {
+        lut: u8,
+        op: BoolOp,
+        d: Dst,
+        p: Option<PredIdx>,
+        a: Src,
+        b: Src,
+        c: Src,
+        q: PredSrc,
+    },
     Bfe {
         ty: ScalarType,
         d: Dst,
@@ -581,6 +631,17 @@ pub enum Op {
         c: Option<Src>,
         hints: MemHints,
     },
+    /// `atom`/`red` `.v2/.v4/.v8` (sm_90): one atomic operation per element at consecutive
+    /// addresses (each element is atomic, the vector as a whole is not).
+    AtomVec {
+        op: AtomOp,
+        ty: ScalarType,
+        space: Space,
+        /// Per element: the destination of its old value (`None` for `red`) and the operand.
+        elems: Vec<(Option<Dst>, Src)>,
+        addr: Addr,
+        hints: MemHints,
+    },
     Bra {
         target: Pc,
         uniform: bool,
@@ -627,6 +688,17 @@ pub enum Op {
     },
     Activemask {
         d: Dst,
+    },
+    /// `bar.warp.sync membermask`: waits for the other non-exited lanes of the mask.
+    WarpSync {
+        mask: Src,
+    },
+    /// `elect.sync d|p, membermask`: one leader among the executing lanes of the mask (ptxsim:
+    /// the lowest); `d` is its lane id in every lane, `p` is true in the leader only.
+    Elect {
+        d: Dst,
+        p: Option<PredIdx>,
+        mask: Src,
     },
     Redux {
         op: AtomOp,
@@ -684,10 +756,24 @@ pub enum Op {
         b: Vec<Src>,
         c: Vec<Src>,
     },
+    /// `wmma.load.{a,b,c}.sync.aligned`.
+    WmmaLoad(Box<WmmaMemInst>),
+    /// `wmma.store.d.sync.aligned`.
+    WmmaStore(Box<WmmaMemInst>),
+    /// `wmma.mma.sync.aligned`.
+    WmmaMma {
+        op: WmmaMma,
+        ds: Vec<Slot>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
     Wgmma {
         shape: WgmmaShape,
         ds: Vec<Slot>,
         a_desc: Src,
+        /// The A operand in this warp's registers (`{a0, a1, a2, a3}`) instead of `a_desc`.
+        a_regs: Option<Vec<Src>>,
         b_desc: Src,
         scale_d: Option<PredSrc>,
         imm: [i8; 4],
@@ -699,6 +785,39 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The membermask of a warp-synchronous instruction (`vote.sync`, `redux.sync`,
+    /// `match.sync`, `shfl.sync`, `bar.warp.sync`): each executing thread waits until every
+    /// non-exited thread of the mask has executed the instruction.
+    pub fn warp_sync_mask(&self) -> Option<Src> {
+        match self {
+            Op::Vote { mask, .. }
+            | Op::Redux { mask, .. }
+            | Op::Match { mask, .. }
+            | Op::Shfl { mask, .. }
+            | Op::Elect { mask, .. }
+            | Op::WarpSync { mask } => Some(*mask),
+            _ => None,
+        }
+    }
+}
+
+/// A `wmma.load` or `wmma.store`: the `rows x cols` matrix (`.row` or `.col` in memory, `stride`
+/// elements between rows or columns) at `addr` to or from the fragment registers `regs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WmmaMemInst {
+    pub matrix: WmmaMatrix,
+    pub rows: u32,
+    pub cols: u32,
+    pub row_major: bool,
+    pub ty: WmmaType,
+    pub regs: Vec<Slot>,
+    pub addr: Addr,
+    pub space: Space,
+    /// The leading dimension in elements (default: the matrix's columns, or rows for `.col`).
+    pub stride: Option<Src>,
+}
+
 /// `bar.red` reductions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BarRedOp {
@@ -707,13 +826,21 @@ pub enum BarRedOp {
     Or,
 }
 
-/// `wgmma.mma_async` shapes: m64 nN kK with f32 accumulators.
+/// `wgmma.mma_async` shapes: m64 nN kK with f32 (float inputs) or s32 (8-bit integer inputs)
+/// accumulators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WgmmaShape {
     pub n: u32,
-    /// 16 for f16/bf16 inputs, 8 for tf32.
+    /// 16 for f16/bf16 inputs, 8 for tf32, 32 for 8-bit types.
     pub k: u32,
+    /// The A type.
     pub input: ScalarType,
+    /// The B type (differs from A only for `.e4m3`/`.e5m2` and `.s8`/`.u8`).
+    pub input_b: ScalarType,
+    /// `.satfinite` (integer accumulators).
+    pub satfinite: bool,
+    /// `.f16` accumulators (`.f16.f16.f16`).
+    pub f16_accumulator: bool,
 }
 
 /// An argument of `call`: a `.param` symbol of the caller (passed by value) or a register.
@@ -766,6 +893,9 @@ pub struct Function {
     pub name: String,
     pub is_kernel: bool,
     pub code: Vec<Inst>,
+    /// Scheduling rank of each instruction (see [`schedule_ranks`]): among a warp's divergent
+    /// lanes, those at the lowest rank run first.
+    pub rank: Vec<u32>,
     /// Value register slots (a `.b128` register counts two).
     pub slots: u32,
     /// Bit width of each slot's register (for loads' extension and `mov` truncation).
@@ -856,6 +986,110 @@ impl Program {
             .map(|f| f.name.as_str())
             .collect()
     }
+}
+
+/// Scheduling ranks: a topological order of the instruction graph (edges to the next
+/// instruction and to branch targets, back edges of a depth-first search from the entry left
+/// out), taking the lowest PC among the instructions whose predecessors are all ranked.
+///
+/// The interpreter runs a divergent warp's lanes with the lowest rank first. On structured
+/// code laid out in order this is the lowest PC (the min-PC rule), but compilers also place cold
+/// blocks after the code they return to (nvcc's `if (__builtin_expect(c, 0))`, LLVM's block
+/// placement): by address the lanes at the join would run ahead of the lanes still in the
+/// out-of-line block, and meet `vote.sync`, `shfl.sync` or a barrier without them. In
+/// topological order an instruction comes after every instruction that reaches it without
+/// going around a loop, so the lanes reconverge at the join first. Ties go to the lower PC,
+/// which keeps a loop's body ahead of its exit whatever the layout. Unreachable instructions
+/// come last, in PC order.
+pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = code.len();
+    let succs = |pc: usize| -> [Option<usize>; 2] {
+        let next = Some(pc + 1).filter(|&x| x < n);
+        match &code[pc].op {
+            Op::Bra { target, .. } => {
+                let t = Some(*target as usize).filter(|&t| t < n);
+                if code[pc].guard.is_none() {
+                    [t, None]
+                } else {
+                    [t, next]
+                }
+            }
+            Op::Ret | Op::Exit | Op::Trap if code[pc].guard.is_none() => [None, None],
+            _ => [next, None],
+        }
+    };
+    // Depth-first search (iterative) to find back edges: edges to an instruction on the stack.
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; n];
+    let mut back = vec![[false; 2]; n];
+    if n > 0 {
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        state[0] = OPEN;
+        while let Some(top) = stack.last_mut() {
+            let (pc, k) = *top;
+            if k < 2 {
+                top.1 += 1;
+                if let Some(t) = succs(pc)[k] {
+                    match state[t] {
+                        NEW => {
+                            state[t] = OPEN;
+                            stack.push((t, 0));
+                        }
+                        OPEN => back[pc][k] = true,
+                        _ => {}
+                    }
+                }
+            } else {
+                state[pc] = DONE;
+                stack.pop();
+            }
+        }
+    }
+    // Kahn's algorithm over the forward edges of the reachable instructions, lowest PC first.
+    let mut preds = vec![0u32; n];
+    for pc in 0..n {
+        if state[pc] != DONE {
+            continue;
+        }
+        for (k, t) in succs(pc).into_iter().enumerate() {
+            if let Some(t) = t {
+                if !back[pc][k] {
+                    preds[t] += 1;
+                }
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; n];
+    let mut ready = BinaryHeap::new();
+    if n > 0 {
+        ready.push(Reverse(0usize));
+    }
+    let mut next_rank = 0u32;
+    while let Some(Reverse(pc)) = ready.pop() {
+        rank[pc] = next_rank;
+        next_rank += 1;
+        for (k, t) in succs(pc).into_iter().enumerate() {
+            if let Some(t) = t {
+                if !back[pc][k] {
+                    preds[t] -= 1;
+                    if preds[t] == 0 {
+                        ready.push(Reverse(t));
+                    }
+                }
+            }
+        }
+    }
+    for r in rank.iter_mut() {
+        if *r == u32::MAX {
+            *r = next_rank;
+            next_rank += 1;
+        }
+    }
+    rank
 }
 
 /// What the lowering needs besides the AST.

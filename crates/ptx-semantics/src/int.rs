@@ -375,6 +375,127 @@ pub fn cnot(t: IntTy, a: u64) -> u64 {
     (t.trunc(a) == 0) as u64
 }
 
+/// `fns.b32 d, mask, base, offset` (PTX ISA §"fns"): the position of the `|offset|`-th set bit
+/// of `mask` counting from bit `base` upwards (`offset > 0`) or downwards (`offset < 0`),
+/// `base` itself when `offset == 0` and bit `base` is set; `0xffffffff` when there is none.
+/// `base > 31` is undefined in the ISA; here no bit is found.
+#[inline]
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    if base > 31 {
+        return u32::MAX;
+    }
+    if offset == 0 {
+        return if mask >> base & 1 == 1 {
+            base
+        } else {
+            u32::MAX
+        };
+    }
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i32;
+    let inc = if offset > 0 { 1 } else { -1 };
+    while (0..32).contains(&pos) {
+        if mask >> pos & 1 == 1 {
+            if count == 0 {
+                return pos as u32;
+            }
+            count -= 1;
+        }
+        pos += inc;
+    }
+    u32::MAX
+}
+
+/// The operation of the SIMD video instructions `vadd2/4`, `vsub2/4`, `vavrg2/4`,
+/// `vabsdiff2/4`, `vmin2/4`, `vmax2/4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoOp {
+    /// `vadd2`, `vadd4`
+    Add,
+    /// `vsub2`, `vsub4`
+    Sub,
+    /// `vavrg2`, `vavrg4`: `(a + b + 1) >> 1` when `a + b >= 0`, else `(a + b) >> 1`
+    Avrg,
+    /// `vabsdiff2`, `vabsdiff4`
+    AbsDiff,
+    /// `vmin2`, `vmin4`
+    Min,
+    /// `vmax2`, `vmax4`
+    Max,
+}
+
+/// The SIMD video instructions with the default selectors (`a`'s and `b`'s own halfwords or
+/// bytes; PTX ISA §"SIMD Video Instructions"): `lanes` (2 or 4) elements of `32 / lanes` bits,
+/// sign- or zero-extended per operand type; `.sat` clamps each result to the destination
+/// type's element range; with `add` (`.add`) `d = c + Σ mask[i] ? t[i] : 0`, otherwise each
+/// element of `d` is `t[i]` where `mask` has its bit, else the element of `c`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn video_simd(
+    op: VideoOp,
+    lanes: u32,
+    d_signed: bool,
+    a_signed: bool,
+    b_signed: bool,
+    sat: bool,
+    add: bool,
+    mask: u32,
+    a: u32,
+    b: u32,
+    c: u32,
+) -> u32 {
+    let w = 32 / lanes;
+    let emask = (1u64 << w) - 1;
+    let elem = |v: u32, i: u32, signed: bool| -> i64 {
+        let e = ((v as u64) >> (w * i)) & emask;
+        if signed && e >> (w - 1) & 1 == 1 {
+            e as i64 - (1i64 << w)
+        } else {
+            e as i64
+        }
+    };
+    let mut d: u32 = if add { c } else { 0 };
+    for i in 0..lanes {
+        let (va, vb) = (elem(a, i, a_signed), elem(b, i, b_signed));
+        let mut t = match op {
+            VideoOp::Add => va + vb,
+            VideoOp::Sub => va - vb,
+            VideoOp::Avrg => {
+                if va + vb >= 0 {
+                    (va + vb + 1) >> 1
+                } else {
+                    (va + vb) >> 1
+                }
+            }
+            VideoOp::AbsDiff => (va - vb).abs(),
+            VideoOp::Min => va.min(vb),
+            VideoOp::Max => va.max(vb),
+        };
+        if sat {
+            let (lo, hi) = if d_signed {
+                (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+            } else {
+                (0, (1i64 << w) - 1)
+            };
+            t = t.clamp(lo, hi);
+        }
+        let on = mask >> i & 1 == 1;
+        if add {
+            if on {
+                d = d.wrapping_add(t as u32);
+            }
+        } else {
+            let e = if on {
+                t as u64 & emask
+            } else {
+                ((c as u64) >> (w * i)) & emask
+            };
+            d |= (e << (w * i)) as u32;
+        }
+    }
+    d
+}
+
 /// `lop3.b32 d, a, b, c, immLut`: each result bit is `immLut[(a<<2)|(b<<1)|c]`
 /// (PTX ISA §"lop3": `F(a,b,c)` with `ta = 0xF0, tb = 0xCC, tc = 0xAA`).
 #[inline]

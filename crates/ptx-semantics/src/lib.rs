@@ -16,6 +16,7 @@
 //! | [`warp`] | `shfl.sync` source lane and predicate, `vote.sync`, `match.sync`, `redux.sync`, `activemask` |
 //! | [`atom`] | the combine function of `atom`/`red` for every operation and type |
 //! | [`mma`] | `mma.sync` m16n8k16/m16n8k8 (f16, bf16, tf32) fragments and arithmetic, `ldmatrix` |
+//! | [`wmma`] | `wmma.load/.mma/.store` fragments (implementation-defined layout) and arithmetic |
 //! | [`wgmma`] | `wgmma.mma_async` m64nNk16 f16/bf16 and m64nNk8 tf32 through shared-memory matrix descriptors (all swizzle modes) |
 //! | [`round`] | exact rounding of `m·2^e` into any binary format in every rounding mode |
 //!
@@ -36,5 +37,6 @@ pub mod mma;
 pub mod round;
 pub mod warp;
 pub mod wgmma;
+pub mod wmma;
 
 pub use round::Rnd;

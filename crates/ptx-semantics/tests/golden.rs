@@ -656,6 +656,7 @@ fn wgmma_reads_operands_through_descriptors_as_the_isa_layouts() {
             negate_b: v[3] != 0,
             trans_a: v[4] != 0,
             trans_b: v[5] != 0,
+            f16_accumulator: false,
         };
         let (ad, bd, nwords) = (v[6], v[7], v[8] as usize);
         let words = &v[9..9 + nwords];

@@ -430,6 +430,22 @@ fn primary(i: &mut Input<'_, '_>) -> PResult<Expr> {
 
 const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
 
+/// A vector component, or a video instruction's byte/half-word mask or selector (`%r1.b20`,
+/// `%r2.b3210`, `%r3.h10`).
+fn is_component(text: &str) -> bool {
+    if COMPONENTS.contains(&text) {
+        return true;
+    }
+    let sel = |rest: &str, max: usize| {
+        (1..=max).contains(&rest.len()) && rest.bytes().all(|c| (b'0'..=b'7').contains(&c))
+    };
+    match text.get(..2) {
+        Some(".b") => sel(&text[2..], 4),
+        Some(".h") => sel(&text[2..], 2),
+        _ => false,
+    }
+}
+
 fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     let t = peek(i);
     match t.kind {
@@ -453,6 +469,26 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
         }
         Tok::LBracket => address(i),
         Tok::Underscore => {
+            // `_|%p`: a sink for the value part of a `d|p` destination (lop3, setp, shfl...).
+            let (pipe, second) = (peek_nth(i, 1), peek_nth(i, 2));
+            if pipe.kind == Tok::Pipe && second.kind == Tok::Ident {
+                bump(i);
+                bump(i);
+                bump(i);
+                return Ok(Operand::PredPair(
+                    Name {
+                        name: SmolStr::new("_"),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Name {
+                        name: SmolStr::new(second.text),
+                        component: None,
+                        span: second.span(),
+                    },
+                    t.span().to(second.span()),
+                ));
+            }
             bump(i);
             Ok(Operand::Sink(t.span()))
         }
@@ -481,7 +517,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             let next = peek_nth(i, 1);
             if next.kind == Tok::Dot
                 && next.start == t.start + t.text.len() as u32
-                && COMPONENTS.contains(&next.text)
+                && is_component(next.text)
             {
                 bump(i);
                 bump(i);
@@ -514,6 +550,26 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     },
                     Box::new(index),
                     span,
+                ));
+            }
+            if next.kind == Tok::Pipe && peek_nth(i, 2).kind == Tok::Underscore {
+                // `%p|_`: a sink for the second part of a `p|q` destination.
+                let sink = peek_nth(i, 2);
+                bump(i);
+                bump(i);
+                bump(i);
+                return Ok(Operand::PredPair(
+                    Name {
+                        name: SmolStr::new(t.text),
+                        component: None,
+                        span: t.span(),
+                    },
+                    Name {
+                        name: SmolStr::new("_"),
+                        component: None,
+                        span: sink.span(),
+                    },
+                    t.span().to(sink.span()),
                 ));
             }
             if ends_operand(next.kind) {

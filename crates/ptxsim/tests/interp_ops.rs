@@ -341,3 +341,373 @@ fn min_max_xorsign_abs() {
         );
     }
 }
+
+/// Runs kernel `k` of a complete module (one `.u64 out` parameter) with `threads` threads in one
+/// CTA; the first `words` words of `out`, or the error text.
+fn try_run_module(ptx: &str, threads: u32, words: usize) -> Result<Vec<u32>, String> {
+    let module = ptx_syntax::parse(ptx).map_err(|e| format!("{e:?}"))?;
+    let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).map_err(|e| e.to_string())?;
+    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    };
+    s.launch("k", &[KernelArg::Pointer(out)], cfg)
+        .map_err(|e| e.to_string())?;
+    Ok(s.read_buffer(out, 4 * words)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+/// A `.version 8.2` / `sm_90` module: `funcs` before the kernel, whose body is `body` (as `run`).
+fn module(funcs: &str, regs: &str, body: &str) -> String {
+    format!(
+        ".version 8.2\n.target sm_90\n.address_size 64\n\n{funcs}\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<64>;\n.reg .b64 %rd<32>;\n{regs}\n\
+         ld.param.u64 %rd1, [out];\n\
+         cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n\
+         {body}\n\
+         ret;\n}}\n"
+    )
+}
+
+#[test]
+fn lop3_with_a_predicate_result() {
+    // PTX ISA 8.2: lop3.BoolOp.b32 d|p, a, b, c, immLut, q computes d as lop3 and
+    // p = (d != 0) BoolOp q; `_` may replace d. a = tid * 0x9E3779B1, b = ~tid << 3, c = tid & 5
+    // (zero for some lanes), q = tid odd.
+    let body = "mul.lo.u32 %r2, %r1, -1640531535;\nnot.b32 %r3, %r1;\nshl.b32 %r3, %r3, 3;\n\
+                and.b32 %r4, %r1, 5;\nand.b32 %r5, %r1, 1;\nsetp.ne.u32 %p1, %r5, 0;\n\
+                lop3.and.b32 %r6|%p2, %r4, %r2, %r4, 0xC0, %p1;\nselp.u32 %r7, 1, 0, %p2;\n\
+                lop3.or.b32 _|%p3, %r4, %r3, %r4, 0x88, %p1;\nselp.u32 %r8, 1, 0, %p3;\n\
+                lop3.or.b32 %r9|%p4, %r2, %r3, %r4, 0x96, %p1;\nselp.u32 %r10, 1, 0, %p4;\n"
+        .to_string()
+        + &store(6, 5, 0)
+        + &store(7, 5, 1)
+        + &store(8, 5, 2)
+        + &store(9, 5, 3)
+        + &store(10, 5, 4);
+    let out = try_run_module(&module("", "", &body), 32, 160).unwrap();
+    for t in 0..32u32 {
+        let (a, b, c, q) = (t.wrapping_mul(0x9E37_79B1), !t << 3, t & 5, t & 1 == 1);
+        let o = &out[5 * t as usize..5 * t as usize + 5];
+        let d1 = c & a; // 0xC0: ta & tb with (a, b) = (c, a)
+        assert_eq!(o[0], d1, "lop3.and d tid {t}");
+        assert_eq!(o[1], (d1 != 0 && q) as u32, "lop3.and p tid {t}");
+        let d2 = c & b; // 0x88: tb & tc with (b, c) = (b, c)
+        assert_eq!(o[2], (d2 != 0 || q) as u32, "lop3.or p (d sunk) tid {t}");
+        let d3 = a ^ b ^ c;
+        assert_eq!(o[3], d3, "lop3.or d tid {t}");
+        assert_eq!(o[4], (d3 != 0 || q) as u32, "lop3.or p tid {t}");
+    }
+}
+
+#[test]
+fn bar_warp_sync_waits_only_for_its_warp() {
+    // Only warp 0 executes bar.warp.sync; then the whole CTA meets at bar.sync 0. Treating
+    // bar.warp.sync as a CTA barrier deadlocks (warp 1 never reaches it).
+    let body = "setp.ge.u32 %p1, %r1, 32;\n@%p1 bra SKIP;\nbar.warp.sync -1;\nSKIP:\nbar.sync 0;\n\
+                add.u32 %r2, %r1, 7;\n"
+        .to_string()
+        + &store(2, 1, 0);
+    let out = try_run_module(&module("", "", &body), 64, 64).unwrap();
+    assert_eq!(out, (7..71).collect::<Vec<u32>>());
+}
+
+/// Lanes with tid % 3 == 0 branch to a block placed after the join (as nvcc places an
+/// unlikely branch) and jump back; then `sync` runs for the whole warp.
+fn out_of_line(sync: &str) -> String {
+    format!(
+        "rem.u32 %r2, %r1, 3;\nsetp.eq.u32 %p1, %r2, 0;\nmov.u32 %r3, %r1;\n@%p1 bra COLD;\n\
+         JOIN:\n{sync}\nbra.uni DONE;\nCOLD:\nmul.lo.u32 %r3, %r1, 1000;\nbra.uni JOIN;\nDONE:\n"
+    )
+}
+
+#[test]
+fn warp_sync_instructions_after_an_out_of_line_block() {
+    // Every lane must take part in the ballot, the redux and the shuffle: the lanes of the cold
+    // block arrive after the others passed the join by address order.
+    let sync = "and.b32 %r4, %r3, 1;\nsetp.ne.u32 %p2, %r4, 0;\n\
+                vote.sync.ballot.b32 %r5, %p2, -1;\n\
+                redux.sync.max.u32 %r6, %r3, -1;\n\
+                shfl.sync.bfly.b32 %r7, %r3, 1, 31, -1;\n\
+                match.any.sync.b32 %r8, %r4, -1;";
+    let body =
+        out_of_line(sync) + &store(5, 4, 0) + &store(6, 4, 1) + &store(7, 4, 2) + &store(8, 4, 3);
+    let out = try_run_module(&module("", "", &body), 32, 128).unwrap();
+    let v: Vec<u32> = (0..32)
+        .map(|t| if t % 3 == 0 { t * 1000 } else { t })
+        .collect();
+    let ballot: u32 = (0..32).filter(|&l| v[l] & 1 == 1).map(|l| 1 << l).sum();
+    for t in 0..32usize {
+        let o = &out[4 * t..4 * t + 4];
+        assert_eq!(o[0], ballot, "ballot lane {t}");
+        assert_eq!(o[1], *v.iter().max().unwrap(), "redux.max lane {t}");
+        assert_eq!(o[2], v[t ^ 1], "shfl.bfly lane {t}");
+        let same: u32 = (0..32)
+            .filter(|&l| v[l] & 1 == v[t] & 1)
+            .map(|l| 1 << l)
+            .sum();
+        assert_eq!(o[3], same, "match.any lane {t}");
+    }
+}
+
+#[test]
+fn vote_waits_for_the_lanes_of_its_mask_until_they_exit() {
+    // Lanes >= 16 skip the ballot (guard false) and exit: the ballot of lanes < 16 waits for them
+    // (they are in the membermask), then completes over the lanes that did not exit.
+    let body = "setp.lt.u32 %p1, %r1, 16;\nand.b32 %r2, %r1, 3;\nsetp.eq.u32 %p2, %r2, 1;\n\
+                @%p1 vote.sync.ballot.b32 %r3, %p2, -1;\n@!%p1 bra END;\n"
+        .to_string()
+        + &store(3, 1, 0)
+        + "END:\n";
+    let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
+    for (t, &o) in out.iter().enumerate() {
+        assert_eq!(o, if t < 16 { 0x2222 } else { 0 }, "lane {t}");
+    }
+}
+
+#[test]
+fn warp_sync_at_two_different_instructions_is_a_clear_fault() {
+    // if (lane < 16) shfl A else shfl B, both with the full mask: the ISA lets them meet, the
+    // interpreter does not model that and must say so rather than return partial results.
+    let body = "setp.lt.u32 %p1, %r1, 16;\n@%p1 bra LOW;\n\
+                shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\nbra.uni JOIN;\n\
+                LOW:\nshfl.sync.idx.b32 %r2, %r1, 31, 31, -1;\nJOIN:\n"
+        .to_string()
+        + &store(2, 1, 0);
+    let err = try_run_module(&module("", "", &body), 32, 32).unwrap_err();
+    assert!(
+        err.contains("warp-synchronous instruction never completes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn warp_sync_in_a_call_made_by_part_of_the_mask_is_a_clear_fault() {
+    // As -G builds call __ballot_sync's wrapper: lanes < 16 call it first, lanes >= 16 later
+    // from another call site; the full-mask vote inside cannot gather them in this model.
+    let funcs = ".func (.reg .b32 r) ballot(.reg .b32 p)\n{\n.reg .pred q;\n\
+                 setp.ne.u32 q, p, 0;\nvote.sync.ballot.b32 r, q, -1;\nret;\n}\n";
+    let body = "and.b32 %r2, %r1, 1;\nsetp.lt.u32 %p1, %r1, 16;\n@!%p1 bra HIGH;\n\
+                call.uni (%r3), ballot, (%r2);\nbra.uni JOIN;\n\
+                HIGH:\ncall.uni (%r3), ballot, (%r2);\nJOIN:\n"
+        .to_string()
+        + &store(3, 1, 0);
+    let err = try_run_module(&module(funcs, "", &body), 32, 32).unwrap_err();
+    assert!(err.contains("not executing this call"), "{err}");
+}
+
+#[test]
+fn vector_atomics_add_each_element() {
+    // sm_90 atom.global.v4.f32.add and red.global.v2.f32.add: element i of every lane adds to
+    // out[i]; each element is atomic, so the sums are exact for these integers.
+    let regs = ".reg .f32 %f<16>;";
+    let body = "cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, %f1;\nmov.f32 %f3, 0f3F800000;\n\
+                mul.f32 %f4, %f1, 0f40400000;\n\
+                atom.global.v4.f32.add {%f5, %f6, %f7, %f8}, [%rd1], {%f1, %f2, %f3, %f4};\n\
+                red.global.add.v2.f32 [%rd1+16], {%f3, %f1};\n";
+    let out = try_run_module(&module("", regs, body), 64, 6).unwrap();
+    let s: f32 = (0..64).map(|t| t as f32).sum();
+    let want = [s, 2.0 * s, 64.0, 3.0 * s, 64.0, s];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(f32::from_bits(out[i]), *w, "element {i}");
+    }
+}
+
+#[test]
+fn wmma_load_mma_store_through_shared_memory() {
+    // A (16x16 f16, row-major) and B (16x16 f16, stored column-major with leading dimension 24)
+    // written to shared memory by the warp; C = 1 in every element from wmma.load.c of a
+    // constant shared tile; D = A B + C stored row-major with stride 20 floats to global.
+    // A[i][k] = (3i + k) % 7 - 3, B[k][j] = (k + 5j) % 5 - 2.
+    let regs = ".reg .b16 %h<4>;\n.reg .f32 %f<40>;\n.reg .b32 %a<8>;\n.reg .b32 %b<8>;\n\
+                .shared .align 32 .b8 sa[512];\n.shared .align 32 .b8 sb[768];\n\
+                .shared .align 32 .b8 sc[1024];";
+    let body = "mov.u32 %r2, %r1;\n\
+         LOOP:\n\
+         shr.u32 %r3, %r2, 4;\nand.b32 %r4, %r2, 15;\n\
+         mad.lo.u32 %r5, %r3, 3, %r4;\nrem.u32 %r5, %r5, 7;\nadd.s32 %r5, %r5, -3;\n\
+         cvt.rn.f16.s32 %h1, %r5;\nmov.u32 %r6, sa;\nmad.lo.u32 %r7, %r2, 2, %r6;\nst.shared.b16 [%r7], %h1;\n\
+         mad.lo.u32 %r5, %r4, 5, %r3;\nrem.u32 %r5, %r5, 5;\nadd.s32 %r5, %r5, -2;\n\
+         cvt.rn.f16.s32 %h2, %r5;\nmov.u32 %r6, sb;\nmad.lo.u32 %r8, %r4, 24, %r3;\n\
+         mad.lo.u32 %r8, %r8, 2, %r6;\nst.shared.b16 [%r8], %h2;\n\
+         mov.u32 %r6, sc;\nmad.lo.u32 %r9, %r2, 4, %r6;\nst.shared.u32 [%r9], 0f3F800000;\n\
+         add.u32 %r2, %r2, 32;\nsetp.lt.u32 %p1, %r2, 256;\n@%p1 bra LOOP;\n\
+         bar.warp.sync -1;\n\
+         mov.u32 %r10, sa;\nmov.u32 %r11, sb;\nmov.u32 %r12, sc;\n\
+         wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%r10];\n\
+         wmma.load.b.sync.aligned.col.m16n16k16.shared.f16 {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, [%r11], 24;\n\
+         wmma.load.c.sync.aligned.row.m16n16k16.shared.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%r12];\n\
+         wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17}, \
+         {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, \
+         {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};\n\
+         wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], \
+         {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17}, 20;\n";
+    let out = try_run_module(&module("", regs, body), 32, 16 * 20).unwrap();
+    for i in 0..16i32 {
+        for j in 0..16i32 {
+            let d: i32 = 1
+                + (0..16)
+                    .map(|k| ((3 * i + k) % 7 - 3) * ((k + 5 * j) % 5 - 2))
+                    .sum::<i32>();
+            assert_eq!(
+                f32::from_bits(out[(i * 20 + j) as usize]),
+                d as f32,
+                "D[{i}][{j}]"
+            );
+        }
+        for j in 16..20 {
+            assert_eq!(
+                out[(i * 20 + j) as usize],
+                0,
+                "padding [{i}][{j}] untouched"
+            );
+        }
+    }
+}
+
+#[test]
+fn wmma_needs_the_whole_warp() {
+    let regs = ".reg .b32 %a<8>;\n.shared .align 32 .b8 sa[512];";
+    let body = "mov.u32 %r10, sa;\n\
+                wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%r10];\n";
+    let err = try_run_module(&module("", regs, body), 16, 1).unwrap_err();
+    assert!(err.contains("all 32 threads of the warp"), "{err}");
+}
+
+#[test]
+fn reg_return_values_reach_the_caller() {
+    // `.func (.reg .b32 r) f(.reg .b32 a, .reg .b32 b)`: the return value is a register of the
+    // callee, copied to the caller's destination register on return.
+    let funcs = ".func (.reg .b32 r) madd(.reg .b32 a, .reg .b32 b)\n{\n\
+                 mad.lo.u32 r, a, b, 11;\nret;\n}\n";
+    let body =
+        "add.u32 %r2, %r1, 3;\ncall.uni (%r3), madd, (%r1, %r2);\n".to_string() + &store(3, 1, 0);
+    let out = try_run_module(&module(funcs, "", &body), 32, 32).unwrap();
+    for t in 0..32u32 {
+        assert_eq!(out[t as usize], t * (t + 3) + 11, "lane {t}");
+    }
+}
+
+#[test]
+fn fns_video_simd_and_packed_min_max() {
+    // a = tid * 0x9E3779B1, b = ~a rotated; fns over offsets -3..=3 from base tid; vabsdiff4
+    // (merge into c under mask .b20 with .sat), vabsdiff2.add, vmax4.s32 (signed bytes),
+    // max.relu.s32, min.relu.s16x2, add.u16x2.
+    let body =
+        "mul.lo.u32 %r2, %r1, -1640531535;\nnot.b32 %r3, %r2;\nshf.l.wrap.b32 %r3, %r3, %r3, 7;\n\
+                rem.u32 %r4, %r1, 7;\nadd.s32 %r4, %r4, -3;\n\
+                fns.b32 %r5, %r2, %r1, %r4;\n\
+                vabsdiff4.u32.u32.u32.sat %r6.b20, %r2, %r3, %r1;\n\
+                vabsdiff2.u32.u32.u32.add %r7, %r2, %r3, %r1;\n\
+                vmax4.s32.s32.s32 %r8, %r2, %r3, %r1;\n\
+                max.relu.s32 %r9, %r2, %r3;\n\
+                min.relu.s16x2 %r10, %r2, %r3;\n\
+                add.u16x2 %r11, %r2, %r3;\n"
+            .to_string()
+            + &store(5, 7, 0)
+            + &store(6, 7, 1)
+            + &store(7, 7, 2)
+            + &store(8, 7, 3)
+            + &store(9, 7, 4)
+            + &store(10, 7, 5)
+            + &store(11, 7, 6);
+    let out = try_run_module(&module("", "", &body), 32, 224).unwrap();
+    let bytes = |v: u32| -> [i64; 4] { std::array::from_fn(|k| (v >> (8 * k) & 0xff) as i64) };
+    let halves = |v: u32| -> [i64; 2] { std::array::from_fn(|k| (v >> (16 * k) & 0xffff) as i64) };
+    for t in 0..32u32 {
+        let a = t.wrapping_mul(0x9E37_79B1);
+        let b = (!a).rotate_left(7);
+        let off = (t % 7) as i32 - 3;
+        let o = &out[7 * t as usize..7 * t as usize + 7];
+        // fns: the |off|-th set bit from bit t upwards (off > 0) or downwards (off < 0).
+        let want_fns = if off == 0 {
+            if a >> t & 1 == 1 {
+                t
+            } else {
+                u32::MAX
+            }
+        } else {
+            let mut found = u32::MAX;
+            let mut left = off.unsigned_abs();
+            let mut pos = t as i32;
+            while (0..32).contains(&pos) {
+                if a >> pos & 1 == 1 {
+                    left -= 1;
+                    if left == 0 {
+                        found = pos as u32;
+                        break;
+                    }
+                }
+                pos += off.signum();
+            }
+            found
+        };
+        assert_eq!(o[0], want_fns, "fns tid {t} offset {off}");
+        let (ab, bb, cb) = (bytes(a), bytes(b), bytes(t));
+        let merged: u32 = (0..4)
+            .map(|k| {
+                let e = if k == 0 || k == 2 {
+                    (ab[k] - bb[k]).abs().min(255)
+                } else {
+                    cb[k]
+                };
+                (e as u32) << (8 * k)
+            })
+            .sum();
+        assert_eq!(o[1], merged, "vabsdiff4.sat.b20 tid {t}");
+        let (ah, bh) = (halves(a), halves(b));
+        let sad = t as i64 + (0..2).map(|k| (ah[k] - bh[k]).abs()).sum::<i64>();
+        assert_eq!(o[2], sad as u32, "vabsdiff2.add tid {t}");
+        let sb = |v: i64| if v >= 128 { v - 256 } else { v };
+        let vmax: u32 = (0..4)
+            .map(|k| ((sb(ab[k]).max(sb(bb[k])) as u32) & 0xff) << (8 * k))
+            .sum();
+        assert_eq!(o[3], vmax, "vmax4.s32 tid {t}");
+        assert_eq!(
+            o[4],
+            (a as i32).max(b as i32).max(0) as u32,
+            "max.relu.s32 tid {t}"
+        );
+        let sh = |v: i64| if v >= 32768 { v - 65536 } else { v };
+        let mn: u32 = (0..2)
+            .map(|k| ((sh(ah[k]).min(sh(bh[k])).max(0) as u32) & 0xffff) << (16 * k))
+            .sum();
+        assert_eq!(o[5], mn, "min.relu.s16x2 tid {t}");
+        let add: u32 = (0..2)
+            .map(|k| (((ah[k] + bh[k]) as u32) & 0xffff) << (16 * k))
+            .sum();
+        assert_eq!(o[6], add, "add.u16x2 tid {t}");
+    }
+}
+
+#[test]
+fn elect_sync_picks_one_leader_per_mask() {
+    // Lanes 3..=31 run elect.sync with the mask of lanes >= 3 (lanes 0-2 exit first): every lane
+    // gets the leader's lane id (3) and only the leader's predicate is true; griddepcontrol is a
+    // no-op for a single launch.
+    let body = "setp.lt.u32 %p1, %r1, 3;\n@%p1 bra END;\ngriddepcontrol.wait;\n\
+                elect.sync %r2|%p2, 0xfffffff8;\nselp.u32 %r3, 1, 0, %p2;\n\
+                elect.sync _|%p3, 0xfffffff8;\nselp.u32 %r4, 1, 0, %p3;\n\
+                griddepcontrol.launch_dependents;\n"
+        .to_string()
+        + &store(2, 3, 0)
+        + &store(3, 3, 1)
+        + &store(4, 3, 2)
+        + "END:\n";
+    let out = try_run_module(&module("", "", &body), 32, 96).unwrap();
+    for t in 0..32usize {
+        let o = &out[3 * t..3 * t + 3];
+        if t < 3 {
+            assert_eq!(o, [0, 0, 0], "lane {t} exited");
+        } else {
+            assert_eq!(o, [3, (t == 3) as u32, (t == 3) as u32], "lane {t}");
+        }
+    }
+}

@@ -4,16 +4,16 @@
 
 use assert_cmd::Command;
 
-// `fns` (find n-th set bit) is legal PTX for sm_80 that the interpreter does not implement.
+// `vshl` (the scalar video shift) is legal PTX for sm_80 that the interpreter does not implement.
 const MODULE: &str = r#".version 8.0
 .target sm_80
 .address_size 64
 
-.func (.param .b32 r) uses_fns(.param .b32 a)
+.func (.param .b32 r) uses_vshl(.param .b32 a)
 {
 	.reg .b32 %r<4>;
 	ld.param.b32 %r1, [a];
-	fns.b32 %r2, %r1, 0, 1;
+	vshl.u32.u32.u32.clamp %r2, %r1, %r1;
 	st.param.b32 [r], %r2;
 	ret;
 }
@@ -34,7 +34,7 @@ const MODULE: &str = r#".version 8.0
 {
 	.reg .b32 %r<3>;
 	mov.u32 %r1, %tid.x;
-	fns.b32 %r2, %r1, 0, 1;
+	vshl.u32.u32.u32.clamp %r2, %r1, %r1;
 	ret;
 }
 
@@ -46,7 +46,7 @@ const MODULE: &str = r#".version 8.0
 	.param .b32 a;
 	.param .b32 r;
 	st.param.b32 [a], %r1;
-	call.uni (r), uses_fns, (a);
+	call.uni (r), uses_vshl, (a);
 	ld.param.b32 %r2, [r];
 	}
 	ret;
@@ -86,7 +86,7 @@ fn a_kernel_with_the_instruction_names_its_position() {
     assert_eq!(code, 2, "{err}");
     let want = format!("{}:30:", ptx.display());
     assert!(err.contains(&want), "{err}");
-    assert!(err.contains("fns"), "{err}");
+    assert!(err.contains("vshl"), "{err}");
 }
 
 #[test]

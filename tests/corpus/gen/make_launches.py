@@ -1210,6 +1210,651 @@ def _(r):
 
 
 # ----------------------------------------------------------------------------------------------
+# Second sweep of user kernels (nn_ops, libm, libm_fast, cub_block, wmma_gemm, warp_reduce,
+# int_bits, atomics64, warp_diverge)
+
+def _key(a):
+    """Float bits mapped to integers that order like the values (for counting ulp steps)."""
+    a = np.asarray(a)
+    ut = np.uint32 if a.dtype == np.float32 else np.uint64
+    sign = 1 << (8 * a.dtype.itemsize - 1)
+    return [-(int(b) - sign) if int(b) >= sign else int(b) for b in a.view(ut).ravel()]
+
+
+def _ulp_steps(want, err, dtype=np.float32):
+    """The most representable steps (the comparator's ulp distance) between `want` (the correctly
+    rounded reference) and any value within `err` (absolute, per element, in float64) of it,
+    plus one for rounding at the interval's ends."""
+    w = np.asarray(want, dtype).ravel()
+    e = np.broadcast_to(np.asarray(err, np.float64), np.shape(want)).ravel()
+    hi = (w.astype(np.float64) + e).astype(dtype)
+    lo = (w.astype(np.float64) - e).astype(dtype)
+    return max(max(h - c, c - lw) for h, c, lw in zip(_key(hi), _key(w), _key(lo))) + 1
+
+
+def _ulp32(v):
+    return np.spacing(np.abs(np.float32(v)) if np.isscalar(v) else np.abs(np.asarray(v, np.float32))).astype(np.float64)
+
+
+F32 = np.float32
+
+
+@spec("nn_ops", "rmsnorm_f32")
+def _(r):
+    rows, cols, eps = 6, 200, F32(1e-6)
+    x = r.integers(-8, 9, (rows, cols)).astype(F32)
+    x[3] = 0  # an all-zero row: rstd = 1/sqrt(eps)
+    w = (r.integers(1, 9, cols) / 4).astype(F32)
+    ss = (x.astype(np.float64) ** 2).sum(1).astype(F32)  # integers < 2^24: exact in any order
+    ms = ss / F32(cols)                     # div.rn.f32
+    rstd = F32(1) / np.sqrt(ms + eps)       # add.f32, sqrt.rn.f32, div.rn.f32 (numpy rounds each once)
+    y = (x * rstd[:, None]) * w             # two mul.f32 in source order
+    return dict(grid=[rows], block=[128],
+                args=[In("x", x.ravel()), In("w", w), Zeros("y", F32, rows * cols), Zeros("rstd", F32, rows),
+                      Scalar("cols", "s32", cols), Scalar("eps", "f32", eps)],
+                expect=[Expect(2, y.astype(F32).ravel()), Expect(3, rstd.astype(F32))],
+                comment="RMS norm, 6 rows x 200 (128 threads, two strided passes): sum of squares through "
+                        "__shfl_xor_sync and shared partials, mean by division, 1/sqrtf (IEEE div.rn/sqrt.rn), "
+                        "y = x * rstd * w. Integer inputs: the sum is exact and every later step is one IEEE "
+                        "rounding numpy repeats.")
+
+
+@spec("nn_ops", "rotary_f32")
+def _(r):
+    seq, heads, dim = 8, 2, 32
+    half = dim // 2
+    pos = (np.arange(seq) * 37 + 5).astype(np.int32)
+    inv_freq = (1.0 / 10000.0 ** (np.arange(half) * 2.0 / dim)).astype(F32)  # host-side, as frameworks do
+    ang = pos.astype(F32)[:, None] * inv_freq[None, :]  # mul.f32 (cvt.rn.f32.s32 exact): reproduced exactly
+    c = np.cos(ang.astype(np.float64))
+    s = np.sin(ang.astype(np.float64))
+    # Inputs drawn so that neither rotated component cancels: |out| >= (|x0 c| + |x1 s|) / 4.
+    x = np.zeros((seq, heads, dim), F32)
+    for si in range(seq):
+        for h in range(heads):
+            for i in range(half):
+                while True:
+                    x0, x1 = r.standard_normal(2).astype(F32).astype(np.float64)
+                    mag = abs(x0 * c[si, i]) + abs(x1 * s[si, i])
+                    o0, o1 = x0 * c[si, i] - x1 * s[si, i], x1 * c[si, i] + x0 * s[si, i]
+                    if min(abs(o0), abs(o1)) >= mag / 4 and mag > 0.1:
+                        break
+                x[si, h, i], x[si, h, i + half] = x0, x1
+    X = x.astype(np.float64)
+    cb, sb = c[:, None, :], s[:, None, :]
+    x0, x1 = X[..., :half], X[..., half:]
+    out = np.concatenate([x0 * cb - x1 * sb, x1 * cb + x0 * sb], -1)
+    c32, s32 = c.astype(F32), s.astype(F32)
+    # |error| <= |x0| * 2 ulp(c) + |x1| * 2 ulp(s) (sincosf: 2 ulp, CUDA Programming Guide) plus
+    # half an ulp for each product and for the sum (fewer with FMA contraction).
+    p0, p1 = np.abs(x0 * cb), np.abs(x1 * sb)
+    uc, us = _ulp32(np.broadcast_to(c32[:, None, :], x0.shape)), _ulp32(np.broadcast_to(s32[:, None, :], x0.shape))
+    e0 = np.abs(x0) * 2 * uc + np.abs(x1) * 2 * us + 0.5 * (_ulp32(p0) + _ulp32(p1))
+    e1 = np.abs(x1) * 2 * uc + np.abs(x0) * 2 * us + 0.5 * (_ulp32(np.abs(x1 * cb)) + _ulp32(np.abs(x0 * sb)))
+    err = np.concatenate([e0, e1], -1) + 0.5 * _ulp32(out)
+    bound = _ulp_steps(out.astype(F32).ravel(), err.ravel())
+    return dict(grid=[seq * heads * half // 128], block=[128],
+                args=[In("x", x.ravel()), In("pos", pos), In("inv_freq", inv_freq),
+                      Zeros("out", F32, seq * heads * dim), Zeros("cos_cache", F32, seq * half),
+                      Zeros("sin_cache", F32, seq * half),
+                      Scalar("seq", "s32", seq), Scalar("heads", "s32", heads), Scalar("dim", "s32", dim)],
+                expect=[Expect(3, out.astype(F32).ravel(), max_ulp=bound,
+                               why=f"max_ulp = {bound}: derived per element from sincosf's 2-ulp bound (CUDA "
+                                   "Programming Guide) on each of cos and sin, half an ulp per product and for the "
+                                   "sum; inputs were drawn so neither component cancels (|out| >= 1/4 of the "
+                                   "terms' magnitudes)"),
+                        Expect(4, c32.ravel(), max_ulp=2, why="cosf/sincosf: 2 ulp (CUDA Programming Guide)"),
+                        Expect(5, s32.ravel(), max_ulp=2, why="sinf/sincosf: 2 ulp (CUDA Programming Guide)")],
+                comment="Rotary embedding (GPT-NeoX halves) on 8 positions x 2 heads x 32: angle = pos * inv_freq "
+                        "(one f32 multiply, reproduced exactly), sincosf in full precision (fast path: |angle| < "
+                        "105615), rotation of each (i, i + 16) pair; cos/sin cache written by head 0.")
+
+
+@spec("nn_ops", "gelu_f32")
+def _(r):
+    n = 512
+    x = r.uniform(-1, 3, n).astype(F32)
+    x[:6] = [0, 1, -1, 2.5, 1e-3, -0.5]
+    X = x.astype(np.float64)
+    import math
+    t = (x * F32(0.70710678118654752)).astype(np.float64)  # mul.f32, reproduced exactly
+    e = np.array([math.erf(v) for v in t])
+    y_erf = 0.5 * X * (1 + e)
+    e_err = np.abs(0.5 * X) * (2 * _ulp32(e) + 0.5 * _ulp32(1 + e)) + 0.5 * _ulp32(y_erf)
+    b_erf = _ulp_steps(y_erf.astype(F32), e_err)
+    k0, k1 = np.float64(F32(0.7978845608028654)), np.float64(F32(0.044715))
+    inner = k0 * (X + k1 * X * X * X)
+    th = np.tanh(inner)
+    y_tanh = 0.5 * X * (1 + th)
+    # inner: four f32 roundings (three products, one add, or an fma), relative <= 4 * 2^-24 of
+    # the terms; tanh' <= 1; tanhf 2 ulp (CUDA Programming Guide).
+    in_err = 4 * 2.0 ** -24 * (np.abs(k0 * X) + np.abs(k0 * k1 * X ** 3))
+    t_err = np.abs(0.5 * X) * (in_err + 2 * _ulp32(th) + 0.5 * _ulp32(1 + th)) + 0.5 * _ulp32(y_tanh)
+    b_tanh = _ulp_steps(y_tanh.astype(F32), t_err)
+    return dict(grid=[n // 128], block=[128],
+                args=[In("x", x), Zeros("y_erf", F32, n), Zeros("y_tanh", F32, n), Scalar("n", "s32", n)],
+                expect=[Expect(1, y_erf.astype(F32), max_ulp=b_erf,
+                               why=f"max_ulp = {b_erf}: per element from erff's 2-ulp bound (CUDA Programming "
+                                   "Guide), half an ulp for 1 + erf and for the product; x >= -1 keeps 1 + erf "
+                                   ">= 0.31 (no cancellation)"),
+                        Expect(2, y_tanh.astype(F32), max_ulp=b_tanh,
+                               why=f"max_ulp = {b_tanh}: per element from four f32 roundings in the tanh argument, "
+                                   "tanhf's 2-ulp bound, half an ulp for 1 + tanh and for the product")],
+                comment="GELU on 512 values in [-1, 3]: exact form 0.5 x (1 + erff(x / sqrt 2)) and the tanh "
+                        "approximation 0.5 x (1 + tanhf(sqrt(2/pi) (x + 0.044715 x^3))), full-precision libm.")
+
+
+@spec("nn_ops", "argmax_argmin_rows")
+def _(r):
+    rows, cols = 10, 100
+    x = r.integers(-5, 6, (rows, cols)).astype(F32)
+    x[2] = 1.0  # all ties: index 0 for both
+    x[5, 97] = 9  # the maximum in the last (partial) chunk
+    x[7, [3, 40, 99]] = -9  # tied minimum
+    return dict(grid=[3], block=[128],
+                args=[In("x", x.ravel()), Zeros("amax", np.int32, rows), Zeros("amin", np.int32, rows),
+                      Zeros("vmax", F32, rows), Scalar("rows", "s32", rows), Scalar("cols", "s32", cols)],
+                expect=[Expect(1, x.argmax(1).astype(np.int32)), Expect(2, x.argmin(1).astype(np.int32)),
+                        Expect(3, x.max(1))],
+                comment="Row argmax/argmin, one warp per row (4 per block, the last block's two extra warps "
+                        "return): strided scan, then __shfl_xor_sync on (value, index) keeping the lower index "
+                        "on ties, as numpy and torch do. Values in [-5, 5]: many ties.")
+
+
+@spec("nn_ops", "splitk_sgemm")
+def _(r):
+    m, n, k, splits = 40, 48, 96, 3
+    a = r.integers(-3, 4, (m, k)).astype(F32)
+    b = r.integers(-3, 4, (k, n)).astype(F32)
+    return dict(grid=[n // 16, (m + 15) // 16, splits], block=[16, 16],
+                args=[In("A", a.ravel()), In("B", b.ravel()), Zeros("C", F32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Scalar("k_per_split", "s32", k // splits)],
+                expect=[Expect(2, (a.astype(np.float64) @ b).astype(F32).ravel())],
+                comment="Split-K SGEMM 40x96 @ 96x48 in 3 K-slices (blockIdx.z), 16x16 shared tiles with a "
+                        "partial row tile, slices combined with atomicAdd (atom.global.add.f32). Integer inputs: "
+                        "every partial sum is exact, so the atomic order cannot matter.")
+
+
+def _libm_f64ref(name, x):
+    import math
+    f = {"sin": math.sin, "cos": math.cos, "exp": math.exp, "log": math.log, "tanh": math.tanh,
+         "erf": math.erf}[name]
+    return np.array([f(float(v)) for v in x])
+
+
+LIBM_DOC = "CUDA C++ Programming Guide, mathematical functions appendix (maximum ulp error vs the correctly rounded result)"
+
+
+@spec("libm", "libm_f32")
+def _(r):
+    n = 256
+    sin_x = r.uniform(-10, 10, n)
+    sin_x[:12] = [0, -0.0, 1e-20, 3.14159265, 105614.0, 105616.0, 123456.789, 1e7, 3.3e8, 1e20, -7.5e25, 1e30]
+    cos_x = r.uniform(-10, 10, n)
+    cos_x[:8] = [0, 1.5707964, 200000.0, -9.87e6, 4e9, 1e15, 2.5e38, -1e33]
+    exp_x = r.uniform(-80, 80, n)
+    exp_x[:6] = [0, 1, -1, 1e-8, 88.5, -87.0]
+    log_x = 10.0 ** r.uniform(-30, 30, n)
+    log_x[:6] = [1, 1 + 2 ** -20, 1 - 2 ** -22, 2, 1e-40, 3.4e38]
+    pow_x = r.uniform(0.1, 10, n)
+    pow_y = r.uniform(-8, 8, n)
+    pow_x[:4], pow_y[:4] = [2, -2.5, 4, 10], [0.5, 3, -1.5, 7]
+    tanh_x = r.uniform(-6, 6, n)
+    tanh_x[:4] = [0, 1e-5, -0.3, 9.5]
+    erf_x = r.uniform(-4, 4, n)
+    erf_x[:4] = [0, 1e-6, -0.5, 3.9]
+    xs = [np.asarray(v, F32) for v in (sin_x, cos_x, exp_x, log_x, pow_x, tanh_x, erf_x)]
+    y = np.asarray(pow_y, F32)
+    refs = [_libm_f64ref(f, xs[k]) for k, f in enumerate(["sin", "cos", "exp", "log"])]
+    refs.append(np.power(xs[4].astype(np.float64), y.astype(np.float64)))
+    refs += [_libm_f64ref("tanh", xs[5]), _libm_f64ref("erf", xs[6])]
+    ulps = [2, 2, 2, 1, 4, 2, 2]
+    names = ["sinf", "cosf", "expf", "logf", "powf", "tanhf", "erff"]
+    args = [In("in", np.concatenate(xs)), In("y", y)] + [Zeros(f"o_{nm[:-1]}", F32, n) for nm in names] + \
+        [Scalar("n", "s32", n)]
+    expect = [Expect(2 + k, refs[k].astype(F32), max_ulp=ulps[k],
+                     why=f"{names[k]}: {ulps[k]} ulp ({LIBM_DOC}); the reference is the float64 value rounded once")
+              for k in range(7)]
+    return dict(grid=[n // 128], block=[128], args=args, expect=expect,
+                comment="sinf/cosf (fast path and Payne-Hanek reduction up to 2.5e38), expf, logf (subnormal input "
+                        "included), powf, tanhf, erff in full precision, 256 arguments each; references in float64 "
+                        "(Python math) rounded once to float32.")
+
+
+@spec("libm", "libm_f64")
+def _(r):
+    n = 256
+    sq = 10.0 ** r.uniform(-300, 300, n)
+    sq[:4] = [0, 2, 1e-310, 1.7e308]
+    ex = r.uniform(-700, 700, n)
+    ex[:4] = [0, 1, -1, 1e-12]
+    lg = 10.0 ** r.uniform(-300, 300, n)
+    lg[:4] = [1, 1 + 2 ** -40, 2, 1e-310]
+    sn = r.uniform(-100, 100, n)
+    sn[:6] = [0, 1e-200, 3.141592653589793, 1e10, 1e100, -7.7e300]
+    import math
+    refs = [np.sqrt(sq), np.array([math.exp(v) for v in ex]), np.array([math.log(v) for v in lg]),
+            np.array([math.sin(v) for v in sn])]
+    doc = [0, 1, 1, 2]
+    why = ["sqrt: correctly rounded (IEEE sqrt.rn.f64), as numpy",
+           "exp: 1 ulp (" + LIBM_DOC + ") + 1 for the host libm reference",
+           "log: 1 ulp (" + LIBM_DOC + ") + 1 for the host libm reference",
+           "sin: 2 ulp (" + LIBM_DOC + ") + 1 for the host libm reference (glibc: < 1 ulp, exact reduction)"]
+    return dict(grid=[n // 128], block=[128],
+                args=[In("in", np.concatenate([sq, ex, lg, sn])), Zeros("o_sqrt", np.float64, n),
+                      Zeros("o_exp", np.float64, n), Zeros("o_log", np.float64, n), Zeros("o_sin", np.float64, n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(1 + k, refs[k], max_ulp=doc[k] + (k > 0), why=why[k]) for k in range(4)],
+                comment="Double-precision sqrt, exp (down to subnormal results), log (subnormal input), sin (huge "
+                        "arguments: Payne-Hanek), 256 arguments each; references from the host's libm.")
+
+
+@spec("libm_fast", "libm_f32")
+def _(r):
+    n = 256
+    import math
+    # Inputs inside the ranges where the intrinsics' bounds are stated.
+    # |sin x|, |cos x| >= 1/4 and |log x| >= 0.28 keep the absolute bounds within a few ulp.
+    cand = r.uniform(-math.pi, math.pi, 8 * n)
+    sin_x = cand[np.abs(np.sin(cand)) >= 0.25][:n]
+    cos_x = cand[np.abs(np.cos(cand)) >= 0.25][-n:]
+    exp_x = r.uniform(-10, 10, n)
+    log_x = np.concatenate([r.uniform(0.5, 0.75, 64), r.uniform(1.33, 2, 64), 10.0 ** r.uniform(-20, 20, n - 128)])
+    pow_x = r.uniform(0.1, 10, n)
+    pow_y = r.uniform(-4, 4, n)
+    tanh_x = r.uniform(-5, 5, n)
+    erf_x = r.uniform(0.5, 3, n) * np.where(r.integers(0, 2, n) == 1, 1, -1)
+    xs = [np.asarray(v, F32) for v in (sin_x, cos_x, exp_x, log_x, pow_x, tanh_x, erf_x)]
+    y = np.asarray(pow_y, F32)
+    X = [v.astype(np.float64) for v in xs]
+    refs = [_libm_f64ref("sin", xs[0]), _libm_f64ref("cos", xs[1]), _libm_f64ref("exp", xs[2]),
+            _libm_f64ref("log", xs[3]), np.power(X[4], y.astype(np.float64)), _libm_f64ref("tanh", xs[5]),
+            _libm_f64ref("erf", xs[6])]
+    half = [0.5 * _ulp32(v) for v in refs]
+    errs = [2.0 ** -21.41 + half[0],                       # __sinf: abs 2^-21.41 on [-pi, pi]
+            2.0 ** -21.19 + half[1],                       # __cosf: abs 2^-21.19 on [-pi, pi]
+            (2 + np.floor(np.abs(1.173 * X[2]))) * _ulp32(refs[2]) + half[2],   # __expf: 2 + floor(|1.173 x|) ulp
+            np.where((X[3] >= 0.5) & (X[3] <= 2), 2.0 ** -21.41, 3 * _ulp32(refs[3])) + half[3],  # __logf
+            None,
+            2.0 ** -10.987 * np.abs(refs[5]) + half[5],    # tanh.approx.f32: relative 2^-10.987 (PTX ISA)
+            None]
+    # __powf(x, y) = exp2f(y * __log2f(x)): __log2f abs 2^-22 on [0.5, 2], else 2 ulp; the product
+    # rounds once; ex2.approx.ftz.f32 relative 2^-22 (PTX ISA); an error e in the exponent scales
+    # the result by 2^e (relative ln2 * e).
+    l2 = np.log2(X[4])
+    l2_err = np.where((X[4] >= 0.5) & (X[4] <= 2), 2.0 ** -22, 2 * _ulp32(l2))
+    t = y.astype(np.float64) * l2
+    t_err = np.abs(y) * l2_err + 0.5 * _ulp32(t)
+    errs[4] = np.abs(refs[4]) * (math.log(2) * t_err * 1.01 + 2.0 ** -22) + half[4]
+    # erff with -use_fast_math: erff's 2 ulp, and the exp(-x^2) term through ex2.approx.ftz
+    # (relative 2^-22) scaled by 1 - |erf(x)| (inputs 0.5 <= |x| <= 3).
+    errs[6] = 2 * _ulp32(refs[6]) + (1 - np.abs(refs[6])) * 2.0 ** -22 + half[6]
+    bounds = [_ulp_steps(refs[k].astype(F32), np.broadcast_to(errs[k], refs[k].shape)) for k in range(7)]
+    names = ["__sinf", "__cosf", "__expf", "__logf", "__powf", "tanhf (tanh.approx.f32)", "erff"]
+    args = [In("in", np.concatenate(xs)), In("y", y)] + \
+        [Zeros(f"o_{nm}", F32, n) for nm in ("sin", "cos", "exp", "log", "pow", "tanh", "erf")] + [Scalar("n", "s32", n)]
+    expect = [Expect(2 + k, refs[k].astype(F32), max_ulp=bounds[k],
+                     why=f"{names[k]} with -use_fast_math: max_ulp = {bounds[k]}, the largest ulp distance the "
+                         "documented error bound allows over these inputs (CUDA Programming Guide intrinsic-function "
+                         "bounds, PTX ISA .approx bounds), plus the reference's half ulp")
+              for k in range(7)]
+    return dict(grid=[n // 128], block=[128], args=args, expect=expect,
+                comment="libm.cu's libm_f32 compiled with -use_fast_math: sin.approx/cos.approx/ex2.approx/"
+                        "lg2.approx/tanh.approx with .ftz. Inputs lie where the intrinsics' error bounds are stated "
+                        "(|x| <= pi for __sinf/__cosf, with |sin x|, |cos x| >= 1/4; __logf on [0.5, 0.75], [1.33, 2] and "
+                        "beyond, away from 1; "
+                        "erff on 0.5 <= |x| <= 3).")
+
+
+@spec("cub_block", "cub_block_reduce")
+def _(r):
+    n, grid = 1000, 8
+    xi = r.integers(-10 ** 6, 10 ** 6, n).astype(np.int32)
+    xf = r.standard_normal(n).astype(F32)
+    sums = np.array([xi[b * 128:(b + 1) * 128].sum() for b in range(grid)], np.int32)
+    maxes = np.array([xf[b * 128:(b + 1) * 128].max() for b in range(grid)], F32)
+    return dict(grid=[grid], block=[128],
+                args=[In("xi", xi), In("xf", xf), Zeros("sums", np.int32, grid), Zeros("maxes", F32, grid),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(2, sums), Expect(3, maxes)],
+                comment="cub::BlockReduce<int, 128>::Sum (warp reductions) and BlockReduce<float, 128, "
+                        "BLOCK_REDUCE_RAKING>::Reduce with cuda::maximum, 1000 values over 8 blocks (last partial).")
+
+
+@spec("cub_block", "cub_block_scan")
+def _(r):
+    grid = 2
+    x = r.integers(-1000, 1001, grid * 512).astype(np.int32)
+    xb = x.reshape(grid, 512)
+    excl = np.concatenate([np.zeros((grid, 1), np.int64), np.cumsum(xb, 1)[:, :-1]], 1).astype(np.int32)
+    incl = np.maximum.accumulate(xb, 1).astype(np.int32)
+    return dict(grid=[grid], block=[128],
+                args=[In("x", x), Zeros("excl", np.int32, x.size), Zeros("incl_max", np.int32, x.size),
+                      Zeros("totals", np.int32, grid)],
+                expect=[Expect(1, excl.ravel()), Expect(2, incl.ravel()), Expect(3, xb.sum(1).astype(np.int32))],
+                comment="cub::BlockScan<int, 128> ExclusiveSum of 4 items per thread (with the block aggregate) "
+                        "and BlockScan<..., BLOCK_SCAN_WARP_SCANS> InclusiveScan with cuda::maximum.")
+
+
+@spec("cub_block", "cub_block_radix_sort")
+def _(r):
+    grid = 2
+    keys = r.integers(0, 2 ** 32, grid * 512, dtype=np.uint64).astype(np.uint32)
+    keys[:16] = keys[16:32]  # duplicates
+    fk = (r.integers(-400, 400, grid * 512) / 8).astype(F32)  # many ties
+    fk[fk == 0] = 0.125  # no zeros (radix order puts -0 below +0)
+    vals = np.arange(grid * 512, dtype=np.int32)
+    s = np.sort(keys.reshape(grid, 512), 1)
+    fs, vs = [], []
+    for b in range(grid):
+        k = fk[b * 512:(b + 1) * 512]
+        order = np.argsort(-k.astype(np.float64), kind="stable")  # CUB's radix sort is stable
+        fs.append(k[order])
+        vs.append(vals[b * 512:(b + 1) * 512][order])
+    return dict(grid=[grid], block=[128],
+                args=[In("keys", keys), Zeros("sorted", np.uint32, keys.size), In("fkeys", fk), In("vals", vals),
+                      Zeros("fsorted", F32, fk.size), Zeros("vsorted", np.int32, fk.size)],
+                expect=[Expect(1, s.ravel()), Expect(4, np.concatenate(fs)), Expect(5, np.concatenate(vs))],
+                comment="cub::BlockRadixSort<unsigned, 128, 4>::Sort and BlockRadixSort<float, 128, 4, int>::"
+                        "SortDescending of key-value pairs (stable: tied keys keep their input order), 512 per block.")
+
+
+@spec("wmma_gemm", "wmma_gemm_f16")
+def _(r):
+    m, n, k = 32, 48, 64
+    a = r.integers(-3, 4, (m, k)).astype(np.float16)
+    b = r.integers(-3, 4, (k, n)).astype(np.float16)
+    c = r.integers(-50, 51, (m, n)).astype(F32)
+    alpha, beta = 2.0, -1.0
+    out = (alpha * (a.astype(np.float64) @ b.astype(np.float64)) + beta * c).astype(F32)
+    return dict(grid=[2], block=[128],
+                args=[In("A", a.ravel()), In("B", b.ravel()), In("C", c.ravel()), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Scalar("alpha", "f32", alpha),
+                      Scalar("beta", "f32", beta)],
+                expect=[Expect(2, out.ravel())],
+                comment="nvcuda::wmma 16x16x16 GEMM, 32x64 @ 64x48 (half, row-major A and B), float accumulation, "
+                        "C = 2 A B - C through load_matrix_sync of the accumulator and per-element fragment "
+                        "arithmetic; 6 warps work, 2 return. Small integers: exact.")
+
+
+@spec("wmma_gemm", "wmma_gemm_bf16_colmajor")
+def _(r):
+    m, n, k = 32, 32, 48
+    a = r.integers(-4, 5, (m, k))
+    bt = r.integers(-4, 5, (n, k))
+    out = (a @ bt.T).T.astype(F32)  # column-major C: Ct[n][m]
+    return dict(grid=[1], block=[128],
+                args=[In("A", _bf16(a.ravel())), In("Bt", _bf16(bt.ravel())), Zeros("Ct", F32, m * n),
+                      Scalar("M", "s32", m), Scalar("N", "s32", n), Scalar("K", "s32", k)],
+                expect=[Expect(2, out.ravel())],
+                comment="wmma with __nv_bfloat16 inputs (raw u16 bits), B column-major, the accumulator stored "
+                        "column-major to shared memory (wmma.store.d...col...shared.f32) and copied out. Exact.")
+
+
+@spec("warp_reduce", "warp_xor_reduce")
+def _(r):
+    rows, cols = 6, 96
+    x = r.integers(-1000, 1001, (rows, cols)).astype(np.int32)
+    x[4, 7] = -2 ** 31 + 5
+    xd = (r.integers(-400, 401, (rows, cols)) / 4).astype(np.float64)
+    out = np.zeros((rows, 6), np.int64)
+    out[:, 0] = x.sum(1)
+    out[:, 1] = x.max(1)
+    out[:, 2] = x.view(np.uint32).min(1).astype(np.int64)
+    out[:, 3] = x[:, 0]
+    out[:, 4] = x[:, 0:16].sum(1)
+    out[:, 5] = x[:, 16:32].sum(1)
+    wrap = ((out + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
+    return dict(grid=[3], block=[64],
+                args=[In("x", x.ravel()), In("xd", xd.ravel()), Zeros("out_i", np.int32, rows * 6),
+                      Zeros("out_d", np.float64, rows), Scalar("rows", "s32", rows), Scalar("cols", "s32", cols)],
+                expect=[Expect(2, wrap.ravel()), Expect(3, xd.sum(1))],
+                comment="Butterfly warp reductions with __shfl_xor_sync: int sum, max, unsigned min, double sum "
+                        "(quarter values: exact), __shfl_sync broadcast of lane 0, and a 16-lane segmented sum "
+                        "(width 16); one warp per row.")
+
+
+def _brev(v, bits):
+    return int(format(int(v), f"0{bits}b")[::-1], 2)
+
+
+def _bfe(a, pos, ln, bits, signed):
+    pos, ln = pos & 0xff, ln & 0xff
+    msb = bits - 1
+    sbit = 0 if not signed or ln == 0 else (a >> min(pos + ln - 1, msb)) & 1
+    d = 0
+    for i in range(bits):
+        bit = (a >> (pos + i)) & 1 if i < ln and pos + i <= msb else sbit
+        d |= bit << i
+    return d
+
+
+def _bfi(a, b, pos, ln, bits):
+    pos, ln = pos & 0xff, ln & 0xff
+    d = b
+    for i in range(ln):
+        if pos + i <= bits - 1:
+            d = (d & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+    return d
+
+
+def _bfind_signed(v, bits):
+    v = v - (1 << bits) if v >> (bits - 1) else v
+    if v < 0:
+        v = ~v
+    return 0xffffffff if v == 0 else v.bit_length() - 1
+
+
+@spec("int_bits", "int_bits")
+def _(r):
+    n = 64
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    y = r.integers(0, 2 ** 64, n, dtype=np.uint64)
+    x[:6] = [0, 1, 0xffffffff, 0x80000000, 0x000003e0, 0x7fffffff]
+    y[:6] = [0, 2 ** 64 - 1, 2 ** 63, 1, 0xffffffff00000000, 0x00000000ffffffff]
+    o = np.zeros((n, 16), np.uint64)
+    o64 = np.zeros((n, 4), np.uint64)
+    M32 = 0xffffffff
+    for i in range(n):
+        v, w = int(x[i]), int(y[i])
+        pos, ln = v & 31, (v >> 5) & 31
+        wl, wh = w & M32, w >> 32
+        ffs = lambda t: (t & -t).bit_length()
+        sv = (v << 3) & M32
+        sv = sv - 2 ** 32 if sv >> 31 else sv
+        d = ((v & wl) | wh) & M32
+        e = (v ^ wl ^ wh) & M32
+        q = (v & 3) == 1
+        bp = [(((wl << 32) | v) >> (8 * sel)) & 0xff for sel in (1, 3, 5, 7)]
+        o[i] = [bin(v).count("1"), bin(w).count("1"), 32 - v.bit_length(), 64 - w.bit_length(), ffs(v), ffs(w),
+                (v >> 7) & 0x3ff, (sv >> 20) & M32, _bfe(v, pos, ln, 32, False), _bfe(v, pos, ln, 32, True),
+                _bfi(v, wl, pos, ln, 32), (v.bit_length() - 1) & M32, _bfind_signed(w, 64),
+                (v & ~0xff00) | ((w & 0xff) << 8),
+                (d + 2 * int(d != 0 and q)) & M32, (e + 2 * int(e != 0 or q)) & M32]
+        o64[i] = [_brev(w, 64), _bfe(w, pos + 16, ln + 8, 64, True), (w >> 13) & 0xfffffffff,
+                  _brev(v, 32) | (sum(b << (8 * k) for k, b in enumerate(bp)) << 32)]
+    return dict(grid=[1], block=[64],
+                args=[In("x", x), In("y", y), Zeros("out", np.uint32, 16 * n), Zeros("out64", np.uint64, 4 * n),
+                      Scalar("n", "s32", n)],
+                expect=[Expect(2, o.astype(np.uint32).ravel()), Expect(3, o64.ravel())],
+                comment="__popc/__popcll/__clz/__clzll/__ffs/__ffsll/__brevll/__brev/__byte_perm, constant-position "
+                        "fields, inline-asm bfe.u32/bfe.s32/bfe.s64/bfi.b32 with register position and length (the "
+                        "ISA's clamping when pos + len passes the msb), bfind.u32/bfind.s64, and lop3.and/lop3.or "
+                        "with a predicate result (p = (d != 0) BoolOp q).")
+
+
+@spec("atomics64", "atomics64")
+def _(r):
+    n = 512
+    x = r.integers(-2 ** 40, 2 ** 40, n)
+    x[[100, 300]] = 2 ** 40 + 12345  # tied maximum (also in the packed argmax's high word)
+    x[[7, 8]] = [-2 ** 41, 17]
+    xd = r.standard_normal(n)
+    xd[200] = 1e300
+    acc0 = np.array([0, 0, 0, 2 ** 64 - 1, 0, 0xdeadbeefcafef00d, 2 ** 63, 2 ** 63 - 1,
+                     int(np.array(-np.inf).view(np.uint64)), 0, 0], np.uint64)
+    M = 2 ** 64 - 1
+    xs = [int(v) for v in x]
+    acc = [0] * 11
+    acc[0] = sum(v & M for v in xs) & M
+    for v in xs:
+        acc[1] ^= ((v & M) * 0x9E3779B97F4A7C15) & M
+    acc[2] = M
+    acc[3] = M & ~(2 ** 61 - 1)  # i % 61 covers bits 0..60 (n > 61)
+    packed = [((((v >> 20) + 2 ** 31) & 0xffffffff) << 32) | (0xffffffff - i) for i, v in enumerate(xs)]
+    acc[4] = max(packed)
+    acc[5] = 0x123456789 ^ (xs[7] & M)
+    acc[6] = max(xs) & M
+    acc[7] = min(xs) & M
+    acc[8] = int(np.array(max(xd.max(), -np.inf)).view(np.uint64))
+    acc[9] = max(v & M for v in xs)
+    acc[10] = 0xdeadbeefcafef00d
+    return dict(grid=[n // 128], block=[128],
+                args=[In("x", x.astype(np.int64)), In("xd", xd), In("acc", acc0), Scalar("n", "s32", n)],
+                expect=[Expect(2, np.array(acc, np.uint64))],
+                comment="64-bit atomics: atomicAdd/Xor/Or/And on unsigned long long, atomicMax on a packed "
+                        "(value << 32 | ~index) word (argmax, lowest index on ties), atomicMax/atomicMin on long "
+                        "long, a double max through an atomicCAS loop on unsigned long long, atomicMax on "
+                        "unsigned long long, one atomicExch whose old value is kept.")
+
+
+def _slow(v):
+    for _ in range(3):
+        v = (v * 2654435761 + 12345) & 0xffffffff
+    return v
+
+
+@spec("warp_diverge", "vote_after_divergence")
+def _(r):
+    n = 64
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    x[[3, 9, 33, 60]] = [7, 14, 700, 0]
+    out = np.zeros((2, n, 3), np.uint32)
+    for w in range(n // 32):
+        v = [int(t) for t in x[32 * w:32 * w + 32]]
+        for it in range(2):
+            v = [(_slow(t) | 1) if t % 7 == 0 else t for t in v]
+            b = sum((t & 1) << l for l, t in enumerate(v))
+            s = sum(t & 0xff for t in v)
+            nb = [v[(l + 1) & 31] for l in range(32)]
+            for l in range(32):
+                out[it, 32 * w + l] = [b, s, nb[l]]
+            v = [(t + nb[l]) & 0xffffffff for l, t in enumerate(v)]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), Zeros("out", np.uint32, 2 * n * 3), Scalar("n", "s32", n)],
+                expect=[Expect(1, out.ravel())],
+                comment="Lanes whose value is a multiple of 7 run an unlikely branch that nvcc places after the "
+                        "join (out of line, bra.uni back); then __ballot_sync, __reduce_add_sync and __shfl_sync "
+                        "over the full warp. Every lane must take part: vote.sync and friends wait for all "
+                        "non-exited lanes of the membermask.")
+
+
+@spec("warp_diverge", "vote_out_of_line")
+def _(r):
+    n = 64
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros((n, 4), np.uint32)
+    for w in range(n // 32):
+        v = [int(t) for t in x[32 * w:32 * w + 32]]
+        v = [(t * 3 + 1) & 0xffffffff if t & 3 == 0 else t for t in v]
+        b = sum((t & 1) << l for l, t in enumerate(v))
+        for l in range(32):
+            t = v[l] & 1
+            out[32 * w + l] = [b, max(v), sum(1 << j for j in range(32) if v[j] & 1 == t), v[l ^ 1]]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), Zeros("out", np.uint32, 4 * n)],
+                expect=[Expect(1, out.ravel())],
+                comment="The same in inline PTX: lanes with x % 4 == 0 branch past vote.sync.ballot, "
+                        "redux.sync.max.u32, match.any.sync.b32 and shfl.sync.bfly to an out-of-line block and "
+                        "jump back; the results cover the whole warp.")
+
+
+def _lanes(v, w):
+    return [(int(v) >> (w * k)) & ((1 << w) - 1) for k in range(32 // w)]
+
+
+def _pack(vals, w):
+    return sum((int(t) & ((1 << w) - 1)) << (w * k) for k, t in enumerate(vals))
+
+
+def _sgn(t, w):
+    return t - (1 << w) if t >> (w - 1) else t
+
+
+def _fns_ref(mask, base, offset):
+    if offset == 0:
+        return base if mask >> base & 1 else 0xffffffff
+    count, pos, inc = abs(offset) - 1, base, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if mask >> pos & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xffffffff
+
+
+@spec("simd_video", "simd_intrinsics")
+def _(r):
+    n = 128
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    y = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    x[:4] = [0x80808080, 0x7f7f0000, 0xffffffff, 0x00010203]
+    y[:4] = [0x7f7f7f7f, 0x7f7f0000, 0x00000001, 0x03020100]
+    y[4:8] = [0x8000000a, 0x0000001f, 0xf0000000, 0x70000005]  # __fns offsets 0, -8, 7, -1
+    out = np.zeros((n, 16), np.uint64)
+    for i in range(n):
+        a, b = int(x[i]), int(y[i])
+        A4, B4, A2, B2 = _lanes(a, 8), _lanes(b, 8), _lanes(a, 16), _lanes(b, 16)
+        out[i] = [_pack([abs(p - q) for p, q in zip(A4, B4)], 8),
+                  sum(abs(p - q) for p, q in zip(A4, B4)),
+                  sum(abs(p - q) for p, q in zip(A2, B2)),
+                  _pack([p + q for p, q in zip(A4, B4)], 8),
+                  _pack([max(-128, min(127, _sgn(p, 8) + _sgn(q, 8))) for p, q in zip(A4, B4)], 8),
+                  _pack([p - q for p, q in zip(A2, B2)], 16),
+                  _pack([max(_sgn(p, 16), _sgn(q, 16)) for p, q in zip(A2, B2)], 16),
+                  _pack([max(p, q) for p, q in zip(A4, B4)], 8),
+                  _pack([min(p, q) for p, q in zip(A2, B2)], 16),
+                  _pack([(p + q + 1) >> 1 for p, q in zip(A4, B4)], 8),
+                  _pack([(p + q) >> 1 for p, q in zip(A4, B4)], 8),
+                  _pack([0xff if p > q else 0 for p, q in zip(A4, B4)], 8),
+                  _pack([1 if p == q else 0 for p, q in zip(A2, B2)], 16),
+                  _pack([min(127, abs(_sgn(p, 8))) for p in A4], 8),
+                  _pack([-p for p in A2], 16),
+                  _fns_ref(a, b & 31, (b >> 28) - 8)]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), In("y", y), Zeros("out", np.uint32, 16 * n), Scalar("n", "s32", n)],
+                expect=[Expect(2, out.astype(np.uint32).ravel())],
+                comment="SIMD-within-a-word intrinsics per the CUDA Math API: __vabsdiffu4, __vsadu4, __vsadu2 "
+                        "(vabsdiff4/vabsdiff2 video instructions, .add accumulating), __vadd4, __vaddss4 (signed "
+                        "saturation), __vsub2, __vmaxs2/__vminu2 (max.s16x2/min.u16x2 on sm_90), __vmaxu4, "
+                        "__vavgu4 (rounded), __vhaddu4 (truncated), __vcmpgtu4, __vseteq2, __vabsss4, __vneg2, "
+                        "and __fns with offsets from -8 to 7.")
+
+
+@spec("simd_video", "coalesced_groups")
+def _(r):
+    n = 64
+    x = r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    x[32:40] |= 1  # a run of odd values
+    out = np.zeros((n, 3), np.uint32)
+    for w in range(n // 32):
+        v = [int(t) for t in x[32 * w:32 * w + 32]]
+        mask = sum(1 << l for l in range(32) if v[l] & 1)
+        first = v[(mask & -mask).bit_length() - 1] if mask else 0
+        for l in range(32):
+            if v[l] & 1:
+                out[32 * w + l] = [bin(mask).count("1"), bin(mask & ((1 << l) - 1)).count("1"), first]
+    return dict(grid=[1], block=[n],
+                args=[In("x", x), Zeros("out", np.uint32, 3 * n)],
+                expect=[Expect(1, out.ravel())],
+                comment="cooperative_groups::coalesced_threads() inside `if (v & 1)`: the group is the warp's "
+                        "lanes with odd values (activemask after the branch), size = popc, thread_rank = popc of "
+                        "the lanes below, g.shfl(v, 0) reads the lowest such lane. Assumes the lanes that take the "
+                        "branch together are converged there, as the interpreter schedules them.")
+
+
+# ----------------------------------------------------------------------------------------------
 # Triton kernels (configs.py)
 
 def triton_spec(name):
@@ -1501,10 +2146,9 @@ def _(r):
                 comment="tl.histogram of 256 values into 16 bins (atom.shared.add).")
 
 
-@triton_spec("flash_attn")
-def _(r):
-    v = _vals("flash_attn")
-    heads, n_ctx, dim, sm = 2, v["N_CTX"], 32, v["sm_scale"]
+def _flash_attn(r, name, dim):
+    v = _vals(name)
+    heads, n_ctx, sm = 2, v["N_CTX"], v["sm_scale"]
     q = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
     k = (r.integers(-2, 3, (heads, n_ctx, dim)) / 4).astype(np.float16)
     vv = (r.integers(1, 9, (heads, n_ctx, dim)) / 4).astype(np.float16)  # positive: no cancellation
@@ -1518,10 +2162,25 @@ def _(r):
            "rounding (0.5 ulp): about 1.5 fp16 ulp; 4 allowed")
     return dict(args=[In("q", q.ravel()), In("k", k.ravel()), In("v", vv.ravel()), Zeros("o", np.float16, q.size),
                       Scalar("sm_scale", "f32", sm), Scalar("N_CTX", "s32", n_ctx), Null(), Null()],
-                expect=[Expect(3, o.ravel(), max_ulp=4, why=why)], requires_ptx_text=["ex2.approx"],
-                comment="Flash-attention forward (online softmax, exp2), 2 heads x 64 positions x head dim 32, "
-                        "BLOCK_M = BLOCK_N = 32: Q K^T and P V through mma.sync m16n8k16 (both targets at these tiles), "
-                        "reference = exact softmax attention in float64.")
+                expect=[Expect(3, o.ravel(), max_ulp=4, why=why)], requires_ptx_text=["ex2.approx"])
+
+
+@triton_spec("flash_attn")
+def _(r):
+    d = _flash_attn(r, "flash_attn", 32)
+    d["comment"] = ("Flash-attention forward (online softmax, exp2), 2 heads x 64 positions x head dim 32, "
+                    "BLOCK_M = BLOCK_N = 32: Q K^T and P V through mma.sync m16n8k16 (both targets at these tiles), "
+                    "reference = exact softmax attention in float64.")
+    return d
+
+
+@triton_spec("flash_attn_64")
+def _(r):
+    d = _flash_attn(r, "flash_attn_64", 64)
+    d["comment"] = ("The flash-attention forward with 64-row blocks, 2 heads x 128 positions x head dim 64: on sm_90 "
+                    "Q K^T is wgmma m64n64k16 with both operands in shared memory and P V a wgmma whose A operand "
+                    "(P, fp16) comes from registers; mma.sync on sm_80. Reference = exact softmax attention.")
+    return d
 
 
 def _persistent(name, dtype, out_dtype):
@@ -1614,6 +2273,378 @@ def _(r):
     return dict(args=[In("x", x), Zeros("out", np.float32, 2 * n), Scalar("n", "s32", n), Null(), Null()],
                 expect=[Expect(1, out)],
                 comment="tl.clamp(x, -1, 1) (min.xorsign.abs.f32 on sm_90, min/max on sm_80) and tl.clamp(x, -0.5, 2).")
+
+
+# Second sweep of Triton kernels ------------------------------------------------------------------
+
+@triton_spec("rms_norm")
+def _(r):
+    v = _vals("rms_norm")
+    rows, n, eps = _cfg("rms_norm")["grid"][0], v["N"], F32(v["eps"])
+    x = r.integers(-8, 9, (rows, n)).astype(F32)
+    x[2] = 0
+    w = (r.integers(1, 9, n) / 4).astype(F32)
+    ss = (x.astype(np.float64) ** 2).sum(1)
+    rstd = 1 / np.sqrt((ss / n).astype(F32).astype(np.float64) + np.float64(eps))
+    y = x * rstd[:, None] * w
+    return dict(args=[In("X", x.ravel()), Zeros("Y", F32, rows * n), In("W", w), Zeros("Rstd", F32, rows),
+                      Scalar("stride", "s32", n), Scalar("N", "s32", n), Scalar("eps", "f32", eps), Null(), Null()],
+                expect=[Expect(3, rstd.astype(F32), max_ulp=10,
+                               why="rstd = div.full.f32(1, sqrt.approx.ftz.f32(div.full.f32(sum, N) + eps)): the "
+                                   "mean within 2 ulp (div.full; the integer sum is exact), halved by the square "
+                                   "root, sqrt.approx relative error <= 2^-23, div.full <= 2 ulp: < 9 ulp; 10 allowed"),
+                        Expect(1, y.astype(F32).ravel(), max_ulp=12,
+                               why="y = x * rstd * w: rstd's 10 ulp plus two mul.f32 roundings")],
+                requires_ptx_text=["div.full.f32", "sqrt.approx.ftz.f32"],
+                comment="RMS norm, 6 rows x 200 in a 256-wide block (masked tail), tl.sum over x*x, "
+                        "1 / tl.sqrt (approximate) as users write it; integer inputs, one all-zero row.")
+
+
+def _rotary_data(r, seq, heads, dim, pos):
+    """x drawn so that neither rotated component cancels; the reference and its ulp bound for
+    cos/sin within 2 ulp (CUDA cosf/sinf, libdevice __nv_cosf/__nv_sinf)."""
+    half = dim // 2
+    inv_freq = (1.0 / 10000.0 ** (np.arange(half) * 2.0 / dim)).astype(F32)
+    ang = pos.astype(F32)[:, None] * inv_freq[None, :]
+    c, s = np.cos(ang.astype(np.float64)), np.sin(ang.astype(np.float64))
+    x = np.zeros((seq, heads, dim), F32)
+    for si in range(seq):
+        for h in range(heads):
+            for i in range(half):
+                while True:
+                    x0, x1 = r.standard_normal(2).astype(F32).astype(np.float64)
+                    mag = abs(x0 * c[si, i]) + abs(x1 * s[si, i])
+                    o0, o1 = x0 * c[si, i] - x1 * s[si, i], x1 * c[si, i] + x0 * s[si, i]
+                    if min(abs(o0), abs(o1)) >= mag / 4 and mag > 0.1:
+                        break
+                x[si, h, i], x[si, h, i + half] = x0, x1
+    X = x.astype(np.float64)
+    cb, sb = c[:, None, :], s[:, None, :]
+    x0, x1 = X[..., :half], X[..., half:]
+    out = np.concatenate([x0 * cb - x1 * sb, x1 * cb + x0 * sb], -1)
+    uc = _ulp32(np.broadcast_to(c.astype(F32)[:, None, :], x0.shape))
+    us = _ulp32(np.broadcast_to(s.astype(F32)[:, None, :], x0.shape))
+    e0 = np.abs(x0) * 2 * uc + np.abs(x1) * 2 * us + 0.5 * (_ulp32(np.abs(x0 * cb)) + _ulp32(np.abs(x1 * sb)))
+    e1 = np.abs(x1) * 2 * uc + np.abs(x0) * 2 * us + 0.5 * (_ulp32(np.abs(x1 * cb)) + _ulp32(np.abs(x0 * sb)))
+    err = np.concatenate([e0, e1], -1) + 0.5 * _ulp32(out)
+    return x, inv_freq, out.astype(F32), _ulp_steps(out.astype(F32).ravel(), err.ravel())
+
+
+@triton_spec("rotary")
+def _(r):
+    seq, heads = _cfg("rotary")["grid"]
+    dim = 2 * _cfg("rotary")["constexprs"]["HALF"]
+    pos = (np.arange(seq) * 37 + 5).astype(np.int32)
+    x, inv_freq, out, bound = _rotary_data(r, seq, heads, dim, pos)
+    return dict(args=[In("X", x.ravel()), Zeros("Out", F32, x.size), In("Pos", pos), In("InvFreq", inv_freq),
+                      Scalar("heads", "s32", heads), Null(), Null()],
+                expect=[Expect(1, out.ravel(), max_ulp=bound,
+                               why=f"max_ulp = {bound}: per element from tl.cos/tl.sin (libdevice __nv_cosf/"
+                                   "__nv_sinf, 2 ulp as CUDA's cosf/sinf) on each factor, half an ulp per product "
+                                   "and for the sum; inputs drawn so neither component cancels")],
+                comment="Rotary embedding, one program per (position, head), 64-wide heads: angle = pos * "
+                        "inv_freq, tl.cos / tl.sin (libdevice, full precision with Payne-Hanek fallback), rotation "
+                        "of the two halves.")
+
+
+@triton_spec("activations")
+def _(r):
+    import math
+    n = _vals("activations")["n"]
+    x = r.uniform(-1, 3, n).astype(F32)
+    x[:5] = [0, 1, -1, 1e-3, 2.75]
+    X = x.astype(np.float64)
+    t = (x * F32(0.7071067811865476)).astype(np.float64)
+    e = np.array([math.erf(v) for v in t])
+    gelu = 0.5 * X * (1 + e)
+    g_err = np.abs(0.5 * X) * (2 * _ulp32(e) + 0.5 * _ulp32(1 + e)) + 0.5 * _ulp32(gelu)
+    k0, k1 = np.float64(F32(0.7978845608028654)), np.float64(F32(0.044715))
+    inner = k0 * (X + k1 * X ** 3)
+    th = np.tanh(inner)
+    gt = 0.5 * X * (1 + th)
+    in_err = 4 * 2.0 ** -24 * (np.abs(k0 * X) + np.abs(k0 * k1 * X ** 3))
+    gt_err = np.abs(0.5 * X) * (in_err + 2 * _ulp32(th) + 0.5 * _ulp32(1 + th)) + 0.5 * _ulp32(gt)
+    # tl.exp(v) = ex2.approx.f32(v * log2(e)): the product's rounding (relative 2^-24 of |v log2 e|,
+    # i.e. |v| 2^-24 relative in the result) and ex2.approx's relative 2^-22 (PTX ISA).
+    sig = 1 / (1 + np.exp(-X))
+    silu = X * sig
+    exp_rel = np.abs(X) * 2.0 ** -24 + 2.0 ** -22
+    sig_rel = (1 - sig) * exp_rel + 2.0 ** -24 + 2 * 2.0 ** -23  # 1 + e rounding; the division (<= 2 ulp)
+    silu_err = np.abs(silu) * (sig_rel + 2.0 ** -24) + 0.5 * _ulp32(silu)
+    sp = np.log1p(np.exp(X))
+    sp_err = sig * exp_rel + 1 * _ulp32(sp) + 0.5 * _ulp32(sp)  # d log1p(y) = y/(1+y) dy/y; log1pf 1 ulp
+    b = [_ulp_steps(gelu.astype(F32), g_err), _ulp_steps(gt.astype(F32), gt_err),
+         _ulp_steps(silu.astype(F32), silu_err), _ulp_steps(sp.astype(F32), sp_err)]
+    return dict(args=[In("X", x), Zeros("Gelu", F32, n), Zeros("GeluTanh", F32, n), Zeros("Silu", F32, n),
+                      Zeros("Softplus", F32, n), Scalar("n", "s32", n), Null(), Null()],
+                expect=[Expect(1, gelu.astype(F32), max_ulp=b[0],
+                               why=f"max_ulp = {b[0]}: tl.math.erf (libdevice erff, 2 ulp) and half an ulp for "
+                                   "1 + erf and for the product, per element"),
+                        Expect(2, gt.astype(F32), max_ulp=b[1],
+                               why=f"max_ulp = {b[1]}: four f32 roundings in the tanh argument, libdevice tanhf "
+                                   "2 ulp, half an ulp for 1 + tanh and the product"),
+                        Expect(3, silu.astype(F32), max_ulp=b[2],
+                               why=f"max_ulp = {b[2]}: x * tl.sigmoid(x) = x / (1 + ex2.approx(-x log2 e)): the "
+                                   "product's rounding in the exponent, ex2.approx relative 2^-22, the add, a "
+                                   "division within 2 ulp, the final product"),
+                        Expect(4, sp.astype(F32), max_ulp=b[3],
+                               why=f"max_ulp = {b[3]}: libdevice log1p (1 ulp) of tl.exp (ex2.approx, relative "
+                                   "2^-22 plus the exponent's rounding), whose relative error enters scaled by "
+                                   "e^x / (1 + e^x)")],
+                requires_ptx_text=["ex2.approx.f32"],
+                comment="Activations on 500 values in [-1, 3]: GELU with tl.math.erf, GELU-tanh with "
+                        "libdevice.tanh, SiLU with tl.sigmoid, softplus as libdevice.log1p(tl.exp(x)).")
+
+
+@triton_spec("argmax")
+def _(r):
+    v = _vals("argmax")
+    rows, cols = _cfg("argmax")["grid"][0], v["n_cols"]
+    x = r.integers(-5, 6, (rows, cols)).astype(F32)
+    x[1] = 2.0
+    x[4, 99] = 8
+    x[6, [0, 50, 99]] = -7
+    return dict(args=[In("X", x.ravel()), Zeros("Amax", np.int32, rows), Zeros("Amin", np.int32, rows),
+                      Zeros("Vmax", F32, rows), Scalar("n_cols", "s32", cols), Scalar("stride", "s32", cols),
+                      Null(), Null()],
+                expect=[Expect(1, x.argmax(1).astype(np.int32)), Expect(2, x.argmin(1).astype(np.int32)),
+                        Expect(3, x.max(1))],
+                comment="tl.argmax / tl.argmin over 100 columns in a 128-wide block (masked with -inf / +inf): "
+                        "ties go to the lowest index, as numpy; values in [-5, 5].")
+
+
+@triton_spec("splitk_matmul")
+def _(r):
+    v = _vals("splitk_matmul")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-3, 4, (m, k)).astype(F32)
+    b = r.integers(-3, 4, (k, n)).astype(F32)
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", F32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, (a.astype(np.float64) @ b).astype(F32).ravel())],
+                comment="Split-K matmul 40x96 @ 96x48, SPLIT_K = 3 programs along K per 32x32 tile, tf32 tensor "
+                        "cores (exact for small integers), partial tiles combined with tl.atomic_add (masked, "
+                        "atom.global.gpu.acq_rel.add.f32).")
+
+
+@triton_spec("ragged_where")
+def _(r):
+    v = _vals("ragged_where")
+    m, n, stride = v["M"], v["N"], v["stride"]
+    x = (r.integers(-40, 41, (m, stride)) / 4).astype(F32)
+    y = np.where(x > 0, x * 2, x * 0.5) + np.arange(m)[:, None]
+    y = np.where(np.arange(stride)[None, :] % 3 == 0, -y, y)
+    y[:, n:] = 0  # outside the mask: untouched
+    return dict(args=[In("X", x.ravel()), Zeros("Y", F32, m * stride), Scalar("M", "s32", m), Scalar("N", "s32", n),
+                      Scalar("stride", "s32", stride), Null(), Null()],
+                expect=[Expect(1, y.astype(F32).ravel())],
+                comment="2-D tiles (16 x 32) over a ragged 37 x 50 matrix with row stride 52: masked loads with "
+                        "other=, tl.where on values and on column index, masked stores (columns 50-51 untouched). "
+                        "Quarter values: exact.")
+
+
+def _f16_rtz(v):
+    rn = v.astype(np.float16)
+    over = np.abs(rn.astype(np.float64)) > np.abs(v.astype(np.float64))
+    return np.where(over, np.nextafter(rn, np.float16(0)), rn).astype(np.float16)
+
+
+@triton_spec("cast")
+def _(r):
+    n = _vals("cast")["n"]
+    x = (r.standard_normal(n) * 100).astype(F32)
+    x[:12] = [0.0, -0.0, 1.00390625, 1.01171875, -2.0078125, 65504.0, 65520.0, 70000.0, -1e5, 0.5, -0.5,
+              1.0009765625]  # bf16 and f16 ties, f16 overflow (rn -> inf, rtz -> 65504)
+    x[12:16] = [499.9, -511.99, 3.7, -3.7]
+    x[20:24] = [1.0 + 2 ** -11, 1.0 + 3 * 2 ** -11, 1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8]  # exact f16/bf16 ties
+    x = np.clip(x, -1e5, 1e5).astype(F32)
+    bf = _bf16(x.astype(np.float64))
+    h = x.astype(np.float16)
+    # Triton converts to int8 with cvt.rzi.s16.f32 (truncate, saturate to s16) and stores the low byte.
+    i16 = np.clip(np.trunc(x.astype(np.float64) * 0.25), -32768, 32767).astype(np.int64)
+    i8 = (i16 & 0xff).astype(np.uint8).view(np.int8)
+    back = (_bf16_f64(bf).astype(F32) + h.astype(F32)).astype(F32)
+    return dict(args=[In("X", x), Zeros("Bf16", np.int16, n), Zeros("F16", np.float16, n), Zeros("F16Rtz", np.float16, n),
+                      Zeros("I8", np.int8, n), Zeros("I32", np.int32, n), Zeros("Back", F32, n), Scalar("n", "s32", n),
+                      Null(), Null()],
+                expect=[Expect(1, bf.view(np.int16)), Expect(2, h), Expect(3, _f16_rtz(x)), Expect(4, i8),
+                        Expect(5, np.trunc(x).astype(np.int32)), Expect(6, back)],
+                requires_ptx_text=["cvt.rzi.s16.f32"],
+                comment="x.to(bf16) (cvt.rn.bf16.f32, bits through a bitcast to int16), x.to(f16) round-to-nearest-"
+                        "even (overflow to inf) and with fp_downcast_rounding='rtz' (cvt.rz: 65504 on overflow), "
+                        "(x/4).to(int8) (cvt.rzi.s16.f32: truncate and saturate to s16, low byte stored) and "
+                        "x.to(int32), and bf16 + f16 back in f32. Ties included.")
+
+
+@triton_spec("cumprod")
+def _(r):
+    rows, blk = _cfg("cumprod")["grid"][0], _cfg("cumprod")["constexprs"]["BLOCK"]
+    x = r.choice(np.array([0.5, 1, 2, -1, -2], F32), (rows, blk))
+    return dict(args=[In("X", x.ravel()), Zeros("Out", F32, x.size), Null(), Null()],
+                expect=[Expect(1, np.cumprod(x.astype(np.float64), 1).astype(F32).ravel())],
+                comment="tl.cumprod over 64-element rows (shfl.sync.up scan); factors +-0.5, 1, +-2: every "
+                        "partial product is a power of two, exact in any association.")
+
+
+@triton_spec("custom_reduce")
+def _(r):
+    rows, blk = _cfg("custom_reduce")["grid"][0], _cfg("custom_reduce")["constexprs"]["BLOCK"]
+    xi = r.integers(-2 ** 31, 2 ** 31, (rows, blk)).astype(np.int32)
+    x = r.standard_normal((rows, blk)).astype(F32)
+    x[1, [5, 90]] = [-7.5, 7.5]  # tie in |x|: the lower index wins
+    ax = np.abs(x)
+    idx = ax.argmax(1)
+    xor = np.bitwise_xor.reduce(xi, axis=1)
+    return dict(args=[In("X", x.ravel()), In("Xi", xi.ravel()), Zeros("Xor", np.int32, rows), Zeros("AbsMax", F32, rows),
+                      Zeros("AbsIdx", np.int32, rows), Null(), Null()],
+                expect=[Expect(2, xor.astype(np.int32)), Expect(3, x[np.arange(rows), idx]),
+                        Expect(4, idx.astype(np.int32))],
+                comment="tl.reduce with user combine functions: XOR of int32 rows, and a tuple reduction "
+                        "(value, index) keeping the largest |value|, lowest index on ties.")
+
+
+def _attn_bwd_data(r):
+    """Exactly computable flash-attention backward data: qk_scale = 1 (the base-2 domain), scores
+    q.k in [-2, 2] (two nonzero +-1 entries per query), M = the row maximum (an integer, standing
+    in for the log-sum-exp: the kernels only need some per-row offset), so P = 2^(qk - M) is a power
+    of two >= 2^-4; Delta in quarters; dO, V, K in {-1, 0, 1}. Every product and sum below is
+    exact in f32 and every fp16 operand exact, so the float64 reference is the exact result."""
+    h, n, d = 2, 64, 16
+    q = np.zeros((h, n, d))
+    for hi in range(h):
+        for i in range(n):
+            cols = r.choice(d, 2, replace=False)
+            q[hi, i, cols] = r.choice([-1, 1], 2)
+    k = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    v = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    do = r.integers(-1, 2, (h, n, d)).astype(np.float64)
+    s = np.einsum("hid,hjd->hij", q, k)
+    m = s.max(-1)
+    p = 2.0 ** (s - m[..., None])
+    delta = r.integers(-8, 9, (h, n)) / 4
+    dp = np.einsum("hid,hjd->hij", do, v)
+    ds = p * (dp - delta[..., None])
+    sm = 0.5
+    dv = np.einsum("hij,hid->hjd", p, do)
+    dk = sm * np.einsum("hij,hid->hjd", ds, q)
+    dq = sm * np.einsum("hij,hjd->hid", ds, k)
+    f16 = lambda a: a.astype(np.float16).ravel()
+    ins = [In("Q", f16(q)), In("K", f16(k)), In("V", f16(v)), In("DO", f16(do)), In("M", m.astype(F32).ravel()),
+           In("D", delta.astype(F32).ravel())]
+    return ins, f16(dk), f16(dv), f16(dq), sm
+
+
+ATTN_WHY = ("the reference is exact (see the comment); tl.math.exp2 is ex2.approx.ftz.f32 (relative error <= 2^-22 "
+            "in the PTX ISA), which on the integer arguments here may be off by that much, enough to move a value "
+            "lying on an fp16 rounding boundary by one ulp")
+
+
+@triton_spec("attn_bwd_dkdv")
+def _(r):
+    ins, dk, dv, _, sm = _attn_bwd_data(rng("attn_bwd"))
+    n = dk.size
+    return dict(args=ins + [Zeros("DK", np.float16, n), Zeros("DV", np.float16, n), Scalar("sm_scale", "f32", sm),
+                            Scalar("qk_scale", "f32", 1.0), Scalar("N_CTX", "s32", 64), Null(), Null()],
+                expect=[Expect(6, dk, max_ulp=1, why=ATTN_WHY), Expect(7, dv, max_ulp=1, why=ATTN_WHY)],
+                requires_ptx_text=["ex2.approx"],
+                comment="Fused-attention backward, dK/dV kernel (one program per 32 keys and head; 2 heads x 64 x "
+                        "16): P^T = exp2(K Q^T - M) recomputed per 16-query block, dV += P^T dO, dS^T = P^T (V dO^T "
+                        "- Delta), dK += dS^T Q (mma.sync m16n8k16 with ldmatrix(.trans), stmatrix.trans on sm_90). "
+                        "Data chosen so every step is exact: powers of two for P, small integers elsewhere.")
+
+
+@triton_spec("attn_bwd_dq")
+def _(r):
+    ins, _, _, dq, sm = _attn_bwd_data(rng("attn_bwd"))
+    return dict(args=ins + [Zeros("DQ", np.float16, dq.size), Scalar("sm_scale", "f32", sm),
+                            Scalar("qk_scale", "f32", 1.0), Scalar("N_CTX", "s32", 64), Null(), Null()],
+                expect=[Expect(6, dq, max_ulp=1, why=ATTN_WHY)],
+                requires_ptx_text=["ex2.approx"],
+                comment="Fused-attention backward, dQ kernel (one program per 32 queries and head): P = exp2(Q K^T "
+                        "- M), dS = P (dO V^T - Delta), dQ += dS K over 16-key blocks; the same exact data as the "
+                        "dK/dV launch.")
+
+
+def _fp8_bits(v, fmt):
+    """Exact float -> fp8 bits (e4m3: bias 7, 3 mantissa bits; e5m2: bias 15, 2); v must be
+    representable (normal or zero)."""
+    ebits, mbits, bias = (4, 3, 7) if fmt == "e4m3" else (5, 2, 15)
+    out = []
+    for x in np.asarray(v, np.float64).ravel():
+        s = 0x80 if x < 0 else 0
+        a = abs(float(x))
+        if a == 0:
+            out.append(s)
+            continue
+        e = int(np.floor(np.log2(a)))
+        m = a / 2.0 ** e - 1
+        mi = m * (1 << mbits)
+        assert mi == int(mi) and 1 <= e + bias < (1 << ebits), (x, fmt)
+        out.append(s | ((e + bias) << mbits) | int(mi))
+    return np.array(out, np.uint8)
+
+
+def _int8_mm(name):
+    v = _vals(name)
+    m, n, k = v["M"], v["N"], v["K"]
+    r = rng(name)
+    a = r.integers(-128, 128, (m, k)).astype(np.int8)
+    b = r.integers(-128, 128, (k, n)).astype(np.int8)
+    c = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+    return m, n, k, a, b, c
+
+
+@triton_spec("int8_matmul_64")
+def _(r):
+    m, n, k, a, b, c = _int8_mm("int8_matmul_64")
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", np.int32, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"int8 matmul {m}x{k} @ {k}x{n}, 64x64x64 tiles: wgmma.mma_async m64n64k32.s32.s8.s8 on "
+                        "sm_90 (shared-memory descriptors, 8-bit K-major operands), mma.sync m16n8k32 on sm_80. "
+                        "Exact int32 accumulation.")
+
+
+def _fp8_mm(name, bfmt):
+    v = _vals(name)
+    m, n, k = v["M"], v["N"], v["K"]
+    r = rng(name)
+    vals = np.array([-3, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3])
+    a = r.choice(vals, (m, k))
+    b = r.choice(vals, (k, n))
+    c = (a @ b).astype(F32)  # halves and small integers: every product and sum exact
+    return dict(args=[In("a", _fp8_bits(a, "e4m3")), In("b", _fp8_bits(b, bfmt)), Zeros("c", F32, m * n),
+                      Scalar("M", "s32", m), Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"fp8 matmul {m}x{k} (e4m3) @ {k}x{n} ({bfmt}), f32 accumulation through wgmma.mma_async "
+                        f"m64n64k32.f32.e4m3.{bfmt} (sm_90 only: Triton has no fp8 dot for sm_80); inputs as raw "
+                        "fp8 bytes, values in {0, +-0.5, +-1, +-1.5, +-2, +-3}: exact.")
+
+
+@triton_spec("fp8_matmul_e4m3_e5m2")
+def _(r):
+    return _fp8_mm("fp8_matmul_e4m3_e5m2", "e5m2")
+
+
+@triton_spec("fp8_matmul_e4m3")
+def _(r):
+    return _fp8_mm("fp8_matmul_e4m3", "e4m3")
+
+
+@triton_spec("matmul_f16acc")
+def _(r):
+    v = _vals("matmul_f16acc")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-2, 3, (m, k)).astype(np.float16)
+    b = r.integers(-2, 3, (k, n)).astype(np.float16)
+    c = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)  # |partial sums| <= 256: exact in fp16
+    return dict(args=[In("a", a.ravel()), In("b", b.ravel()), Zeros("c", np.float16, m * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scalar("K", "s32", k), Null(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"fp16 matmul {m}x{k} @ {k}x{n} with tl.dot(..., out_dtype=float16): fp16 accumulators "
+                        "(mma.sync .f16.f16.f16.f16 on sm_80, wgmma m64n64k16.f16.f16.f16 on sm_90, rounding the "
+                        "accumulator to fp16 after every instruction). Entries in [-2, 2]: every partial sum "
+                        "(|s| <= 256) is exact in fp16.")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -127,3 +127,93 @@ KERNELS += [
 ]
 
 ARCHS = [80, 90]
+
+# Second sweep of user kernels.
+KERNELS += [
+    dict(name="rms_norm", fn="rms_norm_fwd",
+         args=[("X", "*fp32"), ("Y", "*fp32"), ("W", "*fp32"), ("Rstd", "*fp32"), ("stride", "i32", 200),
+               ("N", "i32", 200), ("eps", "fp32", 1e-6)],
+         constexprs={"BLOCK_SIZE": 256}, options=dict(num_warps=4), grid=[6]),
+    dict(name="rotary", fn="rotary_kernel",
+         args=[("X", "*fp32"), ("Out", "*fp32"), ("Pos", "*i32"), ("InvFreq", "*fp32"), ("heads", "i32", 2)],
+         constexprs={"HALF": 32}, options=dict(num_warps=1), grid=[8, 2]),
+    dict(name="activations", fn="activations_kernel",
+         args=[("X", "*fp32"), ("Gelu", "*fp32"), ("GeluTanh", "*fp32"), ("Silu", "*fp32"), ("Softplus", "*fp32"),
+               ("n", "i32", 500)],
+         constexprs={"BLOCK": 256}, options=dict(num_warps=4), grid=[2]),
+    dict(name="argmax", fn="argmax_kernel",
+         args=[("X", "*fp32"), ("Amax", "*i32"), ("Amin", "*i32"), ("Vmax", "*fp32"), ("n_cols", "i32", 100),
+               ("stride", "i32", 100)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=2), grid=[10]),
+    dict(name="splitk_matmul", fn="splitk_matmul",
+         args=[("a_ptr", "*fp32"), ("b_ptr", "*fp32"), ("c_ptr", "*fp32"), ("M", "i32", 40), ("N", "i32", 48),
+               ("K", "i32", 96)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "SPLIT_K": 3},
+         options=dict(num_warps=4, num_stages=2), grid=[2, 2, 3]),
+    dict(name="ragged_where", fn="ragged_where_kernel",
+         args=[("X", "*fp32"), ("Y", "*fp32"), ("M", "i32", 37), ("N", "i32", 50), ("stride", "i32", 52)],
+         constexprs={"BLOCK_M": 16, "BLOCK_N": 32}, options=dict(num_warps=2), grid=[3, 2]),
+    dict(name="cast", fn="cast_kernel",
+         args=[("X", "*fp32"), ("Bf16", "*i16"), ("F16", "*fp16"), ("F16Rtz", "*fp16"), ("I8", "*i8"),
+               ("I32", "*i32"), ("Back", "*fp32"), ("n", "i32", 300)],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+    dict(name="cumprod", fn="cumprod_kernel",
+         args=[("X", "*fp32"), ("Out", "*fp32")],
+         constexprs={"BLOCK": 64}, options=dict(num_warps=2), grid=[4]),
+    dict(name="custom_reduce", fn="custom_reduce_kernel",
+         args=[("X", "*fp32"), ("Xi", "*i32"), ("Xor", "*i32"), ("AbsMax", "*fp32"), ("AbsIdx", "*i32")],
+         constexprs={"BLOCK": 128}, options=dict(num_warps=4), grid=[3]),
+]
+
+# Fused-attention backward (dK/dV and dQ kernels), 2 heads x 64 positions x head dim 16.
+KERNELS += [
+    dict(name="attn_bwd_dkdv", fn="attn_bwd_dkdv",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("DO", "*fp16"), ("M", "*fp32"), ("D", "*fp32"),
+               ("DK", "*fp16"), ("DV", "*fp16"), ("sm_scale", "fp32", 0.5), ("qk_scale", "fp32", 1.0),
+               ("N_CTX", "i32", 64)],
+         constexprs={"BLOCK_M": 16, "BLOCK_N": 32, "HEAD_DIM": 16}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+    dict(name="attn_bwd_dq", fn="attn_bwd_dq",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("DO", "*fp16"), ("M", "*fp32"), ("D", "*fp32"),
+               ("DQ", "*fp16"), ("sm_scale", "fp32", 0.5), ("qk_scale", "fp32", 1.0), ("N_CTX", "i32", 64)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 16, "HEAD_DIM": 16}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+]
+
+# Tensor-core matmuls with 8-bit inputs and 64-row tiles: int8 through wgmma .s32.s8.s8 on sm_90
+# (mma.sync m16n8k32 on sm_80); fp8 (sm_90 only) through wgmma .f32.e4m3.{e4m3,e5m2}.
+KERNELS += [
+    dict(name="int8_matmul_64", fn="int8_matmul",
+         args=[("a_ptr", "*i8"), ("b_ptr", "*i8"), ("c_ptr", "*i32"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 1]),
+    dict(name="fp8_matmul_e4m3_e5m2", fn="fp8_matmul", archs=[90],
+         args=[("a_ptr", "*fp8e4nv"), ("b_ptr", "*fp8e5"), ("c_ptr", "*fp32"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 1]),
+    dict(name="fp8_matmul_e4m3", fn="fp8_matmul", archs=[90],
+         args=[("a_ptr", "*fp8e4nv"), ("b_ptr", "*fp8e4nv"), ("c_ptr", "*fp32"), ("M", "i32", 64), ("N", "i32", 128),
+               ("K", "i32", 64)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
+         grid=[1, 2]),
+]
+
+# Flash attention with 64-row blocks: on sm_90 Q K^T is a wgmma with both operands in shared
+# memory and P V a wgmma whose A operand (P) is in registers.
+KERNELS += [
+    dict(name="flash_attn_64", fn="flash_attn_fwd",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"), ("sm_scale", "fp32", 0.25),
+               ("N_CTX", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+]
+
+KERNELS += [
+    dict(name="matmul_f16acc", fn="matmul_f16acc",
+         args=[("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", "i32", 128), ("N", "i32", 64),
+               ("K", "i32", 64)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
+         grid=[2, 1]),
+]

@@ -339,3 +339,231 @@ def clamp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     tl.store(out_ptr + offs, tl.clamp(x, -1.0, 1.0), mask=m)
     tl.store(out_ptr + n + offs, tl.clamp(x, -0.5, 2.0), mask=m)
+
+
+# Second sweep: kernels users write around the tutorials (normalization, rotary embedding,
+# activations through tl.math and libdevice, argmax, split-K matmul with atomics, ragged masks,
+# dtype casts, cumprod, custom reductions).
+from triton.language.extra import libdevice  # noqa: E402
+
+
+@triton.jit
+def rms_norm_fwd(X, Y, W, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    ms = tl.sum(x * x, axis=0) / N
+    rstd = 1 / tl.sqrt(ms + eps)
+    w = tl.load(W + cols, mask=mask)
+    tl.store(Y + row * stride + cols, x * rstd * w, mask=mask)
+    tl.store(Rstd + row, rstd)
+
+
+@triton.jit
+def rotary_kernel(X, Out, Pos, InvFreq, heads, HALF: tl.constexpr):
+    s = tl.program_id(0)
+    h = tl.program_id(1)
+    offs = tl.arange(0, HALF)
+    base = (s * heads + h) * 2 * HALF
+    x0 = tl.load(X + base + offs)
+    x1 = tl.load(X + base + HALF + offs)
+    ang = tl.load(Pos + s).to(tl.float32) * tl.load(InvFreq + offs)
+    c = tl.cos(ang)
+    sn = tl.sin(ang)
+    tl.store(Out + base + offs, x0 * c - x1 * sn)
+    tl.store(Out + base + HALF + offs, x1 * c + x0 * sn)
+
+
+@triton.jit
+def activations_kernel(X, Gelu, GeluTanh, Silu, Softplus, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=0.0)
+    tl.store(Gelu + offs, 0.5 * x * (1 + tl.math.erf(x * 0.7071067811865476)), mask=m)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    tl.store(GeluTanh + offs, 0.5 * x * (1 + libdevice.tanh(inner)), mask=m)
+    tl.store(Silu + offs, x * tl.sigmoid(x), mask=m)
+    tl.store(Softplus + offs, libdevice.log1p(tl.exp(x)), mask=m)
+
+
+@triton.jit
+def argmax_kernel(X, Amax, Amin, Vmax, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    x = tl.load(X + row * stride + cols, mask=m, other=float("-inf"))
+    tl.store(Amax + row, tl.argmax(x, axis=0))
+    tl.store(Vmax + row, tl.max(x, axis=0))
+    xm = tl.where(m, x, float("inf"))
+    tl.store(Amin + row, tl.argmin(xm, axis=0))
+
+
+@triton.jit
+def splitk_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, SPLIT_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        offs_k = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :],
+                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :],
+                    mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.atomic_add(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
+
+
+@triton.jit
+def ragged_where_kernel(X, Y, M, N, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    m = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(X + rows[:, None] * stride + cols[None, :], mask=m, other=-7.0)
+    y = tl.where(x > 0, x * 2.0, x * 0.5) + rows[:, None].to(tl.float32)
+    y = tl.where((cols[None, :] % 3 == 0) & m, -y, y)
+    tl.store(Y + rows[:, None] * stride + cols[None, :], y, mask=m)
+
+
+@triton.jit
+def cast_kernel(X, Bf16, F16, F16Rtz, I8, I32, Back, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=0.0)
+    b = x.to(tl.bfloat16)
+    h = x.to(tl.float16)
+    tl.store(Bf16 + offs, b.to(tl.int16, bitcast=True), mask=m)
+    tl.store(F16 + offs, h, mask=m)
+    tl.store(F16Rtz + offs, x.to(tl.float16, fp_downcast_rounding="rtz"), mask=m)
+    tl.store(I8 + offs, (x * 0.25).to(tl.int8), mask=m)
+    tl.store(I32 + offs, x.to(tl.int32), mask=m)
+    tl.store(Back + offs, b.to(tl.float32) + h.to(tl.float32), mask=m)
+
+
+@triton.jit
+def cumprod_kernel(X, Out, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + row * BLOCK + offs)
+    tl.store(Out + row * BLOCK + offs, tl.cumprod(x, axis=0))
+
+
+@triton.jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@triton.jit
+def _absmax_combine(v0, i0, v1, i1):
+    a0 = tl.abs(v0)
+    a1 = tl.abs(v1)
+    take1 = (a1 > a0) | ((a1 == a0) & (i1 < i0))
+    return tl.where(take1, v1, v0), tl.where(take1, i1, i0)
+
+
+@triton.jit
+def custom_reduce_kernel(X, Xi, Xor, AbsMax, AbsIdx, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    xi = tl.load(Xi + row * BLOCK + offs)
+    tl.store(Xor + row, tl.reduce(xi, 0, _xor_combine))
+    x = tl.load(X + row * BLOCK + offs)
+    v, i = tl.reduce((x, offs), 0, _absmax_combine)
+    tl.store(AbsMax + row, v)
+    tl.store(AbsIdx + row, i)
+
+
+@triton.jit
+def attn_bwd_dkdv(Q, K, V, DO, M, D, DK, DV, sm_scale, qk_scale, N_CTX, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    # Flash-attention backward for one block of keys (as in Triton's fused-attention tutorial):
+    # P^T recomputed from the stored base-2 log-sum-exp M (qk_scale = sm_scale * log2(e)),
+    # dV += P^T dO, dS^T = P^T (dP^T - Delta), dK += dS^T Q.
+    start_n = tl.program_id(0)
+    off_h = tl.program_id(1)
+    base = off_h * N_CTX * HEAD_DIM
+    offs_n = start_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    k = tl.load(K + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :])
+    v = tl.load(V + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :])
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    for start_m in range(0, N_CTX, BLOCK_M):
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        m = tl.load(M + off_h * N_CTX + offs_m)
+        qkT = tl.dot(k, tl.trans(q))
+        pT = tl.math.exp2(qkT * qk_scale - m[None, :])
+        dv = tl.dot(pT.to(tl.float16), do, dv)
+        di = tl.load(D + off_h * N_CTX + offs_m)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = pT * (dpT - di[None, :])
+        dk = tl.dot(dsT.to(tl.float16), q, dk)
+    dk *= sm_scale
+    tl.store(DK + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], dk.to(tl.float16))
+    tl.store(DV + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], dv.to(tl.float16))
+
+
+@triton.jit
+def attn_bwd_dq(Q, K, V, DO, M, D, DQ, sm_scale, qk_scale, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                HEAD_DIM: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_h = tl.program_id(1)
+    base = off_h * N_CTX * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    m = tl.load(M + off_h * N_CTX + offs_m)
+    di = tl.load(D + off_h * N_CTX + offs_m)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in range(0, N_CTX, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        kT = tl.load(K + base + offs_n[None, :] * HEAD_DIM + offs_d[:, None])
+        vT = tl.load(V + base + offs_n[None, :] * HEAD_DIM + offs_d[:, None])
+        qk = tl.dot(q, kT)
+        p = tl.math.exp2(qk * qk_scale - m[:, None])
+        dp = tl.dot(do, vT).to(tl.float32)
+        ds = p * (dp - di[:, None])
+        dq = tl.dot(ds.to(tl.float16), tl.trans(kT), dq)
+    tl.store(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], (dq * sm_scale).to(tl.float16))
+
+
+@triton.jit
+def fp8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # fp8 inputs (A e4m3, B e4m3 or e5m2), f32 accumulation: wgmma ...k32.f32.e4m3.e5m2 on sm_90.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
+@triton.jit
+def matmul_f16acc(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    # tl.dot with out_dtype=float16: fp16 accumulators (mma.sync .f16.f16.f16.f16 on sm_80,
+    # wgmma ... .f16.f16.f16 on sm_90).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
