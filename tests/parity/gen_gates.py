@@ -31,7 +31,8 @@ Usage:
   gen_gates.py forms                 # list the forms (no ptxas)
   gen_gates.py run [--jobs 2]        # probe + retarget + multi: writes gates.jsonl.gz
   gen_gates.py verify                # no ptxas: gates.jsonl.gz matches this generator
-  gen_gates.py summary               # the gates read from the recorded probes
+  gen_gates.py table                 # no ptxas: rewrite crates/ptx-isa/src/insn_gates_table.rs
+  gen_gates.py summary               # no ptxas: how well the table reproduces the probes
 """
 
 from __future__ import annotations
@@ -902,14 +903,35 @@ def form_tokens(fo: Form) -> set[str]:
     return toks
 
 
+_recorded: dict | None = None
+
+
+def _load_recorded() -> dict:
+    """The probe results of the committed gates.jsonl.gz, so that `table`, `summary` and
+    `verify` work without ptxas (and without the run cache)."""
+    global _recorded
+    if _recorded is None:
+        _recorded = {}
+        if OUT.exists():
+            with gzip.open(OUT, "rt") as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    if r["kind"] == "probe":
+                        _recorded[(r["insn"], r["target"], r["version"])] = (r["exit"], r["raw"])
+    return _recorded
+
+
 def observations(fo: Form) -> dict[tuple[str, str], tuple[int, str]]:
     cache = _load_cache()
+    rec = _load_recorded()
     out = {}
     for t in TARGETS:
         for v in VERSIONS:
             k = _key(fo.module(t, v), arch_for(t))
             if k in cache:
                 out[(t, v)] = cache[k]
+            elif (fo.insn, t, v) in rec:
+                out[(t, v)] = rec[(fo.insn, t, v)]
     return out
 
 
