@@ -50,13 +50,17 @@ codes! {
         "`.address_size` is 32 or 64 (ptxas 13.5 only compiles 64-bit code).",
         ".address_size 16";
     TARGET_TOO_OLD = "E0100", "feature needs a newer target",
-        ["Feature '«f»' requires .target sm_«n» or higher", "Modifier '«m»' requires .target sm_«n» or higher", "Modifier '«m»' on '«op»' requires .target sm_«n» or higher"],
+        ["Feature '«f»' requires .target sm_«n» or higher", "Modifier '«m»' requires .target sm_«n» or higher", "Modifier '«m»' on '«op»' requires .target sm_«n» or higher", "Instruction '«i»' requires .target sm_«n» or higher"],
         "The instruction uses a feature the module's `.target` does not have. The help line names the lowest target that has it (docs/features.md lists them all).",
         "cp.async.ca.shared.global [s], [%rd1], 16;   (.target sm_75)";
     VERSION_TOO_OLD = "E0101", "feature needs a newer PTX ISA version",
-        ["Feature '«f»' requires PTX ISA .version «v» or later", "Modifier '«m»' requires PTX ISA .version «v» or later", "Modifier '«m»' on '«op»' requires PTX ISA .version «v» or later"],
+        ["Feature '«f»' requires PTX ISA .version «v» or later", "Modifier '«m»' requires PTX ISA .version «v» or later", "Modifier '«m»' on '«op»' requires PTX ISA .version «v» or later", "Instruction '«i»' requires PTX ISA .version «v» or later"],
         "The feature exists only from a later `.version`; the help line names it.",
         "ld.global.L2::cache_hint.b32 %r1, [%rd1], %rd2;   (.version 7.0)";
+    NOT_ON_TARGET = "E0102", "instruction not available on this target",
+        ["«subject» not supported on .target '«t»'", "«subject» cannot be compiled for architecture '«t»'", "Instruction '«op»' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4", "Instruction '«op»' without '.sync' may produce unpredictable results on sm_70 and later architectures"],
+        "The instruction exists only on architecture-specific targets (`wgmma`, `setmaxnreg`, `tcgen05` …: sm_90a, sm_100a …); a later target of another family does not have it either. docs/features.md lists the targets of each.",
+        "wgmma.fence.sync.aligned;   (.target sm_90)";
     UNKNOWN_INSTRUCTION = "E0200", "unknown instruction",
         ["Not a name of any known instruction: '«op»'"],
         "The opcode (with its kind word, such as `createpolicy.fractional` or `cp.async`) is not a PTX instruction. Opcodes are case-sensitive.",

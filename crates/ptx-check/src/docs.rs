@@ -123,7 +123,51 @@ pub fn features_markdown() -> String {
     for (t, v) in KNOWN_TARGETS {
         let _ = writeln!(out, "| {t} | {v} |");
     }
+    instruction_gates(&mut out);
     out
+}
+
+/// The instruction-gate table (`ptx_isa::insn_gates`), one row per ptxas message.
+fn instruction_gates(out: &mut String) {
+    use ptx_isa::GateKind;
+    out.push_str(
+        "\n## Instruction gates (every other instruction)\n\n\
+         The minimum target and version of the instructions outside the cache-control \
+         families, from `crates/ptx-isa/src/insn_gates_table.rs` (measured by \
+         `tests/parity/gen_gates.py`, see `docs/ptxas-rules.md` §19). One row per message \
+         ptxas prints, in its order within the opcode; a row applies when every word of the \
+         condition holds: `.x` written, `!.x` not written, `.x|.y` either, `t0.f16` the first \
+         type modifier is `.f16`, `#3` three operands, `%name` a special register operand, \
+         `@sm=89` / `@v>=8.1` the target / version. Version gates compare `.version 5.1` as \
+         6.0 (ptxas does). `not on` rows list the targets that have the instruction.\n\n\
+         | opcode | condition | check | subject | measured on (form) |\n|---|---|---|---|---|\n",
+    );
+    for g in ptx_isa::INSN_GATES {
+        let check = match g.kind {
+            GateKind::Target(n) | GateKind::TargetBare(n) => format!("target ≥ sm_{n}"),
+            GateKind::Version(v) => format!("version ≥ {v}"),
+            GateKind::Arch(a) => format!("not on targets other than {}", a.join(", ")),
+            GateKind::Compile(a) => format!("cannot be compiled for {}", a.join(", ")),
+        };
+        let cond = if g.when.is_empty() {
+            "(always)".to_string()
+        } else {
+            g.when
+                .iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | `{}` |",
+            g.opcode,
+            cond.replace('|', "\\|"),
+            check,
+            g.subject.replace('|', "\\|"),
+            g.evidence.split_whitespace().next().unwrap_or(""),
+        );
+    }
 }
 
 /// `docs/diagnostics.md`.

@@ -3,7 +3,8 @@
 //! [`check_source`] decodes and parses a file and runs the validation rules of [`rules`] over
 //! the cache-control instructions (`ld`, `ld.global.nc`, `st`, `cp.async` and its group, wait
 //! and mbarrier forms, `createpolicy`, `prefetch`/`prefetchu`) for the module's `.target` and
-//! `.version` (or the overrides in [`CheckOptions`]). The rules are a port of the measured rule
+//! `.version` (or the overrides in [`CheckOptions`]); every other instruction is checked against
+//! its measured target and version gates (`ptx_isa::insn_gates`). The rules are a port of the measured rule
 //! catalog (`docs/ptxas-rules.md`, executable as `tests/parity/rules_model.py`): the feature
 //! gates come from `ptx_isa::features`, the check order of each instruction family is a table
 //! of ordering keys, and every finding of the file is reported, in ptxas's order.

@@ -30,70 +30,21 @@ struct Case {
     flaky: bool,
 }
 
-/// Verdict deviations we know of, with the reason. Every one is a retargeted (or inserted)
-/// module whose other instructions (`redux`, `max.f16`, `atom.add.bf16x2`, `stmatrix`,
-/// `cvt.e4m3x2`, `.abs`, `wgmma`, …) need a newer target or PTX version than the mutation
-/// gave them: ptxsim validates the cache-control instructions only (docs/ptxas-rules.md §18.6).
+/// Verdict deviations we know of, with the reason. The target and version gates of every
+/// instruction are modelled (docs/ptxas-rules.md §19); what is left: targets below sm_50
+/// (outside the measured table), `.version 6.14` (ptxas compares the gates with the version as
+/// written), and the `.tensormap` gate on createpolicy.cvt (docs/ptxas-rules.md §19.5).
 const KNOWN_DEVIATIONS: &[(&str, &str)] = &[
-    ("mut-00395", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'atom.add.f64.global' requires .target sm_60 or higher"),
-    ("mut-00980", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'mbarrier.try_wait' requires .target sm_90 or higher"),
-    ("mut-02018", "non-cache-control instruction gate ptxsim does not model: error   : Modifier '.tensormap' requires .target sm_90 or higher"),
-    ("mut-02172", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'ld.nc' requires .target sm_32 or higher"),
-    ("mut-02285", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'add.bf16' requires .target sm_90 or higher"),
-    ("mut-02288", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'max.f16 or max.f16x2' requires .target sm_80 or higher"),
-    ("mut-02299", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'max.f16 or max.f16x2' requires .target sm_80 or higher"),
-    ("mut-02310", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'add.bf16' requires .target sm_90 or higher"),
-    ("mut-02326", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'f16 arithemetic and compare instructions' requires .target sm_53 or higher"),
-    ("mut-02621", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-02623", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-02631", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'match' requires .target sm_70 or higher"),
-    ("mut-02639", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-02720", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'atom.add.bf16x2 with generic state space' requires .target sm_90 or higher"),
-    ("mut-02774", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-02790", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'atom.add.bf16x2 with generic state space' requires .target sm_90 or higher"),
-    ("mut-02793", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-03514", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'cvta.to' requires .target sm_20 or higher"),
-    ("mut-03577", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'cp.async' requires PTX ISA .version 7.0 or later"),
-    ("mut-03915", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'activemask' requires PTX ISA .version 6.2 or later"),
-    ("mut-03970", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-03980", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'activemask' requires PTX ISA .version 6.2 or later"),
-    ("mut-03981", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-04217", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'shfl.sync' requires PTX ISA .version 6.0 or later"),
-    ("mut-06476", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-06538", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-06587", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-06613", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'redux' requires .target sm_80 or higher"),
-    ("mut-06795", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06797", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06801", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06804", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06826", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06835", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.abs' requires .target sm_86 or higher"),
-    ("mut-06994", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'used_bytes_mask' requires PTX ISA .version 8.3 or later"),
-    ("mut-07532", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'cvt.e4m3x2.f32' requires .target sm_90 or higher"),
-    ("mut-07544", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.satfinite' requires PTX ISA .version 6.0 or later"),
-    ("mut-07546", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'cvt.e4m3x2.f32' requires .target sm_89 or higher"),
-    ("mut-07555", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'cvt.e4m3x2.f32' requires .target sm_89 or higher"),
-    ("mut-07624", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.satfinite' requires PTX ISA .version 6.0 or later"),
-    ("mut-07627", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires PTX ISA .version 6.0 or later"),
-    ("mut-07645", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires PTX ISA .version 6.0 or later"),
-    ("mut-07678", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-07720", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-07724", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-07747", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.relaxed' requires .target sm_70 or higher"),
-    ("mut-08543", "non-cache-control instruction gate ptxsim does not model: error   : Feature 'Line information of inline functions' requires PTX ISA .version 7.0 or later"),
-    ("mut-08599", "non-cache-control instruction gate ptxsim does not model: error   : Modifier '.async' requires PTX ISA .version 8.0 or later"),
-    ("mut-08600", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'wgmma.fence' not supported on .target 'sm_103'"),
-    ("mut-09128", "non-cache-control instruction gate ptxsim does not model: error   : Modifier '.async' requires .target sm_90 or higher"),
-    ("mut-10251", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.acq_rel' requires .target sm_70 or higher"),
-    ("mut-10344", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.acq_rel' requires .target sm_70 or higher"),
-    ("mut-10369", "non-cache-control instruction gate ptxsim does not model: error   : Feature '.acq_rel' requires .target sm_70 or higher"),
-    ("mut-10516", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'ld' requires .target sm_20 or higher"),
-    ("mut-11745", "non-cache-control instruction gate ptxsim does not model: error   : Instruction 'cvta.to' requires .target sm_20 or higher"),
+    ("mut-02018", "`.tensormap` written on createpolicy.cvt: ptxas gates the modifier (sm_90) before rejecting it; the createpolicy rules report only the illegal modifier: error   : Modifier '.tensormap' requires .target sm_90 or higher"),
+    ("mut-03514", "target sm_12 (below sm_50, outside the measured gate table): error   : Instruction 'cvta.to' requires .target sm_20 or higher"),
+    ("mut-03577", "`.version 6.14`: ptxas reads it as 7.4 for the target check but compares the feature gates with 6.14 as written: error   : Feature 'cp.async' requires PTX ISA .version 7.0 or later"),
+    ("mut-08543", "`.version 6.14`, as mut-03577: error   : Feature 'Line information of inline functions' requires PTX ISA .version 7.0 or later"),
+    ("mut-10516", "target sm_12 (below sm_50, outside the measured gate table): error   : Instruction 'ld' requires .target sm_20 or higher"),
+    ("mut-11745", "target sm_12 (below sm_50, outside the measured gate table): error   : Instruction 'cvta.to' requires .target sm_20 or higher"),
 ];
 
 /// Share of cases whose complete ptxas output we reproduce byte for byte.
-const EXACT_TARGET: f64 = 0.955;
+const EXACT_TARGET: f64 = 0.975;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

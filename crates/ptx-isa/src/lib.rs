@@ -8,11 +8,14 @@
 //! higher" is a comparison, and [`features`] lists each feature's minimum target and version.
 
 pub mod features;
+pub mod insn_gates;
+mod insn_gates_table;
 mod qualifiers;
 mod target;
 mod types;
 
 pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
+pub use insn_gates::{GateKind, InsnGate, INSN_GATES};
 pub use qualifiers::*;
 pub use target::{
     ArchSuffix, PtxVersion, SmTarget, TargetParseError, KNOWN_TARGETS, SUPPORTED_VERSIONS,

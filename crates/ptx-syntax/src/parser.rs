@@ -468,6 +468,27 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             Ok(Operand::Vector(elems, t.span().to(close.span())))
         }
         Tok::LBracket => address(i),
+        Tok::Underscore
+            if peek_nth(i, 1).kind == Tok::Pipe && peek_nth(i, 2).kind == Tok::Ident =>
+        {
+            // `_|%p`: a discarded first destination (`elect.sync _|%p, -1`).
+            bump(i);
+            bump(i);
+            let p = bump(i);
+            Ok(Operand::PredPair(
+                Name {
+                    name: "_".into(),
+                    component: None,
+                    span: t.span(),
+                },
+                Name {
+                    name: p.text.into(),
+                    component: None,
+                    span: p.span(),
+                },
+                t.span().to(p.span()),
+            ))
+        }
         Tok::Underscore => {
             // `_|%p`: a sink for the value part of a `d|p` destination (lop3, setp, shfl...).
             let (pipe, second) = (peek_nth(i, 1), peek_nth(i, 2));

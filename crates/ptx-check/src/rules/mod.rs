@@ -448,6 +448,8 @@ struct Checker<'a> {
     /// (bits, instruction start) of each narrow address.
     narrow: Vec<(u32, u32)>,
     sm: u32,
+    /// The full target (`sm_90a`), for the architecture-specific gates.
+    target: SmTarget,
     version: PtxVersion,
     /// The `.address_size` value (None: not written).
     address_size: Option<u32>,
@@ -474,6 +476,7 @@ impl<'a> Checker<'a> {
             call_sequence: None,
             narrow: Vec::new(),
             sm: 0,
+            target: SmTarget::new(0),
             version: PtxVersion::new(0, 0),
             address_size: None,
             debug: false,
@@ -669,6 +672,7 @@ impl<'a> Checker<'a> {
             return false;
         };
         self.sm = target.number;
+        self.target = target;
         self.version = version.0;
         let min_version = if self.options.target.is_some() {
             min_version
@@ -820,6 +824,22 @@ impl<'a> Checker<'a> {
                 Statement::Instruction(i) if !self.instruction(i, scopes, state) => {
                     return false;
                 }
+                Statement::Pragma(p)
+                    if p.strings.iter().any(|x| x.starts_with("used_bytes_mask"))
+                        && ptx_isa::insn_gates::gate_version(self.version)
+                            < PtxVersion::new(8, 3) =>
+                {
+                    // measured: `.pragma "used_bytes_mask …"` (Triton) needs PTX 8.3
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::VERSION_TOO_OLD,
+                            p.span,
+                            format!("`used_bytes_mask` needs PTX ISA 8.3 or later; the module is PTX {}", self.version),
+                            "Feature 'used_bytes_mask' requires PTX ISA .version 8.3 or later",
+                        )
+                        .with_help("use `.version 8.3` or later, or drop the pragma"),
+                    );
+                }
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);
                     let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);
@@ -872,13 +892,16 @@ impl<'a> Checker<'a> {
         state: &mut FnState,
     ) -> bool {
         if let Op::Generic(g) = &i.op {
-            // Known instructions other than the cache-control ones are not validated.
+            // Known instructions other than the cache-control ones: only their target and
+            // version gates are checked.
             let op = g.opcode.value.as_str();
             if op == "call" {
                 call(&g.operands, scopes, state);
                 return true;
             }
             if op != "cp" && opcodes::is_known(op) {
+                let mods: Vec<&str> = g.modifiers.iter().map(|m| m.value.as_str()).collect();
+                self.insn_gates(i, op, &mods, scopes);
                 return true;
             }
         }
@@ -908,6 +931,11 @@ impl<'a> Checker<'a> {
         };
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
+        if gate_only(opcode, &mods) {
+            let words: Vec<&str> = mods.iter().map(|m| m.0).collect();
+            self.insn_gates(i, opcode, &words, scopes);
+            return true;
+        }
         let family = family(opcode, &mods, joined);
         let Some(family) = family else {
             return true;
@@ -948,6 +976,70 @@ impl<'a> Checker<'a> {
             self.call_sequence = out.call_sequence;
         }
         true
+    }
+
+    /// The target and version gates of an instruction outside the cache-control families
+    /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
+    fn insn_gates(&mut self, i: &Instruction, opcode: &str, mods: &[&str], scopes: &Scopes) {
+        let mut special = Vec::new();
+        special_registers(i.op.operands(), scopes, &mut special);
+        let facts = ptx_isa::insn_gates::Facts {
+            modifiers: mods.to_vec(),
+            operands: i.op.operands().len(),
+            special,
+        };
+        let start = i.opcode_span.start.min(i.span.start);
+        for g in ptx_isa::insn_gates::gates_of(opcode) {
+            if !facts.holds(g.when, self.target, self.version) {
+                continue;
+            }
+            let Some(text) = g.message(self.target, self.version) else {
+                continue;
+            };
+            let subject = plain_subject(g.subject);
+            let (code, message, help) = match g.kind {
+                ptx_isa::GateKind::Target(n) | ptx_isa::GateKind::TargetBare(n) => (
+                    codes::TARGET_TOO_OLD,
+                    format!(
+                        "{subject} needs sm_{n} or newer; the module targets {}",
+                        self.target
+                    ),
+                    format!("use `.target sm_{n}` or a later target"),
+                ),
+                ptx_isa::GateKind::Version(v) => (
+                    codes::VERSION_TOO_OLD,
+                    format!(
+                        "{subject} needs PTX ISA {v} or later; the module is PTX {}",
+                        self.version
+                    ),
+                    format!("use `.version {v}` or later"),
+                ),
+                ptx_isa::GateKind::Arch(allowed) => (
+                    codes::NOT_ON_TARGET,
+                    format!("{subject} does not exist on {}", self.target),
+                    format!("targets that have it: {}", allowed.join(", ")),
+                ),
+                ptx_isa::GateKind::Compile(_) => (
+                    codes::NOT_ON_TARGET,
+                    format!("{subject} cannot be compiled for {}", self.target),
+                    "compile for an architecture that has it (see docs/features.md)".to_string(),
+                ),
+            };
+            self.diags.push(
+                Diagnostic::error(code, i.opcode_span, message, text)
+                    .with_help(help)
+                    .at_line_of(start),
+            );
+        }
+        if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
+            self.diags.extend(without_sync(
+                opcode,
+                i.opcode_span,
+                start,
+                self.sm,
+                self.version,
+            ));
+        }
     }
 
     /// The statement a syntax error sits in: ptxas has already scanned its modifiers (and
@@ -1277,6 +1369,83 @@ fn joined_count(opcode_end: u32, mods: &[(&str, Span)]) -> usize {
             ok
         })
         .count()
+}
+
+/// Instructions that share an opcode with a cache-control family but are checked only for
+/// their target and version gates: `cp.async.bulk…` copies (not the bulk group
+/// instructions), `cp.reduce.async.bulk…`, `st.async`, `st.bulk`.
+fn gate_only(opcode: &str, mods: &[(&str, Span)]) -> bool {
+    let word = |k: usize| mods.get(k).map(|m| m.0);
+    match opcode {
+        "cp" => {
+            word(0) == Some(".reduce")
+                || (word(0) == Some(".async")
+                    && word(1) == Some(".bulk")
+                    && !matches!(word(2), Some(".commit_group" | ".wait_group")))
+        }
+        "st" => mods.iter().any(|m| matches!(m.0, ".async" | ".bulk")),
+        _ => false,
+    }
+}
+
+/// `shfl`/`vote` without `.sync` (measured): an error on sm_70 and later from PTX 6.4,
+/// otherwise a warning (and a deprecation warning from PTX 6.0).
+fn without_sync(op: &str, span: Span, start: u32, sm: u32, version: PtxVersion) -> Vec<Diagnostic> {
+    if sm >= 70 && version >= PtxVersion::new(6, 4) {
+        return vec![Diagnostic::error(
+            codes::NOT_ON_TARGET,
+            span,
+            format!("`{op}` without `.sync` does not exist on sm_70 and later from PTX 6.4"),
+            format!("Instruction '{op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4"),
+        )
+        .with_help(format!("write `{op}.sync` with a member mask"))
+        .at_line_of(start)];
+    }
+    let mut out = vec![Diagnostic::warning(
+        codes::NOT_ON_TARGET,
+        span,
+        format!("`{op}` without `.sync` is unpredictable on sm_70 and later"),
+        format!("Instruction '{op}' without '.sync' may produce unpredictable results on sm_70 and later architectures"),
+    )
+    .with_help(format!("write `{op}.sync` with a member mask"))
+    .at_line_of(start)];
+    if version >= PtxVersion::new(6, 0) {
+        out.push(
+            Diagnostic::warning(
+                codes::NOT_ON_TARGET,
+                span,
+                format!("`{op}` without `.sync` is deprecated"),
+                format!("Instruction '{op}' without '.sync' is deprecated since PTX ISA version 6.0 and will be discontinued in a future PTX ISA version"),
+            )
+            .with_help(format!("write `{op}.sync` with a member mask"))
+            .at_line_of(start),
+        );
+    }
+    out
+}
+
+/// Special registers among the operands (`%cluster_ctarank`, `%clusterid` of `%clusterid.x`):
+/// `%` names that are not declared registers.
+fn special_registers<'o>(ops: &'o [Operand], scopes: &Scopes, out: &mut Vec<&'o str>) {
+    for o in ops {
+        match o {
+            Operand::Name(n) if n.name.starts_with('%') => {
+                let base = n.name.split('.').next().unwrap_or("");
+                let declared =
+                    matches!(scopes.lookup(base), Some(Sym::Reg(_))) && !symbols::is_special(base);
+                if !declared {
+                    out.push(base);
+                }
+            }
+            Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
+                special_registers(v, scopes, out)
+            }
+            Operand::Not(inner, _) => {
+                special_registers(std::slice::from_ref(&**inner), scopes, out)
+            }
+            _ => {}
+        }
+    }
 }
 
 fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> {

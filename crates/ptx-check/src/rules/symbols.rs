@@ -265,6 +265,11 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     Some((prefix, num.parse().ok()?))
 }
 
+/// True if `name` (without a `.x` component) is a predefined special register.
+pub(crate) fn is_special(name: &str) -> bool {
+    special_register(name).is_some()
+}
+
 /// The predefined special registers and their types.
 fn special_register(name: &str) -> Option<ScalarType> {
     const U32: &[&str] = &[
