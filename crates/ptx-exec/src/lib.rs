@@ -15,10 +15,12 @@ pub mod alu;
 mod error;
 pub mod hazards;
 pub mod lower;
+mod lower_bulk;
 mod lower_ops;
 pub mod machine;
 pub mod memory;
 pub mod program;
+pub mod tensormap;
 
 pub use error::{ExecError, FaultKind, FaultSite};
 pub use hazards::{Hazard, HazardClass};

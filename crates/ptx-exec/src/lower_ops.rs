@@ -146,7 +146,7 @@ fn one_type(
         .ok_or_else(|| cx.error(span, format!("`{}` needs a type", g.opcode.value)))
 }
 
-fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
+pub(crate) fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
     let mut text = g.opcode.value.to_string();
     for m in &g.modifiers {
         text.push_str(&m.value);
@@ -1077,6 +1077,8 @@ pub(crate) fn lower_generic(
                 lower_wgmma(cx, g, &m, span)?
             }
         }
+        "cp" => crate::lower_bulk::lower_cp(cx, g, span)?,
+        "tensormap" => crate::lower_bulk::lower_tensormap(cx, g, span)?,
         _ => return Err(unsupported(cx, g, span)),
     })
 }
@@ -1263,6 +1265,8 @@ fn lower_mbarrier(
         MbarrierOp::Arrive
     } else if m.has(".expect_tx") {
         MbarrierOp::ExpectTx
+    } else if m.has(".complete_tx") {
+        MbarrierOp::CompleteTx
     } else if m.has(".test_wait") {
         if parity {
             MbarrierOp::TestWaitParity

@@ -22,6 +22,8 @@
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
 
+mod bulk;
+
 use crate::alu;
 use crate::error::{ExecError, FaultKind, FaultSite};
 use crate::hazards::{Access, Hazard, Tracker};
@@ -144,6 +146,10 @@ impl Frame {
 struct LaneAsync {
     uncommitted: Vec<u32>,
     groups: VecDeque<Vec<u32>>,
+    /// Bulk operations (shared → global) not committed to a bulk async-group yet.
+    bulk_uncommitted: Vec<u32>,
+    /// Committed bulk async-groups, oldest first.
+    bulk_groups: VecDeque<Vec<u32>>,
 }
 
 /// A copy issued by `cp.async`, waiting to land in shared memory.
@@ -216,8 +222,11 @@ struct Cta {
     barrier_gen: u64,
     /// Hazard tracking: shared words written by copies not yet visible to every thread.
     copy_words: HashMap<u32, u32>,
-    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded.
-    mbar_seen: std::collections::HashSet<(u32, u32)>,
+    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded, with the bulk landing
+    /// count at the latest such wait.
+    mbar_seen: HashMap<(u32, u32), u64>,
+    /// Bulk asynchronous copies in flight.
+    bulk: bulk::BulkState,
 }
 
 /// Runs one kernel launch over `mem`.
@@ -353,7 +362,13 @@ impl<'p> Machine<'p> {
                 let state = self.run_warp(&mut resident[ci], wi)?;
                 any_progress |= state == WarpState::Progress;
             }
-            // Finished CTAs leave; their pending copies land (harmlessly) with them.
+            // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
+            // pending bulk stores write global memory.
+            for c in resident.iter_mut() {
+                if c.warps.iter().all(|w| w.frames.is_empty()) {
+                    self.retire_bulk(c)?;
+                }
+            }
             let before = resident.len();
             resident.retain(|c| !c.warps.iter().all(|w| w.frames.is_empty()));
             if !any_progress && resident.len() == before {
@@ -427,6 +442,7 @@ impl<'p> Machine<'p> {
             barrier_gen: 0,
             copy_words: HashMap::new(),
             mbar_seen: Default::default(),
+            bulk: Default::default(),
         }
     }
 
@@ -1831,6 +1847,25 @@ impl<'p> Machine<'p> {
                 *imm,
                 exec,
             )?,
+            Op::BulkCopy(b) => self.exec_bulk_copy(cta, wi, inst.id, b, exec)?,
+            Op::TensorCopy(t) => self.exec_tensor_copy(cta, wi, inst.id, t, exec)?,
+            Op::BulkPrefetch { addr, size, policy } => {
+                self.exec_bulk_prefetch(cta, wi, inst.id, *addr, *size, *policy, exec)?
+            }
+            Op::BulkCommit => Self::exec_bulk_commit(cta, wi, exec),
+            Op::BulkWait { n, read } => self.exec_bulk_wait(cta, wi, exec, *n, *read)?,
+            Op::TensormapReplace {
+                field,
+                ord,
+                addr,
+                space,
+                value,
+            } => self.exec_tensormap_replace(
+                cta, wi, inst.id, *field, *ord, *addr, *space, *value, exec,
+            )?,
+            Op::TensormapCopy { dst, src, size } => {
+                self.exec_tensormap_copy(cta, wi, inst.id, *dst, *src, *size, exec)?
+            }
         }
         Ok(Some(pc + 1))
     }
@@ -2427,6 +2462,7 @@ impl<'p> Machine<'p> {
                 if sp == Space::Shared && self.tracker.is_some() {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, addr, total as u32);
+                    self.check_shared_write(cta, access, addr, total as u32);
                 }
                 for &(first, count) in &runs {
                     let bytes = data[l * total + first * eb..][..count * eb].to_vec();
@@ -2528,6 +2564,7 @@ impl<'p> Machine<'p> {
             if self.tracker.is_some() {
                 // Overwriting the destination of a copy still in flight is a race too.
                 self.check_shared(cta, wi, l, access, dst as u64, cp.cp_size);
+                self.check_shared_write(cta, access, dst as u64, cp.cp_size);
             }
             let copy_id = cta.copies.len() as u32;
             cta.copies.push(PendingCopy {
@@ -2633,6 +2670,7 @@ impl<'p> Machine<'p> {
                 if sp == Space::Shared && self.tracker.is_some() {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, ad, eb as u32);
+                    self.check_shared_write(cta, access, ad, eb as u32);
                 }
                 let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
                 let LocalRef::Mut(m) = r else { unreachable!() };
@@ -2740,7 +2778,7 @@ impl<'p> Machine<'p> {
                     let mb = cta.mbarriers.entry(off).or_default();
                     out[l] = mb.phase as u64;
                     if op == MbarrierOp::ArriveExpectTx {
-                        mb.tx += bv[l] as i64;
+                        mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
                     }
                     let count = if op == MbarrierOp::ArriveExpectTx {
                         1
@@ -2755,7 +2793,14 @@ impl<'p> Machine<'p> {
                     mbarrier_arrive(mb, count);
                 }
                 MbarrierOp::ExpectTx => {
-                    cta.mbarriers.entry(off).or_default().tx += bv[l] as i64;
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
+                }
+                MbarrierOp::CompleteTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx -= (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
                 }
                 MbarrierOp::TestWait
                 | MbarrierOp::TryWait
@@ -2764,6 +2809,7 @@ impl<'p> Machine<'p> {
                     // Copies bound to this mbarrier land now: the latest moment a waiter can
                     // observe them.
                     self.complete_async_arrives(cta, Some(off));
+                    self.land_bulk(cta, off);
                     let mb = cta.mbarriers.entry(off).or_default();
                     let done = match op {
                         MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
@@ -2775,7 +2821,7 @@ impl<'p> Machine<'p> {
                         pv |= 1 << l;
                         if self.tracker.is_some() {
                             let thread = cta.warps[wi].index * 32 + l as u32;
-                            cta.mbar_seen.insert((off, thread));
+                            cta.mbar_seen.insert((off, thread), cta.bulk.land_seq);
                         }
                     }
                 }
@@ -2884,6 +2930,7 @@ impl<'p> Machine<'p> {
             if self.tracker.is_some() {
                 let access = self.access(cta, wi, id, r);
                 self.check_shared(cta, wi, r, access, off as u64, 16);
+                self.check_shared_write(cta, access, off as u64, 16);
             }
             for (k, e) in row.iter().enumerate() {
                 cta.shared[off + 2 * k..off + 2 * k + 2].copy_from_slice(&e.to_le_bytes());
@@ -3068,6 +3115,9 @@ impl Machine<'_> {
             if sp == Space::Shared && self.tracker.is_some() {
                 let access = self.access(cta, wi, id, lane);
                 self.check_shared(cta, wi, lane, access, addr, bytes);
+                if data.is_some() {
+                    self.check_shared_write(cta, access, addr, bytes);
+                }
             }
             let r = self.local_bytes(cta, wi, id, lane, sp, addr, bytes, align, data.is_some())?;
             match (data, r) {
@@ -3414,12 +3464,30 @@ impl Machine<'_> {
         let Some(tracker) = &mut self.tracker else {
             return;
         };
-        if cta.copy_words.is_empty() {
-            return;
-        }
         let thread = cta.warps[wi].index * 32 + lane as u32;
         let first = (offset / 4) as u32;
         let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
+        if !cta.bulk.load_words.is_empty() {
+            for w in first..=last {
+                let Some(&lid) = cta.bulk.load_words.get(&w) else {
+                    continue;
+                };
+                let l = &cta.bulk.loads[lid as usize];
+                let visible = l.landed
+                    && (cta.barrier_gen > l.landed_gen
+                        || cta
+                            .mbar_seen
+                            .get(&(l.mbar, thread))
+                            .is_some_and(|&seq| seq >= l.landed_seq));
+                if !visible {
+                    tracker.shared_conflict(access, offset, bytes, l.access);
+                    return;
+                }
+            }
+        }
+        if cta.copy_words.is_empty() {
+            return;
+        }
         for w in first..=last {
             let Some(&cid) = cta.copy_words.get(&w) else {
                 continue;
@@ -3429,9 +3497,29 @@ impl Machine<'_> {
                 && (c.issuer == thread
                     || cta.barrier_gen > c.landed_gen
                     || c.via_mbar
-                        .is_some_and(|m| cta.mbar_seen.contains(&(m, thread))));
+                        .is_some_and(|m| cta.mbar_seen.contains_key(&(m, thread))));
             if !visible {
                 tracker.shared_conflict(access, offset, bytes, c.access);
+                return;
+            }
+        }
+    }
+
+    /// Hazard check of a shared-memory write by one lane: does it overwrite the source of a
+    /// bulk store (`cp{.reduce}.async.bulk{.tensor}` to global) not read yet
+    /// (`cp.async.bulk.wait_group.read`)?
+    fn check_shared_write(&mut self, cta: &Cta, access: Access, offset: u64, bytes: u32) {
+        let Some(tracker) = &mut self.tracker else {
+            return;
+        };
+        if cta.bulk.store_words.is_empty() {
+            return;
+        }
+        let first = (offset / 4) as u32;
+        let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
+        for w in first..=last {
+            if let Some(&sid) = cta.bulk.store_words.get(&w) {
+                tracker.shared_conflict(access, offset, bytes, cta.bulk.stores[sid as usize].access);
                 return;
             }
         }
@@ -3497,11 +3585,7 @@ impl LocalRef<'_> {
 
 fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
     mb.pending = mb.pending.saturating_sub(count);
-    if mb.pending == 0 && mb.tx <= 0 {
-        mb.phase = mb.phase.wrapping_add(1);
-        mb.pending = mb.expected;
-        mb.tx = 0;
-    }
+    bulk::mbarrier_check(mb);
 }
 
 /// A barrier completed: copies landed before it are now visible to every thread of the CTA.
@@ -3510,6 +3594,10 @@ fn barrier_completed(cta: &mut Cta) {
     if !cta.copy_words.is_empty() {
         let copies = &cta.copies;
         cta.copy_words.retain(|_, c| !copies[*c as usize].landed);
+    }
+    if !cta.bulk.load_words.is_empty() {
+        let loads = &cta.bulk.loads;
+        cta.bulk.load_words.retain(|_, c| !loads[*c as usize].landed);
     }
 }
 
