@@ -711,3 +711,20 @@ fn elect_sync_picks_one_leader_per_mask() {
         }
     }
 }
+
+#[test]
+fn labels_are_local_to_their_block() {
+    // A label declared inside `{ }` is local to that block: Triton's inline-asm mbarrier waits
+    // each declare `waitLoop` in their own block, and each branch must reach its own block's
+    // label (resolving every `waitLoop` to the last one sends the first loop into the second).
+    let body = "mov.u32 %r2, 0;\n\
+                {\n.reg .pred q;\nL:\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 q, %r2, 3;\n@q bra L;\n}\n\
+                mov.u32 %r3, 0;\n\
+                {\n.reg .pred q;\nL:\nadd.u32 %r3, %r3, 10;\nsetp.lt.u32 q, %r3, 50;\n@q bra L;\n}\n\
+                bra L;\nmov.u32 %r3, 7;\nL:\n"
+        .to_string()
+        + &store(2, 2, 0)
+        + &store(3, 2, 1);
+    let out = run(&body, "", 1, 2);
+    assert_eq!(out, vec![3, 50]);
+}
