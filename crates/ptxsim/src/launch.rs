@@ -76,7 +76,6 @@ fn parse_list(spec: &str, key: &str, v: &str) -> Result<Vec<u64>, LaunchError> {
 
 /// Parses `tensormap[dims=...,box=...,...]:BUFFER` (docs/launch-format.md).
 fn parse_tensor_map(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
-    use ptx_exec::tensormap::{ElemType, TensorMap};
     let rest = &spec["tensormap[".len()..];
     let Some((keys, buffer)) = rest.split_once("]:") else {
         return err(format!(
@@ -88,6 +87,13 @@ fn parse_tensor_map(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
             "`{spec}`: the tensor map's memory must be a buffer (PATH.npy, PATH.bin or zeros:TYPE:COUNT)"
         ));
     };
+    tensor_map_spec(spec, keys, buffer)
+}
+
+/// A tensor-map argument over `buffer` from the comma-separated `KEY=VALUE` list of a
+/// `tensormap[...]` spec (`spec` names it in messages).
+pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec, LaunchError> {
+    use ptx_exec::tensormap::{ElemType, TensorMap};
     let mut map = TensorMap::default();
     let (mut dims, mut boxes, mut strides, mut estrides) = (None, None, None, None);
     let mut elem = None;
