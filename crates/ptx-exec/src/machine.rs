@@ -2754,6 +2754,7 @@ impl<'p> Machine<'p> {
         }
         let mut out = [0u64; 32];
         let mut pv = 0u32;
+        let mut land = Vec::new();
         for l in lanes(exec) {
             let off = self.shared_offset(cta, wi, id, l as u32, a[l], generic, 8)?;
             match op {
@@ -2807,9 +2808,13 @@ impl<'p> Machine<'p> {
                 | MbarrierOp::TestWaitParity
                 | MbarrierOp::TryWaitParity => {
                     // Copies bound to this mbarrier land now: the latest moment a waiter can
-                    // observe them.
+                    // observe them. Bulk copies land after this instruction's test (below): a
+                    // waiter sees their completion at its next test, so a wait whose `false` is
+                    // ignored (no retry loop) reads before the copy completed, as hardware may.
                     self.complete_async_arrives(cta, Some(off));
-                    self.land_bulk(cta, off);
+                    if !land.contains(&off) {
+                        land.push(off);
+                    }
                     let mb = cta.mbarriers.entry(off).or_default();
                     let done = match op {
                         MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
@@ -2822,6 +2827,7 @@ impl<'p> Machine<'p> {
                         if self.tracker.is_some() {
                             let thread = cta.warps[wi].index * 32 + l as u32;
                             cta.mbar_seen.insert((off, thread), cta.bulk.land_seq);
+                            bulk::observe_bulk(cta, off);
                         }
                     }
                 }
@@ -2829,6 +2835,9 @@ impl<'p> Machine<'p> {
                     out[l] = cta.mbarriers.get(&off).map_or(0, |m| m.pending) as u64;
                 }
             }
+        }
+        for off in land {
+            self.land_bulk(cta, off);
         }
         if let Some(d) = d {
             Self::write_dst(cta, wi, self.program, d, &out, exec);
@@ -3214,7 +3223,15 @@ impl Machine<'_> {
             }
         }
         let shared = &cta.shared;
+        // Hazard tracking: the shared addresses the operands are read from (async copies that
+        // have not completed for this thread, such as a TMA load not waited for, are hazards).
+        let track = self.tracker.is_some()
+            && (!cta.copy_words.is_empty() || !cta.bulk.load_words.is_empty());
+        let touched = std::cell::RefCell::new(Vec::new());
         let read = |addr: u32, bytes: u32| -> Result<u32, u32> {
+            if track {
+                touched.borrow_mut().push(addr);
+            }
             let at = addr as usize;
             let slice = shared.get(at..at + bytes as usize).ok_or(addr)?;
             let mut w = [0u8; 4];
@@ -3247,6 +3264,15 @@ impl Machine<'_> {
                 other => FaultKind::Other(format!("wgmma.mma_async: {other:?}")),
             };
             return Err(self.fault(cta, wi as u32, first as u32, id, kind));
+        }
+        if track {
+            let mut words: Vec<u32> = touched.into_inner().iter().map(|a| a / 4).collect();
+            words.sort_unstable();
+            words.dedup();
+            let access = self.access(cta, wi, id, first);
+            for w in words {
+                self.check_shared(cta, wi, first, access, w as u64 * 4, 4);
+            }
         }
         let frame = cta.warps[wi].frames.last_mut().expect("frame");
         for lane in lanes(exec) {
@@ -3474,7 +3500,7 @@ impl Machine<'_> {
                 };
                 let l = &cta.bulk.loads[lid as usize];
                 let visible = l.landed
-                    && (cta.barrier_gen > l.landed_gen
+                    && (l.observed_gen.is_some_and(|g| cta.barrier_gen > g)
                         || cta
                             .mbar_seen
                             .get(&(l.mbar, thread))
@@ -3597,7 +3623,10 @@ fn barrier_completed(cta: &mut Cta) {
     }
     if !cta.bulk.load_words.is_empty() {
         let loads = &cta.bulk.loads;
-        cta.bulk.load_words.retain(|_, c| !loads[*c as usize].landed);
+        let gen = cta.barrier_gen;
+        cta.bulk
+            .load_words
+            .retain(|_, c| !loads[*c as usize].observed_gen.is_some_and(|g| gen > g));
     }
 }
 

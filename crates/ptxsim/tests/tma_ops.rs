@@ -179,7 +179,8 @@ fn out_of_bounds_elements_fill_with_zeros_or_the_canonical_nan() {
 fn mbarrier_phase_completes_when_arrivals_and_transactions_are_both_done() {
     // "The phase completes when the pending arrival count reaches zero and the tx-count reaches
     // zero." Init 1; expect_tx 48; arrive (pending 0, tx 48): not complete; complete_tx 16
-    // (tx 32): not complete; a 32-byte bulk copy (its complete-tx of 32 bytes) completes phase 0.
+    // (tx 32): not complete; a 32-byte bulk copy (its complete-tx of 32 bytes) completes phase 0,
+    // observed by a test_wait loop.
     let body = "mov.u32 %r3, bar;\nmov.u32 %r2, box;\n\
          mbarrier.init.shared::cta.b64 [%r3], 1;\n\
          mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r3], 48;\n\
@@ -188,7 +189,9 @@ fn mbarrier_phase_completes_when_arrivals_and_transactions_are_both_done() {
          mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r3], 16;\n\
          mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r3], 0;\n\
          cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r2], [%rd2], 32, [%r3];\n\
+         W:\n\
          mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r3], 0;\n\
+         @!%p3 bra W;\n\
          mbarrier.test_wait.parity.shared::cta.b64 %p4, [%r3], 1;\n\
          ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r2+16];\n\
          selp.u32 %r20, 1, 0, %p1;\nselp.u32 %r21, 1, 0, %p2;\n\
@@ -325,4 +328,61 @@ fn reading_a_tensor_load_destination_before_the_wait_is_a_hazard() {
     );
     // The kernel read the old (zero) shared contents: the copy had not landed.
     assert_eq!(run.words()[0], 0);
+}
+
+#[test]
+fn wgmma_reading_a_tma_tile_that_was_not_waited_for_is_a_hazard() {
+    // Triton's descriptor matmul for sm_90 with its mbarrier waits replaced by `complete = true`:
+    // wgmma reads the shared tiles before the TMA loads that fill them have completed.
+    const PTX: &str = include_str!("../../../tests/corpus/triton/tma_matmul.sm90.ptx");
+    let broken: String = PTX
+        .lines()
+        .map(|l| {
+            if l.contains("mbarrier.try_wait.parity") {
+                "\tsetp.eq.u32 complete, 0, 0;".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(broken, PTX);
+    let module = ptx_syntax::parse(&broken).expect("parses");
+    let mut s = Session::new(&module, &broken, memsys::GpuConfig::h100()).expect("lowers");
+    let (m, n, k) = (96u32, 80u32, 72u32);
+    let a = s.alloc_buffer(&vec![0x3cu8; (m * k * 2) as usize]).unwrap();
+    let b = s.alloc_buffer(&vec![0x3cu8; (k * n * 2) as usize]).unwrap();
+    let c = s.alloc_buffer(&vec![0u8; (m * n * 2) as usize]).unwrap();
+    let scratch = s.alloc_buffer(&[0u8; 4 * 384]).unwrap();
+    let int = |v: u32| KernelArg::Scalar {
+        ty: ptx_isa::ScalarType::S32,
+        bits: v as u64,
+    };
+    let args = [
+        KernelArg::Pointer(a),
+        KernelArg::Pointer(b),
+        KernelArg::Pointer(c),
+        int(m),
+        int(n),
+        int(k),
+        KernelArg::Pointer(scratch),
+        KernelArg::Pointer(0),
+    ];
+    let cfg = LaunchConfig {
+        grid: [2, 2, 1],
+        block: [128, 1, 1],
+        dynamic_shared: 24600,
+        hazards: true,
+        ..LaunchConfig::default()
+    };
+    s.launch("tma_matmul", &args, cfg).expect("runs");
+    let h = s
+        .last_hazards
+        .iter()
+        .find(|h| h.class == HazardClass::CpAsyncIncomplete)
+        .expect("a cp-async-incomplete hazard");
+    let instr = |id: u32| s.program.instrs[id as usize].text.clone();
+    assert!(instr(h.access.instr).starts_with("wgmma.mma_async"), "{}", instr(h.access.instr));
+    let copy = h.conflict.expect("the copy");
+    assert!(instr(copy.instr).contains("cp.async.bulk.tensor.2d.shared::cta.global"));
 }

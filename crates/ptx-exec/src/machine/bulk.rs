@@ -39,8 +39,10 @@ pub(super) struct BulkLoad {
     /// The complete-tx count (bytes).
     tx: u64,
     pub(super) landed: bool,
-    pub(super) landed_gen: u64,
     pub(super) landed_seq: u64,
+    /// The CTA's barrier generation when a thread first observed the completion (a successful
+    /// wait on the mbarrier after the landing): a later barrier makes it visible to every thread.
+    pub(super) observed_gen: Option<u64>,
     pub(super) access: Access,
     /// Global source runs, for the hazard tracker.
     sources: Vec<(u64, u32)>,
@@ -74,8 +76,8 @@ pub(super) struct BulkState {
     pub(super) load_words: HashMap<u32, u32>,
     /// Hazard tracking: shared words pending stores have not read yet.
     pub(super) store_words: HashMap<u32, u32>,
-    /// Loads not landed yet (a fast check for the mbarrier waits).
-    pending_loads: usize,
+    /// Loads not landed yet, by mbarrier, in issue order.
+    pending_loads: HashMap<u32, Vec<u32>>,
     /// Landings so far (orders landings against successful mbarrier waits).
     pub(super) land_seq: u64,
 }
@@ -311,31 +313,29 @@ impl Machine<'_> {
             mbar,
             tx,
             landed: false,
-            landed_gen: 0,
             landed_seq: 0,
+            observed_gen: None,
             access,
             sources,
         });
-        cta.bulk.pending_loads += 1;
+        cta.bulk.pending_loads.entry(mbar).or_default().push(lid);
     }
 
     /// Lands every copy bound to the mbarrier at shared offset `mbar` (in issue order) and
     /// performs their complete-tx.
     pub(super) fn land_bulk(&mut self, cta: &mut Cta, mbar: u32) {
-        if cta.bulk.pending_loads == 0 {
+        if cta.bulk.pending_loads.is_empty() {
             return;
         }
-        let gen = cta.barrier_gen;
-        for i in 0..cta.bulk.loads.len() {
-            let l = &cta.bulk.loads[i];
-            if l.landed || l.mbar != mbar {
-                continue;
-            }
+        let Some(ids) = cta.bulk.pending_loads.remove(&mbar) else {
+            return;
+        };
+        for i in ids {
+            let i = i as usize;
             cta.bulk.land_seq += 1;
             let seq = cta.bulk.land_seq;
             let l = &mut cta.bulk.loads[i];
             l.landed = true;
-            l.landed_gen = gen;
             l.landed_seq = seq;
             let data = std::mem::take(&mut l.data);
             for &(off, at, n) in &l.pieces {
@@ -352,7 +352,6 @@ impl Machine<'_> {
                     t.copy_completed(g, n);
                 }
             }
-            cta.bulk.pending_loads -= 1;
             let mb = cta.mbarriers.entry(mbar).or_default();
             mb.tx -= tx as i64;
             mbarrier_check(mb);
@@ -1081,6 +1080,20 @@ impl Machine<'_> {
             self.global_store_bytes(cta, wi, l, id, d[l], &bytes)?;
         }
         Ok(())
+    }
+}
+
+/// A thread observed the completion of the mbarrier at `mbar` (hazard tracking): the loads it
+/// tracked that have landed become visible to every thread at the next barrier.
+pub(super) fn observe_bulk(cta: &mut Cta, mbar: u32) {
+    if cta.bulk.load_words.is_empty() {
+        return;
+    }
+    let gen = cta.barrier_gen;
+    for l in cta.bulk.loads.iter_mut() {
+        if l.mbar == mbar && l.landed && l.observed_gen.is_none() {
+            l.observed_gen = Some(gen);
+        }
     }
 }
 
