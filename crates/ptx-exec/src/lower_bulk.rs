@@ -90,12 +90,7 @@ impl<'g> Operands<'g> {
         cx.addr(op, space)
     }
 
-    fn src(
-        &mut self,
-        cx: &dyn OperandCx,
-        ty: ScalarType,
-        what: &str,
-    ) -> Result<Src, ExecError> {
+    fn src(&mut self, cx: &dyn OperandCx, ty: ScalarType, what: &str) -> Result<Src, ExecError> {
         let op = self.take(cx, what)?;
         cx.src(op, ty)
     }
@@ -136,10 +131,7 @@ pub(crate) fn lower_cp(
         if g.has(q) {
             return Err(cx.error(
                 span,
-                format!(
-                    "the interpreter does not support {what} of `{}`",
-                    text(g)
-                ),
+                format!("the interpreter does not support {what} of `{}`", text(g)),
             ));
         }
     }
@@ -200,7 +192,10 @@ pub(crate) fn lower_cp(
     };
     let reduce = if g.opcode.value == "cp" && g.has(".reduce") {
         let op = reduce_op(g).ok_or_else(|| {
-            cx.error(span, "cp.reduce.async.bulk needs a reduction operation".into())
+            cx.error(
+                span,
+                "cp.reduce.async.bulk needs a reduction operation".into(),
+            )
         })?;
         let ty = g
             .modifiers
@@ -262,10 +257,7 @@ fn tensor_operand(
     dim: u32,
 ) -> Result<(Addr, Space, Vec<Src>), ExecError> {
     let Operand::Bracket(items, bspan) = op else {
-        return Err(cx.error(
-            op.span(),
-            "expected `[tensorMap, {coordinates}]`".into(),
-        ));
+        return Err(cx.error(op.span(), "expected `[tensorMap, {coordinates}]`".into()));
     };
     let [base, Operand::Vector(coords, vspan)] = items.as_slice() else {
         return Err(cx.error(*bspan, "expected `[tensorMap, {coordinates}]`".into()));
@@ -343,18 +335,21 @@ fn lower_tensor(
     match kind {
         TensorOpKind::Load => {
             smem = ops.addr(cx, Space::Shared, "[dstMem]")?.0;
-            (tmap, tmap_space, coords) = tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
+            (tmap, tmap_space, coords) =
+                tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
             mbar = Some(ops.addr(cx, Space::Shared, "[mbar]")?.0);
             if g.has(".multicast::cluster") {
                 cta_mask = Some(ops.src(cx, ScalarType::B16, "ctaMask")?);
             }
         }
         TensorOpKind::Store | TensorOpKind::Reduce(_) => {
-            (tmap, tmap_space, coords) = tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
+            (tmap, tmap_space, coords) =
+                tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
             smem = ops.addr(cx, Space::Shared, "[srcMem]")?.0;
         }
         TensorOpKind::Prefetch => {
-            (tmap, tmap_space, coords) = tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
+            (tmap, tmap_space, coords) =
+                tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
         }
     }
     let policy = if hint {

@@ -19,6 +19,12 @@
 //!   memory only when a `cp.async.wait_group`/`wait_all` of the issuing thread covers it, or
 //!   when an mbarrier it is bound to (`cp.async.mbarrier.arrive`) is waited on — so a kernel
 //!   that forgets the wait reads the old shared contents, deterministically.
+//! - **Bulk copies and TMA** (`cp{.reduce}.async.bulk{.tensor}`, see [`bulk`]): copies into
+//!   shared memory land, with the complete-tx of their bytes, when their mbarrier is tested after
+//!   the test that finds them pending; copies out of shared memory read it at the covering
+//!   `cp.async.bulk.wait_group.read` and write global memory at the covering `wait_group` (or when
+//!   the CTA ends). An mbarrier phase completes when both its pending arrivals and its
+//!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
 
@@ -3545,7 +3551,12 @@ impl Machine<'_> {
         let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
         for w in first..=last {
             if let Some(&sid) = cta.bulk.store_words.get(&w) {
-                tracker.shared_conflict(access, offset, bytes, cta.bulk.stores[sid as usize].access);
+                tracker.shared_conflict(
+                    access,
+                    offset,
+                    bytes,
+                    cta.bulk.stores[sid as usize].access,
+                );
                 return;
             }
         }

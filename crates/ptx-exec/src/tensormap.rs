@@ -333,8 +333,9 @@ impl TensorMap {
             Field::SwizzleMode => b[OFF_SWIZZLE] = byte(4, ".swizzle_mode")?,
             Field::SwizzleAtomicity => b[OFF_ATOMICITY] = byte(3, ".swizzle_atomicity")?,
             Field::FillMode => b[OFF_FILL] = byte(1, ".fill_mode")?,
-            Field::GlobalDim => b[OFF_GLOBAL_DIM + 4 * ord..][..4]
-                .copy_from_slice(&(value as u32).to_le_bytes()),
+            Field::GlobalDim => {
+                b[OFF_GLOBAL_DIM + 4 * ord..][..4].copy_from_slice(&(value as u32).to_le_bytes())
+            }
             Field::BoxDim => {
                 b[OFF_BOX_DIM + 4 * ord..][..4].copy_from_slice(&(value as u32).to_le_bytes())
             }
@@ -415,7 +416,11 @@ impl TensorMap {
                 return Err(format!("element stride {i} is {es} (1 to 8)"));
             }
             // Without interleave, TMA has no stride along dimension 0.
-            let es = if i == 0 && self.interleave == 0 { 1 } else { es };
+            let es = if i == 0 && self.interleave == 0 {
+                1
+            } else {
+                es
+            };
             estride[i] = es;
             counts[i] = bd.div_ceil(es);
         }

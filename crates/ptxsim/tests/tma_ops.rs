@@ -43,7 +43,11 @@ fn launch(ptx: &str, threads: u32, input: &[u32], words: usize, hazards: bool) -
         ..LaunchConfig::default()
     };
     let result = session
-        .launch("k", &[KernelArg::Pointer(out), KernelArg::Pointer(inp)], cfg)
+        .launch(
+            "k",
+            &[KernelArg::Pointer(out), KernelArg::Pointer(inp)],
+            cfg,
+        )
         .map(|_| ());
     Run {
         session,
@@ -68,7 +72,15 @@ impl Run {
 /// PTX that builds a 2-D tensor map in the global scratch after the output (`%rd3`) with
 /// `tensormap.replace.tile.*.global`: u32 elements, `cols` x `rows` (dimension 0 first), row
 /// stride `cols * 4`, a `box0` x `box1` box, and the given swizzle and fill modes.
-fn build_map(cols: u32, rows: u32, box0: u32, box1: u32, swizzle: u32, fill: u32, words: usize) -> String {
+fn build_map(
+    cols: u32,
+    rows: u32,
+    box0: u32,
+    box1: u32,
+    swizzle: u32,
+    fill: u32,
+    words: usize,
+) -> String {
     let stride = cols * 4;
     format!(
         "add.s64 %rd3, %rd1, {off};\n\
@@ -151,12 +163,10 @@ fn out_of_bounds_elements_fill_with_zeros_or_the_canonical_nan() {
     let (cols, rows) = (8u32, 5u32);
     let input: Vec<u32> = (0..cols * rows).map(|v| v + 100).collect();
     for fill in [0u32, 1] {
-        let body = build_map(cols, rows, 8, 4, 0, fill, 32)
-            .replace(
-                "elemtype.global.b1024.b32 [%rd3], 2;",
-                "elemtype.global.b1024.b32 [%rd3], 7;",
-            )
-            + &load_and_dump(-2, 3, 128, 32);
+        let body = build_map(cols, rows, 8, 4, 0, fill, 32).replace(
+            "elemtype.global.b1024.b32 [%rd3], 2;",
+            "elemtype.global.b1024.b32 [%rd3], 7;",
+        ) + &load_and_dump(-2, 3, 128, 32);
         let out = launch(&module(SHARED, &body), 32, &input, 32, false).words();
         for i in 0..4i32 {
             for j in 0..8i32 {
@@ -226,7 +236,11 @@ fn bulk_store_reads_its_source_by_wait_group_read() {
          st.global.v4.u32 [%rd1+32], {%r10, %r11, %r12, %r13};\n";
     let out = launch(&module(SHARED, body), 1, &[0; 4], 12, false).words();
     assert_eq!(&out[..8], &[11, 22, 33, 44, 44, 33, 22, 11]);
-    assert_eq!(&out[8..12], &[11, 22, 33, 44], "the thread sees its completed store");
+    assert_eq!(
+        &out[8..12],
+        &[11, 22, 33, 44],
+        "the thread sees its completed store"
+    );
 }
 
 #[test]
@@ -235,14 +249,40 @@ fn bulk_reductions_follow_the_isa_operations() {
     // value at the source"; "cp.reduce.async.bulk.add.f32 flushes subnormal inputs and results to
     // sign-preserving zero"; min.s32 is signed. Global starts as `input`, shared as `src`.
     let old: [u32; 16] = [
-        0, 3, 7, 9, // inc with sources 5, 5, 5, 9
-        0, 3, 7, 2, // dec with sources 5, 5, 5, 1
-        0x0000_0001, 0x8000_0005, 0x0100_0000, 0x0080_0000, // add.f32
-        (-5i32) as u32, 7, (-1i32) as u32, 0, // min.s32
+        0,
+        3,
+        7,
+        9, // inc with sources 5, 5, 5, 9
+        0,
+        3,
+        7,
+        2, // dec with sources 5, 5, 5, 1
+        0x0000_0001,
+        0x8000_0005,
+        0x0100_0000,
+        0x0080_0000, // add.f32
+        (-5i32) as u32,
+        7,
+        (-1i32) as u32,
+        0, // min.s32
     ];
     let src: [u32; 16] = [
-        5, 5, 5, 9, 5, 5, 5, 1, 0x3F80_0000, 0x0000_0003, 0x80C0_0000, 0x8000_0001, 3, (-8i32) as u32,
-        0, 0x8000_0000,
+        5,
+        5,
+        5,
+        9,
+        5,
+        5,
+        5,
+        1,
+        0x3F80_0000,
+        0x0000_0003,
+        0x80C0_0000,
+        0x8000_0001,
+        3,
+        (-8i32) as u32,
+        0,
+        0x8000_0000,
     ];
     let mut body = String::from("mov.u32 %r2, box;\n");
     for (k, v) in src.iter().enumerate() {
@@ -290,7 +330,10 @@ fn a_map_not_built_by_tensormap_replace_is_a_fault() {
     let body = "add.s64 %rd3, %rd1, 1024;\n".to_string() + &load_and_dump(0, 0, 128, 32);
     let run = launch(&module(SHARED, &body), 32, &[0; 64], 256, false);
     let err = run.result.unwrap_err().to_string();
-    assert!(err.contains("not a tensor map built by tensormap.replace"), "{err}");
+    assert!(
+        err.contains("not a tensor map built by tensormap.replace"),
+        "{err}"
+    );
     assert!(err.contains("cp.async.bulk.tensor.2d"), "{err}");
 }
 
@@ -323,7 +366,8 @@ fn reading_a_tensor_load_destination_before_the_wait_is_a_hazard() {
     run.result.clone().expect("kernel runs");
     let h = &run.session.last_hazards;
     assert!(
-        h.iter().any(|h| h.class == HazardClass::CpAsyncIncomplete && h.space == "shared"),
+        h.iter()
+            .any(|h| h.class == HazardClass::CpAsyncIncomplete && h.space == "shared"),
         "{h:?}"
     );
     // The kernel read the old (zero) shared contents: the copy had not landed.
@@ -382,7 +426,11 @@ fn wgmma_reading_a_tma_tile_that_was_not_waited_for_is_a_hazard() {
         .find(|h| h.class == HazardClass::CpAsyncIncomplete)
         .expect("a cp-async-incomplete hazard");
     let instr = |id: u32| s.program.instrs[id as usize].text.clone();
-    assert!(instr(h.access.instr).starts_with("wgmma.mma_async"), "{}", instr(h.access.instr));
+    assert!(
+        instr(h.access.instr).starts_with("wgmma.mma_async"),
+        "{}",
+        instr(h.access.instr)
+    );
     let copy = h.conflict.expect("the copy");
     assert!(instr(copy.instr).contains("cp.async.bulk.tensor.2d.shared::cta.global"));
 }

@@ -99,9 +99,9 @@ fn line_pieces(addr: u64, len: u64, mut f: impl FnMut(u64, u32, u32)) {
 /// subnormal inputs and results") and `.add.noftz.f16/.bf16` keep them.
 fn reduce_elem(op: AtomOp, ty: ScalarType, old: u64, src: u64) -> u64 {
     match (op, ty) {
-        (AtomOp::Add, ScalarType::F32) => {
-            u64::from(ptx_semantics::atom::atom_add_f32(old as u32, src as u32, true))
-        }
+        (AtomOp::Add, ScalarType::F32) => u64::from(ptx_semantics::atom::atom_add_f32(
+            old as u32, src as u32, true,
+        )),
         _ => alu::atom_combine(op, ty, old, src, 0),
     }
 }
@@ -428,7 +428,14 @@ impl Machine<'_> {
                             self.global_range(cta, wi, l, id, src + lo, n - lo - hi, 1)?;
                             let run = [(src + lo, lo as u32, (n - lo - hi) as u32)];
                             self.bulk_global_read(
-                                cta, wi, l, id, &inst.hints, policy, &run, &mut data,
+                                cta,
+                                wi,
+                                l,
+                                id,
+                                &inst.hints,
+                                policy,
+                                &run,
+                                &mut data,
                             )?;
                             sources.push((src + lo, (n - lo - hi) as u32));
                         }
@@ -628,7 +635,13 @@ impl Machine<'_> {
             let older = la.bulk_groups.len().saturating_sub(n as usize);
             if read {
                 // The reads of the older groups complete; their writes stay pending.
-                let ids: Vec<u32> = la.bulk_groups.iter().take(older).flatten().copied().collect();
+                let ids: Vec<u32> = la
+                    .bulk_groups
+                    .iter()
+                    .take(older)
+                    .flatten()
+                    .copied()
+                    .collect();
                 for sid in ids {
                     Self::read_store_source(cta, sid);
                 }
@@ -877,7 +890,8 @@ impl Machine<'_> {
                     let reduce = match inst.kind {
                         TensorOpKind::Reduce(op) => {
                             let ty = map.elem_type.scalar().filter(|&t| {
-                                !matches!(map.elem_type.0, 8 | 11 | 12) && reduce_allowed(op, t, true)
+                                !matches!(map.elem_type.0, 8 | 11 | 12)
+                                    && reduce_allowed(op, t, true)
                             });
                             let Some(ty) = ty else {
                                 return Err(self.other(
