@@ -421,7 +421,7 @@ pub(crate) fn lower_tensormap(
     let (addr, _) = ops.addr(cx, space, "[addr]")?;
     let ord = if field.has_ordinal() {
         match ops.take(cx, "ord")? {
-            Operand::Int(v) if (0..field.ordinals() as i128).contains(&(v.value.value as i128)) => {
+            Operand::Int(v) if (0..field.ordinals() as i128).contains(&{ v.value.value }) => {
                 v.value.value as u32
             }
             other => {

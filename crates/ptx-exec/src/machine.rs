@@ -3637,7 +3637,7 @@ fn barrier_completed(cta: &mut Cta) {
         let gen = cta.barrier_gen;
         cta.bulk
             .load_words
-            .retain(|_, c| !loads[*c as usize].observed_gen.is_some_and(|g| gen > g));
+            .retain(|_, c| loads[*c as usize].observed_gen.is_none_or(|g| gen <= g));
     }
 }
 

@@ -393,7 +393,7 @@ impl TensorMap {
             return Err(format!("invalid .fill_mode {}", self.fill_mode));
         }
         let align = if self.interleave == 2 { 32 } else { 16 };
-        if self.global_address % align != 0 {
+        if !self.global_address.is_multiple_of(align) {
             return Err(format!(
                 "global address 0x{:x} is not {align}-byte aligned",
                 self.global_address
@@ -426,7 +426,7 @@ impl TensorMap {
         }
         for i in 1..r {
             let s = self.global_stride[i - 1];
-            if s % align != 0 || s >= 1 << 40 {
+            if !s.is_multiple_of(align) || s >= 1 << 40 {
                 return Err(format!(
                     "global stride of dimension {i} is {s} bytes (a multiple of {align} below 2^40)"
                 ));
@@ -434,7 +434,7 @@ impl TensorMap {
         }
         let row_bytes = counts[0] as u64 * elem as u64;
         if self.interleave == 0 {
-            if row_bytes % 16 != 0 {
+            if !row_bytes.is_multiple_of(16) {
                 return Err(format!(
                     "the box's inner dimension is {row_bytes} bytes; it must be a multiple of 16"
                 ));
@@ -518,9 +518,9 @@ impl Tile {
         for row in 0..rows {
             // Box indices of this row, dimension 1 fastest.
             let mut rem = row;
-            for i in 1..r {
-                k[i] = (rem % self.counts[i] as u64) as u32;
-                rem /= self.counts[i] as u64;
+            for (ki, &count) in k.iter_mut().zip(&self.counts).take(r).skip(1) {
+                *ki = (rem % count as u64) as u32;
+                rem /= count as u64;
             }
             let mut row_addr = self.base as i128;
             let mut inside = true;

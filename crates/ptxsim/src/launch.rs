@@ -688,3 +688,42 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
         other => LaunchError(other.to_string()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(spec: &str) -> Result<ptx_exec::tensormap::TensorMap, LaunchError> {
+        match parse_arg(spec, Path::new("."))? {
+            ArgSpec::TensorMap { map, .. } => Ok(map),
+            _ => panic!("not a tensor map"),
+        }
+    }
+
+    #[test]
+    fn tensor_map_specs_fill_every_field() {
+        let m = map("tensormap[dims=96x64x3,box=32x16x1,swizzle=128B,fill=nan,estrides=1x2x1]:zeros:f32:18432")
+            .unwrap();
+        assert_eq!(m.rank, 3);
+        assert_eq!(m.elem_type.0, 7, "f32 from the buffer");
+        assert_eq!(&m.global_dim[..3], &[96, 64, 3]);
+        assert_eq!(&m.box_dim[..3], &[32, 16, 1]);
+        assert_eq!(&m.global_stride[..2], &[96 * 4, 96 * 64 * 4], "dense strides");
+        assert_eq!(&m.element_stride[..3], &[1, 2, 1]);
+        assert_eq!((m.swizzle, m.fill_mode), (3, 1));
+        let m = map("tensormap[dims=8x4,box=8x4,type=bf16,strides=32]:zeros:u16:64").unwrap();
+        assert_eq!((m.elem_type.0, m.global_stride[0]), (10, 32));
+    }
+
+    #[test]
+    fn bad_tensor_map_specs_say_what_is_wrong() {
+        let e = |s: &str| map(s).unwrap_err().0;
+        assert!(e("tensormap[dims=8,box=8]").contains("write tensormap["));
+        assert!(e("tensormap[dims=8x2,box=8]:zeros:f32:16").contains("same number"));
+        assert!(e("tensormap[dims=8,box=8,swizzle=16B]:zeros:f32:8").contains("swizzle is"));
+        assert!(e("tensormap[box=8]:zeros:f32:8").contains("required"));
+        assert!(e("tensormap[dims=8,box=8,what=1]:zeros:f32:8").contains("unknown key"));
+        assert!(e("tensormap[dims=8,box=8]:zeros:s8:8").contains("give the element type"));
+        assert!(e("tensormap[dims=8,box=8]:null").contains("must be a buffer"));
+    }
+}

@@ -28,6 +28,9 @@ use memsys::{AccessKind, LaneAccess};
 use ptx_isa::ScalarType;
 use std::collections::HashMap;
 
+/// The most bytes of one bulk or tensor prefetch the cache model is given (prefetches are hints).
+const PREFETCH_LIMIT: u64 = 16 << 20;
+
 /// A copy into shared memory waiting to land.
 pub(super) struct BulkLoad {
     /// (shared offset, offset in `data`, bytes).
@@ -82,8 +85,12 @@ pub(super) struct BulkState {
     pub(super) land_seq: u64,
 }
 
-/// Splits `[addr, addr + len)` into pieces that stay inside one 128-byte line.
+/// Splits `[addr, addr + len)` into pieces that stay inside one 128-byte line (nothing when the
+/// range wraps around the address space).
 fn line_pieces(addr: u64, len: u64, mut f: impl FnMut(u64, u32, u32)) {
+    if addr.checked_add(len).is_none() {
+        return;
+    }
     let mut done = 0u64;
     while done < len {
         let a = addr + done;
@@ -160,7 +167,7 @@ impl Machine<'_> {
         align: u32,
     ) -> Result<u32, ExecError> {
         let off = addr & 0xFFFF_FFFF;
-        if off % align as u64 != 0 {
+        if !off.is_multiple_of(align as u64) {
             return Err(self.fault(
                 cta,
                 wi as u32,
@@ -201,7 +208,7 @@ impl Machine<'_> {
         len: u64,
         align: u32,
     ) -> Result<(), ExecError> {
-        if addr % align as u64 != 0 {
+        if !addr.is_multiple_of(align as u64) {
             return Err(self.misaligned_global(cta, wi, lane as u32, id, addr, align));
         }
         if len > 0 && !self.mem.is_mapped(addr, len) {
@@ -664,6 +671,7 @@ impl Machine<'_> {
     }
 
     /// `cp.async.bulk.prefetch.L2.global [addr], size`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn exec_bulk_prefetch(
         &mut self,
         cta: &mut Cta,
@@ -684,7 +692,8 @@ impl Machine<'_> {
         let policy = self.policy_value(cta, wi, policy, exec);
         let mut acc = Vec::new();
         for l in lanes(exec) {
-            line_pieces(a[l], n[l] & 0xFFFF_FFFF, |g, _, len| {
+            // A hint: at most PREFETCH_LIMIT bytes of it are modelled.
+            line_pieces(a[l], (n[l] & 0xFFFF_FFFF).min(PREFETCH_LIMIT), |g, _, len| {
                 acc.push(LaneAccess::new(g, len))
             });
         }
@@ -715,7 +724,7 @@ impl Machine<'_> {
         addr: u64,
     ) -> Result<[u8; TENSOR_MAP_BYTES], ExecError> {
         let mut b = [0u8; TENSOR_MAP_BYTES];
-        if addr % 64 != 0 {
+        if !addr.is_multiple_of(64) {
             return Err(self.fault(
                 cta,
                 wi as u32,
@@ -840,12 +849,13 @@ impl Machine<'_> {
             };
             let (map, tile) = self.tensor_tile(cta, wi, l, id, map_addr, inst.dim)?;
             let c: Vec<i32> = coords.iter().map(|v| v[l] as u32 as i32).collect();
-            let runs = tile.runs(&c);
             let bytes = tile.bytes();
             let access = self.access(cta, wi, id, l);
             match inst.kind {
                 TensorOpKind::Prefetch => {
-                    if self.cfg.cache_model {
+                    // A hint: boxes larger than PREFETCH_LIMIT bytes are not modelled.
+                    if self.cfg.cache_model && bytes <= PREFETCH_LIMIT {
+                        let runs = tile.runs(&c);
                         let mut acc = Vec::new();
                         for r in &runs {
                             line_pieces(r.global, r.bytes as u64, |g, _, n| {
@@ -858,6 +868,7 @@ impl Machine<'_> {
                 TensorOpKind::Load => {
                     let mbar = self.shared_range(cta, wi, l, id, mb[l], 8, 8)?;
                     let dst = self.shared_range(cta, wi, l, id, sm[l], bytes, 128)?;
+                    let runs = tile.runs(&c);
                     let mut data = vec![0u8; bytes as usize];
                     if let Some(nan) = tile.fill {
                         let e = tile.elem as usize;
@@ -886,6 +897,7 @@ impl Machine<'_> {
                 }
                 TensorOpKind::Store | TensorOpKind::Reduce(_) => {
                     let src = self.shared_range(cta, wi, l, id, sm[l], bytes, 128)?;
+                    let runs = tile.runs(&c);
                     let reads = self.box_pieces(cta, wi, l, id, &tile, src, bytes)?;
                     let reduce = match inst.kind {
                         TensorOpKind::Reduce(op) => {
@@ -1068,6 +1080,7 @@ impl Machine<'_> {
 
     /// `tensormap.cp_fenceproxy.global.shared::cta...`: the warp's threads copy the 128-byte
     /// map from shared to global memory (once per distinct pair of addresses).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn exec_tensormap_copy(
         &mut self,
         cta: &mut Cta,
