@@ -264,7 +264,8 @@ pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, LaunchError> {
     })
 }
 
-/// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null` or `TYPE:VALUE`; relative paths
+/// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null`, `TYPE:VALUE` or
+/// `tensormap[KEY=VALUE,...]:BUFFER`; relative paths
 /// are taken from `base`.
 pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
     if spec == "null" {
@@ -708,7 +709,11 @@ mod tests {
         assert_eq!(m.elem_type.0, 7, "f32 from the buffer");
         assert_eq!(&m.global_dim[..3], &[96, 64, 3]);
         assert_eq!(&m.box_dim[..3], &[32, 16, 1]);
-        assert_eq!(&m.global_stride[..2], &[96 * 4, 96 * 64 * 4], "dense strides");
+        assert_eq!(
+            &m.global_stride[..2],
+            &[96 * 4, 96 * 64 * 4],
+            "dense strides"
+        );
         assert_eq!(&m.element_stride[..3], &[1, 2, 1]);
         assert_eq!((m.swizzle, m.fill_mode), (3, 1));
         let m = map("tensormap[dims=8x4,box=8x4,type=bf16,strides=32]:zeros:u16:64").unwrap();

@@ -693,9 +693,11 @@ impl Machine<'_> {
         let mut acc = Vec::new();
         for l in lanes(exec) {
             // A hint: at most PREFETCH_LIMIT bytes of it are modelled.
-            line_pieces(a[l], (n[l] & 0xFFFF_FFFF).min(PREFETCH_LIMIT), |g, _, len| {
-                acc.push(LaneAccess::new(g, len))
-            });
+            line_pieces(
+                a[l],
+                (n[l] & 0xFFFF_FFFF).min(PREFETCH_LIMIT),
+                |g, _, len| acc.push(LaneAccess::new(g, len)),
+            );
         }
         self.prefetch_l2(cta, id, policy, &acc);
         Ok(())
