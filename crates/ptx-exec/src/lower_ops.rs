@@ -830,6 +830,22 @@ pub(crate) fn lower_generic(
                 mask: cx.src(mask, ScalarType::B32)?,
             }
         }
+        // `barrier.cluster.arrive` / `barrier.cluster.wait` (CUTLASS's cluster_arrive/wait, also
+        // for 1x1x1 clusters): clusters are one CTA here, so the wait is a CTA-wide barrier
+        // (on an id of its own, apart from bar.sync's 0..15) and the arrive has nothing to do.
+        // Waiting for every thread at the wait is stronger than waiting for their arrivals,
+        // never weaker.
+        "barrier" if m.has(".cluster") => {
+            if m.has(".wait") {
+                Op::BarSync {
+                    id: Src::Imm(16),
+                    count: None,
+                    arrive_only: false,
+                }
+            } else {
+                Op::Nop
+            }
+        }
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
