@@ -441,6 +441,11 @@ impl MemSystem {
         Ok(())
     }
 
+    /// Whether `[addr, addr + len)` lies inside one allocation.
+    pub fn is_mapped(&self, addr: u64, len: u64) -> bool {
+        self.mem.find(addr, len).is_some()
+    }
+
     /// Host read of the coherent value.
     pub fn read(&self, addr: u64, dst: &mut [u8]) -> Result<(), MemError> {
         self.mem.host_read(addr, dst)

@@ -13,7 +13,10 @@
 //!   `cp.async.wait_group`/`wait_all` or an mbarrier completion ("No other synchronization
 //!   mechanism guarantees the completion"): a shared-memory access to a copy's destination
 //!   before it completed for the accessing thread (its own wait, or another thread's wait
-//!   followed by a barrier), or a store to a source still being copied.
+//!   followed by a barrier), or a store to a source still being copied. The same for bulk and
+//!   tensor copies (`cp.async.bulk{.tensor}` into shared memory, completed through an mbarrier;
+//!   `wgmma` operand reads included) and for shared-memory writes to the source of a bulk store
+//!   before its `cp.async.bulk.wait_group.read`.
 //! - **`weak-spin`** — a thread reads one location repeatedly with weak loads that may be
 //!   cached in L1 while another CTA writes it: the loop may never see the write.
 //!
@@ -55,9 +58,11 @@ impl HazardClass {
                  path may return the old value"
             }
             HazardClass::CpAsyncIncomplete => {
-                "shared memory was accessed before the cp.async copy writing it completed for \
-                 this thread (wait_group/wait_all of the issuing thread, then a barrier for \
-                 other threads, or an mbarrier wait)"
+                "shared memory was accessed before the asynchronous copy writing it completed for \
+                 this thread (cp.async: wait_group/wait_all of the issuing thread, then a barrier \
+                 for other threads, or an mbarrier wait; cp.async.bulk/TMA: a successful wait on \
+                 its mbarrier), or the source of a bulk store was overwritten before \
+                 cp.async.bulk.wait_group.read"
             }
             HazardClass::WeakSpin => {
                 "a location is read repeatedly with weak loads that may hit L1 while another CTA \

@@ -15,10 +15,12 @@ pub mod alu;
 mod error;
 pub mod hazards;
 pub mod lower;
+mod lower_bulk;
 mod lower_ops;
 pub mod machine;
 pub mod memory;
 pub mod program;
+pub mod tensormap;
 
 pub use error::{ExecError, FaultKind, FaultSite};
 pub use hazards::{Hazard, HazardClass};
@@ -36,6 +38,9 @@ pub enum KernelArg {
     Pointer(u64),
     /// A scalar: its type and value bits (floats as their IEEE bits).
     Scalar { ty: ScalarType, bits: u64 },
+    /// The bytes of a by-value array parameter (`.param .align 64 .b8 p[128]`, e.g. a
+    /// `__grid_constant__ CUtensorMap`); the length must equal the parameter's size.
+    Bytes(Vec<u8>),
 }
 
 /// A lowered module with its device memory.
@@ -163,6 +168,17 @@ impl Session {
                         )));
                     }
                     bits.to_le_bytes()[..p.size as usize].to_vec()
+                }
+                KernelArg::Bytes(b) => {
+                    if b.len() != p.size as usize {
+                        return Err(ExecError::Launch(format!(
+                            "argument {i} has {} bytes, but parameter `{}` is {} bytes",
+                            b.len(),
+                            p.name,
+                            p.size
+                        )));
+                    }
+                    b.clone()
                 }
             };
             buf[p.offset as usize..p.offset as usize + bytes.len()].copy_from_slice(&bytes);

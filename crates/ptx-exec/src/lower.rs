@@ -493,9 +493,15 @@ struct FunctionCx<'a, 's> {
     preds: u32,
     param_bytes: u32,
     local_bytes: u32,
-    labels: HashMap<String, Pc>,
-    /// Branches waiting for their label: (instruction index, label, span).
-    fixups: Vec<(usize, String, Span)>,
+    /// Labels by (block, name): a label is local to the `{ }` block that declares it (inline
+    /// asm blocks, such as Triton's mbarrier wait loops, reuse names like `waitLoop`).
+    labels: HashMap<(u32, String), Pc>,
+    /// The blocks enclosing the statement being lowered (ids in source order; 0 = the body).
+    label_scope: Vec<u32>,
+    /// The last block id handed out while lowering.
+    last_block: u32,
+    /// Branches waiting for their label: (instruction index, label, span, enclosing blocks).
+    fixups: Vec<(usize, String, Span, Vec<u32>)>,
     code: Vec<Inst>,
     loc: Option<(u32, u32, u32)>,
     reg_params: Vec<Option<Slot>>,
@@ -532,6 +538,8 @@ impl<'a, 's> FunctionCx<'a, 's> {
             param_bytes: sig.param_bytes,
             local_bytes: 0,
             labels: HashMap::new(),
+            label_scope: vec![0],
+            last_block: 0,
             fixups: Vec::new(),
             code: Vec::new(),
             loc: None,
@@ -629,7 +637,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
         body: &ast::Block,
         infos: &mut Vec<InstrInfo>,
     ) -> Result<Lowered, ExecError> {
-        self.collect_labels(body, &mut 0);
+        self.collect_labels(body, &mut 0, 0, &mut 0);
         self.block(body, infos)?;
         // A body that falls off its end returns.
         let id = infos.len() as u32;
@@ -644,8 +652,13 @@ impl<'a, 's> FunctionCx<'a, 's> {
             op: Op::Ret,
             id,
         });
-        for (at, label, span) in std::mem::take(&mut self.fixups) {
-            let Some(&target) = self.labels.get(&label) else {
+        for (at, label, span, scope) in std::mem::take(&mut self.fixups) {
+            // The innermost enclosing block that declares the label.
+            let found = scope
+                .iter()
+                .rev()
+                .find_map(|b| self.labels.get(&(*b, label.clone())));
+            let Some(&target) = found else {
                 return Err(self.error(span, format!("branch to unknown label `{label}`")));
             };
             if let Op::Bra { target: t, .. } = &mut self.code[at].op {
@@ -664,15 +677,20 @@ impl<'a, 's> FunctionCx<'a, 's> {
         })
     }
 
-    /// Labels are function-scoped: record each label's instruction index up front.
-    fn collect_labels(&mut self, block: &ast::Block, count: &mut u32) {
+    /// Records each label's instruction index up front, keyed by the block (`id`) that declares
+    /// it; nested blocks get ids in source order (`last` is the last id handed out).
+    fn collect_labels(&mut self, block: &ast::Block, count: &mut u32, id: u32, last: &mut u32) {
         for s in &block.statements {
             match s {
                 Statement::Label(l) => {
-                    self.labels.insert(l.value.to_string(), *count);
+                    self.labels.insert((id, l.value.to_string()), *count);
                 }
                 Statement::Instruction(_) => *count += 1,
-                Statement::Block(b) => self.collect_labels(b, count),
+                Statement::Block(b) => {
+                    *last += 1;
+                    let child = *last;
+                    self.collect_labels(b, count, child, last);
+                }
                 _ => {}
             }
         }
@@ -684,7 +702,10 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 Statement::Var(v) => self.declare(v)?,
                 Statement::Block(b) => {
                     self.scopes.push(HashMap::new());
+                    self.last_block += 1;
+                    self.label_scope.push(self.last_block);
                     self.block(b, infos)?;
+                    self.label_scope.pop();
                     self.scopes.pop();
                 }
                 // Code inlined from headers (`__ldca`, pipeline helpers) is attributed to the
@@ -1393,8 +1414,12 @@ impl OperandCx for FunctionCx<'_, '_> {
     fn branch_target(&mut self, op: &Operand) -> Result<Pc, ExecError> {
         match op {
             Operand::Name(n) => {
-                self.fixups
-                    .push((self.code.len(), n.name.to_string(), n.span));
+                self.fixups.push((
+                    self.code.len(),
+                    n.name.to_string(),
+                    n.span,
+                    self.label_scope.clone(),
+                ));
                 Ok(0)
             }
             other => Err(FunctionCx::error(self, other.span(), "expected a label")),

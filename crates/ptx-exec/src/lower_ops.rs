@@ -146,7 +146,7 @@ fn one_type(
         .ok_or_else(|| cx.error(span, format!("`{}` needs a type", g.opcode.value)))
 }
 
-fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
+pub(crate) fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
     let mut text = g.opcode.value.to_string();
     for m in &g.modifiers {
         text.push_str(&m.value);
@@ -830,6 +830,22 @@ pub(crate) fn lower_generic(
                 mask: cx.src(mask, ScalarType::B32)?,
             }
         }
+        // `barrier.cluster.arrive` / `barrier.cluster.wait` (CUTLASS's cluster_arrive/wait, also
+        // for 1x1x1 clusters): clusters are one CTA here, so the wait is a CTA-wide barrier
+        // (on an id of its own, apart from bar.sync's 0..15) and the arrive has nothing to do.
+        // Waiting for every thread at the wait is stronger than waiting for their arrivals,
+        // never weaker.
+        "barrier" if m.has(".cluster") => {
+            if m.has(".wait") {
+                Op::BarSync {
+                    id: Src::Imm(16),
+                    count: None,
+                    arrive_only: false,
+                }
+            } else {
+                Op::Nop
+            }
+        }
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
@@ -1077,6 +1093,8 @@ pub(crate) fn lower_generic(
                 lower_wgmma(cx, g, &m, span)?
             }
         }
+        "cp" => crate::lower_bulk::lower_cp(cx, g, span)?,
+        "tensormap" => crate::lower_bulk::lower_tensormap(cx, g, span)?,
         _ => return Err(unsupported(cx, g, span)),
     })
 }
@@ -1263,6 +1281,8 @@ fn lower_mbarrier(
         MbarrierOp::Arrive
     } else if m.has(".expect_tx") {
         MbarrierOp::ExpectTx
+    } else if m.has(".complete_tx") {
+        MbarrierOp::CompleteTx
     } else if m.has(".test_wait") {
         if parity {
             MbarrierOp::TestWaitParity

@@ -19,8 +19,16 @@
 //!   memory only when a `cp.async.wait_group`/`wait_all` of the issuing thread covers it, or
 //!   when an mbarrier it is bound to (`cp.async.mbarrier.arrive`) is waited on — so a kernel
 //!   that forgets the wait reads the old shared contents, deterministically.
+//! - **Bulk copies and TMA** (`cp{.reduce}.async.bulk{.tensor}`, see [`bulk`]): copies into
+//!   shared memory land, with the complete-tx of their bytes, when their mbarrier is tested after
+//!   the test that finds them pending; copies out of shared memory read it at the covering
+//!   `cp.async.bulk.wait_group.read` and write global memory at the covering `wait_group` (or when
+//!   the CTA ends). An mbarrier phase completes when both its pending arrivals and its
+//!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
+
+mod bulk;
 
 use crate::alu;
 use crate::error::{ExecError, FaultKind, FaultSite};
@@ -144,6 +152,10 @@ impl Frame {
 struct LaneAsync {
     uncommitted: Vec<u32>,
     groups: VecDeque<Vec<u32>>,
+    /// Bulk operations (shared → global) not committed to a bulk async-group yet.
+    bulk_uncommitted: Vec<u32>,
+    /// Committed bulk async-groups, oldest first.
+    bulk_groups: VecDeque<Vec<u32>>,
 }
 
 /// A copy issued by `cp.async`, waiting to land in shared memory.
@@ -216,8 +228,11 @@ struct Cta {
     barrier_gen: u64,
     /// Hazard tracking: shared words written by copies not yet visible to every thread.
     copy_words: HashMap<u32, u32>,
-    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded.
-    mbar_seen: std::collections::HashSet<(u32, u32)>,
+    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded, with the bulk landing
+    /// count at the latest such wait.
+    mbar_seen: HashMap<(u32, u32), u64>,
+    /// Bulk asynchronous copies in flight.
+    bulk: bulk::BulkState,
 }
 
 /// Runs one kernel launch over `mem`.
@@ -353,7 +368,13 @@ impl<'p> Machine<'p> {
                 let state = self.run_warp(&mut resident[ci], wi)?;
                 any_progress |= state == WarpState::Progress;
             }
-            // Finished CTAs leave; their pending copies land (harmlessly) with them.
+            // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
+            // pending bulk stores write global memory.
+            for c in resident.iter_mut() {
+                if c.warps.iter().all(|w| w.frames.is_empty()) {
+                    self.retire_bulk(c)?;
+                }
+            }
             let before = resident.len();
             resident.retain(|c| !c.warps.iter().all(|w| w.frames.is_empty()));
             if !any_progress && resident.len() == before {
@@ -427,6 +448,7 @@ impl<'p> Machine<'p> {
             barrier_gen: 0,
             copy_words: HashMap::new(),
             mbar_seen: Default::default(),
+            bulk: Default::default(),
         }
     }
 
@@ -1831,6 +1853,25 @@ impl<'p> Machine<'p> {
                 *imm,
                 exec,
             )?,
+            Op::BulkCopy(b) => self.exec_bulk_copy(cta, wi, inst.id, b, exec)?,
+            Op::TensorCopy(t) => self.exec_tensor_copy(cta, wi, inst.id, t, exec)?,
+            Op::BulkPrefetch { addr, size, policy } => {
+                self.exec_bulk_prefetch(cta, wi, inst.id, *addr, *size, *policy, exec)?
+            }
+            Op::BulkCommit => Self::exec_bulk_commit(cta, wi, exec),
+            Op::BulkWait { n, read } => self.exec_bulk_wait(cta, wi, exec, *n, *read)?,
+            Op::TensormapReplace {
+                field,
+                ord,
+                addr,
+                space,
+                value,
+            } => self.exec_tensormap_replace(
+                cta, wi, inst.id, *field, *ord, *addr, *space, *value, exec,
+            )?,
+            Op::TensormapCopy { dst, src, size } => {
+                self.exec_tensormap_copy(cta, wi, inst.id, *dst, *src, *size, exec)?
+            }
         }
         Ok(Some(pc + 1))
     }
@@ -2427,6 +2468,7 @@ impl<'p> Machine<'p> {
                 if sp == Space::Shared && self.tracker.is_some() {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, addr, total as u32);
+                    self.check_shared_write(cta, access, addr, total as u32);
                 }
                 for &(first, count) in &runs {
                     let bytes = data[l * total + first * eb..][..count * eb].to_vec();
@@ -2528,6 +2570,7 @@ impl<'p> Machine<'p> {
             if self.tracker.is_some() {
                 // Overwriting the destination of a copy still in flight is a race too.
                 self.check_shared(cta, wi, l, access, dst as u64, cp.cp_size);
+                self.check_shared_write(cta, access, dst as u64, cp.cp_size);
             }
             let copy_id = cta.copies.len() as u32;
             cta.copies.push(PendingCopy {
@@ -2633,6 +2676,7 @@ impl<'p> Machine<'p> {
                 if sp == Space::Shared && self.tracker.is_some() {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, ad, eb as u32);
+                    self.check_shared_write(cta, access, ad, eb as u32);
                 }
                 let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
                 let LocalRef::Mut(m) = r else { unreachable!() };
@@ -2716,6 +2760,7 @@ impl<'p> Machine<'p> {
         }
         let mut out = [0u64; 32];
         let mut pv = 0u32;
+        let mut land = Vec::new();
         for l in lanes(exec) {
             let off = self.shared_offset(cta, wi, id, l as u32, a[l], generic, 8)?;
             match op {
@@ -2740,7 +2785,7 @@ impl<'p> Machine<'p> {
                     let mb = cta.mbarriers.entry(off).or_default();
                     out[l] = mb.phase as u64;
                     if op == MbarrierOp::ArriveExpectTx {
-                        mb.tx += bv[l] as i64;
+                        mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
                     }
                     let count = if op == MbarrierOp::ArriveExpectTx {
                         1
@@ -2755,15 +2800,27 @@ impl<'p> Machine<'p> {
                     mbarrier_arrive(mb, count);
                 }
                 MbarrierOp::ExpectTx => {
-                    cta.mbarriers.entry(off).or_default().tx += bv[l] as i64;
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
+                }
+                MbarrierOp::CompleteTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx -= (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
                 }
                 MbarrierOp::TestWait
                 | MbarrierOp::TryWait
                 | MbarrierOp::TestWaitParity
                 | MbarrierOp::TryWaitParity => {
                     // Copies bound to this mbarrier land now: the latest moment a waiter can
-                    // observe them.
+                    // observe them. Bulk copies land after this instruction's test (below): a
+                    // waiter sees their completion at its next test, so a wait whose `false` is
+                    // ignored (no retry loop) reads before the copy completed, as hardware may.
                     self.complete_async_arrives(cta, Some(off));
+                    if !land.contains(&off) {
+                        land.push(off);
+                    }
                     let mb = cta.mbarriers.entry(off).or_default();
                     let done = match op {
                         MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
@@ -2775,7 +2832,8 @@ impl<'p> Machine<'p> {
                         pv |= 1 << l;
                         if self.tracker.is_some() {
                             let thread = cta.warps[wi].index * 32 + l as u32;
-                            cta.mbar_seen.insert((off, thread));
+                            cta.mbar_seen.insert((off, thread), cta.bulk.land_seq);
+                            bulk::observe_bulk(cta, off);
                         }
                     }
                 }
@@ -2783,6 +2841,9 @@ impl<'p> Machine<'p> {
                     out[l] = cta.mbarriers.get(&off).map_or(0, |m| m.pending) as u64;
                 }
             }
+        }
+        for off in land {
+            self.land_bulk(cta, off);
         }
         if let Some(d) = d {
             Self::write_dst(cta, wi, self.program, d, &out, exec);
@@ -2884,6 +2945,7 @@ impl<'p> Machine<'p> {
             if self.tracker.is_some() {
                 let access = self.access(cta, wi, id, r);
                 self.check_shared(cta, wi, r, access, off as u64, 16);
+                self.check_shared_write(cta, access, off as u64, 16);
             }
             for (k, e) in row.iter().enumerate() {
                 cta.shared[off + 2 * k..off + 2 * k + 2].copy_from_slice(&e.to_le_bytes());
@@ -3068,6 +3130,9 @@ impl Machine<'_> {
             if sp == Space::Shared && self.tracker.is_some() {
                 let access = self.access(cta, wi, id, lane);
                 self.check_shared(cta, wi, lane, access, addr, bytes);
+                if data.is_some() {
+                    self.check_shared_write(cta, access, addr, bytes);
+                }
             }
             let r = self.local_bytes(cta, wi, id, lane, sp, addr, bytes, align, data.is_some())?;
             match (data, r) {
@@ -3164,7 +3229,15 @@ impl Machine<'_> {
             }
         }
         let shared = &cta.shared;
+        // Hazard tracking: the shared addresses the operands are read from (async copies that
+        // have not completed for this thread, such as a TMA load not waited for, are hazards).
+        let track = self.tracker.is_some()
+            && (!cta.copy_words.is_empty() || !cta.bulk.load_words.is_empty());
+        let touched = std::cell::RefCell::new(Vec::new());
         let read = |addr: u32, bytes: u32| -> Result<u32, u32> {
+            if track {
+                touched.borrow_mut().push(addr);
+            }
             let at = addr as usize;
             let slice = shared.get(at..at + bytes as usize).ok_or(addr)?;
             let mut w = [0u8; 4];
@@ -3197,6 +3270,15 @@ impl Machine<'_> {
                 other => FaultKind::Other(format!("wgmma.mma_async: {other:?}")),
             };
             return Err(self.fault(cta, wi as u32, first as u32, id, kind));
+        }
+        if track {
+            let mut words: Vec<u32> = touched.into_inner().iter().map(|a| a / 4).collect();
+            words.sort_unstable();
+            words.dedup();
+            let access = self.access(cta, wi, id, first);
+            for w in words {
+                self.check_shared(cta, wi, first, access, w as u64 * 4, 4);
+            }
         }
         let frame = cta.warps[wi].frames.last_mut().expect("frame");
         for lane in lanes(exec) {
@@ -3414,12 +3496,30 @@ impl Machine<'_> {
         let Some(tracker) = &mut self.tracker else {
             return;
         };
-        if cta.copy_words.is_empty() {
-            return;
-        }
         let thread = cta.warps[wi].index * 32 + lane as u32;
         let first = (offset / 4) as u32;
         let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
+        if !cta.bulk.load_words.is_empty() {
+            for w in first..=last {
+                let Some(&lid) = cta.bulk.load_words.get(&w) else {
+                    continue;
+                };
+                let l = &cta.bulk.loads[lid as usize];
+                let visible = l.landed
+                    && (l.observed_gen.is_some_and(|g| cta.barrier_gen > g)
+                        || cta
+                            .mbar_seen
+                            .get(&(l.mbar, thread))
+                            .is_some_and(|&seq| seq >= l.landed_seq));
+                if !visible {
+                    tracker.shared_conflict(access, offset, bytes, l.access);
+                    return;
+                }
+            }
+        }
+        if cta.copy_words.is_empty() {
+            return;
+        }
         for w in first..=last {
             let Some(&cid) = cta.copy_words.get(&w) else {
                 continue;
@@ -3429,9 +3529,34 @@ impl Machine<'_> {
                 && (c.issuer == thread
                     || cta.barrier_gen > c.landed_gen
                     || c.via_mbar
-                        .is_some_and(|m| cta.mbar_seen.contains(&(m, thread))));
+                        .is_some_and(|m| cta.mbar_seen.contains_key(&(m, thread))));
             if !visible {
                 tracker.shared_conflict(access, offset, bytes, c.access);
+                return;
+            }
+        }
+    }
+
+    /// Hazard check of a shared-memory write by one lane: does it overwrite the source of a
+    /// bulk store (`cp{.reduce}.async.bulk{.tensor}` to global) not read yet
+    /// (`cp.async.bulk.wait_group.read`)?
+    fn check_shared_write(&mut self, cta: &Cta, access: Access, offset: u64, bytes: u32) {
+        let Some(tracker) = &mut self.tracker else {
+            return;
+        };
+        if cta.bulk.store_words.is_empty() {
+            return;
+        }
+        let first = (offset / 4) as u32;
+        let last = ((offset + bytes.max(1) as u64 - 1) / 4) as u32;
+        for w in first..=last {
+            if let Some(&sid) = cta.bulk.store_words.get(&w) {
+                tracker.shared_conflict(
+                    access,
+                    offset,
+                    bytes,
+                    cta.bulk.stores[sid as usize].access,
+                );
                 return;
             }
         }
@@ -3497,11 +3622,7 @@ impl LocalRef<'_> {
 
 fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
     mb.pending = mb.pending.saturating_sub(count);
-    if mb.pending == 0 && mb.tx <= 0 {
-        mb.phase = mb.phase.wrapping_add(1);
-        mb.pending = mb.expected;
-        mb.tx = 0;
-    }
+    bulk::mbarrier_check(mb);
 }
 
 /// A barrier completed: copies landed before it are now visible to every thread of the CTA.
@@ -3510,6 +3631,13 @@ fn barrier_completed(cta: &mut Cta) {
     if !cta.copy_words.is_empty() {
         let copies = &cta.copies;
         cta.copy_words.retain(|_, c| !copies[*c as usize].landed);
+    }
+    if !cta.bulk.load_words.is_empty() {
+        let loads = &cta.bulk.loads;
+        let gen = cta.barrier_gen;
+        cta.bulk
+            .load_words
+            .retain(|_, c| loads[*c as usize].observed_gen.is_none_or(|g| gen <= g));
     }
 }
 

@@ -170,6 +170,69 @@ pub struct CpAsyncInst {
     pub policy: Option<Src>,
 }
 
+/// The direction (and completion mechanism) of a non-tensor `cp{.reduce}.async.bulk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkDirection {
+    /// `.shared::cta`/`.shared::cluster` ← `.global`, completed through an mbarrier.
+    GlobalToShared,
+    /// `.shared::cluster` ← `.shared::cta`, completed through an mbarrier.
+    SharedToShared,
+    /// `.global` ← `.shared::cta`, completed through bulk async-groups.
+    SharedToGlobal,
+}
+
+/// `cp.async.bulk` and `cp.reduce.async.bulk` (not `.tensor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BulkCopyInst {
+    pub dir: BulkDirection,
+    pub dst: Addr,
+    pub src: Addr,
+    /// Bytes (a multiple of 16).
+    pub size: Src,
+    /// The mbarrier of the mbarrier-completed directions.
+    pub mbar: Option<Addr>,
+    /// `cp.reduce.async.bulk`: the operation and element type.
+    pub reduce: Option<(AtomOp, ScalarType)>,
+    /// Cache hints of the global side (L2 only; `.L2::cache_hint` with `policy`).
+    pub hints: MemHints,
+    pub policy: Option<Src>,
+    /// `.multicast::cluster`'s ctaMask.
+    pub cta_mask: Option<Src>,
+    /// `.ignore_oob`'s ignoreBytesLeft, ignoreBytesRight.
+    pub ignore_oob: Option<(Src, Src)>,
+}
+
+/// What a `.tensor` bulk instruction does with its box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TensorOpKind {
+    /// `cp.async.bulk.tensor` global → shared (mbarrier complete-tx).
+    Load,
+    /// `cp.async.bulk.tensor` shared → global (bulk async-group).
+    Store,
+    /// `cp.reduce.async.bulk.tensor` shared → global (bulk async-group).
+    Reduce(AtomOp),
+    /// `cp.async.bulk.prefetch.tensor` global → L2.
+    Prefetch,
+}
+
+/// `cp{.reduce}.async.bulk{.prefetch}.tensor` in tile mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorCopyInst {
+    pub kind: TensorOpKind,
+    /// `.1d` … `.5d`.
+    pub dim: u32,
+    /// The shared-memory box (destination of a load, source of a store or reduction).
+    pub smem: Addr,
+    /// The tensor map's address and the space the operand resolved to (a register holds a
+    /// generic address; a `.param`/`.const`/`.global` symbol names its own space).
+    pub tmap: Addr,
+    pub tmap_space: Space,
+    pub coords: Vec<Src>,
+    pub mbar: Option<Addr>,
+    pub policy: Option<Src>,
+    pub cta_mask: Option<Src>,
+}
+
 /// Integer and bitwise operations of two operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntOp2 {
@@ -366,6 +429,8 @@ pub enum MbarrierOp {
     TryWaitParity,
     Inval,
     PendingCount,
+    /// `mbarrier.complete_tx`: decrements the transaction count.
+    CompleteTx,
 }
 
 /// One lowered instruction.
@@ -782,6 +847,39 @@ pub enum Op {
     WgmmaCommit,
     WgmmaWait {
         n: u32,
+    },
+    /// `cp{.reduce}.async.bulk` (global/shared, not `.tensor`).
+    BulkCopy(Box<BulkCopyInst>),
+    /// `cp{.reduce}.async.bulk{.prefetch}.tensor`.
+    TensorCopy(Box<TensorCopyInst>),
+    /// `cp.async.bulk.prefetch.L2.global [addr], size{, policy}`.
+    BulkPrefetch {
+        addr: Addr,
+        size: Src,
+        policy: Option<Src>,
+    },
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} n`.
+    BulkWait {
+        n: u32,
+        read: bool,
+    },
+    /// `tensormap.replace.tile.field{.space}.b1024.type [addr], {ord,} value`.
+    TensormapReplace {
+        field: crate::tensormap::Field,
+        ord: u32,
+        addr: Addr,
+        /// Global, Shared, or Generic (no space written).
+        space: Space,
+        value: Src,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta...  [dst], [src], size`: copies the
+    /// tensor map from shared to global memory.
+    TensormapCopy {
+        dst: Addr,
+        src: Addr,
+        size: u32,
     },
 }
 

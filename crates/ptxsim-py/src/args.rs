@@ -5,7 +5,7 @@
 use ptx_isa::{ScalarType, TypeKind};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
 
 /// A Python scalar's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,12 +30,23 @@ pub enum ArgKind {
     Scalar(Scalar),
     /// An object with the buffer protocol (passed as a device pointer).
     Buffer,
+    /// `("tensormap", keys, buffer)`: a tensor map over a buffer (`ptxsim.TensorMap`).
+    TensorMap,
 }
 
 /// Sorts an argument into null, scalar or buffer; anything else is a type error.
 pub fn classify(arg: &Bound<'_, PyAny>) -> Result<ArgKind, String> {
     if arg.is_none() {
         return Ok(ArgKind::Null);
+    }
+    if let Ok(t) = arg.cast::<PyTuple>() {
+        if t.len() == 3
+            && t.get_item(0)
+                .and_then(|x| x.extract::<String>())
+                .is_ok_and(|x| x == "tensormap")
+        {
+            return Ok(ArgKind::TensorMap);
+        }
     }
     if let Ok(b) = arg.cast::<PyBool>() {
         return Ok(ArgKind::Scalar(Scalar::Int(i128::from(b.is_true()))));

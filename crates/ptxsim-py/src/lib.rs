@@ -21,7 +21,7 @@ use memsys::GpuConfig;
 use ptx_check::{check_source, render, CheckOptions, Diagnostic as CheckDiagnostic, Severity};
 use ptx_exec::{ExecError, LaunchConfig, Session};
 use ptx_isa::{PtxVersion, SmTarget};
-use ptxsim::launch::{prepare, ArgSpec, Array};
+use ptxsim::launch::{prepare, tensor_map_spec, ArgSpec, Array};
 use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
@@ -395,6 +395,32 @@ fn launch(
                     LaunchError::new_err(format!("argument {i} (parameter `{pname}`): {m}"))
                 })?;
                 specs.push(ArgSpec::Scalar { ty: *pty, bits });
+            }
+            ArgKind::TensorMap => {
+                let keys: String = arg.get_item(1)?.extract()?;
+                let obj = arg.get_item(2)?;
+                let buf = PyBuffer::<u8>::get(&obj).map_err(|e| {
+                    PyTypeError::new_err(format!(
+                        "argument {i}: the tensor map's array is not a byte buffer ({e})"
+                    ))
+                })?;
+                if !buf.is_c_contiguous() {
+                    return Err(LaunchError::new_err(format!(
+                        "argument {i}: the tensor map's array is not C-contiguous"
+                    )));
+                }
+                let bytes = buf.to_vec(py)?;
+                let spec = tensor_map_spec(
+                    &format!("argument {i} (tensor map {keys})"),
+                    &keys,
+                    Array {
+                        ty: ptx_isa::ScalarType::U8,
+                        bytes,
+                    },
+                )
+                .map_err(|e| LaunchError::new_err(e.0))?;
+                specs.push(spec);
+                buffers.push((i, buf));
             }
             ArgKind::Buffer => {
                 let buf = PyBuffer::<u8>::get(arg).map_err(|e| {

@@ -51,12 +51,42 @@ def scalar(ty: str, text: str):
     return t(int(text, 0))
 
 
+def buffer(spec: str, base: Path) -> np.ndarray:
+    """A buffer spec (`zeros:TYPE:COUNT`, `PATH.npy`, `PATH.bin`) as a numpy array."""
+    if spec.startswith("zeros:"):
+        _, ty, count = spec.split(":")
+        return np.zeros(int(count), dtype=NP_TYPES[ty])
+    if spec.endswith(".npy"):
+        return np.load(base / spec)
+    return np.fromfile(base / spec, dtype=np.uint8)
+
+
+def tensor_map(spec: str, base: Path):
+    """A `tensormap[KEY=VALUE,...]:BUFFER` spec as a ptxsim.TensorMap (its keys list dimensions
+    innermost first and strides in bytes; TensorMap takes them outermost first, in elements)."""
+    import ptxsim
+
+    keys, buf = spec[len("tensormap["):].split("]:", 1)
+    kv = dict(k.split("=", 1) for k in keys.split(","))
+    array = buffer(buf, base)
+    shape = [int(x) for x in kv["dims"].split("x")][::-1]
+    box = [int(x) for x in kv["box"].split("x")][::-1]
+    strides = None
+    if "strides" in kv:
+        strides = [int(x) // array.dtype.itemsize for x in kv["strides"].split("x")][::-1] + [1]
+    return ptxsim.TensorMap(array, box, shape=shape, strides=strides, elem=kv.get("type"),
+                            swizzle=kv.get("swizzle", "none").replace("none", "0").rstrip("B"),
+                            fill=kv.get("fill", "zero"))
+
+
 def load_launch(path: Path) -> CorpusLaunch:
     doc = tomllib.loads(path.read_text())
     base = path.parent
     args = []
     for spec in doc["args"]:
-        if spec == "null":
+        if spec.startswith("tensormap["):
+            args.append(tensor_map(spec, base))
+        elif spec == "null":
             args.append(None)
         elif spec.startswith("zeros:"):
             _, ty, count = spec.split(":")

@@ -266,7 +266,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "ptxsim__cp_async_bytes.sum",
         unit: "bytes",
-        description: "bytes copied from global to shared memory by cp.async",
+        description: "bytes copied from global to shared memory by cp.async and by bulk/tensor (TMA) copies",
         nsight: false,
         per_line: false,
         compute: |_, r, _| r.and_then(|r| count(r.cp_async_bytes)),

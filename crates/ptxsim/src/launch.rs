@@ -52,6 +52,155 @@ pub enum ArgSpec {
         ty: ScalarType,
         bits: u64,
     },
+    /// `tensormap[...]:BUFFER`: a tensor map describing a buffer (passed by value to a
+    /// 128-byte parameter, or as a pointer to a global copy of the map to a pointer parameter).
+    TensorMap {
+        buffer: Array,
+        /// The map, its global address not set yet.
+        map: ptx_exec::tensormap::TensorMap,
+    },
+}
+
+/// `AxBxC` → numbers.
+fn parse_list(spec: &str, key: &str, v: &str) -> Result<Vec<u64>, LaunchError> {
+    v.split('x')
+        .map(|x| {
+            x.trim().parse::<u64>().map_err(|_| {
+                LaunchError(format!(
+                    "`{spec}`: `{key}={v}` is not a list of numbers such as 64x32"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Parses `tensormap[dims=...,box=...,...]:BUFFER` (docs/launch-format.md).
+fn parse_tensor_map(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
+    let rest = &spec["tensormap[".len()..];
+    let Some((keys, buffer)) = rest.split_once("]:") else {
+        return err(format!(
+            "`{spec}`: write tensormap[dims=D0xD1,box=B0xB1,...]:BUFFER"
+        ));
+    };
+    let ArgSpec::Buffer(buffer) = parse_arg(buffer, base)? else {
+        return err(format!(
+            "`{spec}`: the tensor map's memory must be a buffer (PATH.npy, PATH.bin or zeros:TYPE:COUNT)"
+        ));
+    };
+    tensor_map_spec(spec, keys, buffer)
+}
+
+/// A tensor-map argument over `buffer` from the comma-separated `KEY=VALUE` list of a
+/// `tensormap[...]` spec (`spec` names it in messages).
+pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec, LaunchError> {
+    use ptx_exec::tensormap::{ElemType, TensorMap};
+    let mut map = TensorMap::default();
+    let (mut dims, mut boxes, mut strides, mut estrides) = (None, None, None, None);
+    let mut elem = None;
+    for kv in keys.split(',').filter(|k| !k.trim().is_empty()) {
+        let Some((k, v)) = kv.split_once('=') else {
+            return err(format!("`{spec}`: `{kv}` is not KEY=VALUE"));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        match k {
+            "dims" => dims = Some(parse_list(spec, k, v)?),
+            "box" => boxes = Some(parse_list(spec, k, v)?),
+            "strides" => strides = Some(parse_list(spec, k, v)?),
+            "estrides" => estrides = Some(parse_list(spec, k, v)?),
+            "type" => {
+                elem = Some(ElemType::from_name(v).ok_or_else(|| {
+                    LaunchError(format!(
+                        "`{spec}`: unknown element type `{v}` (u8 u16 u32 s32 u64 s64 f16 f32 \
+                         f32.ftz f64 bf16 tf32 tf32.ftz)"
+                    ))
+                })?)
+            }
+            "swizzle" => {
+                map.swizzle = match v {
+                    "none" | "0" => 0,
+                    "32B" | "32" => 1,
+                    "64B" | "64" => 2,
+                    "128B" | "128" => 3,
+                    _ => return err(format!("`{spec}`: swizzle is none, 32B, 64B or 128B")),
+                }
+            }
+            "interleave" => {
+                map.interleave = match v {
+                    "none" | "0" => 0,
+                    "16B" | "16" => 1,
+                    "32B" | "32" => 2,
+                    _ => return err(format!("`{spec}`: interleave is none, 16B or 32B")),
+                }
+            }
+            "fill" => {
+                map.fill_mode = match v {
+                    "zero" => 0,
+                    "nan" => 1,
+                    _ => return err(format!("`{spec}`: fill is zero or nan")),
+                }
+            }
+            _ => {
+                return err(format!(
+                    "`{spec}`: unknown key `{k}` (dims, box, strides, estrides, type, swizzle, \
+                     interleave, fill)"
+                ))
+            }
+        }
+    }
+    let elem = match elem {
+        Some(e) => e,
+        None => ElemType::from_name(&buffer.ty.to_string()).ok_or_else(|| {
+            LaunchError(format!(
+                "`{spec}`: give the element type (type=...): a {} buffer has no tensor-map type",
+                buffer.ty
+            ))
+        })?,
+    };
+    let (Some(dims), Some(boxes)) = (dims, boxes) else {
+        return err(format!("`{spec}`: dims=... and box=... are required"));
+    };
+    let rank = dims.len();
+    if !(1..=5).contains(&rank) || boxes.len() != rank {
+        return err(format!(
+            "`{spec}`: dims and box need the same number (1 to 5) of dimensions"
+        ));
+    }
+    let eb = elem.bytes().unwrap_or(1) as u64;
+    let strides = match strides {
+        Some(s) if s.len() + 1 == rank => s,
+        Some(_) => {
+            return err(format!(
+                "`{spec}`: strides gives the byte stride of dimensions 1 to {} ({} numbers)",
+                rank - 1,
+                rank - 1
+            ))
+        }
+        None => {
+            let mut s = Vec::new();
+            let mut acc = eb;
+            for d in &dims[..rank - 1] {
+                acc *= d;
+                s.push(acc);
+            }
+            s
+        }
+    };
+    let estrides = estrides.unwrap_or_else(|| vec![1; rank]);
+    if estrides.len() != rank {
+        return err(format!("`{spec}`: estrides needs {rank} numbers"));
+    }
+    map.rank = rank as u32;
+    map.elem_type = elem;
+    for i in 0..rank {
+        let fits = |v: u64, what: &str| -> Result<u32, LaunchError> {
+            u32::try_from(v).map_err(|_| LaunchError(format!("`{spec}`: {what} {v} is too large")))
+        };
+        map.global_dim[i] = fits(dims[i], "dimension")?;
+        map.box_dim[i] = fits(boxes[i], "box dimension")?;
+        map.element_stride[i] = fits(estrides[i], "element stride")?;
+    }
+    map.global_stride[..rank - 1].copy_from_slice(&strides);
+    Ok(ArgSpec::TensorMap { buffer, map })
 }
 
 /// The element types a spec may name.
@@ -115,11 +264,15 @@ pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, LaunchError> {
     })
 }
 
-/// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null` or `TYPE:VALUE`; relative paths
+/// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null`, `TYPE:VALUE` or
+/// `tensormap[KEY=VALUE,...]:BUFFER`; relative paths
 /// are taken from `base`.
 pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
     if spec == "null" {
         return Ok(ArgSpec::Null);
+    }
+    if spec.starts_with("tensormap[") {
+        return parse_tensor_map(spec, base);
     }
     if let Some(rest) = spec.strip_prefix("zeros:") {
         let Some((ty, count)) = rest.split_once(':') else {
@@ -156,7 +309,8 @@ pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
         }
     }
     err(format!(
-        "`{spec}` is not an argument: use PATH.npy, PATH.bin, zeros:TYPE:COUNT, null or TYPE:VALUE"
+        "`{spec}` is not an argument: use PATH.npy, PATH.bin, zeros:TYPE:COUNT, null, TYPE:VALUE \
+         or tensormap[...]:BUFFER"
     ))
 }
 
@@ -322,8 +476,30 @@ pub fn prepare(
 ) -> Result<PreparedLaunch, LaunchError> {
     let mut args = Vec::new();
     let mut buffers = Vec::new();
+    let params = session.kernel_params(kernel).ok();
     for (i, spec) in specs.into_iter().enumerate() {
         match spec {
+            ArgSpec::TensorMap { buffer, mut map } => {
+                let addr = session
+                    .alloc_buffer(&buffer.bytes)
+                    .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                map.global_address = addr;
+                let bytes = map.encode().to_vec();
+                // A pointer parameter gets a global copy of the map; an array parameter the map.
+                let by_pointer = params
+                    .as_ref()
+                    .and_then(|p| p.get(i))
+                    .is_some_and(|(_, ty)| ty.bytes() == 8);
+                if by_pointer {
+                    let at = session
+                        .alloc_buffer(&bytes)
+                        .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                    args.push(KernelArg::Pointer(at));
+                } else {
+                    args.push(KernelArg::Bytes(bytes));
+                }
+                buffers.push((i, addr, buffer));
+            }
             ArgSpec::Null => args.push(KernelArg::Pointer(0)),
             ArgSpec::Scalar { ty, bits } => args.push(KernelArg::Scalar { ty, bits }),
             ArgSpec::Buffer(a) => {
@@ -512,4 +688,47 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
         } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
         other => LaunchError(other.to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(spec: &str) -> Result<ptx_exec::tensormap::TensorMap, LaunchError> {
+        match parse_arg(spec, Path::new("."))? {
+            ArgSpec::TensorMap { map, .. } => Ok(map),
+            _ => panic!("not a tensor map"),
+        }
+    }
+
+    #[test]
+    fn tensor_map_specs_fill_every_field() {
+        let m = map("tensormap[dims=96x64x3,box=32x16x1,swizzle=128B,fill=nan,estrides=1x2x1]:zeros:f32:18432")
+            .unwrap();
+        assert_eq!(m.rank, 3);
+        assert_eq!(m.elem_type.0, 7, "f32 from the buffer");
+        assert_eq!(&m.global_dim[..3], &[96, 64, 3]);
+        assert_eq!(&m.box_dim[..3], &[32, 16, 1]);
+        assert_eq!(
+            &m.global_stride[..2],
+            &[96 * 4, 96 * 64 * 4],
+            "dense strides"
+        );
+        assert_eq!(&m.element_stride[..3], &[1, 2, 1]);
+        assert_eq!((m.swizzle, m.fill_mode), (3, 1));
+        let m = map("tensormap[dims=8x4,box=8x4,type=bf16,strides=32]:zeros:u16:64").unwrap();
+        assert_eq!((m.elem_type.0, m.global_stride[0]), (10, 32));
+    }
+
+    #[test]
+    fn bad_tensor_map_specs_say_what_is_wrong() {
+        let e = |s: &str| map(s).unwrap_err().0;
+        assert!(e("tensormap[dims=8,box=8]").contains("write tensormap["));
+        assert!(e("tensormap[dims=8x2,box=8]:zeros:f32:16").contains("same number"));
+        assert!(e("tensormap[dims=8,box=8,swizzle=16B]:zeros:f32:8").contains("swizzle is"));
+        assert!(e("tensormap[box=8]:zeros:f32:8").contains("required"));
+        assert!(e("tensormap[dims=8,box=8,what=1]:zeros:f32:8").contains("unknown key"));
+        assert!(e("tensormap[dims=8,box=8]:zeros:s8:8").contains("give the element type"));
+        assert!(e("tensormap[dims=8,box=8]:null").contains("must be a buffer"));
+    }
 }

@@ -28,7 +28,8 @@ enum Command {
     /// Run a kernel on the CPU over the memory-hierarchy model.
     ///
     /// Arguments in parameter order: PATH.npy / PATH.bin (input buffers passed as device
-    /// pointers), zeros:TYPE:COUNT, null, or TYPE:VALUE scalars. Faults (out-of-bounds or
+    /// pointers), zeros:TYPE:COUNT, null, TYPE:VALUE scalars, or tensormap[KEY=VALUE,...]:BUFFER
+    /// tensor maps (docs/launch-format.md). Faults (out-of-bounds or
     /// misaligned accesses, barrier deadlocks, step limit) name the CTA, thread, PTX line and
     /// address and exit 1.
     ///

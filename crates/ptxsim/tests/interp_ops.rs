@@ -711,3 +711,42 @@ fn elect_sync_picks_one_leader_per_mask() {
         }
     }
 }
+
+#[test]
+fn labels_are_local_to_their_block() {
+    // A label declared inside `{ }` is local to that block: Triton's inline-asm mbarrier waits
+    // each declare `waitLoop` in their own block, and each branch must reach its own block's
+    // label (resolving every `waitLoop` to the last one sends the first loop into the second).
+    let body = "mov.u32 %r2, 0;\n\
+                {\n.reg .pred q;\nL:\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 q, %r2, 3;\n@q bra L;\n}\n\
+                mov.u32 %r3, 0;\n\
+                {\n.reg .pred q;\nL:\nadd.u32 %r3, %r3, 10;\nsetp.lt.u32 q, %r3, 50;\n@q bra L;\n}\n\
+                bra L;\nmov.u32 %r3, 7;\nL:\n"
+        .to_string()
+        + &store(2, 2, 0)
+        + &store(3, 2, 1);
+    let out = run(&body, "", 1, 2);
+    assert_eq!(out, vec![3, 50]);
+}
+
+#[test]
+fn cluster_barriers_of_a_one_cta_cluster_synchronize_the_cta() {
+    // barrier.cluster.arrive + barrier.cluster.wait ("wait until all threads in the cluster have
+    // arrived") around a bar.sync 0: the cluster barrier is not barrier 0, so a warp's arrive
+    // must not count towards another warp's bar.sync. Thread t writes shared[t] after the
+    // arrive (warp 1 after a delay), then every thread passes bar.sync 0 and the wait, and reads
+    // its neighbour's value (another warp's for threads 31 and 63).
+    let body = "mov.u32 %r2, sh;\nshl.b32 %r3, %r1, 2;\nadd.u32 %r4, %r2, %r3;\n\
+                barrier.cluster.arrive.release.aligned;\n\
+                setp.lt.u32 %p5, %r1, 32;\n@%p5 bra STORE;\nmov.u32 %r9, 0;\n\
+                DELAY:\nadd.u32 %r9, %r9, 1;\nsetp.lt.u32 %p6, %r9, 200;\n@%p6 bra DELAY;\n\
+                STORE:\nadd.u32 %r5, %r1, 100;\nst.shared.u32 [%r4], %r5;\n\
+                bar.sync 0;\nbarrier.cluster.wait.acquire.aligned;\n\
+                add.u32 %r6, %r1, 1;\nand.b32 %r6, %r6, 63;\nshl.b32 %r6, %r6, 2;\n\
+                add.u32 %r6, %r2, %r6;\nld.shared.u32 %r7, [%r6];\n"
+        .to_string()
+        + &store(7, 1, 0);
+    let out = run(&body, ".shared .align 4 .b8 sh[256];", 64, 64);
+    let want: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100).collect();
+    assert_eq!(out, want);
+}

@@ -59,6 +59,8 @@ NVCC_JOBS = [
     ("warp_diverge.cu", "warp_diverge.lineinfo", [80, 90], ["-lineinfo"]),
     ("warp_diverge.cu", "warp_diverge.debug", [90], ["-G"]),
     ("simd_video.cu", "simd_video.lineinfo", [80, 90], ["-lineinfo"]),
+    # Bulk asynchronous copies and TMA (tensormap.replace needs the architecture-specific sm_90a).
+    ("tma_bulk.cu", "tma_bulk", ["90a"], []),
     # Parser coverage: .loc/.file with inlining info (-lineinfo), full DWARF sections (-G).
     ("stencil2d.cu", "stencil2d.lineinfo", [80], ["-lineinfo"]),
     ("pipeline_primitives.cu", "pipeline_primitives.lineinfo", [90], ["-lineinfo"]),

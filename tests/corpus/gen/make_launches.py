@@ -56,6 +56,44 @@ class Scalar:
         self.name, self.ty, self.value = name, ty, value
 
 
+class Scratch:
+    """Triton's global scratch buffer (`global_scratch`): zeros, global_scratch_size bytes per
+    program as Triton's launcher allocates it, from each target's compiled metadata; null when the
+    target needs none."""
+    name = "global_scratch"
+
+
+class TensorMapArg:
+    """A tensor map (`tensormap[...]:BUFFER`, docs/launch-format.md) describing `arr` (or a zero
+    buffer of `dtype[count]`) viewed as `shape` (outermost first). The box, swizzle and element
+    type are given, or (`meta_index`) taken from the target's compiled `tensordesc_meta` as
+    Triton's launcher builds the CUtensorMap of a host-side TensorDescriptor."""
+
+    def __init__(self, name, shape, arr=None, dtype=None, box=None, swizzle="none", elem=None, meta_index=None,
+                 extra=""):
+        self.name, self.shape, self.box, self.swizzle, self.elem = name, list(shape), box, swizzle, elem
+        self.meta_index, self.extra = meta_index, extra
+        if arr is not None:
+            self.arr = np.ascontiguousarray(arr)
+            self.dtype, self.count = self.arr.dtype, self.arr.size
+        else:
+            self.arr, self.dtype, self.count = None, np.dtype(dtype), int(np.prod(shape))
+
+    def spec(self, buffer, meta):
+        box, swizzle, elem = self.box, self.swizzle, self.elem
+        if self.meta_index is not None:
+            md = meta["tensordesc_meta"][self.meta_index]
+            box = list(md["block_size"])
+            swizzle = ["none", "32B", "64B", "128B"][md["swizzle"]]
+            # tensordesc_meta holds the device-side (.elemtype) encoding.
+            elem = {0: "u8", 1: "u16", 2: "u32", 3: "s32", 4: "u64", 5: "s64", 6: "f16", 7: "f32", 9: "f64",
+                    10: "bf16"}[md["elem_type"]]
+        dims = "x".join(str(d) for d in self.shape[::-1])
+        boxes = "x".join(str(b) for b in box[::-1])
+        keys = f"dims={dims},box={boxes},swizzle={swizzle}" + (f",type={elem}" if elem else "") + self.extra
+        return f"tensormap[{keys}]:{buffer}"
+
+
 class Expect:
     def __init__(self, arg, arr, max_ulp=0, why=None):
         self.arg, self.arr, self.max_ulp, self.why = arg, np.ascontiguousarray(arr), max_ulp, why
@@ -2650,6 +2688,281 @@ def _(r):
 # ----------------------------------------------------------------------------------------------
 # Writing
 
+# ----------------------------------------------------------------------------------------------
+# tma_bulk.cu: bulk copies, bulk reductions, tensor copies (sm_90a)
+
+def _swizzle(mode_bits, off):
+    """The ISA's swizzle of a shared-memory byte offset (from a 1024-byte aligned base): bits [4, 4+B)
+    XOR bits [7, 7+B), B = 1, 2, 3 for the 32-, 64- and 128-byte modes (16-byte chunks permuted
+    within each 32/64/128-byte row)."""
+    return off ^ (((off >> 7) & ((1 << mode_bits) - 1)) << 4)
+
+
+NAN32 = np.array([0x7FFFFFFF], np.uint32).view(np.float32)[0]  # canonical NaN (OOB-NaN fill)
+
+
+@spec("tma_bulk", "bulk_copy_pipeline")
+def _(r):
+    ctas, chunks, chunk = 2, 4, 1024
+    x = (r.integers(-2000, 2000, ctas * chunks * chunk) / 4).astype(np.float32)
+    out = (3 * x.astype(np.float64) + 1).astype(np.float32)  # exact: quarters below 2^13
+    return dict(grid=[ctas], block=[128], args=[In("in", x), Zeros("out", np.float32, x.size)],
+                expect=[Expect(1, out)],
+                comment="Each CTA streams 4 chunks of 1024 floats through two shared buffers: thread 0 loads a "
+                        "chunk with cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes after "
+                        "mbarrier.arrive.expect_tx (4096 bytes), all threads wait with mbarrier.try_wait.parity "
+                        "(phases 0 and 1 of two mbarriers), compute 3x + 1 into an output buffer that thread 0 "
+                        "writes back with cp.async.bulk.global.shared::cta.bulk_group (commit_group, "
+                        "wait_group.read 0 before the buffer is reused, wait_group 0 at the end).")
+
+
+def _bf16_bits(f):
+    """bf16 bits of values exactly representable in bf16."""
+    return (np.asarray(f, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+@spec("tma_bulk", "bulk_reduce_forms")
+def _(r):
+    n, ctas = 64, 2
+    t = np.arange(n)
+    init = dict(
+        add_u32=r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32),
+        add_f32=(r.integers(-400, 400, n) / 4).astype(np.float32),
+        min_s32=r.integers(-30, 30, n).astype(np.int32),
+        max_u64=r.integers(0, 2 ** 63, n, dtype=np.uint64),
+        and_b32=r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32),
+        or_b64=r.integers(0, 2 ** 63, n, dtype=np.uint64) & np.uint64(0xF0F0F0F0F0F0F0F0),
+        xor_b32=r.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32),
+        inc_u32=r.integers(0, 7, n).astype(np.uint32),
+        dec_u32=r.integers(0, 7, n).astype(np.uint32),
+        add_f16=r.integers(-50, 50, n).astype(np.float16),
+        min_bf16=_bf16_bits(r.integers(-40, 40, n) * 0.5),
+    )
+    e = {k: v.copy() for k, v in init.items()}
+    for b in range(ctas):  # each CTA reduces its shared arrays (the kernel's formulas) into the same arrays
+        e["add_u32"] = (e["add_u32"].astype(np.uint64) + (1000 * (b + 1) + t)).astype(np.uint32)
+        e["add_f32"] = e["add_f32"] + ((t - 32) * (b + 1) * 0.25).astype(np.float32)  # quarters: exact
+        e["min_s32"] = np.minimum(e["min_s32"], ((t * 7 + b * 13) % 50 - 25).astype(np.int32))
+        e["max_u64"] = np.maximum(e["max_u64"], ((t * 31 + b).astype(np.uint64) << np.uint64(33))
+                                  | (t ^ b).astype(np.uint64))
+        e["and_b32"] &= ~(np.uint32(1) << ((t + b) % 32).astype(np.uint32))
+        e["or_b64"] |= np.uint64(1) << ((t * 3 + b * 5) % 64).astype(np.uint64)
+        e["xor_b32"] ^= (np.uint32(0x9E3779B9) * (t + 1).astype(np.uint32) + np.uint32(b)).astype(np.uint32)
+        src = (t % 5).astype(np.uint32)
+        # .inc: old >= src ? 0 : old + 1; .dec: (old == 0 || old > src) ? src : old - 1 (the same
+        # operand in both CTAs, so the order of the two reductions does not matter).
+        o = e["inc_u32"]
+        e["inc_u32"] = np.where(o >= src, 0, o + 1).astype(np.uint32)
+        o = e["dec_u32"]
+        e["dec_u32"] = np.where((o == 0) | (o > src), src, o - 1).astype(np.uint32)
+        e["add_f16"] = (e["add_f16"] + (t - 20 + b)).astype(np.float16)  # small integers: exact
+        cur = (e["min_bf16"].astype(np.uint32) << 16).view(np.float32)
+        new = (_bf16_bits(((t * 5 + b * 3) % 40 - 20) * 0.5).astype(np.uint32) << 16).view(np.float32)
+        e["min_bf16"] = _bf16_bits(np.minimum(cur, new))
+    keys = list(init)
+    return dict(grid=[ctas], block=[64], args=[In(k, init[k]) for k in keys],
+                expect=[Expect(i, e[k]) for i, k in enumerate(keys)],
+                comment="Two CTAs each reduce 64-element shared arrays into the same global arrays with "
+                        "cp.reduce.async.bulk.global.shared::cta.bulk_group: add.u32, add.f32, min.s32, max.u64, "
+                        "and.b32, or.b64, xor.b32, inc.u32, dec.u32, add.noftz.f16, min.bf16 (values exact in "
+                        "every type, so the order of the CTAs does not matter).")
+
+
+@spec("tma_bulk", "tensor_tile_param")
+def _(r):
+    rows, cols = 64, 96
+    x = r.integers(-1000, 1000, (rows, cols)).astype(np.float32)
+    raw = np.zeros((2, 3, 1024), np.float32)
+    for by in range(2):
+        for bx in range(3):
+            tile = x[by * 32:by * 32 + 32, bx * 32:bx * 32 + 32]
+            for i in range(32):
+                for j in range(32):
+                    raw[by, bx, _swizzle(3, i * 128 + j * 4) // 4] = tile[i, j]
+    return dict(grid=[3, 2], block=[128],
+                args=[TensorMapArg("in", [rows, cols], arr=x.ravel(), box=[32, 32], swizzle="128B"),
+                      TensorMapArg("out", [rows, cols], dtype=np.float32, box=[32, 32]),
+                      Zeros("raw", np.float32, 6 * 1024)],
+                expect=[Expect(1, (4 * x).ravel()), Expect(2, raw.ravel())],
+                comment="__grid_constant__ CUtensorMap parameters (described by the launch): each CTA loads a 32x32 "
+                        "f32 box with cp.async.bulk.tensor.2d and the 128-byte swizzle and dumps the raw shared "
+                        "image (16-byte chunk c of row i at chunk c XOR i%8), doubles every element into an "
+                        "unswizzled tile that it stores with cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+                        "and adds once more with cp.reduce.async.bulk.tensor.2d.add: out = 4x.")
+
+
+@spec("tma_bulk", "swizzle_modes")
+def _(r):
+    rows, cols = 16, 40
+    x = r.integers(0, 2 ** 31, (rows, cols)).astype(np.uint32)
+    images = []
+    for row_bytes, bits, sw in ((32, 1, "32B"), (64, 2, "64B"), (128, 3, "128B")):
+        img = np.zeros(8 * row_bytes // 4, np.uint32)
+        tile = x[2:10, 4:4 + row_bytes // 4]
+        for i in range(8):
+            for j in range(row_bytes // 4):
+                img[_swizzle(bits, i * row_bytes + j * 4) // 4] = tile[i, j]
+        images.append(img)
+    maps = [TensorMapArg(f"x{w}", [rows, cols], arr=x.ravel(), box=[8, w // 4], swizzle=sw, elem="u32")
+            for w, sw in ((32, "32B"), (64, "64B"), (128, "128B"))]
+    return dict(grid=[1], block=[32], args=maps + [Zeros("raw", np.uint32, 448)],
+                expect=[Expect(3, np.concatenate(images))],
+                comment="The three swizzle modes' placement: an 8-row box at (4, 2) of a 16x40 u32 tensor with "
+                        "32-, 64- and 128-byte rows and the 32B, 64B and 128B swizzle, each image dumped raw; the "
+                        "reference applies the ISA's XOR of address bits [4, 4+B) with bits [7, 7+B).")
+
+
+@spec("tma_bulk", "tensor_map_device")
+def _(r):
+    rows, cols = 20, 24
+    x = (r.integers(-500, 500, (rows, cols)) / 2).astype(np.float32)
+    fill = np.full((8, 16), NAN32, np.float32)
+    for i in range(8):
+        for j in range(16):
+            gi, gj = rows - 4 + i, -4 + j
+            if 0 <= gi < rows and 0 <= gj < cols:
+                fill[i, j] = x[gi, gj]
+    strided = np.stack([x[1 + 2 * k, 8:24] for k in range(4)])
+    return dict(grid=[1], block=[32],
+                args=[In("in", x.ravel()), Zeros("fill_out", np.float32, 128), Zeros("stride_out", np.float32, 64),
+                      Zeros("maps", np.uint8, 256), Scalar("rows", "s32", rows), Scalar("cols", "s32", cols)],
+                expect=[Expect(1, fill.ravel()), Expect(2, strided.ravel())],
+                comment="Tensor maps built on the device: map 0 edited in global memory with "
+                        "tensormap.replace.tile.*.global (fence.proxy.tensormap::generic release/acquire), a 16x8 "
+                        "box with OOB-NaN fill loaded at (-4, rows-4): elements outside the 20x24 tensor are the "
+                        "canonical NaN 0x7fffffff; map 1 built in shared memory and copied out with "
+                        "tensormap.cp_fenceproxy, element stride 2 along rows: a box of 8 rows loads rows 1, 3, 5, 7. "
+                        "Also cp.async.bulk.prefetch(.tensor).L2.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton tensor descriptors (TMA on sm_90)
+
+@triton_spec("tma_copy2d")
+def _(r):
+    v = _vals("tma_copy2d")
+    m, n = v["M"], v["N"]
+    x = (r.integers(-400, 400, (m, n)) / 4).astype(np.float32)
+    out = (2 * x.astype(np.float64) + 1).astype(np.float32)  # exact
+    return dict(args=[In("x", x.ravel()), Zeros("out", np.float32, m * n), Scalar("M", "s32", m), Scalar("N", "s32", n),
+                      Scratch(), Null()],
+                expect=[Expect(1, out.ravel())],
+                comment=f"tl.make_tensor_descriptor load and store of 32x64 f32 tiles of a {m}x{n} tensor, out = 2x + 1. "
+                        "On sm_90 the descriptors are tensor maps built in shared memory with tensormap.replace and "
+                        "copied to the global scratch (tensormap.cp_fenceproxy); each tile arrives as two 32x32 boxes "
+                        "with the 128-byte swizzle (cp.async.bulk.tensor, mbarrier complete-tx) and leaves through a "
+                        "bulk-group tensor store; the last tiles run out of bounds (zero fill, clipped stores).")
+
+
+@triton_spec("tma_matmul")
+def _(r):
+    v = _vals("tma_matmul")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-3, 4, (m, k))
+    b = r.integers(-3, 4, (k, n))
+    c = (a @ b).astype(np.float16)  # |c| <= 648: exact
+    return dict(args=[In("a", a.astype(np.float16).ravel()), In("b", b.astype(np.float16).ravel()),
+                      Zeros("c", np.float16, m * n), Scalar("M", "s32", m), Scalar("N", "s32", n),
+                      Scalar("K", "s32", k), Scratch(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"fp16 matmul {m}x{k} @ {k}x{n} with A, B and C through device-side tensor descriptors (sm_90: "
+                        "TMA into swizzled shared memory read by wgmma; sm_80: plain loads and mma.sync). K = 72 is "
+                        "not a multiple of BLOCK_K = 32: the last K box is zero-filled past the tensor, so a wrong fill "
+                        "would change the sums. Integer entries: exact.")
+
+
+@triton_spec("tma_atomic_add")
+def _(r):
+    v = _vals("tma_atomic_add")
+    m, n = v["M"], v["N"]
+    x = r.integers(-100, 100, (m, n)).astype(np.float32)
+    out = x.reshape(m // 16, 16, n).sum(0).astype(np.float32)  # integer sums: exact in any order
+    return dict(args=[In("x", x.ravel()), Zeros("out", np.float32, 16 * n), Scalar("M", "s32", m),
+                      Scalar("N", "s32", n), Scratch(), Null()],
+                expect=[Expect(1, out.ravel())],
+                comment="Descriptor atomic_add: 4 programs add their 16x32 blocks of x into one 16x32 block "
+                        "(cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.bulk_group on sm_90, "
+                        "atom.global.add on sm_80). Integers: exact in any order.")
+
+
+@triton_spec("tma_3d")
+def _(r):
+    v = _vals("tma_3d")
+    a_, b_, c_ = v["A"], v["B"], v["C"]
+    x = r.integers(-500, 500, (a_, b_, c_)).astype(np.float16)
+    return dict(args=[In("x", x.ravel()), Zeros("out", np.float16, x.size), Scalar("A", "s32", a_),
+                      Scalar("B", "s32", b_), Scalar("C", "s32", c_), Scratch(), Null()],
+                expect=[Expect(1, (x + np.float16(1)).ravel())],
+                comment=f"A 3-D descriptor over a {a_}x{b_}x{c_} fp16 tensor, 2x8x32 blocks (64-byte rows: the 64-byte "
+                        "swizzle on sm_90), out = x + 1; A and C are not multiples of the block.")
+
+
+@triton_spec("tma_descriptor_persistent_matmul")
+def _(r):
+    v = _vals("tma_descriptor_persistent_matmul")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-3, 4, (m, k))
+    b = r.integers(-3, 4, (n, k))
+    c = (a @ b.T).astype(np.float16)
+    return dict(args=[In("a", a.astype(np.float16).ravel()), In("b", b.astype(np.float16).ravel()),
+                      Zeros("c", np.float16, m * n), Scalar("M", "s32", m), Scalar("N", "s32", n),
+                      Scalar("K", "s32", k), Scratch(), Null()],
+                expect=[Expect(2, c.ravel())],
+                comment=f"The persistent matmul tutorial's device-descriptor variant: C = A B^T ({m}x{k} by {n}x{k}), 3 "
+                        "programs loop over 6 tiles; M = 160 leaves the last tile row half out of bounds. Exact.")
+
+
+@triton_spec("tma_flash_attn")
+def _(r):
+    d = _flash_attn(r, "tma_flash_attn", 64)
+    d["args"][-2:] = [Scratch(), Null()]
+    d["comment"] = ("Flash-attention forward with Q, K, V and O through device-side tensor descriptors over "
+                    "[heads * N_CTX, HEAD_DIM] (2 heads x 128 positions x head dim 64, 64-row blocks): on sm_90 every "
+                    "tile arrives by TMA with the 128-byte swizzle and feeds wgmma. Reference = exact softmax "
+                    "attention.")
+    return d
+
+
+@triton_spec("tma_host_desc")
+def _(r):
+    m, n = 96, 120
+    a = r.integers(-500, 500, (m, n)).astype(np.float16)
+    c = (3 * a.astype(np.float64) - 2).astype(np.float16)  # |3a - 2| < 2048: exact
+    return dict(args=[TensorMapArg("a", [m, n], arr=a.ravel(), meta_index=0), Scalar("a_M", "s32", m),
+                      Scalar("a_N", "s32", n), Scalar("a_stride0", "s64", n), Scalar("a_stride1", "s64", 1),
+                      TensorMapArg("c", [m, n], dtype=np.float16, meta_index=1), Scalar("c_M", "s32", m),
+                      Scalar("c_N", "s32", n), Scalar("c_stride0", "s64", n), Scalar("c_stride1", "s64", 1),
+                      Scratch(), Null()],
+                expect=[Expect(5, c.ravel())],
+                comment=f"Host-side TensorDescriptor arguments over {m}x{n} fp16 tensors: each is a __grid_constant__ "
+                        "CUtensorMap parameter (described by the launch from the compiled tensordesc_meta: box "
+                        "32x64, 128-byte swizzle), then the descriptor's shape and strides, as Triton's launcher "
+                        "passes them; the kernel reads the maps through cvta.param. c = 3a - 2; the last column "
+                        "block runs out of bounds.")
+
+
+@triton_spec("tma_persistent_matmul")
+def _(r):
+    v = _vals("tma_persistent_matmul")
+    m, n, k = v["M"], v["N"], v["K"]
+    a = r.integers(-3, 4, (m, k))
+    b = r.integers(-3, 4, (n, k))
+    c = (a @ b.T).astype(np.float16)
+    args = []
+    for idx, (name, shape, arr, dt) in enumerate((("a", (m, k), a, None), ("b", (n, k), b, None),
+                                                  ("c", (m, n), None, np.float16))):
+        args.append(TensorMapArg(name, shape, arr=None if arr is None else arr.astype(np.float16).ravel(),
+                                 dtype=dt, meta_index=idx))
+        args += [Scalar(f"{name}_shape0", "s32", shape[0]), Scalar(f"{name}_shape1", "s32", shape[1]),
+                 Scalar(f"{name}_stride0", "s64", shape[1]), Scalar(f"{name}_stride1", "s64", 1)]
+    args += [Scalar("M", "s32", m), Scalar("N", "s32", n), Scalar("K", "s32", k), Scratch(), Null()]
+    return dict(args=args, expect=[Expect(10, c.ravel())],
+                comment=f"The persistent matmul tutorial's TMA variant (matmul_kernel_tma_persistent, no warp "
+                        f"specialization): host descriptors for A ({m}x{k}), B ({n}x{k}) and C, 64x32 boxes with the "
+                        "64-byte swizzle, C = A B^T stored as two 64x32 sub-tiles (EPILOGUE_SUBTILE); 3 programs "
+                        "over 6 tiles. Exact.")
+
+
 def toml_str(s):
     return json.dumps(s)  # a JSON string is a valid TOML basic string
 
@@ -2675,6 +2988,10 @@ def check_params(ptx_rel, kernel, params, args):
     if len(params) != len(args):
         raise SystemExit(f"{ptx_rel} {kernel}: {len(args)} args for {len(params)} params")
     for p, a in zip(params, args):
+        if isinstance(a, TensorMapArg):
+            if not p["name"].endswith("[128]"):
+                raise SystemExit(f"{ptx_rel} {kernel}: tensor map {a.name} does not fit param {p}")
+            continue
         size = PTX_BYTES[p["type"]]
         if isinstance(a, Scalar):
             ok = SPEC_BYTES[a.ty] == size
@@ -2704,6 +3021,7 @@ def main():
             raise SystemExit(f"no corpus file for {source} {kernel}")
         d = builder(rng(group))
         # Inputs and expected outputs, shared by every target of this kernel.
+        # Per argument: its spec, or a function of the target's metadata (scratch, tensor maps).
         arg_specs = []
         for a in d["args"]:
             if isinstance(a, In):
@@ -2715,6 +3033,18 @@ def main():
                 arg_specs.append(f"zeros:{NPY_TO_SPEC[a.dtype]}:{a.count}")
             elif isinstance(a, Null):
                 arg_specs.append("null")
+            elif isinstance(a, Scratch):
+                arg_specs.append(lambda meta, grid: (f"zeros:u8:{meta['global_scratch_size'] * int(np.prod(grid))}"
+                                                     if meta and meta["global_scratch_size"] else "null"))
+            elif isinstance(a, TensorMapArg):
+                if a.arr is not None:
+                    rel = f"data/{group}/{a.name}.npy"
+                    save(rel, a.arr)
+                    data_bytes += a.arr.nbytes
+                    buf = rel
+                else:
+                    buf = f"zeros:{NPY_TO_SPEC[a.dtype]}:{a.count}"
+                arg_specs.append(lambda meta, grid, a=a, buf=buf: a.spec(buf, meta))
             else:
                 arg_specs.append(fmt_scalar(a.ty, a.value))
         expects = []
@@ -2744,17 +3074,24 @@ def main():
                      f"# Source: {f['generator']['source']}"
                      + (f" ({f['generator']['config']})" if meta else "") + ".",
                      "# Inputs and expected outputs: tests/corpus/gen/make_launches.py (numpy, fixed seeds)."]
+            specs = [s(meta, grid) if callable(s) else s for s in arg_specs]
             if meta:
+                scratch = ("the two trailing pointer params are Triton's scratch buffers, passed as null."
+                           if specs[-2] == "null" else
+                           f"the trailing global_scratch param is a zero buffer of global_scratch_size "
+                           f"({meta['global_scratch_size']}, alignment {meta['global_scratch_align']}) bytes per "
+                           "program, as Triton's launcher allocates it (the tensor maps are built there); "
+                           "profile_scratch is null.")
                 lines += comment_block(f"Triton metadata ({f['file'][:-4]}.json): num_warps={meta['num_warps']}, "
                                        f"shared={meta['shared']} bytes (dynamic shared memory); block = 32*num_warps; "
-                                       "the two trailing pointer params are Triton's scratch buffers, passed as null.")
+                                       + scratch)
             for needle in d.get("requires_ptx_text", []):
                 if needle not in open(os.path.join(CORPUS, f["file"])).read():
                     raise SystemExit(f"{f['file']}: the reference assumes `{needle}` in the PTX")
             lines += ["", f"ptx = {toml_str('../' + f['file'])}", f"kernel = {toml_str(kname)}",
                       f"grid = {json.dumps(grid)}", f"block = {json.dumps(block)}", f"shared = {shared}",
                       "args = ["]
-            for p, s in zip(k["params"], arg_specs):
+            for p, s in zip(k["params"], specs):
                 lines.append(f"    {toml_str(s)},  # {p['name']} ({p['type']})")
             lines.append("]")
             for e, rel in expects:

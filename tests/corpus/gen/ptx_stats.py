@@ -42,7 +42,11 @@ def entries(text):
                 continue
             toks = p.split()
             assert toks[0] == ".param", p
-            params.append((toks[-1], toks[1], " ".join(toks[2:-1])))
+            if toks[1] == ".align":
+                # `.param .align 64 .b8 name[128]` (a by-value array, e.g. a CUtensorMap).
+                params.append((toks[-1], toks[3], " ".join(toks[1:3] + toks[4:-1])))
+            else:
+                params.append((toks[-1], toks[1], " ".join(toks[2:-1])))
         out.append((m.group(1), params))
     return out
 

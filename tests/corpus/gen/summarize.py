@@ -62,7 +62,7 @@ def main(corpus, doc):
         groups.setdefault(key, []).append(r)
     for (src, kernel), rs in groups.items():
         variants = ", ".join(sorted({".".join(x["ptx"].split("/")[-1].split(".")[1:-1]) for x in rs},
-                                    key=lambda v: (len(v.split(".")), int(v.rsplit(".sm", 1)[-1].lstrip("sm")), v)))
+                                    key=lambda v: (len(v.split(".")), int(v.rsplit(".sm", 1)[-1].lstrip("sm").rstrip("af")), v)))
         tol = ", ".join(f"arg {e['arg']}: {e['max_ulp']}" for e in rs[0]["expect"])
         out.append(f"| `{kernel}` | `{src}` ({variants}) | {tol} |")
     out.append("")

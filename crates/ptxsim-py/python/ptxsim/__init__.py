@@ -36,6 +36,7 @@ __version__ = _native.__version__
 __all__ = [
     "launch",
     "check",
+    "TensorMap",
     "Result",
     "Diagnostic",
     "PtxsimError",
@@ -84,10 +85,82 @@ def _dims(value: Dims, what: str) -> list[int]:
     return out
 
 
+#: numpy dtypes and the tensor-map element type they default to.
+_TMAP_ELEM = {
+    "uint8": "u8", "int8": "u8", "uint16": "u16", "int16": "u16", "uint32": "u32", "int32": "s32",
+    "uint64": "u64", "int64": "s64", "float16": "f16", "float32": "f32", "float64": "f64",
+}
+
+
+class TensorMap:
+    """A tensor map (``CUtensorMap``) over a numpy array, for TMA kernels (``cp.async.bulk.tensor``).
+
+    Pass it where the kernel takes a map by value (a ``__grid_constant__ CUtensorMap`` or a
+    Triton host descriptor: ``.param .align 64 .b8 p[128]``) or a pointer to one (the map is then
+    copied to global memory). ptxsim builds the 128 bytes in its own layout, pointing at a device
+    copy of ``array``, which is written back in place after the run (docs/launch-format.md).
+
+    box: the box in elements, outermost first (like ``array.shape``).
+    shape: the tensor's shape (default ``array.shape``); strides: its strides in elements,
+        outermost first (default: C-contiguous for ``shape``; the last must be 1).
+    elem: the element type (``u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz``;
+        default from the array's dtype; ``bf16`` arrays are passed as uint16).
+    swizzle: 0, 32, 64 or 128 (bytes). fill: ``"zero"`` or ``"nan"`` (out-of-bounds elements of
+        loads). element_strides: traversal strides, outermost first (default 1). interleave: 0,
+        16 or 32.
+    """
+
+    def __init__(self, array: np.ndarray, box: Sequence[int], *, shape: Optional[Sequence[int]] = None,
+                 strides: Optional[Sequence[int]] = None, elem: Optional[str] = None,
+                 swizzle: Union[int, str] = 0, fill: str = "zero",
+                 element_strides: Optional[Sequence[int]] = None, interleave: int = 0):
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"TensorMap: expected a numpy array, got {type(array).__name__}")
+        self.array = array
+        self.shape = [int(x) for x in (array.shape if shape is None else shape)]
+        rank = len(self.shape)
+        if not 1 <= rank <= 5:
+            raise LaunchError(f"TensorMap: a tensor map has 1 to 5 dimensions, shape {self.shape} has {rank}")
+        self.box = [int(x) for x in box]
+        if strides is None:
+            strides = [int(np.prod(self.shape[i + 1:])) for i in range(rank)]
+        self.strides = [int(x) for x in strides]
+        if len(self.box) != rank or len(self.strides) != rank:
+            raise LaunchError(f"TensorMap: shape {self.shape}, box {self.box} and strides {self.strides} "
+                              "need the same number of dimensions")
+        if self.strides[-1] != 1:
+            raise LaunchError(f"TensorMap: the innermost stride must be 1, got {self.strides}")
+        self.elem = elem or _TMAP_ELEM.get(array.dtype.name)
+        if self.elem is None:
+            raise LaunchError(f"TensorMap: give elem= for a {array.dtype} array")
+        self.swizzle = swizzle
+        self.fill = fill
+        self.element_strides = None if element_strides is None else [int(x) for x in element_strides]
+        self.interleave = interleave
+
+    def _keys(self) -> str:
+        itemsize = self.array.dtype.itemsize
+        dims = "x".join(str(d) for d in self.shape[::-1])
+        box = "x".join(str(b) for b in self.box[::-1])
+        keys = [f"dims={dims}", f"box={box}", f"type={self.elem}", f"swizzle={self.swizzle}",
+                f"fill={self.fill}", f"interleave={self.interleave}"]
+        if len(self.shape) > 1:
+            keys.append("strides=" + "x".join(str(s * itemsize) for s in self.strides[-2::-1]))
+        if self.element_strides is not None:
+            keys.append("estrides=" + "x".join(str(e) for e in self.element_strides[::-1]))
+        return ",".join(keys)
+
+    def __repr__(self) -> str:
+        return f"<ptxsim.TensorMap {self._keys()}>"
+
+
 def _arg(i: int, a: Any) -> Any:
-    """One kernel argument as the extension takes it: None, a Python scalar, or a byte buffer."""
+    """One kernel argument as the extension takes it: None, a Python scalar, a byte buffer, or a
+    ``("tensormap", keys, buffer)`` tuple."""
     if a is None or isinstance(a, (bool, int, float)):
         return a
+    if isinstance(a, TensorMap):
+        return ("tensormap", a._keys(), _arg(i, a.array))
     if isinstance(a, np.generic):
         # numpy scalars: the value; its type comes from the kernel's .param declaration.
         return a.item()
@@ -129,7 +202,7 @@ def launch(
     args: in parameter order. A numpy array is passed as a device pointer to a copy of its bytes,
         and the array is written back in place after the run (it must be C-contiguous; a
         read-only array may be passed if the kernel does not write it). ``None`` is a null
-        pointer. A bool, int, float or numpy scalar is converted to the type of its ``.param``
+        pointer. A ``TensorMap`` is a tensor map over an array (by value, or a pointer to it). A bool, int, float or numpy scalar is converted to the type of its ``.param``
         declaration (``.u32``, ``.s64``, ``.f32``, ``.f16``, ...), range-checked.
     shared: dynamic shared memory in bytes.
     gpu: ``"a100"``, ``"h100"``, ``"b200"``, or a TOML file overriding a preset (as ``ptxsim run

@@ -8,7 +8,14 @@ signature, ``tt.divisibility`` attributes and ``== 1`` integer specialization a 
 would get; ptxsim's buffers are 256-byte aligned, like cudaMalloc's) and compiles it with
 Triton's own compiler for the chosen target; Triton compiles on a CPU machine when given an
 explicit ``GPUTarget``. `run` then launches the PTX in ptxsim with ``32 * num_warps`` threads per
-block, the kernel's dynamic shared memory and Triton's two trailing scratch pointers.
+block, the kernel's dynamic shared memory and Triton's two trailing scratch pointers (a zeroed
+global scratch buffer of ``global_scratch_size`` bytes per program when the kernel needs one, as
+for the tensor maps of ``tl.make_tensor_descriptor`` on sm_90).
+
+Host-side tensor descriptors (``triton.tools.tensor_descriptor.TensorDescriptor`` arguments) are
+made with `tensor_descriptor` over a numpy array; `run` passes them as Triton's launcher does: on
+sm_90 a tensor map (``ptxsim.TensorMap``, box and swizzle from the compiled ``tensordesc_meta``)
+followed by the shape and strides; on sm_80 the decomposed pointer, shape and strides.
 
 Triton is an optional dependency (``pip install triton``); it is imported when first used.
 """
@@ -21,9 +28,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import LaunchError, Result, _launch
+from . import LaunchError, Result, TensorMap, _launch
 
-__all__ = ["run", "compile", "Compiled"]
+__all__ = ["run", "compile", "Compiled", "tensor_descriptor"]
 
 Grid = Union[int, Sequence[int], Callable[[dict], Sequence[int]]]
 
@@ -46,6 +53,9 @@ class Compiled:
     global_scratch_align: int
     profile_scratch_size: int
     profile_scratch_align: int
+    #: Per host-side tensor descriptor argument (in order): the tensor map Triton's launcher
+    #: builds (swizzle, elem_size, elem_type, block_size, ...); empty when none are lowered to TMA.
+    tensordesc_meta: tuple
     #: Every argument by parameter name, as the caller gave it (constexprs included).
     bound_args: dict
     #: Names of the parameters that are kernel parameters in the PTX (not constexprs), in order.
@@ -69,6 +79,57 @@ class _DeviceArray:
     @staticmethod
     def data_ptr() -> int:
         return 256
+
+
+def _is_descriptor(v: Any) -> bool:
+    return type(v).__name__ == "TensorDescriptor" and hasattr(v, "block_shape")
+
+
+def tensor_descriptor(array: np.ndarray, block_shape: Sequence[int], *, padding: str = "zero",
+                      round_f32_to_tf32: bool = False):
+    """A Triton host-side ``TensorDescriptor`` over a C-contiguous numpy array (the array is the
+    tensor: its shape, its strides in elements), for kernels taking ``tensordesc`` arguments.
+
+    ``padding`` (``"zero"`` or ``"nan"``) is the out-of-bounds fill of loads. The array is written
+    back in place after `run`.
+    """
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+        raise TypeError("tensor_descriptor: expected a C-contiguous numpy array")
+    if padding not in ("zero", "nan"):
+        raise ValueError(f"tensor_descriptor: padding is 'zero' or 'nan', got {padding!r}")
+    strides = [s // array.dtype.itemsize for s in array.strides]
+    d = TensorDescriptor(_DeviceArray(array), list(array.shape), strides, list(block_shape), "zero",
+                         round_f32_to_tf32)
+    # Set after construction: TensorDescriptor checks a torch dtype's `is_floating_point` for NaN.
+    if padding == "nan":
+        if array.dtype.kind != "f":
+            raise ValueError("tensor_descriptor: padding='nan' needs a floating-point array")
+        d.padding = "nan"
+    return d
+
+
+#: tensordesc_meta's element types (the PTX `.elemtype` encoding) as TensorMap element names.
+_META_ELEM = {0: "u8", 1: "u16", 2: "u32", 3: "s32", 4: "u64", 5: "s64", 6: "f16", 7: "f32", 8: "f32.ftz",
+              9: "f64", 10: "bf16", 11: "tf32", 12: "tf32.ftz"}
+
+
+def _descriptor_args(i: int, d, meta: Optional[dict]) -> list:
+    """A host descriptor as Triton's launcher expands it (make_tensordesc_arg)."""
+    array = d.base.array
+    shape, strides = [int(x) for x in d.shape], [int(x) for x in d.strides]
+    if meta is None:
+        # Not lowered to TMA (sm_80): the decomposed descriptor.
+        return [array, *shape, *strides, d.padding == "nan", bool(d.round_f32_to_tf32), *shape, *strides]
+    if meta.get("fp4_padded") or meta.get("is_im2col"):
+        raise LaunchError(f"argument {i}: packed fp4 and im2col tensor descriptors are not supported by ptxsim")
+    elem = 11 if d.round_f32_to_tf32 else meta["elem_type"]
+    if elem not in _META_ELEM:
+        raise LaunchError(f"argument {i}: tensor-map element type {elem} is not supported by ptxsim")
+    tmap = TensorMap(array, box=list(meta["block_size"]), shape=shape, strides=strides, elem=_META_ELEM[elem],
+                     swizzle=[0, 32, 64, 128][meta["swizzle"]], fill="nan" if d.padding == "nan" else "zero")
+    return [tmap, *shape, *strides]
 
 
 def _triton():
@@ -146,6 +207,7 @@ def compile(fn, *args, num_warps: int = 4, target: Union[str, int] = "sm_80", **
         global_scratch_align=getattr(md, "global_scratch_align", 1),
         profile_scratch_size=getattr(md, "profile_scratch_size", 0),
         profile_scratch_align=getattr(md, "profile_scratch_align", 1),
+        tensordesc_meta=tuple(getattr(md, "tensordesc_meta", None) or ()),
         bound_args={k: (v.array if isinstance(v, _DeviceArray) else v) for k, v in bound.items()},
         runtime_params=runtime,
     )
@@ -159,10 +221,13 @@ def _grid(grid: Grid, meta: dict) -> list[int]:
     return [int(g) for g in grid]
 
 
-def _scratch(size: int, grid: list[int], num_ctas: int) -> Optional[np.ndarray]:
-    """A scratch buffer as Triton's launcher allocates it: per CTA, or null when unused."""
+def _scratch(size: int, align: int, grid: list[int], num_ctas: int) -> Optional[np.ndarray]:
+    """A scratch buffer as Triton's launcher allocates it: zeros, `size` bytes per CTA, or null
+    when unused. ptxsim's buffers are 256-byte aligned, which covers Triton's alignments."""
     if size <= 0:
         return None
+    if align > 256:
+        raise LaunchError(f"the kernel's scratch needs {align}-byte alignment; ptxsim buffers are 256-byte aligned")
     return np.zeros(int(np.prod(grid)) * num_ctas * size, dtype=np.uint8)
 
 
@@ -199,9 +264,20 @@ def run(
             "clusters); ptxsim.triton runs num_ctas=1 kernels"
         )
     dims = _grid(grid, compiled.bound_args)
-    kernel_args = [compiled.bound_args[name] for name in compiled.runtime_params]
-    kernel_args.append(_scratch(compiled.global_scratch_size, dims, compiled.num_ctas))
-    kernel_args.append(_scratch(compiled.profile_scratch_size, dims, compiled.num_ctas))
+    kernel_args = []
+    metas = list(compiled.tensordesc_meta)
+    for i, name in enumerate(compiled.runtime_params):
+        v = compiled.bound_args[name]
+        if _is_descriptor(v):
+            if not isinstance(v.base, _DeviceArray):
+                raise TypeError(f"argument {name}: make host descriptors with ptxsim.triton.tensor_descriptor")
+            kernel_args += _descriptor_args(i, v, metas.pop(0) if compiled.tensordesc_meta else None)
+        else:
+            kernel_args.append(v)
+    kernel_args.append(_scratch(compiled.global_scratch_size, compiled.global_scratch_align, dims,
+                                compiled.num_ctas))
+    kernel_args.append(_scratch(compiled.profile_scratch_size, compiled.profile_scratch_align, dims,
+                                compiled.num_ctas))
     return _launch(
         f"<triton {compiled.name} {compiled.target}>",
         compiled.ptx.encode(),

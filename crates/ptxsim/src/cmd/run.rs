@@ -35,7 +35,8 @@ pub struct LaunchArgs {
     /// Dynamic shared memory in bytes.
     #[arg(long, default_value_t = 0)]
     pub shared: u32,
-    /// Kernel arguments in parameter order: PATH.npy, PATH.bin, zeros:TYPE:COUNT, null or TYPE:VALUE.
+    /// Kernel arguments in parameter order: PATH.npy, PATH.bin, zeros:TYPE:COUNT, null, TYPE:VALUE
+    /// or tensormap[KEY=VALUE,...]:BUFFER.
     #[arg(long = "arg")]
     pub arg: Vec<String>,
     /// Seed of the warp interleaving (0: the default order).

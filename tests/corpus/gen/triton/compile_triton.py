@@ -29,6 +29,12 @@ def specialize(cfg):
     signature, constexprs, attrs, runtime_args = {}, dict(cfg["constexprs"]), {}, []
     for idx, arg in enumerate(cfg["args"]):
         name, ty = arg[0], arg[1]
+        if ty.startswith("tensordesc"):
+            # A host-side TensorDescriptor: a __grid_constant__ CUtensorMap parameter followed by
+            # the descriptor's shape and strides (Triton's launcher builds the map).
+            signature[name] = ty
+            runtime_args.append(dict(name=name, type=ty))
+            continue
         if ty.startswith("*"):
             signature[name] = ty
             attrs[(idx,)] = DIVISIBLE  # launch buffers are at least 16-byte aligned
@@ -101,6 +107,8 @@ def main(kernels_py, out_dir, rejected_dir):
                 num_ctas=md.num_ctas,
                 shared=md.shared,
                 global_scratch_size=md.global_scratch_size,
+                global_scratch_align=md.global_scratch_align,
+                tensordesc_meta=getattr(md, "tensordesc_meta", None) or [],
                 profile_scratch_size=md.profile_scratch_size,
                 block=[32 * md.num_warps],
                 grid=cfg["grid"],

@@ -217,3 +217,44 @@ KERNELS += [
          constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
          grid=[2, 1]),
 ]
+
+# Tensor descriptors: on sm_90 Triton builds tensor maps in the global scratch buffer
+# (tensormap.replace) or takes them as __grid_constant__ parameters (host descriptors) and moves
+# tiles with the Tensor Memory Accelerator; on sm_80 the device-side descriptors become plain
+# loads and stores. Sizes are not multiples of the blocks, so boxes run out of bounds.
+KERNELS += [
+    dict(name="tma_copy2d", fn="tma_copy2d",
+         args=[("in_ptr", "*fp32"), ("out_ptr", "*fp32"), ("M", "i32", 100), ("N", "i32", 80)],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 64}, options=dict(num_warps=4), grid=[4, 2]),
+    dict(name="tma_matmul", fn="tma_matmul",
+         args=[("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", "i32", 96), ("N", "i32", 80),
+               ("K", "i32", 72)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options=dict(num_warps=4, num_stages=3),
+         grid=[2, 2]),
+    dict(name="tma_atomic_add", fn="tma_atomic_add",
+         args=[("x_ptr", "*fp32"), ("out_ptr", "*fp32"), ("M", "i32", 64), ("N", "i32", 32)],
+         constexprs={"BLOCK_M": 16, "BLOCK_N": 32}, options=dict(num_warps=4), grid=[4]),
+    dict(name="tma_3d", fn="tma_3d",
+         args=[("x_ptr", "*fp16"), ("out_ptr", "*fp16"), ("A", "i32", 5), ("B", "i32", 24), ("C", "i32", 80)],
+         constexprs={"BLOCK_A": 2, "BLOCK_B": 8, "BLOCK_C": 32}, options=dict(num_warps=4), grid=[3, 3]),
+    dict(name="tma_descriptor_persistent_matmul", fn="tma_descriptor_persistent_matmul",
+         args=[("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16"), ("M", "i32", 160), ("N", "i32", 128),
+               ("K", "i32", 96)],
+         constexprs={"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 2, "NUM_SMS": 3},
+         options=dict(num_warps=4, num_stages=3), grid=[3]),
+    dict(name="tma_flash_attn", fn="tma_flash_attn",
+         args=[("Q", "*fp16"), ("K", "*fp16"), ("V", "*fp16"), ("O", "*fp16"), ("sm_scale", "fp32", 0.25),
+               ("N_CTX", "i32", 128)],
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": 64}, options=dict(num_warps=4, num_stages=2),
+         grid=[2, 2]),
+    # Host-side descriptors exist on sm_90 only (a CUtensorMap parameter).
+    dict(name="tma_host_desc", fn="tma_host_desc", archs=[90],
+         args=[("a_desc", "tensordesc<fp16[32, 64]>"), ("c_desc", "tensordesc<fp16[32, 64]>")],
+         constexprs={"BLOCK_M": 32, "BLOCK_N": 64}, options=dict(num_warps=4), grid=[3, 2]),
+    dict(name="tma_persistent_matmul", fn="tma_persistent_matmul", archs=[90],
+         args=[("a_desc", "tensordesc<fp16[64, 32]>"), ("b_desc", "tensordesc<fp16[64, 32]>"),
+               ("c_desc", "tensordesc<fp16[64, 32]>"), ("M", "i32", 192), ("N", "i32", 128), ("K", "i32", 96)],
+         constexprs={"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 2,
+                     "EPILOGUE_SUBTILE": True, "NUM_SMS": 3},
+         options=dict(num_warps=4, num_stages=3), grid=[3]),
+]

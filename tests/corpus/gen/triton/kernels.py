@@ -567,3 +567,191 @@ def matmul_f16acc(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: 
         b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
         acc = tl.dot(a, b, acc, out_dtype=tl.float16)
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
+# --------------------------------------------------------------------------------------------
+# Tensor descriptors (TMA on sm_90: tensormap.replace into the global scratch buffer,
+# cp.async.bulk.tensor loads with mbarrier complete-tx, bulk-group tensor stores and
+# reductions; plain loads and stores on sm_80).
+
+@triton.jit
+def tma_copy2d(in_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Device-side descriptors: out = 2 * x + 1 tile by tile; M and N are not multiples of the
+    # block, so the last tiles are partly out of bounds (zero-filled loads, clipped stores).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x_desc = tl.make_tensor_descriptor(in_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    y_desc = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    x = x_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    y_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2.0 + 1.0)
+
+
+@triton.jit
+def tma_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               BLOCK_K: tl.constexpr):
+    # fp16 matmul with every operand and the result through device-side tensor descriptors
+    # (TMA + wgmma on sm_90); K, M and N are not multiples of the blocks.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+@triton.jit
+def tma_atomic_add(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Descriptor atomic_add: every program adds its BLOCK_M rows of x into the same block of out
+    # (cp.reduce.async.bulk.tensor.add on sm_90).
+    pid = tl.program_id(0)
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    o_desc = tl.make_tensor_descriptor(out_ptr, shape=[BLOCK_M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    x = x_desc.load([pid * BLOCK_M, 0])
+    o_desc.atomic_add([0, 0], x)
+
+
+@triton.jit
+def tma_3d(x_ptr, out_ptr, A, B, C, BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_C: tl.constexpr):
+    # A 3-D descriptor (fp16; 64-byte rows take the 64-byte swizzle): out = x + 1 per block.
+    pid_a = tl.program_id(0)
+    pid_b = tl.program_id(1)
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[A, B, C], strides=[B * C, C, 1],
+                                       block_shape=[BLOCK_A, BLOCK_B, BLOCK_C])
+    o_desc = tl.make_tensor_descriptor(out_ptr, shape=[A, B, C], strides=[B * C, C, 1],
+                                       block_shape=[BLOCK_A, BLOCK_B, BLOCK_C])
+    for c in range(0, tl.cdiv(C, BLOCK_C)):
+        x = x_desc.load([pid_a * BLOCK_A, pid_b * BLOCK_B, c * BLOCK_C])
+        o_desc.store([pid_a * BLOCK_A, pid_b * BLOCK_B, c * BLOCK_C], x + 1.0)
+
+
+@triton.jit
+def tma_host_desc(a_desc, c_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Host-side TensorDescriptor arguments: __grid_constant__ CUtensorMap parameters (followed by
+    # the descriptor's shape and strides) read by cp.async.bulk.tensor through cvta.param.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = a_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 3.0 - 2.0)
+
+
+@triton.jit
+def _tma_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M: tl.constexpr):
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (tile_id % group_size_m)
+    pid_n = (tile_id % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def tma_persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                          GROUP_SIZE_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                          NUM_SMS: tl.constexpr):
+    # The persistent matmul tutorial's TMA variant (09-persistent-matmul.py,
+    # matmul_kernel_tma_persistent, without warp specialization): host descriptors for A (M x K),
+    # B (N x K, i.e. B^T stored row-major) and C, and a sub-tiled epilogue.
+    dtype = c_desc.dtype
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    tile_id_c = start_pid - NUM_SMS
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _tma_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = pid_m * BLOCK_SIZE_M
+        offs_bn = pid_n * BLOCK_SIZE_N
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K
+            a = a_desc.load([offs_am, offs_k])
+            b = b_desc.load([offs_bn, offs_k])
+            accumulator = tl.dot(a, b.T, accumulator)
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = _tma_pid(tile_id_c, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_cm = pid_m * BLOCK_SIZE_M
+        offs_cn = pid_n * BLOCK_SIZE_N
+        if EPILOGUE_SUBTILE:
+            acc = tl.reshape(accumulator, (BLOCK_SIZE_M, 2, BLOCK_SIZE_N // 2))
+            acc = tl.permute(acc, (0, 2, 1))
+            acc0, acc1 = tl.split(acc)
+            c0 = acc0.to(dtype)
+            c_desc.store([offs_cm, offs_cn], c0)
+            c1 = acc1.to(dtype)
+            c_desc.store([offs_cm, offs_cn + BLOCK_SIZE_N // 2], c1)
+        else:
+            c_desc.store([offs_cm, offs_cn], accumulator.to(dtype))
+
+
+@triton.jit
+def tma_descriptor_persistent_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                                     BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                                     GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    # The tutorial's device-descriptor variant (matmul_kernel_descriptor_persistent): the
+    # descriptors are built in the kernel (tensormap.replace into the global scratch).
+    dtype = c_ptr.dtype.element_ty
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N])
+    tile_id_c = start_pid - NUM_SMS
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _tma_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = pid_m * BLOCK_SIZE_M
+        offs_bn = pid_n * BLOCK_SIZE_N
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K
+            a = a_desc.load([offs_am, offs_k])
+            b = b_desc.load([offs_bn, offs_k])
+            accumulator = tl.dot(a, b.T, accumulator)
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = _tma_pid(tile_id_c, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], accumulator.to(dtype))
+
+
+@triton.jit
+def tma_flash_attn(Q, K, V, O, sm_scale, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   HEAD_DIM: tl.constexpr):
+    # Fused attention forward (the tutorial's inner loop) with Q, K, V and O through device-side
+    # tensor descriptors over [heads * N_CTX, HEAD_DIM]; program (m, h).
+    start_m = tl.program_id(0)
+    off_h = tl.program_id(1)
+    rows = N_CTX * tl.num_programs(1)
+    q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1], block_shape=[BLOCK_M, HEAD_DIM])
+    k_desc = tl.make_tensor_descriptor(K, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1], block_shape=[BLOCK_N, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(V, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1], block_shape=[BLOCK_N, HEAD_DIM])
+    o_desc = tl.make_tensor_descriptor(O, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1], block_shape=[BLOCK_M, HEAD_DIM])
+    base = off_h * N_CTX
+    q = q_desc.load([base + start_m * BLOCK_M, 0])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, N_CTX, BLOCK_N):
+        k = k_desc.load([base + start_n, 0])
+        qk = tl.dot(q, k.T)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = v_desc.load([base + start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(tl.float16))
