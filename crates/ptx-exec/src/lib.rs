@@ -36,6 +36,10 @@ pub enum KernelArg {
     Pointer(u64),
     /// A scalar: its type and value bits (floats as their IEEE bits).
     Scalar { ty: ScalarType, bits: u64 },
+    /// The bytes of an aggregate parameter passed by value (`.param .align 8 .b8 p[16]`: a
+    /// struct, an iterator, a functor), exactly as the host passes them; any device pointers
+    /// in it already hold their buffers' addresses.
+    Bytes(Vec<u8>),
 }
 
 /// A lowered module with its device memory.
@@ -82,6 +86,14 @@ impl Session {
             self.mem.read(addr, &mut out)?;
         }
         Ok(out)
+    }
+
+    /// Sets `len` bytes at `addr` to `value`, as `cudaMemset` does between launches.
+    pub fn fill_buffer(&mut self, addr: u64, value: u8, len: usize) -> Result<(), ExecError> {
+        if len > 0 {
+            self.mem.write(addr, &vec![value; len])?;
+        }
+        Ok(())
     }
 
     /// Launches `kernel` with `args`; returns what the run did.
@@ -163,6 +175,17 @@ impl Session {
                         )));
                     }
                     bits.to_le_bytes()[..p.size as usize].to_vec()
+                }
+                KernelArg::Bytes(bytes) => {
+                    if bytes.len() != p.size as usize {
+                        return Err(ExecError::Launch(format!(
+                            "argument {i} has {} bytes, but parameter `{}` has {}",
+                            bytes.len(),
+                            p.name,
+                            p.size
+                        )));
+                    }
+                    bytes.clone()
                 }
             };
             buf[p.offset as usize..p.offset as usize + bytes.len()].copy_from_slice(&bytes);

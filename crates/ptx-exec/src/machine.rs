@@ -185,6 +185,21 @@ struct Barrier {
     expected: u32,
     /// Warps with lanes waiting (warp index → lane mask).
     waiting: HashMap<u32, u32>,
+    /// `bar.red`: how many arriving threads had a true predicate, and how many a false one.
+    red_true: u32,
+    red_false: u32,
+    /// `bar.red`: the waiting lanes and where each warp's result goes, written when the
+    /// barrier completes (every participating thread's predicate is known only then).
+    red_waiters: Vec<RedWaiter>,
+}
+
+/// Lanes of one warp waiting at a `bar.red` for the reduction's result.
+struct RedWaiter {
+    warp: u32,
+    lanes: u32,
+    op: BarRedOp,
+    d: Dst,
+    dp: Option<PredIdx>,
 }
 
 struct Warp {
@@ -708,25 +723,54 @@ impl<'p> Machine<'p> {
             let n = (frame.mask & !warp.exited).count_ones();
             warp.exited |= frame.mask;
             cta.exited_threads += n;
-            Self::release_barriers(cta);
+            Self::release_barriers(cta, self.program);
         }
     }
 
     /// Releases barriers whose expected count is met now that fewer threads remain.
-    fn release_barriers(cta: &mut Cta) {
+    fn release_barriers(cta: &mut Cta, program: &Program) {
         let live = cta.threads - cta.exited_threads;
         let ids: Vec<u32> = cta.barriers.keys().copied().collect();
         for id in ids {
             let b = cta.barriers.get_mut(&id).expect("barrier");
             if b.arrived > 0 && b.arrived >= b.expected.min(live) {
-                let waiting = std::mem::take(&mut b.waiting);
-                b.arrived = 0;
-                for (w, m) in waiting {
-                    cta.warps[w as usize].waiting &= !m;
-                }
-                barrier_completed(cta);
+                Self::complete_barrier(cta, id, program);
             }
         }
+    }
+
+    /// Completes barrier `id`: its waiting lanes go on, `bar.red` lanes get the reduction.
+    fn complete_barrier(cta: &mut Cta, id: u32, program: &Program) {
+        let b = cta.barriers.get_mut(&id).expect("barrier");
+        let waiting = std::mem::take(&mut b.waiting);
+        let waiters = std::mem::take(&mut b.red_waiters);
+        let (t, f) = (b.red_true, b.red_false);
+        b.arrived = 0;
+        b.red_true = 0;
+        b.red_false = 0;
+        for (w, m) in waiting {
+            cta.warps[w as usize].waiting &= !m;
+        }
+        for rw in waiters {
+            let wi = rw.warp as usize;
+            match rw.op {
+                BarRedOp::Popc => {
+                    Self::write_dst(cta, wi, program, rw.d, &[t as u64; 32], rw.lanes);
+                }
+                BarRedOp::And | BarRedOp::Or => {
+                    let v = if rw.op == BarRedOp::And {
+                        f == 0
+                    } else {
+                        t > 0
+                    };
+                    if let Some(dp) = rw.dp {
+                        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                        Self::write_pred(frame, dp, if v { FULL } else { 0 }, rw.lanes);
+                    }
+                }
+            }
+        }
+        barrier_completed(cta);
     }
 
     // ------------------------------------------------------------------ operands
@@ -1518,7 +1562,7 @@ impl<'p> Machine<'p> {
                     let n = exec.count_ones();
                     warp.exited |= exec;
                     cta.exited_threads += n;
-                    Self::release_barriers(cta);
+                    Self::release_barriers(cta, program);
                 }
                 return Ok(None);
             }
@@ -1531,7 +1575,7 @@ impl<'p> Machine<'p> {
                 Self::set_pc(frame, active & !exec, pc + 1);
                 let alive = frame.mask & !frame.done & !warp.exited;
                 Self::reconverge(frame, alive);
-                Self::release_barriers(cta);
+                Self::release_barriers(cta, program);
                 return Ok(None);
             }
             Op::Trap => {
@@ -1567,9 +1611,9 @@ impl<'p> Machine<'p> {
                 dp,
                 p,
             } => {
-                // Arrive like bar.sync; the reduction is computed when the barrier completes
-                // over every participating thread, which in this model is evaluated eagerly
-                // from the arriving warps' predicates.
+                // Arrive like bar.sync with the lanes' predicates counted; the result is
+                // written to every participating thread when the barrier completes (PTX ISA,
+                // `bar.red`: the reduction over all threads of the barrier).
                 self.read_src(cta, wi, *id, &mut a);
                 let count_v = count.map(|cnt| {
                     self.read_src(cta, wi, cnt, &mut b);
@@ -1577,15 +1621,17 @@ impl<'p> Machine<'p> {
                 });
                 let pm = Self::pred_mask(frame!(), *p) & exec;
                 let bid = a[exec.trailing_zeros() as usize] as u32;
-                let _ = (op, d, dp, pm);
+                let bar = cta.barriers.entry(bid).or_default();
+                bar.red_true += pm.count_ones();
+                bar.red_false += (exec & !pm).count_ones();
+                bar.red_waiters.push(RedWaiter {
+                    warp: wi as u32,
+                    lanes: exec,
+                    op: *op,
+                    d: *d,
+                    dp: *dp,
+                });
                 self.barrier(cta, wi, bid, count_v, exec, false);
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Other("bar.red is not supported by the interpreter".into()),
-                ));
             }
             Op::Shfl {
                 mode,
@@ -1938,12 +1984,7 @@ impl<'p> Machine<'p> {
             cta.warps[wi].waiting |= exec;
         }
         if b.arrived >= b.expected.min(live) {
-            let waiting = std::mem::take(&mut b.waiting);
-            b.arrived = 0;
-            for (w, m) in waiting {
-                cta.warps[w as usize].waiting &= !m;
-            }
-            barrier_completed(cta);
+            Self::complete_barrier(cta, id, self.program);
         }
     }
 

@@ -711,3 +711,36 @@ fn elect_sync_picks_one_leader_per_mask() {
         }
     }
 }
+
+#[test]
+fn bar_red_reduces_over_every_thread_of_the_cta() {
+    // CUB's onesweep radix sort ends a tile with `bar.red.or.pred`; the result covers all
+    // threads of the CTA (four warps here), not only the executing warp, and every thread
+    // receives it once the barrier completes.
+    // p1 = (tid == 77): one thread in warp 2. p2 = (tid < 128): true everywhere.
+    // p3 = (tid % 3 == 0).
+    let body = "setp.eq.u32 %p1, %r1, 77;\n\
+                setp.lt.u32 %p2, %r1, 128;\n\
+                rem.u32 %r9, %r1, 3;\nsetp.eq.u32 %p3, %r9, 0;\n\
+                bar.red.or.pred %p4, 0, %p1;\n\
+                bar.red.and.pred %p5, 1, %p2;\n\
+                bar.red.and.pred %p6, 2, %p1;\n\
+                bar.red.popc.u32 %r2, 3, %p3;\n\
+                bar.red.popc.u32 %r3, 0, 128, !%p1;\n\
+                barrier.red.or.pred %p7, 4, !%p2;\n\
+                selp.u32 %r4, 1, 0, %p4;\nselp.u32 %r5, 1, 0, %p5;\n\
+                selp.u32 %r6, 1, 0, %p6;\nselp.u32 %r7, 1, 0, %p7;\n"
+        .to_string()
+        + &store(4, 6, 0)
+        + &store(5, 6, 1)
+        + &store(6, 6, 2)
+        + &store(2, 6, 3)
+        + &store(3, 6, 4)
+        + &store(7, 6, 5);
+    let out = run(&body, "", 128, 6 * 128);
+    let thirds = (0..128).filter(|t| t % 3 == 0).count() as u32;
+    for t in 0..128 {
+        let o = &out[6 * t..6 * t + 6];
+        assert_eq!(o, [1, 1, 0, thirds, 127, 0], "thread {t}");
+    }
+}

@@ -63,7 +63,8 @@ def main(corpus, doc):
     for (src, kernel), rs in groups.items():
         variants = ", ".join(sorted({".".join(x["ptx"].split("/")[-1].split(".")[1:-1]) for x in rs},
                                     key=lambda v: (len(v.split(".")), int(v.rsplit(".sm", 1)[-1].lstrip("sm")), v)))
-        tol = ", ".join(f"arg {e['arg']}: {e['max_ulp']}" for e in rs[0]["expect"])
+        tol = ", ".join((f"arg {e['arg']}" if "arg" in e else f"buffer `{e['buffer']}`") + f": {e['max_ulp']}"
+                        for e in rs[0]["expect"])
         out.append(f"| `{kernel}` | `{src}` ({variants}) | {tol} |")
     out.append("")
 
