@@ -50,6 +50,9 @@ def read_param_bytes(text):
     bodies = _entry_bodies(text)
     for name, params in ptx_stats.entries(text):
         body = bodies[name]
+        uses = {}
+        for r in re.findall(r"%[\w$]+", body):
+            uses[r] = uses.get(r, 0) + 1
         reads = []
         for pname, ty, _ in params:
             base = re.sub(r"\[\d+\]$", "", pname)
@@ -61,7 +64,8 @@ def read_param_bytes(text):
                 m = word.search(stmt)
                 if not m:
                     continue
-                toks = re.sub(r"^[\s{}]*(@!?%?[\w$]+\s+)?", "", stmt).split()
+                stmt = re.sub(r"^(\s|[{}]|[\w$]+:)*(@!?%?[\w$]+\s+)?", "", stmt)  # labels, guard
+                toks = stmt.split()
                 op = toks[0] if toks else ""
                 if not op.startswith("ld.param") or len(list(word.finditer(stmt))) != 1:
                     everything = True  # address taken (mov, cvta.param): every byte may be read
@@ -70,7 +74,13 @@ def read_param_bytes(text):
                 width = ptx_stats._PARAM_BYTES["." + parts[-1]]
                 vec = next((_VEC[p] for p in parts if p in _VEC), 1)
                 off = int(m.group(2) or 0)
-                used.update(range(off, off + width * vec))
+                dests = re.match(r"\s*\{([^}]*)\}", toks and stmt.split(None, 1)[1] if vec > 1 else "")
+                regs = [d.strip() for d in dests.group(1).split(",")] if dests else [None] * vec
+                for k, reg in enumerate(regs):
+                    # A vector element loaded into a register nothing else reads (nvcc loads a
+                    # bool with its padding as .v4.u8) is not read.
+                    if reg is None or uses.get(reg, 0) > 1:
+                        used.update(range(off + k * width, off + (k + 1) * width))
             reads.append(None if everything else {b for b in used if b < size})
         out[name] = reads
     return out
