@@ -483,6 +483,49 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Where the CTA's warps are (for a step-limit fault, which is usually a spin loop that
+    /// never ends): "warps 0-7 at PTX line 5214, warp 8 exited, ...".
+    fn warp_positions(&self, cta: &Cta) -> String {
+        let place = |w: &Warp| -> String {
+            let Some(f) = w.frames.last() else {
+                return "exited".to_string();
+            };
+            let live = f.mask & !f.done & !w.exited;
+            let Some(l) = lanes(live).next() else {
+                return "exited".to_string();
+            };
+            let code = &self.program.functions[f.func as usize].code;
+            let line = code
+                .get(f.pc[l] as usize)
+                .map_or(0, |i| self.program.instrs[i.id as usize].ptx_line);
+            let parked = if w.waiting & (1 << l) != 0 {
+                " (at a barrier)"
+            } else {
+                ""
+            };
+            format!("at PTX line {line}{parked}")
+        };
+        let mut groups: Vec<(u32, u32, String)> = Vec::new();
+        for w in &cta.warps {
+            let p = place(w);
+            match groups.last_mut() {
+                Some((_, last, q)) if *q == p && *last + 1 == w.index => *last = w.index,
+                _ => groups.push((w.index, w.index, p)),
+            }
+        }
+        groups
+            .iter()
+            .map(|(a, b, p)| {
+                if a == b {
+                    format!("warp {a} {p}")
+                } else {
+                    format!("warps {a}-{b} {p}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn deadlock(&self, cta: &Cta) -> ExecError {
         // Lanes parked at a warp-synchronous instruction whose other lanes never come.
         for w in &cta.warps {
@@ -641,6 +684,7 @@ impl<'p> Machine<'p> {
                     id,
                     FaultKind::StepLimit {
                         steps: self.cfg.max_steps,
+                        warps: self.warp_positions(cta),
                     },
                 ));
             }
@@ -1110,6 +1154,24 @@ impl<'p> Machine<'p> {
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
             }
+            Op::Mapa { d, a: s, rank } => {
+                self.read_src(cta, wi, *s, &mut a);
+                self.read_src(cta, wi, *rank, &mut b);
+                if let Some(l) = lanes(exec).find(|&l| b[l] as u32 != 0) {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        inst.id,
+                        FaultKind::Other(format!(
+                            "mapa to cluster CTA rank {}: launches run every CTA as a cluster of \
+                             one (%cluster_nctarank = 1), so the only rank is 0",
+                            b[l] as u32
+                        )),
+                    ));
+                }
+                Self::write_dst(cta, wi, program, *d, &a, exec);
+            }
             Op::IsSpace { d, a: s, space } => {
                 self.read_src(cta, wi, *s, &mut a);
                 let mut v = 0u32;
@@ -1578,14 +1640,13 @@ impl<'p> Machine<'p> {
                 Self::release_barriers(cta, program);
                 return Ok(None);
             }
-            Op::Trap => {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Trap,
-                ));
+            Op::Trap | Op::Brkpt => {
+                let kind = if matches!(inst.op, Op::Trap) {
+                    FaultKind::Trap
+                } else {
+                    FaultKind::Breakpoint
+                };
+                return Err(self.fault(cta, wi as u32, exec.trailing_zeros(), inst.id, kind));
             }
             Op::BarSync {
                 id,

@@ -762,10 +762,12 @@ pub fn prepare_steps(
     for b in &file.buffer {
         let a = match parse_arg(&b.init, base)? {
             ArgSpec::Buffer(a) => a,
-            _ => return err(format!(
+            _ => {
+                return err(format!(
                 "buffer `{}`: `{}` is not a buffer (use PATH.npy, PATH.bin or zeros:TYPE:COUNT)",
                 b.name, b.init
-            )),
+            ))
+            }
         };
         let addr = session
             .alloc_buffer(&a.bytes)

@@ -2847,6 +2847,68 @@ def _(r):
                         "(key, count) pairs).")
 
 
+
+# CUTLASS and cute GEMMs. Inputs are small integers, so every product and partial sum is exact
+# in fp16/tf32/fp32 whatever the order of the k-loop and the mma instruction shapes.
+
+CUTLASS_M, CUTLASS_N, CUTLASS_K = 256, 128, 128  # kM, kN, kK in cutlass_gemm.cu and cutlass3_gemm.cu
+
+
+def _cutlass_gemm(r, dtype):
+    m, n, k = CUTLASS_M, CUTLASS_N, CUTLASS_K
+    a = r.integers(-2, 3, (m, k))
+    b = r.integers(-2, 3, (k, n))
+    c = r.integers(-8, 9, (m, n))
+    d = (2.0 * (a @ b) - c).astype(F32)  # |d| <= 2 * 512 + 8: exact
+    return dict(buffers={"A": a.astype(dtype).ravel(), "B": np.ascontiguousarray(b.T).astype(dtype).ravel(),
+                         "C": c.astype(F32).ravel(), "D": F32},
+                expect=[Expect("D", d.ravel())])
+
+
+@steps_spec("cutlass_gemm", "gemm_f16_f32")
+def _(r):
+    d = _cutlass_gemm(r, np.float16)
+    d["comment"] = ("cutlass::gemm::device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, "
+                    "OpClassTensorOp, Sm80, 128x128x32, 64x64x32, 16x8x16, LinearCombination, 3 stages>: D = 2 A B - C, "
+                    "256x128x128 (2 CTAs). The Params struct CUTLASS passes by value (368 bytes, with the operand "
+                    "pointers inside) is recorded from CUTLASS's own host code.")
+    return d
+
+
+@steps_spec("cutlass_gemm", "gemm_tf32")
+def _(r):
+    d = _cutlass_gemm(r, F32)
+    d["comment"] = ("cutlass::gemm::device::Gemm with float operands on tensor cores (tf32 mma.sync m16n8k8, "
+                    "16x8x8 instructions), otherwise as gemm_f16_f32; the small integer inputs are exact in tf32.")
+    return d
+
+
+@steps_spec("cutlass3_gemm", "gemm_f16_f32_cpasync_ws")
+def _(r):
+    d = _cutlass_gemm(r, np.float16)
+    d["comment"] = ("CUTLASS 3.x GemmUniversal built with the SM90 collective builders: the cp.async warp-specialized "
+                    "mainloop (KernelCpAsyncWarpSpecialized, no TMA: producer warps cp.async tiles into a multi-stage "
+                    "shared-memory pipeline of mbarriers, consumer warpgroups run wgmma m64n128k16) and the "
+                    "NoSmemWarpSpecialized epilogue; D = 2 A B - C, 256x128x128, tiles 128x128x64.")
+    return d
+
+
+@steps_spec("cute_gemm", "hgemm_tn")
+def _(r):
+    m, n, k = 256, 128, 192  # kM, kN, kK in cute_gemm.cu
+    a = r.integers(-1, 2, (m, k))
+    b = r.integers(-1, 2, (n, k))
+    c = r.integers(-8, 9, (m, n))
+    out = (a @ b.T - c).astype(np.float16)  # |partial sums| <= 192 + 8: exact in fp16
+    return dict(buffers={"A": a.astype(np.float16).ravel(), "B": b.astype(np.float16).ravel(),
+                         "C": np.asfortranarray(c).astype(np.float16).ravel(order="F")},
+                expect=[Expect("C", out.ravel(order="F"))],
+                comment="cute tutorial HGEMM (sgemm_sm80.cu gemm_tn): C = A B^T - C with A (256x192) and B "
+                        "(128x192) K-major and C column-major, fp16 accumulators (mma.sync m16n8k16 .f16), "
+                        "cp.async 3-stage pipeline, ldmatrix.x4 from swizzled shared memory. Entries in {-1, 0, 1}: "
+                        "every partial sum is an integer of magnitude <= 200, exact in fp16.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 

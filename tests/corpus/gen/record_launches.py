@@ -135,7 +135,7 @@ def canonicalize(record, ptx_text):
     return record
 
 
-def record(stage_cuda, src, flags, arch_num, ptx_path, out_path, ptxas_arch):
+def record(stage_cuda, src, flags, arch_num, ptx_path, out_path, ptxas_arch, shown_flags=None):
     """Builds `src` as a host program with the recorder, runs it, writes the canonical record."""
     tmp = os.path.join(stage_cuda, f"record-{os.path.splitext(src)[0]}-sm{arch_num}")
     os.makedirs(tmp, exist_ok=True)
@@ -149,13 +149,14 @@ def record(stage_cuda, src, flags, arch_num, ptx_path, out_path, ptxas_arch):
     with open(table, "w") as f:
         f.write(kernel_table(ptx_path, ptxas_arch))
     raw = os.path.join(tmp, "record.json")
-    env = dict(os.environ, PTXSIM_KERNELS=table, PTXSIM_ARCH=str(arch_num), PTXSIM_RECORD=raw)
+    env = dict(os.environ, PTXSIM_KERNELS=table, PTXSIM_ARCH=str(arch_num).rstrip("a"), PTXSIM_RECORD=raw)
     r = subprocess.run([exe], env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"{src} (sm_{arch_num}) host program failed: {r.stdout}{r.stderr}")
     rec = canonicalize(json.load(open(raw)), open(ptx_path).read())
+    rec["arch"] = str(arch_num)
     rec["source"] = src
-    rec["command"] = " ".join(["nvcc", f"-arch=sm_{arch_num}", *flags, "-cudart", "none", src,
+    rec["command"] = " ".join(["nvcc", f"-arch=sm_{arch_num}", *(shown_flags or flags), "-cudart", "none", src,
                                "launch_recorder.cpp"])
     with open(out_path, "w") as f:
         json.dump(rec, f, indent=1)
