@@ -55,8 +55,10 @@ pub enum FaultKind {
     BadGeneric { address: u64 },
     /// A `trap` instruction.
     Trap,
-    /// More warp-instructions than `--max-steps`.
-    StepLimit { steps: u64 },
+    /// A `brkpt` instruction (with no debugger attached, the kernel stops with an exception).
+    Breakpoint,
+    /// More warp-instructions than `--max-steps`; `warps` says where the CTA's warps were.
+    StepLimit { steps: u64, warps: String },
     /// Threads wait at a barrier that other threads of the CTA never reach.
     BarrierDeadlock {
         waiting: u32,
@@ -83,9 +85,13 @@ impl fmt::Display for FaultKind {
                 "generic address 0x{address:x} is outside every window (global, shared, local, param, const)"
             ),
             FaultKind::Trap => write!(f, "trap instruction executed"),
-            FaultKind::StepLimit { steps } => write!(
+            FaultKind::Breakpoint => write!(
                 f,
-                "more than {steps} warp-instructions executed (raise --max-steps if the kernel is meant to run this long)"
+                "brkpt instruction executed (with no debugger attached the kernel stops here)"
+            ),
+            FaultKind::StepLimit { steps, warps } => write!(
+                f,
+                "more than {steps} warp-instructions executed (raise --max-steps if the kernel is meant to run this long); this CTA's {warps}"
             ),
             FaultKind::BarrierDeadlock { waiting, expected, missing } => write!(
                 f,

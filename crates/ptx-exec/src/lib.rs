@@ -38,8 +38,9 @@ pub enum KernelArg {
     Pointer(u64),
     /// A scalar: its type and value bits (floats as their IEEE bits).
     Scalar { ty: ScalarType, bits: u64 },
-    /// The bytes of a by-value array parameter (`.param .align 64 .b8 p[128]`, e.g. a
-    /// `__grid_constant__ CUtensorMap`); the length must equal the parameter's size.
+    /// The bytes of an aggregate parameter passed by value (`.param .align 8 .b8 p[16]`: a
+    /// struct, an iterator, a functor), exactly as the host passes them; any device pointers
+    /// in it already hold their buffers' addresses.
     Bytes(Vec<u8>),
 }
 
@@ -87,6 +88,14 @@ impl Session {
             self.mem.read(addr, &mut out)?;
         }
         Ok(out)
+    }
+
+    /// Sets `len` bytes at `addr` to `value`, as `cudaMemset` does between launches.
+    pub fn fill_buffer(&mut self, addr: u64, value: u8, len: usize) -> Result<(), ExecError> {
+        if len > 0 {
+            self.mem.write(addr, &vec![value; len])?;
+        }
+        Ok(())
     }
 
     /// Launches `kernel` with `args`; returns what the run did.
@@ -169,16 +178,16 @@ impl Session {
                     }
                     bits.to_le_bytes()[..p.size as usize].to_vec()
                 }
-                KernelArg::Bytes(b) => {
-                    if b.len() != p.size as usize {
+                KernelArg::Bytes(bytes) => {
+                    if bytes.len() != p.size as usize {
                         return Err(ExecError::Launch(format!(
-                            "argument {i} has {} bytes, but parameter `{}` is {} bytes",
-                            b.len(),
+                            "argument {i} has {} bytes, but parameter `{}` has {}",
+                            bytes.len(),
                             p.name,
                             p.size
                         )));
                     }
-                    b.clone()
+                    bytes.clone()
                 }
             };
             buf[p.offset as usize..p.offset as usize + bytes.len()].copy_from_slice(&bytes);

@@ -493,15 +493,16 @@ struct FunctionCx<'a, 's> {
     preds: u32,
     param_bytes: u32,
     local_bytes: u32,
-    /// Labels by (block, name): a label is local to the `{ }` block that declares it (inline
-    /// asm blocks, such as Triton's mbarrier wait loops, reuse names like `waitLoop`).
+    /// Labels by (block, name): a label belongs to the `{ }` block that declares it (inline
+    /// asm declares the same label names in many blocks of one function).
     labels: HashMap<(u32, String), Pc>,
-    /// The blocks enclosing the statement being lowered (ids in source order; 0 = the body).
-    label_scope: Vec<u32>,
-    /// The last block id handed out while lowering.
-    last_block: u32,
-    /// Branches waiting for their label: (instruction index, label, span, enclosing blocks).
-    fixups: Vec<(usize, String, Span, Vec<u32>)>,
+    /// The enclosing block of each block (pre-order numbering, 0 = the function body).
+    block_parent: Vec<Option<u32>>,
+    /// The block being lowered, and the next block number to hand out.
+    cur_block: u32,
+    next_block: u32,
+    /// Branches waiting for their label: (instruction index, label, span, block of the branch).
+    fixups: Vec<(usize, String, Span, u32)>,
     code: Vec<Inst>,
     loc: Option<(u32, u32, u32)>,
     reg_params: Vec<Option<Slot>>,
@@ -538,8 +539,9 @@ impl<'a, 's> FunctionCx<'a, 's> {
             param_bytes: sig.param_bytes,
             local_bytes: 0,
             labels: HashMap::new(),
-            label_scope: vec![0],
-            last_block: 0,
+            block_parent: Vec::new(),
+            cur_block: 0,
+            next_block: 1,
             fixups: Vec::new(),
             code: Vec::new(),
             loc: None,
@@ -637,7 +639,8 @@ impl<'a, 's> FunctionCx<'a, 's> {
         body: &ast::Block,
         infos: &mut Vec<InstrInfo>,
     ) -> Result<Lowered, ExecError> {
-        self.collect_labels(body, &mut 0, 0, &mut 0);
+        self.block_parent.push(None);
+        self.collect_labels(body, 0, &mut 0);
         self.block(body, infos)?;
         // A body that falls off its end returns.
         let id = infos.len() as u32;
@@ -652,15 +655,8 @@ impl<'a, 's> FunctionCx<'a, 's> {
             op: Op::Ret,
             id,
         });
-        for (at, label, span, scope) in std::mem::take(&mut self.fixups) {
-            // The innermost enclosing block that declares the label.
-            let found = scope
-                .iter()
-                .rev()
-                .find_map(|b| self.labels.get(&(*b, label.clone())));
-            let Some(&target) = found else {
-                return Err(self.error(span, format!("branch to unknown label `{label}`")));
-            };
+        for (at, label, span, block) in std::mem::take(&mut self.fixups) {
+            let target = self.resolve_label(&label, block, span)?;
             if let Op::Bra { target: t, .. } = &mut self.code[at].op {
                 *t = target;
             }
@@ -677,9 +673,9 @@ impl<'a, 's> FunctionCx<'a, 's> {
         })
     }
 
-    /// Records each label's instruction index up front, keyed by the block (`id`) that declares
-    /// it; nested blocks get ids in source order (`last` is the last id handed out).
-    fn collect_labels(&mut self, block: &ast::Block, count: &mut u32, id: u32, last: &mut u32) {
+    /// Records each label's instruction index up front, with the block that declares it
+    /// (blocks numbered in pre-order, as [`Self::block`] enters them).
+    fn collect_labels(&mut self, block: &ast::Block, id: u32, count: &mut u32) {
         for s in &block.statements {
             match s {
                 Statement::Label(l) => {
@@ -687,12 +683,37 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 }
                 Statement::Instruction(_) => *count += 1,
                 Statement::Block(b) => {
-                    *last += 1;
-                    let child = *last;
-                    self.collect_labels(b, count, child, last);
+                    let child = self.block_parent.len() as u32;
+                    self.block_parent.push(Some(id));
+                    self.collect_labels(b, child, count);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The label a branch in `block` names: the innermost enclosing block that declares it
+    /// (labels are block-scoped, like other identifiers: compiler-emitted inline asm repeats
+    /// `LAB_WAIT:`/`DONE:` in many `{ }` blocks of one kernel). A label declared only in one
+    /// nested block is also found from outside it.
+    fn resolve_label(&self, label: &str, block: u32, span: Span) -> Result<Pc, ExecError> {
+        let mut b = Some(block);
+        while let Some(id) = b {
+            if let Some(&pc) = self.labels.get(&(id, label.to_string())) {
+                return Ok(pc);
+            }
+            b = self.block_parent[id as usize];
+        }
+        let mut elsewhere = self.labels.iter().filter(|((_, l), _)| l == label);
+        match (elsewhere.next(), elsewhere.next()) {
+            (Some((_, &pc)), None) => Ok(pc),
+            (None, _) => Err(self.error(span, format!("branch to unknown label `{label}`"))),
+            (Some(_), Some(_)) => Err(self.error(
+                span,
+                format!(
+                    "label `{label}` is declared in several blocks, none of which encloses this branch"
+                ),
+            )),
         }
     }
 
@@ -701,12 +722,13 @@ impl<'a, 's> FunctionCx<'a, 's> {
             match s {
                 Statement::Var(v) => self.declare(v)?,
                 Statement::Block(b) => {
+                    let outer = self.cur_block;
+                    self.cur_block = self.next_block;
+                    self.next_block += 1;
                     self.scopes.push(HashMap::new());
-                    self.last_block += 1;
-                    self.label_scope.push(self.last_block);
                     self.block(b, infos)?;
-                    self.label_scope.pop();
                     self.scopes.pop();
+                    self.cur_block = outer;
                 }
                 // Code inlined from headers (`__ldca`, pipeline helpers) is attributed to the
                 // user's call site, which `.loc … inlined_at` names.
@@ -1414,12 +1436,8 @@ impl OperandCx for FunctionCx<'_, '_> {
     fn branch_target(&mut self, op: &Operand) -> Result<Pc, ExecError> {
         match op {
             Operand::Name(n) => {
-                self.fixups.push((
-                    self.code.len(),
-                    n.name.to_string(),
-                    n.span,
-                    self.label_scope.clone(),
-                ));
+                self.fixups
+                    .push((self.code.len(), n.name.to_string(), n.span, self.cur_block));
                 Ok(0)
             }
             other => Err(FunctionCx::error(self, other.span(), "expected a label")),

@@ -244,6 +244,19 @@ pub(crate) fn lower_generic(
                 bits: ty.bits(),
             }
         }
+        "mapa" => {
+            // `mapa{.space}.type d, a, b`: the address of `a`'s variable in the shared memory
+            // of cluster CTA `b`.
+            let ty = one_type(cx, &m, g, span)?;
+            let [d, a, b] = operands(cx, g, span, 3)? else {
+                unreachable!()
+            };
+            Op::Mapa {
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                rank: cx.src(b, ScalarType::U32)?,
+            }
+        }
         "isspacep" => {
             let [d, a] = operands(cx, g, span, 2)? else {
                 unreachable!()
@@ -821,6 +834,7 @@ pub(crate) fn lower_generic(
         "ret" => Op::Ret,
         "exit" => Op::Exit,
         "trap" => Op::Trap,
+        "brkpt" => Op::Brkpt,
         "bar" if m.has(".warp") => {
             // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
             let [mask] = ops.as_slice() else {

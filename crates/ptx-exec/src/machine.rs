@@ -197,6 +197,21 @@ struct Barrier {
     expected: u32,
     /// Warps with lanes waiting (warp index → lane mask).
     waiting: HashMap<u32, u32>,
+    /// `bar.red`: how many arriving threads had a true predicate, and how many a false one.
+    red_true: u32,
+    red_false: u32,
+    /// `bar.red`: the waiting lanes and where each warp's result goes, written when the
+    /// barrier completes (every participating thread's predicate is known only then).
+    red_waiters: Vec<RedWaiter>,
+}
+
+/// Lanes of one warp waiting at a `bar.red` for the reduction's result.
+struct RedWaiter {
+    warp: u32,
+    lanes: u32,
+    op: BarRedOp,
+    d: Dst,
+    dp: Option<PredIdx>,
 }
 
 struct Warp {
@@ -490,6 +505,49 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Where the CTA's warps are (for a step-limit fault, which is usually a spin loop that
+    /// never ends): "warps 0-7 at PTX line 5214, warp 8 exited, ...".
+    fn warp_positions(&self, cta: &Cta) -> String {
+        let place = |w: &Warp| -> String {
+            let Some(f) = w.frames.last() else {
+                return "exited".to_string();
+            };
+            let live = f.mask & !f.done & !w.exited;
+            let Some(l) = lanes(live).next() else {
+                return "exited".to_string();
+            };
+            let code = &self.program.functions[f.func as usize].code;
+            let line = code
+                .get(f.pc[l] as usize)
+                .map_or(0, |i| self.program.instrs[i.id as usize].ptx_line);
+            let parked = if w.waiting & (1 << l) != 0 {
+                " (at a barrier)"
+            } else {
+                ""
+            };
+            format!("at PTX line {line}{parked}")
+        };
+        let mut groups: Vec<(u32, u32, String)> = Vec::new();
+        for w in &cta.warps {
+            let p = place(w);
+            match groups.last_mut() {
+                Some((_, last, q)) if *q == p && *last + 1 == w.index => *last = w.index,
+                _ => groups.push((w.index, w.index, p)),
+            }
+        }
+        groups
+            .iter()
+            .map(|(a, b, p)| {
+                if a == b {
+                    format!("warp {a} {p}")
+                } else {
+                    format!("warps {a}-{b} {p}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn deadlock(&self, cta: &Cta) -> ExecError {
         // Lanes parked at a warp-synchronous instruction whose other lanes never come.
         for w in &cta.warps {
@@ -648,6 +706,7 @@ impl<'p> Machine<'p> {
                     id,
                     FaultKind::StepLimit {
                         steps: self.cfg.max_steps,
+                        warps: self.warp_positions(cta),
                     },
                 ));
             }
@@ -730,25 +789,54 @@ impl<'p> Machine<'p> {
             let n = (frame.mask & !warp.exited).count_ones();
             warp.exited |= frame.mask;
             cta.exited_threads += n;
-            Self::release_barriers(cta);
+            Self::release_barriers(cta, self.program);
         }
     }
 
     /// Releases barriers whose expected count is met now that fewer threads remain.
-    fn release_barriers(cta: &mut Cta) {
+    fn release_barriers(cta: &mut Cta, program: &Program) {
         let live = cta.threads - cta.exited_threads;
         let ids: Vec<u32> = cta.barriers.keys().copied().collect();
         for id in ids {
             let b = cta.barriers.get_mut(&id).expect("barrier");
             if b.arrived > 0 && b.arrived >= b.expected.min(live) {
-                let waiting = std::mem::take(&mut b.waiting);
-                b.arrived = 0;
-                for (w, m) in waiting {
-                    cta.warps[w as usize].waiting &= !m;
-                }
-                barrier_completed(cta);
+                Self::complete_barrier(cta, id, program);
             }
         }
+    }
+
+    /// Completes barrier `id`: its waiting lanes go on, `bar.red` lanes get the reduction.
+    fn complete_barrier(cta: &mut Cta, id: u32, program: &Program) {
+        let b = cta.barriers.get_mut(&id).expect("barrier");
+        let waiting = std::mem::take(&mut b.waiting);
+        let waiters = std::mem::take(&mut b.red_waiters);
+        let (t, f) = (b.red_true, b.red_false);
+        b.arrived = 0;
+        b.red_true = 0;
+        b.red_false = 0;
+        for (w, m) in waiting {
+            cta.warps[w as usize].waiting &= !m;
+        }
+        for rw in waiters {
+            let wi = rw.warp as usize;
+            match rw.op {
+                BarRedOp::Popc => {
+                    Self::write_dst(cta, wi, program, rw.d, &[t as u64; 32], rw.lanes);
+                }
+                BarRedOp::And | BarRedOp::Or => {
+                    let v = if rw.op == BarRedOp::And {
+                        f == 0
+                    } else {
+                        t > 0
+                    };
+                    if let Some(dp) = rw.dp {
+                        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                        Self::write_pred(frame, dp, if v { FULL } else { 0 }, rw.lanes);
+                    }
+                }
+            }
+        }
+        barrier_completed(cta);
     }
 
     // ------------------------------------------------------------------ operands
@@ -1087,6 +1175,24 @@ impl<'p> Machine<'p> {
                     } & m;
                 }
                 Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Mapa { d, a: s, rank } => {
+                self.read_src(cta, wi, *s, &mut a);
+                self.read_src(cta, wi, *rank, &mut b);
+                if let Some(l) = lanes(exec).find(|&l| b[l] as u32 != 0) {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        inst.id,
+                        FaultKind::Other(format!(
+                            "mapa to cluster CTA rank {}: launches run every CTA as a cluster of \
+                             one (%cluster_nctarank = 1), so the only rank is 0",
+                            b[l] as u32
+                        )),
+                    ));
+                }
+                Self::write_dst(cta, wi, program, *d, &a, exec);
             }
             Op::IsSpace { d, a: s, space } => {
                 self.read_src(cta, wi, *s, &mut a);
@@ -1540,7 +1646,7 @@ impl<'p> Machine<'p> {
                     let n = exec.count_ones();
                     warp.exited |= exec;
                     cta.exited_threads += n;
-                    Self::release_barriers(cta);
+                    Self::release_barriers(cta, program);
                 }
                 return Ok(None);
             }
@@ -1553,17 +1659,16 @@ impl<'p> Machine<'p> {
                 Self::set_pc(frame, active & !exec, pc + 1);
                 let alive = frame.mask & !frame.done & !warp.exited;
                 Self::reconverge(frame, alive);
-                Self::release_barriers(cta);
+                Self::release_barriers(cta, program);
                 return Ok(None);
             }
-            Op::Trap => {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Trap,
-                ));
+            Op::Trap | Op::Brkpt => {
+                let kind = if matches!(inst.op, Op::Trap) {
+                    FaultKind::Trap
+                } else {
+                    FaultKind::Breakpoint
+                };
+                return Err(self.fault(cta, wi as u32, exec.trailing_zeros(), inst.id, kind));
             }
             Op::BarSync {
                 id,
@@ -1589,9 +1694,9 @@ impl<'p> Machine<'p> {
                 dp,
                 p,
             } => {
-                // Arrive like bar.sync; the reduction is computed when the barrier completes
-                // over every participating thread, which in this model is evaluated eagerly
-                // from the arriving warps' predicates.
+                // Arrive like bar.sync with the lanes' predicates counted; the result is
+                // written to every participating thread when the barrier completes (PTX ISA,
+                // `bar.red`: the reduction over all threads of the barrier).
                 self.read_src(cta, wi, *id, &mut a);
                 let count_v = count.map(|cnt| {
                     self.read_src(cta, wi, cnt, &mut b);
@@ -1599,15 +1704,17 @@ impl<'p> Machine<'p> {
                 });
                 let pm = Self::pred_mask(frame!(), *p) & exec;
                 let bid = a[exec.trailing_zeros() as usize] as u32;
-                let _ = (op, d, dp, pm);
+                let bar = cta.barriers.entry(bid).or_default();
+                bar.red_true += pm.count_ones();
+                bar.red_false += (exec & !pm).count_ones();
+                bar.red_waiters.push(RedWaiter {
+                    warp: wi as u32,
+                    lanes: exec,
+                    op: *op,
+                    d: *d,
+                    dp: *dp,
+                });
                 self.barrier(cta, wi, bid, count_v, exec, false);
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    inst.id,
-                    FaultKind::Other("bar.red is not supported by the interpreter".into()),
-                ));
             }
             Op::Shfl {
                 mode,
@@ -1979,12 +2086,7 @@ impl<'p> Machine<'p> {
             cta.warps[wi].waiting |= exec;
         }
         if b.arrived >= b.expected.min(live) {
-            let waiting = std::mem::take(&mut b.waiting);
-            b.arrived = 0;
-            for (w, m) in waiting {
-                cta.warps[w as usize].waiting &= !m;
-            }
-            barrier_completed(cta);
+            Self::complete_barrier(cta, id, self.program);
         }
     }
 

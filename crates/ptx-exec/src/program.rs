@@ -719,6 +719,15 @@ pub enum Op {
     Ret,
     Exit,
     Trap,
+    /// `mapa`: a shared address mapped to cluster CTA `rank`. ptxsim runs every CTA as a
+    /// cluster of one (`%cluster_nctarank` is 1), so rank 0 maps to the address itself.
+    Mapa {
+        d: Dst,
+        a: Src,
+        rank: Src,
+    },
+    /// `brkpt`: a breakpoint, which stops the kernel like `trap` when no debugger is attached.
+    Brkpt,
     BarSync {
         id: Src,
         count: Option<Src>,
@@ -1114,7 +1123,7 @@ pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
                     [t, next]
                 }
             }
-            Op::Ret | Op::Exit | Op::Trap if code[pc].guard.is_none() => [None, None],
+            Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if code[pc].guard.is_none() => [None, None],
             _ => [next, None],
         }
     };

@@ -401,16 +401,23 @@ pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
     }
 }
 
-/// A TOML launch file.
+/// A TOML launch file: one kernel (`kernel`, `grid`, `block`, `args`), or a sequence of
+/// steps over named buffers (`[[buffer]]`, `[[step]]`) as a library's host code launches
+/// several kernels with shared temporary storage (docs/launch-format.md).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchFile {
     pub ptx: PathBuf,
+    /// The kernel of a one-kernel launch file (empty in a multi-step file).
+    #[serde(default)]
     pub kernel: String,
+    #[serde(default)]
     pub grid: Vec<u32>,
+    #[serde(default)]
     pub block: Vec<u32>,
     #[serde(default)]
     pub shared: u32,
+    #[serde(default)]
     pub args: Vec<String>,
     #[serde(default)]
     pub seed: u64,
@@ -423,16 +430,79 @@ pub struct LaunchFile {
     pub out: BTreeMap<String, PathBuf>,
     #[serde(default)]
     pub expect: Vec<Expect>,
+    /// Multi-step files: the device buffers, allocated in this order.
+    #[serde(default)]
+    pub buffer: Vec<BufferDecl>,
+    /// Multi-step files: kernel launches and memsets, run in order.
+    #[serde(default)]
+    pub step: Vec<Step>,
 }
 
-/// An expected output buffer.
+/// An expected output buffer: argument `arg` of a one-kernel file, or buffer `buffer` of a
+/// multi-step file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    pub arg: usize,
+    #[serde(default)]
+    pub arg: Option<usize>,
+    #[serde(default)]
+    pub buffer: Option<String>,
     pub npy: PathBuf,
     #[serde(default)]
     pub max_ulp: u64,
+}
+
+impl Expect {
+    /// What the expectation checks, for messages: "argument 2" or "buffer `out`".
+    pub fn what(&self) -> String {
+        match (&self.buffer, self.arg) {
+            (Some(b), _) => format!("buffer `{b}`"),
+            (None, Some(i)) => format!("argument {i}"),
+            (None, None) => "(nothing)".to_string(),
+        }
+    }
+}
+
+/// A device buffer of a multi-step launch file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferDecl {
+    pub name: String,
+    /// Its initial contents: `PATH.npy`, `PATH.bin` or `zeros:TYPE:COUNT`.
+    pub init: String,
+}
+
+/// One step of a multi-step launch file: a kernel launch (`kernel`, `grid`, `block`,
+/// `shared`, `args`), a memset (`memset`, `offset`, `bytes`, `value`) or a device-to-device
+/// copy (`copy` = destination `NAME[+OFFSET]`, `from` = source `NAME[+OFFSET]`, `bytes`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    #[serde(default)]
+    pub kernel: Option<String>,
+    #[serde(default)]
+    pub grid: Vec<u32>,
+    #[serde(default)]
+    pub block: Vec<u32>,
+    #[serde(default)]
+    pub shared: u32,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The buffer a memset step fills.
+    #[serde(default)]
+    pub memset: Option<String>,
+    #[serde(default)]
+    pub offset: u64,
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    #[serde(default)]
+    pub value: u8,
+    /// The destination of a copy step: `NAME[+OFFSET]`.
+    #[serde(default)]
+    pub copy: Option<String>,
+    /// The source of a copy step: `NAME[+OFFSET]`.
+    #[serde(default)]
+    pub from: Option<String>,
 }
 
 impl LaunchFile {
@@ -442,8 +512,109 @@ impl LaunchFile {
             .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
         let file: LaunchFile =
             toml::from_str(&text).map_err(|e| LaunchError(format!("{}: {e}", path.display())))?;
+        file.validate()
+            .map_err(|e| LaunchError(format!("{}: {e}", path.display())))?;
         let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         Ok((file, base))
+    }
+
+    /// True for a multi-step file (`[[buffer]]`/`[[step]]`).
+    pub fn is_multi_step(&self) -> bool {
+        !self.step.is_empty() || !self.buffer.is_empty()
+    }
+
+    /// Checks that the file is one of the two forms and that expectations name what exists.
+    pub fn validate(&self) -> Result<(), LaunchError> {
+        if self.is_multi_step() {
+            if !self.kernel.is_empty()
+                || !self.grid.is_empty()
+                || !self.block.is_empty()
+                || !self.args.is_empty()
+                || self.shared != 0
+                || !self.out.is_empty()
+            {
+                return err(
+                    "a multi-step launch file ([[buffer]], [[step]]) takes no top-level \
+                            kernel, grid, block, shared, args or out: each [[step]] has its own",
+                );
+            }
+            if self.step.is_empty() {
+                return err("a multi-step launch file needs at least one [[step]]");
+            }
+            let mut names = std::collections::HashSet::new();
+            for b in &self.buffer {
+                if !names.insert(b.name.as_str()) {
+                    return err(format!("buffer `{}` is declared twice", b.name));
+                }
+            }
+            for (i, st) in self.step.iter().enumerate() {
+                let launch_fields =
+                    !st.grid.is_empty() || !st.block.is_empty() || !st.args.is_empty();
+                match (&st.kernel, &st.memset, &st.copy) {
+                    (Some(_), None, None) => {
+                        if st.bytes.is_some()
+                            || st.offset != 0
+                            || st.value != 0
+                            || st.from.is_some()
+                        {
+                            return err(format!(
+                                "step {i}: offset/bytes/value/from belong to memset and copy steps"
+                            ));
+                        }
+                    }
+                    (None, None, Some(_)) => {
+                        if st.from.is_none() || st.bytes.is_none() {
+                            return err(format!("step {i}: a copy step needs `from` and `bytes`"));
+                        }
+                        if launch_fields || st.offset != 0 || st.value != 0 {
+                            return err(format!(
+                                "step {i}: a copy step takes `copy`, `from` and `bytes` only"
+                            ));
+                        }
+                    }
+                    (None, Some(b), None) => {
+                        if !names.contains(b.as_str()) {
+                            return err(format!("step {i}: memset of undeclared buffer `{b}`"));
+                        }
+                        if st.bytes.is_none() {
+                            return err(format!("step {i}: a memset step needs `bytes`"));
+                        }
+                        if launch_fields || st.from.is_some() {
+                            return err(format!(
+                                "step {i}: grid/block/args/from belong to kernel and copy steps"
+                            ));
+                        }
+                    }
+                    _ => {
+                        return err(format!(
+                            "step {i}: give one of `kernel` (a launch), `memset` (a buffer) or \
+                             `copy` (a destination)"
+                        ))
+                    }
+                }
+            }
+            for e in &self.expect {
+                match (&e.buffer, e.arg) {
+                    (Some(b), None) if names.contains(b.as_str()) => {}
+                    (Some(b), None) => {
+                        return err(format!("[[expect]] names undeclared buffer `{b}`"))
+                    }
+                    _ => {
+                        return err("[[expect]] in a multi-step file names a `buffer` (not `arg`)")
+                    }
+                }
+            }
+        } else {
+            if self.kernel.is_empty() {
+                return err("a launch file needs `kernel` (or [[step]]s)");
+            }
+            for e in &self.expect {
+                if e.arg.is_none() || e.buffer.is_some() {
+                    return err("[[expect]] in a one-kernel file names an argument with `arg`");
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -688,6 +859,318 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
         } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
         other => LaunchError(other.to_string()),
     })
+}
+
+/// A buffer of a multi-step launch: its name, device address and initial contents.
+#[derive(Debug, Clone)]
+pub struct NamedBuffer {
+    pub name: String,
+    pub addr: u64,
+    pub init: Array,
+}
+
+/// One prepared step of a multi-step launch.
+#[derive(Debug, Clone)]
+pub enum PreparedStep {
+    Launch {
+        kernel: String,
+        args: Vec<KernelArg>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+    },
+    Memset {
+        buffer: String,
+        addr: u64,
+        value: u8,
+        len: usize,
+    },
+    Copy {
+        dst: String,
+        src: String,
+        dst_addr: u64,
+        src_addr: u64,
+        len: usize,
+    },
+}
+
+impl PreparedStep {
+    /// One line describing the step (for progress and messages).
+    pub fn describe(&self) -> String {
+        match self {
+            PreparedStep::Launch {
+                kernel,
+                grid,
+                block,
+                shared,
+                ..
+            } => format!(
+                "launch `{kernel}` grid ({},{},{}) block ({},{},{}) shared {shared}",
+                grid[0], grid[1], grid[2], block[0], block[1], block[2]
+            ),
+            PreparedStep::Memset {
+                buffer, value, len, ..
+            } => format!("memset {len} bytes of `{buffer}` to {value:#04x}"),
+            PreparedStep::Copy { dst, src, len, .. } => {
+                format!("copy {len} bytes from `{src}` to `{dst}`")
+            }
+        }
+    }
+}
+
+/// A multi-step launch (`[[buffer]]`, `[[step]]`) ready to run: kernels launched one after
+/// the other over the same device memory, every L1 invalidated at each launch (as the driver
+/// does between grids), host memsets in between.
+pub struct PreparedSteps {
+    pub session: Session,
+    pub buffers: Vec<NamedBuffer>,
+    pub steps: Vec<PreparedStep>,
+}
+
+/// Allocates a multi-step file's buffers (in declaration order) and resolves every step's
+/// arguments.
+pub fn prepare_steps(
+    mut session: Session,
+    file: &LaunchFile,
+    base: &Path,
+) -> Result<PreparedSteps, LaunchError> {
+    let mut buffers = Vec::new();
+    for b in &file.buffer {
+        let a = match parse_arg(&b.init, base)? {
+            ArgSpec::Buffer(a) => a,
+            _ => {
+                return err(format!(
+                "buffer `{}`: `{}` is not a buffer (use PATH.npy, PATH.bin or zeros:TYPE:COUNT)",
+                b.name, b.init
+            ))
+            }
+        };
+        let addr = session
+            .alloc_buffer(&a.bytes)
+            .map_err(|e| LaunchError(format!("buffer `{}`: {e}", b.name)))?;
+        buffers.push(NamedBuffer {
+            name: b.name.clone(),
+            addr,
+            init: a,
+        });
+    }
+    let mut steps = Vec::new();
+    for (i, st) in file.step.iter().enumerate() {
+        let at = |e: LaunchError| LaunchError(format!("step {i}: {e}"));
+        if let Some(kernel) = &st.kernel {
+            let args = st
+                .args
+                .iter()
+                .map(|a| parse_step_arg(a, &buffers))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(at)?;
+            steps.push(PreparedStep::Launch {
+                kernel: kernel.clone(),
+                args,
+                grid: dims(&st.grid, "grid").map_err(at)?,
+                block: dims(&st.block, "block").map_err(at)?,
+                shared: st.shared,
+            });
+        } else if let Some(name) = &st.memset {
+            let b = find_buffer(&buffers, name).map_err(at)?;
+            let len = st.bytes.unwrap_or(0);
+            if st.offset + len > b.init.bytes.len() as u64 {
+                return Err(at(LaunchError(format!(
+                    "memset of bytes {}..{} of `{name}`, which has {} bytes",
+                    st.offset,
+                    st.offset + len,
+                    b.init.bytes.len()
+                ))));
+            }
+            steps.push(PreparedStep::Memset {
+                buffer: name.clone(),
+                addr: b.addr + st.offset,
+                value: st.value,
+                len: len as usize,
+            });
+        } else if let (Some(dst), Some(src)) = (&st.copy, &st.from) {
+            let len = st.bytes.unwrap_or(0);
+            let dst_addr = buffer_range(&buffers, dst, len).map_err(at)?;
+            let src_addr = buffer_range(&buffers, src, len).map_err(at)?;
+            steps.push(PreparedStep::Copy {
+                dst: dst.clone(),
+                src: src.clone(),
+                dst_addr,
+                src_addr,
+                len: len as usize,
+            });
+        }
+    }
+    Ok(PreparedSteps {
+        session,
+        buffers,
+        steps,
+    })
+}
+
+fn find_buffer<'a>(buffers: &'a [NamedBuffer], name: &str) -> Result<&'a NamedBuffer, LaunchError> {
+    buffers.iter().find(|b| b.name == name).ok_or_else(|| {
+        LaunchError(format!(
+            "no buffer named `{name}` (declared: {})",
+            buffers
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+/// `NAME` or `NAME+OFFSET` → the address inside a declared buffer (its end included, as a
+/// one-past-the-end pointer may be passed).
+fn buffer_address(buffers: &[NamedBuffer], text: &str) -> Result<u64, LaunchError> {
+    let (name, off) = match text.split_once('+') {
+        Some((n, o)) => (
+            n,
+            o.parse::<u64>()
+                .map_err(|_| LaunchError(format!("`{text}`: `{o}` is not a byte offset")))?,
+        ),
+        None => (text, 0),
+    };
+    let b = find_buffer(buffers, name)?;
+    if off > b.init.bytes.len() as u64 {
+        return err(format!(
+            "`{text}`: offset {off} is past the end of `{name}` ({} bytes)",
+            b.init.bytes.len()
+        ));
+    }
+    Ok(b.addr + off)
+}
+
+/// `NAME[+OFFSET]` → the address of `len` bytes that must lie inside the buffer.
+fn buffer_range(buffers: &[NamedBuffer], text: &str, len: u64) -> Result<u64, LaunchError> {
+    let addr = buffer_address(buffers, text)?;
+    let name = text.split_once('+').map_or(text, |(n, _)| n);
+    let b = find_buffer(buffers, name)?;
+    if addr + len > b.addr + b.init.bytes.len() as u64 {
+        return err(format!(
+            "`{text}`: {len} bytes run past the end of `{name}` ({} bytes)",
+            b.init.bytes.len()
+        ));
+    }
+    Ok(addr)
+}
+
+/// An argument of a step: `buf:NAME[+OFFSET]` (a pointer into a buffer), `bytes:HEX` (an
+/// aggregate passed by value, where `{NAME+OFFSET}` stands for the 8-byte address), `null`
+/// or a scalar `TYPE:VALUE`.
+pub fn parse_step_arg(spec: &str, buffers: &[NamedBuffer]) -> Result<KernelArg, LaunchError> {
+    if spec == "null" {
+        return Ok(KernelArg::Pointer(0));
+    }
+    if let Some(rest) = spec.strip_prefix("buf:") {
+        return Ok(KernelArg::Pointer(buffer_address(buffers, rest)?));
+    }
+    if let Some(mut rest) = spec.strip_prefix("bytes:") {
+        let mut bytes = Vec::new();
+        while !rest.is_empty() {
+            if let Some(r) = rest.strip_prefix('{') {
+                let Some((inner, after)) = r.split_once('}') else {
+                    return err(format!("`{spec}`: `{{` without `}}`"));
+                };
+                bytes.extend_from_slice(&buffer_address(buffers, inner)?.to_le_bytes());
+                rest = after;
+            } else {
+                let hex = rest
+                    .get(..2)
+                    .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
+                let Some(hex) = hex else {
+                    return err(format!(
+                        "`{spec}`: write bytes as pairs of hex digits, pointers as {{NAME+OFFSET}}"
+                    ));
+                };
+                bytes.push(u8::from_str_radix(hex, 16).expect("hex digits"));
+                rest = &rest[2..];
+            }
+        }
+        return Ok(KernelArg::Bytes(bytes));
+    }
+    if let Some((ty, value)) = spec.split_once(':') {
+        if let Some(t) = parse_type(ty) {
+            return Ok(KernelArg::Scalar {
+                ty: t,
+                bits: parse_scalar(t, value)?,
+            });
+        }
+    }
+    err(format!(
+        "`{spec}` is not a step argument: use buf:NAME[+OFFSET], bytes:HEX (pointers as \
+         {{NAME+OFFSET}}), null or TYPE:VALUE; buffers are declared in [[buffer]]"
+    ))
+}
+
+impl PreparedSteps {
+    /// Checks that every kernel the steps launch can be lowered (see [`check_runnable`]).
+    pub fn check_runnable(&self, ptx: &Path) -> Result<(), LaunchError> {
+        for st in &self.steps {
+            if let PreparedStep::Launch { kernel, .. } = st {
+                check_runnable(&self.session, kernel, ptx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs step `i` with `base`'s options (seed, step limit, cache model, hazards) and the
+    /// step's grid, block and shared memory; `None` for a memset or a copy.
+    pub fn run_step(
+        &mut self,
+        i: usize,
+        base: &LaunchConfig,
+    ) -> Result<Option<RunSummary>, ptx_exec::ExecError> {
+        match &self.steps[i] {
+            PreparedStep::Launch {
+                kernel,
+                args,
+                grid,
+                block,
+                shared,
+            } => {
+                let config = LaunchConfig {
+                    grid: *grid,
+                    block: *block,
+                    dynamic_shared: *shared,
+                    ..base.clone()
+                };
+                self.session.launch(kernel, args, config).map(Some)
+            }
+            PreparedStep::Memset {
+                addr, value, len, ..
+            } => {
+                self.session.fill_buffer(*addr, *value, *len)?;
+                self.session.last_hazards.clear();
+                Ok(None)
+            }
+            PreparedStep::Copy {
+                dst_addr,
+                src_addr,
+                len,
+                ..
+            } => {
+                let bytes = self.session.read_buffer(*src_addr, *len)?;
+                self.session.mem.write(*dst_addr, &bytes)?;
+                self.session.last_hazards.clear();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Buffer `name`'s contents now, typed as it was declared.
+    pub fn buffer(&self, name: &str) -> Result<Array, LaunchError> {
+        let b = find_buffer(&self.buffers, name)?;
+        let bytes = self
+            .session
+            .read_buffer(b.addr, b.init.bytes.len())
+            .map_err(|e| LaunchError(e.to_string()))?;
+        Ok(Array {
+            ty: b.init.ty,
+            bytes,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! Every corpus launch (tests/corpus/run/*.toml, made by tests/corpus/gen/make_launches.py
 //! with numpy references) runs and matches its expected outputs.
 
-use ptxsim::launch::{compare, dims, load_session, parse_arg, prepare, LaunchFile};
+use ptxsim::launch::{
+    compare, dims, load_session, parse_arg, prepare, prepare_steps, Array, LaunchFile,
+};
 use std::path::{Path, PathBuf};
 
 fn run_dir() -> PathBuf {
@@ -19,6 +21,9 @@ fn run_one(path: &Path, cache_model: bool) -> Vec<String> {
         Ok(s) => s,
         Err(e) => return vec![format!("{name}: {e}")],
     };
+    if file.is_multi_step() {
+        return run_steps(&name, &file, &base, session, cache_model);
+    }
     let specs: Result<Vec<_>, _> = file.args.iter().map(|a| parse_arg(a, &base)).collect();
     let specs = match specs {
         Ok(s) => s,
@@ -48,15 +53,66 @@ fn run_one(path: &Path, cache_model: bool) -> Vec<String> {
                 continue;
             }
         };
-        let got = launch.output(ex.arg).unwrap();
-        match compare(&got, &want, ex.max_ulp) {
-            Ok(c) if c.mismatches == 0 => {}
-            Ok(c) => failures.push(format!(
-                "{name}: arg {} has {} of {} elements off (max_ulp {}): first at {:?}",
-                ex.arg, c.mismatches, c.elements, ex.max_ulp, c.first_mismatch
-            )),
-            Err(e) => failures.push(format!("{name}: arg {}: {e}", ex.arg)),
+        let got = launch.output(ex.arg.unwrap()).unwrap();
+        check(&name, ex, &got, &want, &mut failures);
+    }
+    failures
+}
+
+fn check(
+    name: &str,
+    ex: &ptxsim::launch::Expect,
+    got: &Array,
+    want: &Array,
+    failures: &mut Vec<String>,
+) {
+    match compare(got, want, ex.max_ulp) {
+        Ok(c) if c.mismatches == 0 => {}
+        Ok(c) => failures.push(format!(
+            "{name}: {} has {} of {} elements off (max_ulp {}): first at {:?}",
+            ex.what(),
+            c.mismatches,
+            c.elements,
+            ex.max_ulp,
+            c.first_mismatch
+        )),
+        Err(e) => failures.push(format!("{name}: {}: {e}", ex.what())),
+    }
+}
+
+/// Runs a multi-step launch file (library host code's kernel sequence) step by step.
+fn run_steps(
+    name: &str,
+    file: &LaunchFile,
+    base: &Path,
+    session: ptx_exec::Session,
+    cache_model: bool,
+) -> Vec<String> {
+    let mut p = match prepare_steps(session, file, base) {
+        Ok(p) => p,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let config = ptx_exec::LaunchConfig {
+        seed: file.seed,
+        cache_model,
+        ..Default::default()
+    };
+    for i in 0..p.steps.len() {
+        if let Err(e) = p.run_step(i, &config) {
+            return vec![format!("{name}: step {i} ({}): {e}", p.steps[i].describe())];
         }
+    }
+    let mut failures = Vec::new();
+    for ex in &file.expect {
+        let want = match ptxsim::launch::read_npy(&base.join(&ex.npy)) {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let got = p.buffer(ex.buffer.as_deref().unwrap()).unwrap();
+        check(name, ex, &got, &want, &mut failures);
     }
     failures
 }

@@ -750,3 +750,90 @@ fn cluster_barriers_of_a_one_cta_cluster_synchronize_the_cta() {
     let want: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100).collect();
     assert_eq!(out, want);
 }
+
+#[test]
+fn bar_red_reduces_over_every_thread_of_the_cta() {
+    // CUB's onesweep radix sort ends a tile with `bar.red.or.pred`; the result covers all
+    // threads of the CTA (four warps here), not only the executing warp, and every thread
+    // receives it once the barrier completes.
+    // p1 = (tid == 77): one thread in warp 2. p2 = (tid < 128): true everywhere.
+    // p3 = (tid % 3 == 0).
+    let body = "setp.eq.u32 %p1, %r1, 77;\n\
+                setp.lt.u32 %p2, %r1, 128;\n\
+                rem.u32 %r9, %r1, 3;\nsetp.eq.u32 %p3, %r9, 0;\n\
+                bar.red.or.pred %p4, 0, %p1;\n\
+                bar.red.and.pred %p5, 1, %p2;\n\
+                bar.red.and.pred %p6, 2, %p1;\n\
+                bar.red.popc.u32 %r2, 3, %p3;\n\
+                bar.red.popc.u32 %r3, 0, 128, !%p1;\n\
+                barrier.red.or.pred %p7, 4, !%p2;\n\
+                selp.u32 %r4, 1, 0, %p4;\nselp.u32 %r5, 1, 0, %p5;\n\
+                selp.u32 %r6, 1, 0, %p6;\nselp.u32 %r7, 1, 0, %p7;\n"
+        .to_string()
+        + &store(4, 6, 0)
+        + &store(5, 6, 1)
+        + &store(6, 6, 2)
+        + &store(2, 6, 3)
+        + &store(3, 6, 4)
+        + &store(7, 6, 5);
+    let out = run(&body, "", 128, 6 * 128);
+    let thirds = (0..128).filter(|t| t % 3 == 0).count() as u32;
+    for t in 0..128 {
+        let o = &out[6 * t..6 * t + 6];
+        assert_eq!(o, [1, 1, 0, thirds, 127, 0], "thread {t}");
+    }
+}
+
+#[test]
+fn labels_are_scoped_to_their_block() {
+    // Inline asm (CUTLASS's mbarrier waits, CCCL helpers) declares the same labels in many
+    // `{ }` blocks of one kernel; a branch goes to the label of its own (innermost enclosing)
+    // block. Here each block counts a loop of its own length: 3, then 5, then 2 iterations; a
+    // branch bound to another block's label would give other counts.
+    let block = |n: u32, reg: u32| {
+        format!(
+            "mov.u32 %r{reg}, 0;\n\
+             {{\n.reg .pred P1;\nLOOP:\nadd.u32 %r{reg}, %r{reg}, 1;\n\
+             setp.lt.u32 P1, %r{reg}, {n};\n@P1 bra LOOP;\nbra DONE;\n\
+             add.u32 %r{reg}, %r{reg}, 100;\nDONE:\n}}\n"
+        )
+    };
+    let body = block(3, 2) + &block(5, 3) + &block(2, 4);
+    let body = body
+        + "LOOP:\nadd.u32 %r5, %r5, 1;\nsetp.lt.u32 %p1, %r5, 7;\n@%p1 bra LOOP;\n"
+        + &store(2, 4, 0)
+        + &store(3, 4, 1)
+        + &store(4, 4, 2)
+        + &store(5, 4, 3);
+    let out = try_run_module(&module("", "", &body), 32, 4 * 32).unwrap();
+    for t in 0..32 {
+        assert_eq!(&out[4 * t..4 * t + 4], [3, 5, 2, 7], "thread {t}");
+    }
+}
+
+#[test]
+fn mapa_maps_rank_zero_and_faults_for_other_ranks() {
+    // Every CTA runs as a cluster of one (%cluster_nctarank = 1): mapa to rank 0 is the
+    // address itself, as CUTLASS's pipelines use it to arrive on their own mbarriers.
+    let body = "{\n.shared .align 8 .b64 bar;\n.reg .b32 a, m;\n\
+                mov.u32 a, bar;\nmapa.shared::cluster.u32 m, a, 0;\n\
+                sub.u32 %r2, m, a;\n}\n"
+        .to_string()
+        + &store(2, 1, 0);
+    let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
+    assert!(out.iter().all(|&v| v == 0), "{out:?}");
+    let body = "{\n.shared .align 8 .b64 bar;\n.reg .b32 a, m;\n\
+                mov.u32 a, bar;\nmapa.shared::cluster.u32 m, a, 1;\n}\n";
+    let err = try_run_module(&module("", "", body), 32, 32).unwrap_err();
+    assert!(err.contains("mapa to cluster CTA rank 1"), "{err}");
+}
+
+#[test]
+fn brkpt_stops_the_kernel_with_a_fault() {
+    // brkpt is reached only on CUTLASS's error paths; with no debugger attached the kernel
+    // stops there. The fault names the instruction.
+    let body = "setp.eq.u32 %p1, %r1, 5;\n@!%p1 bra SKIP;\nbrkpt;\nSKIP:\n";
+    let err = try_run_module(&module("", "", body), 32, 32).unwrap_err();
+    assert!(err.contains("brkpt instruction executed"), "{err}");
+    assert!(err.contains("thread (5,0,0)"), "{err}");
+}

@@ -14,6 +14,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ptx_stats  # noqa: E402
+import record_launches  # noqa: E402
 
 ALL = [75, 80, 90, 100]
 CP_ASYNC = [80, 90, 100]
@@ -69,6 +70,22 @@ NVCC_JOBS = [
     ("reduce.cu", "reduce.debug", [90], ["-G"]),
 ]
 
+# Library host code launches these sources' kernels (CUB Device* algorithms, CUTLASS, Thrust):
+# besides the PTX, the host program is built with launch_recorder.cpp and run, recording the
+# launch sequence to nvcc/<stem>.sm<NN>.launches.json (record_launches.py).
+CUTLASS_FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "-I{CUTLASS}/include", "-I{CUTLASS}/tools/util/include"]
+RECORD_JOBS = [
+    ("cub_scan.cu", "cub_scan", [80, 90], ["-std=c++17"]),
+    ("cub_reduce.cu", "cub_reduce", [80, 90], ["-std=c++17"]),
+    ("cub_radix_sort.cu", "cub_radix_sort", [80, 90], ["-std=c++17"]),
+    ("cub_select.cu", "cub_select", [80, 90], ["-std=c++17"]),
+    # CUTLASS headers from the nvidia-cutlass wheel (generate.sh installs it): {CUTLASS} is its
+    # cutlass_library/source directory.
+    ("cutlass_gemm.cu", "cutlass_gemm", [80, 90], CUTLASS_FLAGS),
+    ("cute_gemm.cu", "cute_gemm", [80, 90], CUTLASS_FLAGS),
+    ("cutlass3_gemm.cu", "cutlass3_gemm", ["90a"], CUTLASS_FLAGS),
+]
+
 
 def run(cmd, cwd=None):
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
@@ -90,19 +107,36 @@ def ptxas_verdict(path, arch):
                 command=f"ptxas -arch={arch} {os.path.basename(path)} -o /dev/null", messages=msgs)
 
 
+def cutlass_source():
+    """The CUTLASS source tree the nvidia-cutlass wheel installs (headers under include/)."""
+    import importlib.util
+    spec = importlib.util.find_spec("cutlass_library")
+    if spec is None:
+        raise SystemExit("nvidia-cutlass is not installed (generate.sh installs it)")
+    return os.path.join(spec.submodule_search_locations[0], "source")
+
+
 def build_nvcc(stage, corpus):
     out_dir = os.path.join(corpus, "nvcc")
     os.makedirs(out_dir, exist_ok=True)
     gens = {}
-    for src, stem, archs, flags in NVCC_JOBS:
+    jobs = [(j, False) for j in NVCC_JOBS] + [(j, True) for j in RECORD_JOBS]
+    for (src, stem, archs, shown_flags), recorded in jobs:
+        flags = [f.replace("{CUTLASS}", cutlass_source()) if "{CUTLASS}" in f else f for f in shown_flags]
         for a in archs:
             name = f"{stem}.sm{a}.ptx"
-            cmd = ["nvcc", f"-arch=sm_{a}", "-ptx", *flags, src, "-o", os.path.join(out_dir, name)]
+            ptx = os.path.join(out_dir, name)
+            cmd = ["nvcc", f"-arch=sm_{a}", "-ptx", *flags, src, "-o", ptx]
             run(cmd, cwd=os.path.join(stage, "cuda"))
-            shown = ["nvcc", f"-arch=sm_{a}", "-ptx", *flags, src, "-o", f"tests/corpus/nvcc/{name}"]
+            shown = ["nvcc", f"-arch=sm_{a}", "-ptx", *shown_flags, src, "-o", f"tests/corpus/nvcc/{name}"]
             gens[f"nvcc/{name}"] = dict(tool="nvcc", source=f"tests/corpus/gen/cuda/{src}",
-                                        command=" ".join(shown), flags=flags, cwd="gen/cuda (staged)")
-            print(f"nvcc {name}")
+                                        command=" ".join(shown), flags=shown_flags, cwd="gen/cuda (staged)")
+            if recorded:
+                rec = f"{stem}.sm{a}.launches.json"
+                record_launches.record(os.path.join(stage, "cuda"), src, flags, a, ptx, os.path.join(out_dir, rec),
+                                       ptx_stats.target(open(ptx).read()), shown_flags)
+                gens[f"nvcc/{name}"]["launch_record"] = f"nvcc/{rec}"
+            print(f"nvcc {name}" + (" (+ launch record)" if recorded else ""))
     return gens
 
 

@@ -16,6 +16,9 @@ done
 [ -f "$CUDA_TOOLS" ] || { echo "generate.sh: cuda-tools.sh not found; set CUDA_TOOLS" >&2; exit 1; }
 # shellcheck disable=SC1090
 source "$CUDA_TOOLS"
+# CUTLASS and cute headers: the nvidia-cutlass wheel ships them (cutlass_library/source/include).
+python -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("cutlass_library") is None)' ||
+  python -m pip install -q --no-deps nvidia-cutlass==4.2.0.0
 
 # Compilers record absolute source paths (.file, DWARF comp_dir, nvcc's internal name hashes), so
 # the sources are compiled from one fixed location, whatever the checkout path.

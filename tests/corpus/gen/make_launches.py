@@ -132,6 +132,19 @@ def spec(source, kernel, label=None):
 
 U32 = np.uint32
 
+STEP_SPECS = []  # (generator source key, recorded sequence name, builder)
+
+
+def steps_spec(source, sequence):
+    """A multi-step launch: the kernel sequence `sequence` that library host code launched in
+    `source`'s main(), recorded per target by record_launches.py. The builder returns
+    dict(buffers={name: input array | output dtype}, expect=[Expect(buffer name, array)], comment);
+    allocations it does not name (temporary storage) start as zero bytes."""
+    def deco(fn):
+        STEP_SPECS.append((source, sequence, fn))
+        return fn
+    return deco
+
 
 # ----------------------------------------------------------------------------------------------
 # cache_intrinsics.cu: __ldg/__ldca/__ldcg/__ldcs/__ldlu/__ldcv and __stwb/__stcg/__stcs/__stwt
@@ -2686,6 +2699,255 @@ def _(r):
 
 
 # ----------------------------------------------------------------------------------------------
+# Library device-wide algorithms (multi-step launches recorded from the library's host code):
+# CUB Device* algorithms
+
+CUB_N = 9000  # kScanN etc. in the .cu sources: several tiles, so CTAs > 0 use the look-back
+
+
+@steps_spec("cub_scan", "inclusive_sum")
+def _(r):
+    x = r.integers(-1000, 1001, CUB_N).astype(np.int32)
+    return dict(buffers={"in": x, "out": np.int32}, expect=[Expect("out", np.cumsum(x).astype(np.int32))],
+                comment="cub::DeviceScan::InclusiveSum over 9000 ints: DeviceScanInitKernel (tile status "
+                        "words) then DeviceScanKernel, whose CTAs publish partial and inclusive prefixes and "
+                        "wait on their predecessors' (decoupled look-back). Exact integer sums.")
+
+
+@steps_spec("cub_scan", "exclusive_sum_i64")
+def _(r):
+    x = r.integers(-(2 ** 40), 2 ** 40, CUB_N).astype(np.int64)
+    excl = np.concatenate([[0], np.cumsum(x)[:-1]]).astype(np.int64)
+    return dict(buffers={"in": x, "out": np.int64}, expect=[Expect("out", excl)],
+                comment="cub::DeviceScan::ExclusiveSum over 9000 long longs (values up to 2^40, so the "
+                        "prefixes use all 64 bits of the tile-status value words). Exact.")
+
+
+@steps_spec("cub_scan", "inclusive_max_f32")
+def _(r):
+    x = r.standard_normal(CUB_N).astype(F32)
+    return dict(buffers={"in": x, "out": F32}, expect=[Expect("out", np.maximum.accumulate(x))],
+                comment="cub::DeviceScan::InclusiveScan with cuda::maximum<> over 9000 floats: a running "
+                        "maximum (exact: max returns one of its operands).")
+
+
+CUB_REDUCE_N, CUB_SEGMENTS = 20000, 40  # kN, kSegments in cub_reduce.cu
+
+
+@steps_spec("cub_reduce", "sum_i32")
+def _(r):
+    x = r.integers(-1000, 1001, CUB_REDUCE_N).astype(np.int32)
+    return dict(buffers={"in": x, "out": np.int32}, expect=[Expect("out", np.array([x.sum()], np.int32))],
+                comment="cub::DeviceReduce::Sum over 20000 ints: DeviceReduceKernel over an even share of "
+                        "tiles per CTA, then DeviceReduceSingleTileKernel over the per-CTA partials in the "
+                        "temporary storage. Exact.")
+
+
+@steps_spec("cub_reduce", "max_f32")
+def _(r):
+    x = r.standard_normal(CUB_REDUCE_N).astype(F32)
+    return dict(buffers={"in": x, "out": F32}, expect=[Expect("out", np.array([x.max()], F32))],
+                comment="cub::DeviceReduce::Max over 20000 floats (exact: max returns an operand).")
+
+
+@steps_spec("cub_reduce", "argmax_f32")
+def _(r):
+    x = r.standard_normal(CUB_REDUCE_N).astype(F32)
+    i = int(np.argmax(x))
+    x[CUB_REDUCE_N - 7] = x[i]  # a tie after the first maximum: the first index wins
+    x[3] = x[i] - 1
+    return dict(buffers={"in": x, "max": F32, "index": np.int64},
+                expect=[Expect("max", np.array([x[i]], F32)), Expect("index", np.array([i], np.int64))],
+                comment="cub::DeviceReduce::ArgMax over 20000 floats with separate value and index outputs "
+                        "(int64 index): the first position of the maximum (a tied copy sits near the end).")
+
+
+@steps_spec("cub_reduce", "segmented_sum_i32")
+def _(r):
+    x = r.integers(-1000, 1001, CUB_REDUCE_N).astype(np.int32)
+    cuts = np.sort(r.choice(np.arange(1, CUB_REDUCE_N), CUB_SEGMENTS - 4, replace=False))
+    cuts = np.concatenate([[0, 0], cuts[:10], [cuts[10]], cuts[10:], [CUB_REDUCE_N, CUB_REDUCE_N]])
+    assert len(cuts) == CUB_SEGMENTS + 1
+    offsets = cuts.astype(np.int32)  # segments 0, 11 and 39 are empty
+    sums = np.array([x[a:b].sum() for a, b in zip(offsets[:-1], offsets[1:])], np.int32)
+    return dict(buffers={"in": x, "offsets": offsets, "out": np.int32}, expect=[Expect("out", sums)],
+                comment="cub::DeviceSegmentedReduce::Sum of 40 segments of 20000 ints given by begin/end "
+                        "offsets (offsets and offsets + 1), one CTA per segment; empty segments sum to 0.")
+
+
+CUB_SORT_N = 12000  # kN in cub_radix_sort.cu
+
+
+@steps_spec("cub_radix_sort", "sort_keys_u32")
+def _(r):
+    k = r.integers(0, 2 ** 32, CUB_SORT_N, dtype=np.uint64).astype(np.uint32)
+    k[100:200] = k[0]  # duplicates
+    return dict(buffers={"keys_in": k, "keys_out": np.uint32}, expect=[Expect("keys_out", np.sort(k))],
+                comment="cub::DeviceRadixSort::SortKeys of 12000 unsigned keys: DeviceRadixSortHistogramKernel "
+                        "(all four 8-bit digits), DeviceRadixSortExclusiveSumKernel over the bins, then per "
+                        "digit a memset of the look-back words and DeviceRadixSortOnesweepKernel (tile ids from "
+                        "an atomic counter, digit counts chained between CTAs by decoupled look-back).")
+
+
+@steps_spec("cub_radix_sort", "sort_pairs_f32")
+def _(r):
+    k = (r.integers(-2000, 2000, CUB_SORT_N) / 16).astype(F32)  # many ties
+    k[k == 0] = 0.5  # no zeros: radix order puts -0 below +0
+    v = np.arange(CUB_SORT_N, dtype=np.int32)
+    order = np.argsort(k, kind="stable")  # CUB's radix sort is stable
+    return dict(buffers={"keys_in": k, "keys_out": F32, "values_in": v, "values_out": np.int32},
+                expect=[Expect("keys_out", k[order]), Expect("values_out", v[order])],
+                comment="cub::DeviceRadixSort::SortPairs of 12000 (float key, int value) pairs, keys in "
+                        "sixteenths with many ties: stable, so tied keys keep their input order (values are "
+                        "the input positions).")
+
+
+@steps_spec("cub_radix_sort", "sort_pairs_desc_i64")
+def _(r):
+    k = r.integers(-(2 ** 62), 2 ** 62, CUB_SORT_N).astype(np.int64)
+    k[::7] = k[5]  # ties
+    v = r.integers(0, 2 ** 32, CUB_SORT_N, dtype=np.uint64).astype(np.uint32)
+    order = np.argsort(-k, kind="stable")  # descending, stable (no overflow: |k| < 2^62)
+    return dict(buffers={"keys_in": k, "keys_out": np.int64, "values_in": v, "values_out": np.uint32},
+                expect=[Expect("keys_out", k[order]), Expect("values_out", v[order])],
+                comment="cub::DeviceRadixSort::SortPairsDescending of 12000 (long long key, unsigned value) "
+                        "pairs: eight onesweep passes, signed keys (sign bit flipped), stable for ties.")
+
+
+CUB_SELECT_N, CUB_BINS = 9000, 64  # kN, kBins in cub_select.cu
+
+
+def _runs(r, n):
+    """Sorted-looking data with runs of equal values (lengths 1..12)."""
+    vals, out = 0, []
+    while len(out) < n:
+        vals += int(r.integers(1, 5)) * (1 if r.random() < 0.8 else -1)
+        out += [vals] * int(r.integers(1, 13))
+    return np.array(out[:n], np.int32)
+
+
+@steps_spec("cub_select", "select_if")
+def _(r):
+    x = r.integers(-10 ** 6, 10 ** 6, CUB_SELECT_N).astype(np.int32)
+    sel = x[x % 3 == 0]
+    out = np.zeros(CUB_SELECT_N, np.int32)
+    out[:sel.size] = sel
+    return dict(buffers={"in": x, "out": np.int32, "count": np.int32},
+                expect=[Expect("out", out), Expect("count", np.array([sel.size], np.int32))],
+                comment="cub::DeviceSelect::If with a functor (x % 3 == 0) over 9000 ints: the selected "
+                        "values in input order, the rest of the output untouched (zeros), and their count. "
+                        "Output offsets come from a single-pass scan with decoupled look-back.")
+
+
+@steps_spec("cub_select", "unique")
+def _(r):
+    x = _runs(r, CUB_SELECT_N)
+    first = np.concatenate([[True], x[1:] != x[:-1]])
+    u = x[first]
+    out = np.zeros(CUB_SELECT_N, np.int32)
+    out[:u.size] = u
+    return dict(buffers={"in": x, "out": np.int32, "count": np.int32},
+                expect=[Expect("out", out), Expect("count", np.array([u.size], np.int32))],
+                comment="cub::DeviceSelect::Unique over 9000 ints in runs: the first of each run of equal "
+                        "values, and how many.")
+
+
+@steps_spec("cub_select", "histogram_even")
+def _(r):
+    lo, hi = -4.0, 4.0
+    width = (hi - lo) / CUB_BINS
+    b = r.integers(-6, CUB_BINS + 6, CUB_SELECT_N)
+    # Samples well inside their bin (a quarter bin from either edge), so the bin does not depend
+    # on how the kernel rounds (sample - lo) * scale; bins outside [0, 64) are dropped.
+    x = (lo + (b + 0.25 + 0.5 * r.random(CUB_SELECT_N)) * width).astype(F32)
+    inside = (b >= 0) & (b < CUB_BINS)
+    hist = np.bincount(b[inside], minlength=CUB_BINS).astype(np.int32)
+    return dict(buffers={"samples": x, "histogram": np.int32}, expect=[Expect("histogram", hist)],
+                comment="cub::DeviceHistogram::HistogramEven: 64 even bins over [-4, 4) of 9000 float "
+                        "samples (some outside the range, which are not counted); DeviceHistogramInitKernel "
+                        "then DeviceHistogramSweepKernel (shared-memory privatized counts, global atomics).")
+
+
+@steps_spec("cub_select", "run_length_encode")
+def _(r):
+    x = _runs(r, CUB_SELECT_N)
+    first = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
+    lengths = np.diff(np.concatenate([first, [CUB_SELECT_N]]))
+    uniq = np.zeros(CUB_SELECT_N, np.int32)
+    counts = np.zeros(CUB_SELECT_N, np.int32)
+    uniq[:first.size] = x[first]
+    counts[:first.size] = lengths
+    return dict(buffers={"in": x, "unique": np.int32, "counts": np.int32, "runs": np.int32},
+                expect=[Expect("unique", uniq), Expect("counts", counts),
+                        Expect("runs", np.array([first.size], np.int32))],
+                comment="cub::DeviceRunLengthEncode::Encode over 9000 ints in runs: each run's value and "
+                        "length, and the number of runs (DeviceReduceByKeyKernel with a look-back over "
+                        "(key, count) pairs).")
+
+
+
+# CUTLASS and cute GEMMs. Inputs are small integers, so every product and partial sum is exact
+# in fp16/tf32/fp32 whatever the order of the k-loop and the mma instruction shapes.
+
+CUTLASS_M, CUTLASS_N, CUTLASS_K = 256, 128, 128  # kM, kN, kK in cutlass_gemm.cu and cutlass3_gemm.cu
+
+
+def _cutlass_gemm(r, dtype):
+    m, n, k = CUTLASS_M, CUTLASS_N, CUTLASS_K
+    a = r.integers(-2, 3, (m, k))
+    b = r.integers(-2, 3, (k, n))
+    c = r.integers(-8, 9, (m, n))
+    d = (2.0 * (a @ b) - c).astype(F32)  # |d| <= 2 * 512 + 8: exact
+    return dict(buffers={"A": a.astype(dtype).ravel(), "B": np.ascontiguousarray(b.T).astype(dtype).ravel(),
+                         "C": c.astype(F32).ravel(), "D": F32},
+                expect=[Expect("D", d.ravel())])
+
+
+@steps_spec("cutlass_gemm", "gemm_f16_f32")
+def _(r):
+    d = _cutlass_gemm(r, np.float16)
+    d["comment"] = ("cutlass::gemm::device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, "
+                    "OpClassTensorOp, Sm80, 128x128x32, 64x64x32, 16x8x16, LinearCombination, 3 stages>: D = 2 A B - C, "
+                    "256x128x128 (2 CTAs). The Params struct CUTLASS passes by value (368 bytes, with the operand "
+                    "pointers inside) is recorded from CUTLASS's own host code.")
+    return d
+
+
+@steps_spec("cutlass_gemm", "gemm_tf32")
+def _(r):
+    d = _cutlass_gemm(r, F32)
+    d["comment"] = ("cutlass::gemm::device::Gemm with float operands on tensor cores (tf32 mma.sync m16n8k8, "
+                    "16x8x8 instructions), otherwise as gemm_f16_f32; the small integer inputs are exact in tf32.")
+    return d
+
+
+@steps_spec("cutlass3_gemm", "gemm_f16_f32_cpasync_ws")
+def _(r):
+    d = _cutlass_gemm(r, np.float16)
+    d["comment"] = ("CUTLASS 3.x GemmUniversal built with the SM90 collective builders: the cp.async warp-specialized "
+                    "mainloop (KernelCpAsyncWarpSpecialized, no TMA: producer warps cp.async tiles into a multi-stage "
+                    "shared-memory pipeline of mbarriers, consumer warpgroups run wgmma m64n128k16) and the "
+                    "NoSmemWarpSpecialized epilogue; D = 2 A B - C, 256x128x128, tiles 128x128x64.")
+    return d
+
+
+@steps_spec("cute_gemm", "hgemm_tn")
+def _(r):
+    m, n, k = 256, 128, 192  # kM, kN, kK in cute_gemm.cu
+    a = r.integers(-1, 2, (m, k))
+    b = r.integers(-1, 2, (n, k))
+    c = r.integers(-8, 9, (m, n))
+    out = (a @ b.T - c).astype(np.float16)  # |partial sums| <= 192 + 8: exact in fp16
+    return dict(buffers={"A": a.astype(np.float16).ravel(), "B": b.astype(np.float16).ravel(),
+                         "C": np.asfortranarray(c).astype(np.float16).ravel(order="F")},
+                expect=[Expect("C", out.ravel(order="F"))],
+                comment="cute tutorial HGEMM (sgemm_sm80.cu gemm_tn): C = A B^T - C with A (256x192) and B "
+                        "(128x192) K-major and C column-major, fp16 accumulators (mma.sync m16n8k16 .f16), "
+                        "cp.async 3-stage pipeline, ldmatrix.x4 from swizzled shared memory. Entries in {-1, 0, 1}: "
+                        "every partial sum is an integer of magnitude <= 200, exact in fp16.")
+
+
+# ----------------------------------------------------------------------------------------------
 # Writing
 
 # ----------------------------------------------------------------------------------------------
@@ -3001,6 +3263,132 @@ def check_params(ptx_rel, kernel, params, args):
             raise SystemExit(f"{ptx_rel} {kernel}: arg {a.name} does not fit param {p}")
 
 
+SCALAR_SPEC = {".u8": "u8", ".u16": "u16", ".u32": "u32", ".u64": "u64", ".s8": "s8", ".s16": "s16",
+               ".s32": "s32", ".s64": "s64", ".b16": "u16", ".b32": "u32", ".b64": "u64"}
+
+
+def step_arg(p, names):
+    """The launch-file spec of one recorded argument (see record_launches.py)."""
+    raw = bytes.fromhex(p["hex"])
+    ptrs = {q["at"]: f"{names[q['alloc']]}" + (f"+{q['offset']}" if q["offset"] else "") for q in p["pointers"]}
+    if len(raw) == 8 and ptrs.get(0):
+        return f"buf:{ptrs[0]}"
+    if p["type"] in SCALAR_SPEC and not ptrs and len(raw) in (1, 2, 4, 8) and not p["type"].startswith(".b8"):
+        ty = SCALAR_SPEC[p["type"]]
+        v = int.from_bytes(raw, "little", signed=ty.startswith("s"))
+        return f"{ty}:{v}"
+    out, i = "bytes:", 0
+    while i < len(raw):
+        if i in ptrs:
+            out += "{" + ptrs[i] + "}"
+            i += 8
+        else:
+            out += raw[i:i + 1].hex()
+            i += 1
+    return out
+
+
+def write_steps_launches(files):
+    """Multi-step launch files for every STEP_SPECS sequence and every target recorded."""
+    written, data_bytes = [], 0
+    for source, seq_name, builder in STEP_SPECS:
+        targets = [f for f in files if f["generator"]["tool"] == "nvcc"
+                   and f["generator"]["source"].endswith(f"/{source}.cu") and f["generator"].get("launch_record")]
+        if not targets:
+            raise SystemExit(f"no recorded corpus file for {source}")
+        group = f"nvcc/{source}/{seq_name}"
+        d = builder(rng(group))
+        for f in targets:
+            rec = json.load(open(os.path.join(CORPUS, f["generator"]["launch_record"])))
+            seqs = [q for q in rec["sequences"] if q["name"] == seq_name]
+            if len(seqs) != 1:
+                raise SystemExit(f"{f['file']}: {len(seqs)} recorded sequences named {seq_name}")
+            steps = seqs[0]["steps"]
+            used = sorted({q["alloc"] for st in steps if st["op"] == "launch" for p in st["params"]
+                           for q in p["pointers"]} | {st["alloc"] for st in steps if st["op"] != "launch"}
+                          | {st["src_alloc"] for st in steps if st["op"] == "copy"})
+            names = {i: rec["allocations"][i]["name"] for i in used}
+            if len(set(names.values())) != len(names):
+                raise SystemExit(f"{f['file']} {seq_name}: two buffers share a name: {names}")
+            unknown = set(d["buffers"]) - set(names.values())
+            if unknown:
+                raise SystemExit(f"{f['file']} {seq_name}: the spec names buffers the launches never use: {unknown}")
+            stem = f["file"][: -len(".ptx")].replace("/", ".")
+            name = f"{stem}.{seq_name}"
+            lines = [f"# {name}: the kernel sequence `{seq_name}` of {f['file']} ({f['target']}), as the library's "
+                     "host code launched it.",
+                     *comment_block(d["comment"]),
+                     *comment_block(f"Steps recorded by running the host code of {f['generator']['source']} against "
+                                    "gen/cuda/launch_recorder.cpp (record: tests/corpus/"
+                                    f"{f['generator']['launch_record']}); inputs and expected outputs: "
+                                    "tests/corpus/gen/make_launches.py (numpy, fixed seeds)."),
+                     "", f"ptx = {toml_str('../' + f['file'])}"]
+            for i in used:
+                a = rec["allocations"][i]
+                bname, nbytes = a["name"], a["bytes"]
+                v = d["buffers"].get(bname)
+                if isinstance(v, np.ndarray):
+                    if v.nbytes != nbytes:
+                        raise SystemExit(f"{name}: buffer {bname} has {nbytes} bytes, the input {v.nbytes}")
+                    rel = f"data/{group}/{bname}.npy"
+                    if not os.path.exists(os.path.join(RUN, rel)):
+                        save(rel, v)
+                        data_bytes += v.nbytes
+                    init = rel
+                else:
+                    dt = np.dtype(v if v is not None else np.uint8)
+                    if nbytes % dt.itemsize:
+                        raise SystemExit(f"{name}: buffer {bname} ({nbytes} bytes) is not a whole number of {dt}")
+                    init = f"zeros:{NPY_TO_SPEC[dt]}:{nbytes // dt.itemsize}"
+                lines += ["", "[[buffer]]", f"name = {toml_str(bname)}", f"init = {toml_str(init)}"]
+            params_of = {k["name"]: k["params"] for k in f["kernels"]}
+            kernels = []
+            for st in steps:
+                lines += ["", "[[step]]"]
+                if st["op"] == "memset":
+                    lines += [f"memset = {toml_str(names[st['alloc']])}", f"offset = {st['offset']}",
+                              f"bytes = {st['bytes']}", f"value = {st['value']}"]
+                    continue
+                if st["op"] == "copy":
+                    at = lambda a, o: names[a] + (f"+{o}" if o else "")
+                    lines += [f"copy = {toml_str(at(st['alloc'], st['offset']))}",
+                              f"from = {toml_str(at(st['src_alloc'], st['src_offset']))}", f"bytes = {st['bytes']}"]
+                    continue
+                kernels.append(st["kernel"])
+                lines += [f"kernel = {toml_str(st['kernel'])}", f"grid = {json.dumps(st['grid'])}",
+                          f"block = {json.dumps(st['block'])}", f"shared = {st['shared']}", "args = ["]
+                for p, kp in zip(st["params"], params_of[st["kernel"]]):
+                    lines.append(f"    {toml_str(step_arg(p, names))},  # {kp['name'].split('_param_')[-1]} "
+                                 f"({kp['type']}{'[' + kp['name'].rsplit('[', 1)[1] if '[' in kp['name'] else ''})")
+                lines.append("]")
+            expects = []
+            for e in d["expect"]:
+                v = d["buffers"].get(e.arg)
+                dt = v.dtype if isinstance(v, np.ndarray) else np.dtype(v)
+                (nbytes,) = [rec["allocations"][i]["bytes"] for i in used if names[i] == e.arg]
+                if e.arr.dtype != dt or e.arr.nbytes != nbytes:
+                    raise SystemExit(f"{name}: expected {e.arg} is {e.arr.dtype}[{e.arr.size}], the buffer "
+                                     f"{dt} with {nbytes} bytes")
+                rel = f"data/{group}/expected_{e.arg}.npy"
+                if not os.path.exists(os.path.join(RUN, rel)):
+                    save(rel, e.arr)
+                    data_bytes += e.arr.nbytes
+                lines += [""]
+                if e.why:
+                    lines += comment_block(e.why)
+                lines += ["[[expect]]", f"buffer = {toml_str(e.arg)}", f"npy = {toml_str(rel)}",
+                          f"max_ulp = {e.max_ulp}"]
+                expects.append(dict(buffer=e.arg, max_ulp=e.max_ulp))
+            text = "\n".join(lines) + "\n"
+            path = os.path.join(RUN, name + ".toml")
+            with open(path, "w") as fh:
+                fh.write(text)
+            tomllib.loads(text)
+            written.append(dict(launch=f"run/{name}.toml", ptx=f["file"], kernel=seq_name, steps=kernels,
+                                expect=expects))
+    return written, data_bytes
+
+
 def main():
     manifest = json.load(open(os.path.join(CORPUS, "manifest.json")))
     files = [f for f in manifest["files"] if f["ptxas"]["verdict"] == "accepted"]
@@ -3106,6 +3494,9 @@ def main():
             tomllib.loads(text)  # must be valid TOML
             written.append(dict(launch=f"run/{name}.toml", ptx=f["file"], kernel=kname,
                                 expect=[dict(arg=e.arg, max_ulp=e.max_ulp) for e, _ in expects]))
+    steps_written, steps_bytes = write_steps_launches(files)
+    written += steps_written
+    data_bytes += steps_bytes
     with open(os.path.join(RUN, "index.json"), "w") as fh:
         json.dump(dict(launches=written), fh, indent=1)
         fh.write("\n")

@@ -30,6 +30,16 @@ def version(text):
     return m.group(1) if m else None
 
 
+_PARAM_BYTES = {".u8": 1, ".s8": 1, ".b8": 1, ".u16": 2, ".s16": 2, ".b16": 2, ".f16": 2, ".bf16": 2,
+                ".u32": 4, ".s32": 4, ".b32": 4, ".f32": 4, ".u64": 8, ".s64": 8, ".b64": 8, ".f64": 8}
+
+
+def param_size(name, ty):
+    """Bytes of a kernel parameter: its type's size times the array length (`name[16]`)."""
+    m = re.search(r"\[(\d+)\]$", name)
+    return _PARAM_BYTES[ty] * (int(m.group(1)) if m else 1)
+
+
 def entries(text):
     """[(name, [(param_name, ptx_type, attributes)])] for every .entry in the module."""
     out = []
@@ -42,11 +52,12 @@ def entries(text):
                 continue
             toks = p.split()
             assert toks[0] == ".param", p
-            if toks[1] == ".align":
-                # `.param .align 64 .b8 name[128]` (a by-value array, e.g. a CUtensorMap).
-                params.append((toks[-1], toks[3], " ".join(toks[1:3] + toks[4:-1])))
-            else:
-                params.append((toks[-1], toks[1], " ".join(toks[2:-1])))
+            # `.param .u64 name`, `.param .u64 .ptr .global .align 1 name`,
+            # `.param .align 8 .b8 name[16]` (a by-value struct: its type is the element type)
+            ty = next(t for t in toks[1:-1] if t in _PARAM_BYTES)
+            rest = toks[1:-1]
+            rest.remove(ty)
+            params.append((toks[-1], ty, " ".join(rest)))
         out.append((m.group(1), params))
     return out
 

@@ -3,6 +3,7 @@ tests/corpus/run/index.json (run by generate.sh; the hand-written text around th
 Usage: python summarize.py CORPUS_DIR DOC_PATH
 """
 import collections
+import re
 import json
 import os
 import sys
@@ -62,8 +63,9 @@ def main(corpus, doc):
         groups.setdefault(key, []).append(r)
     for (src, kernel), rs in groups.items():
         variants = ", ".join(sorted({".".join(x["ptx"].split("/")[-1].split(".")[1:-1]) for x in rs},
-                                    key=lambda v: (len(v.split(".")), int(v.rsplit(".sm", 1)[-1].lstrip("sm").rstrip("af")), v)))
-        tol = ", ".join(f"arg {e['arg']}: {e['max_ulp']}" for e in rs[0]["expect"])
+                                    key=lambda v: (len(v.split(".")), int(re.match(r"\d+", v.rsplit(".sm", 1)[-1].lstrip("sm")).group()), v)))
+        tol = ", ".join((f"arg {e['arg']}" if "arg" in e else f"buffer `{e['buffer']}`") + f": {e['max_ulp']}"
+                        for e in rs[0]["expect"])
         out.append(f"| `{kernel}` | `{src}` ({variants}) | {tol} |")
     out.append("")
 

@@ -7,6 +7,7 @@ pub mod hazards;
 pub mod progress;
 pub mod replay;
 pub mod run;
+pub mod steps;
 
 use std::io::IsTerminal;
 

@@ -61,34 +61,34 @@ pub enum ReportFormat {
 #[derive(ClapArgs)]
 pub struct Args {
     #[command(flatten)]
-    launch: LaunchArgs,
+    pub(crate) launch: LaunchArgs,
     /// Write argument I's buffer after the run: I=PATH.npy or I=PATH.bin.
     #[arg(long = "out")]
-    out: Vec<String>,
+    pub(crate) out: Vec<String>,
     /// Run without the cache model (global memory accessed directly; no cache statistics).
     #[arg(long, conflicts_with = "report")]
-    no_cache_model: bool,
+    pub(crate) no_cache_model: bool,
     /// Print a cache report: per-level summary, per-line counters, top lines by DRAM traffic
     /// (text), the same as JSON (docs/report.schema.json), or a self-contained HTML page.
     #[arg(long, value_enum)]
-    report: Option<ReportFormat>,
+    pub(crate) report: Option<ReportFormat>,
     /// Write the report to this file instead of stdout.
     #[arg(long, requires = "report")]
-    report_out: Option<PathBuf>,
+    pub(crate) report_out: Option<PathBuf>,
     /// Report cache-semantics hazards: stale L1 reads, ld.global.nc of data written in the
     /// launch, accesses to unfinished cp.async copies, weak spins on flags other CTAs write.
     #[arg(long)]
-    hazards: bool,
+    pub(crate) hazards: bool,
     /// With --hazards: exit 3 if any hazard is found.
     #[arg(long, requires = "hazards")]
-    fail_on_hazard: bool,
+    pub(crate) fail_on_hazard: bool,
     /// With --hazards: also write the reports as JSON to this file.
     #[arg(long, requires = "hazards")]
-    hazards_json: Option<PathBuf>,
+    pub(crate) hazards_json: Option<PathBuf>,
     /// Write every global-memory request the launch handed to the cache model, coalesced into
     /// sector runs per line, as a text trace for `ptxsim replay` (docs/trace-format.md).
     #[arg(long, value_name = "FILE", conflicts_with = "no_cache_model")]
-    trace_out: Option<PathBuf>,
+    pub(crate) trace_out: Option<PathBuf>,
 }
 
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -157,6 +157,14 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
             let (file, base) = LaunchFile::read(path).map_err(|e| e.to_string())?;
+            if file.is_multi_step() {
+                return Err(format!(
+                    "{} is a multi-step launch file: `ptxsim run --launch` runs it (with \
+                     --hazards, --out NAME=PATH, --seed, --gpu); --report, --trace-out and \
+                     `compare` take one-kernel launches",
+                    path.display()
+                ));
+            }
             let outs: Vec<String> = file
                 .out
                 .iter()
@@ -248,6 +256,29 @@ pub fn run_launch(
     }
 }
 
+/// Runs step `i` of a multi-step launch with a progress display; `None` for a memset.
+pub fn run_launch_steps(
+    prepared: &mut launch::PreparedSteps,
+    i: usize,
+    config: &LaunchConfig,
+    label: &str,
+) -> Result<Option<(RunSummary, std::time::Duration)>, (String, ExitCode)> {
+    let counter = Arc::new(AtomicU64::new(0));
+    let config = LaunchConfig {
+        progress: Some(counter.clone()),
+        ..config.clone()
+    };
+    let progress = Progress::start(label, counter);
+    let started = std::time::Instant::now();
+    let result = prepared.run_step(i, &config);
+    progress.finish();
+    match result {
+        Ok(s) => Ok(s.map(|s| (s, started.elapsed()))),
+        Err(ptx_exec::ExecError::Launch(msg)) => Err((msg, ExitCode::from(2))),
+        Err(e) => Err((e.to_string(), ExitCode::from(1))),
+    }
+}
+
 /// Checks the launch file's expectations; prints one line each; true if all match.
 pub fn check_expects(
     prepared: &PreparedLaunch,
@@ -258,11 +289,12 @@ pub fn check_expects(
     let mut ok = true;
     for ex in expects {
         let want = read_npy(&base.join(&ex.npy)).map_err(|e| e.to_string())?;
-        let got = prepared.output(ex.arg).map_err(|e| e.to_string())?;
+        let arg = ex.arg.ok_or("[[expect]] without `arg`")?;
+        let got = prepared.output(arg).map_err(|e| e.to_string())?;
         match compare(&got, &want, ex.max_ulp).map_err(|e| e.to_string())? {
             c if c.mismatches == 0 => say(format!(
-                "expect: argument {} matches {} ({} elements, max {} ulp, bound {})",
-                ex.arg,
+                "expect: {} matches {} ({} elements, max {} ulp, bound {})",
+                ex.what(),
                 ex.npy.display(),
                 c.elements,
                 c.max_ulp_seen,
@@ -272,8 +304,8 @@ pub fn check_expects(
                 ok = false;
                 let (i, got, want) = c.first_mismatch.unwrap_or_default();
                 say(format!(
-                    "expect: argument {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
-                    ex.arg,
+                    "expect: {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
+                    ex.what(),
                     ex.npy.display(),
                     c.mismatches,
                     c.elements
@@ -302,6 +334,15 @@ pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if let Some(path) = &args.launch.launch {
+        match LaunchFile::read(path) {
+            Ok((file, base)) if file.is_multi_step() => {
+                return super::steps::run(&args.launch, &args, file, &base)
+            }
+            Ok(_) => {}
+            Err(e) => return fail(e),
+        }
+    }
     let mut r = match resolve(&args.launch) {
         Ok(r) => r,
         Err(e) => return fail(e),
