@@ -46,8 +46,28 @@ fn check_no_panic_and_round_trip(text: &str) {
         let printed = ptx_syntax::print(&module);
         let again = ptx_syntax::parse(&printed)
             .unwrap_or_else(|e| panic!("printed text does not parse: {:?}\n{printed}", e[0]));
-        assert_eq!(again, module, "round trip differs");
+        // A constant expression ptxas rejects (`1.0 - 1`: "Constant expression type mismatch")
+        // is folded to a value and the error recorded on the instruction for ptx-check; the
+        // printed value parses without it, so the trees compare equal only without issues.
+        if !has_const_issues(&module) {
+            assert_eq!(again, module, "round trip differs");
+        }
     }
+}
+
+fn has_const_issues(module: &ptx_syntax::ast::Module) -> bool {
+    use ptx_syntax::ast::{Block, Item, Statement};
+    fn block(b: &Block) -> bool {
+        b.statements.iter().any(|s| match s {
+            Statement::Instruction(i) => !i.const_issues.is_empty(),
+            Statement::Block(b) => block(b),
+            _ => false,
+        })
+    }
+    module.items.iter().any(|item| match item {
+        Item::Function(f) => f.body.as_ref().is_some_and(block),
+        _ => false,
+    })
 }
 
 #[derive(Debug, Clone)]
