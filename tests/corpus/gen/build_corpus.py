@@ -3,7 +3,11 @@ tests/corpus/manifest.json (file, generator, target, ptxas verdict, kernels, opc
 
 Run through generate.sh, which stages the sources at a fixed path first so that `.file`
 directives and debug sections do not depend on where the repository is checked out.
-Usage: python build_corpus.py STAGE_DIR CORPUS_DIR
+Usage: python build_corpus.py STAGE_DIR CORPUS_DIR [--only STEM[,STEM...]]
+
+--only rebuilds just the nvcc jobs (NVCC_JOBS and RECORD_JOBS) with those output stems, every
+target of each, and replaces their entries in the existing manifest.json; the other files and
+their entries stay as they are (no Triton run). The tools must be the versions the manifest names.
 """
 import json
 import os
@@ -75,10 +79,11 @@ NVCC_JOBS = [
 # launch sequence to nvcc/<stem>.sm<NN>.launches.json (record_launches.py).
 CUTLASS_FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "-I{CUTLASS}/include", "-I{CUTLASS}/tools/util/include"]
 RECORD_JOBS = [
-    ("cub_scan.cu", "cub_scan", [80, 90], ["-std=c++17"]),
-    ("cub_reduce.cu", "cub_reduce", [80, 90], ["-std=c++17"]),
-    ("cub_radix_sort.cu", "cub_radix_sort", [80, 90], ["-std=c++17"]),
-    ("cub_select.cu", "cub_select", [80, 90], ["-std=c++17"]),
+    ("cub_scan.cu", "cub_scan", [75, 80, 90], ["-std=c++17"]),
+    ("cub_reduce.cu", "cub_reduce", [75, 80, 90], ["-std=c++17"]),
+    ("cub_radix_sort.cu", "cub_radix_sort", [75, 80, 90], ["-std=c++17"]),
+    ("cub_select.cu", "cub_select", [75, 80, 90], ["-std=c++17"]),
+    ("thrust_algos.cu", "thrust_algos", [75, 80, 90], ["-std=c++17"]),
     # CUTLASS headers from the nvidia-cutlass wheel (generate.sh installs it): {CUTLASS} is its
     # cutlass_library/source directory.
     ("cutlass_gemm.cu", "cutlass_gemm", [80, 90], CUTLASS_FLAGS),
@@ -116,11 +121,16 @@ def cutlass_source():
     return os.path.join(spec.submodule_search_locations[0], "source")
 
 
-def build_nvcc(stage, corpus):
+def build_nvcc(stage, corpus, only=None):
     out_dir = os.path.join(corpus, "nvcc")
     os.makedirs(out_dir, exist_ok=True)
     gens = {}
     jobs = [(j, False) for j in NVCC_JOBS] + [(j, True) for j in RECORD_JOBS]
+    if only is not None:
+        unknown = set(only) - {j[1] for j, _ in jobs}
+        if unknown:
+            raise SystemExit(f"--only: no nvcc job with output stem {sorted(unknown)}")
+        jobs = [(j, rec) for j, rec in jobs if j[1] in only]
     for (src, stem, archs, shown_flags), recorded in jobs:
         flags = [f.replace("{CUTLASS}", cutlass_source()) if "{CUTLASS}" in f else f for f in shown_flags]
         for a in archs:
@@ -164,10 +174,21 @@ def build_triton(stage, corpus):
     return gens
 
 
-def main(stage, corpus):
+def main(stage, corpus, only=None):
+    tools = dict(nvcc=tool_version(["nvcc", "--version"]), ptxas=tool_version(["ptxas", "--version"]),
+                 triton=__import__("triton").__version__)
+    kept = []
+    if only is not None:
+        old = json.load(open(os.path.join(corpus, "manifest.json")))
+        if old["tools"] != tools:
+            raise SystemExit(f"--only: the manifest was made with {old['tools']}, these tools are {tools}; "
+                             "regenerate everything")
     gens = {}
-    gens.update(build_nvcc(stage, corpus))
-    gens.update(build_triton(stage, corpus))
+    gens.update(build_nvcc(stage, corpus, only))
+    if only is None:
+        gens.update(build_triton(stage, corpus))
+    else:
+        kept = [f for f in old["files"] if f["file"] not in gens]
     files = []
     for rel in sorted(gens):
         path = os.path.join(corpus, rel)
@@ -184,10 +205,10 @@ def main(stage, corpus):
             kernels=[dict(name=n, params=[dict(name=p, type=t, attributes=a) for p, t, a in ps])
                      for n, ps in ptx_stats.entries(text)],
             opcodes=ptx_stats.opcode_histogram(text)))
+    files = sorted(files + kept, key=lambda f: f["file"])
     manifest = dict(
         description="PTX corpus made by real compilers; regenerate with tests/corpus/gen/generate.sh",
-        tools=dict(nvcc=tool_version(["nvcc", "--version"]), ptxas=tool_version(["ptxas", "--version"]),
-                   triton=__import__("triton").__version__),
+        tools=tools,
         counts=dict(accepted=sum(f["ptxas"]["verdict"] == "accepted" for f in files),
                     rejected=sum(f["ptxas"]["verdict"] == "rejected" for f in files)),
         files=files)
@@ -198,4 +219,11 @@ def main(stage, corpus):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    only = None
+    if len(args) == 4 and args[2] == "--only":
+        only = [s for s in args[3].split(",") if s]
+        args = args[:2]
+    if len(args) != 2:
+        raise SystemExit("usage: build_corpus.py STAGE_DIR CORPUS_DIR [--only STEM[,STEM...]]")
+    main(args[0], args[1], only)

@@ -4,8 +4,16 @@
 #   and the generated summary at the end of docs/corpus.md
 # Needs only the cuda-tools environment (nvcc, ptxas, Triton, numpy; no GPU):
 #   bash tests/corpus/gen/generate.sh
+# or, to add or rebuild some nvcc outputs without rebuilding the rest (build_corpus.py --only: the
+# given output stems, every target; their manifest entries replaced, the others kept; the launch
+# files and the summary are remade from the whole manifest, which leaves unchanged ones as they are):
+#   bash tests/corpus/gen/generate.sh --only cub_scan,thrust_algos
 # Set CUDA_TOOLS to the cuda-tools.sh script if it is not at ../shared/tools/ beside the repository.
 set -euo pipefail
+ONLY=()
+if [ "${1:-}" = --only ] && [ -n "${2:-}" ]; then ONLY=(--only "$2"); elif [ $# -ne 0 ]; then
+  echo "usage: generate.sh [--only STEM[,STEM...]]" >&2; exit 2
+fi
 GEN=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CORPUS=$(dirname "$GEN")
 REPO=$(cd "$CORPUS/../.." && pwd)
@@ -32,8 +40,10 @@ rm -rf "$STAGE/triton/__pycache__"
 export TRITON_CACHE_DIR="$STAGE/triton-cache"   # always compile afresh
 export PYTHONDONTWRITEBYTECODE=1
 
-rm -rf "$CORPUS/nvcc" "$CORPUS/triton" "$CORPUS/rejected" "$CORPUS/run" "$CORPUS/manifest.json"
-python "$GEN/build_corpus.py" "$STAGE" "$CORPUS"
+if [ ${#ONLY[@]} -eq 0 ]; then
+  rm -rf "$CORPUS/nvcc" "$CORPUS/triton" "$CORPUS/rejected" "$CORPUS/run" "$CORPUS/manifest.json"
+fi
+python "$GEN/build_corpus.py" "$STAGE" "$CORPUS" "${ONLY[@]}"
 python "$GEN/make_launches.py" "$CORPUS"
 python "$GEN/summarize.py" "$CORPUS" "$REPO/docs/corpus.md"
 rm -rf "$STAGE"

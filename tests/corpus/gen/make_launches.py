@@ -2947,6 +2947,58 @@ def _(r):
                         "every partial sum is an integer of magnitude <= 200, exact in fp16.")
 
 
+
+# Thrust algorithms on raw device pointers (thrust::device policy)
+
+THRUST_N = 5000  # kN in thrust_algos.cu
+
+
+@steps_spec("thrust_algos", "transform_saxpy")
+def _(r):
+    x = r.integers(-8, 9, THRUST_N).astype(F32)
+    y = (r.integers(-400, 401, THRUST_N) / 4).astype(F32)
+    return dict(buffers={"x": x, "y": y, "out": F32}, expect=[Expect("out", (2.5 * x + y).astype(F32))],
+                comment="thrust::transform(thrust::device, x, x + n, y, out, Saxpy{2.5f}): CUB's transform "
+                        "kernel over 5000 floats (exact: multiples of 1/4 below 2^10, with or without FMA).")
+
+
+@steps_spec("thrust_algos", "reduce_by_key")
+def _(r):
+    keys = _runs(r, THRUST_N)
+    vals = r.integers(-1000, 1001, THRUST_N).astype(np.int32)
+    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    ko = np.zeros(THRUST_N, np.int32)
+    so = np.zeros(THRUST_N, np.int32)
+    ko[:first.size] = keys[first]
+    so[:first.size] = np.add.reduceat(vals, first)
+    return dict(buffers={"keys": keys, "values": vals, "keys_out": np.int32, "sums": np.int32},
+                expect=[Expect("keys_out", ko), Expect("sums", so)],
+                comment="thrust::reduce_by_key over 5000 (key, value) ints with runs of equal keys: the key "
+                        "and value sum of each run (Thrust's ReduceByKeyAgent: a decoupled look-back over "
+                        "(count, sum) pairs, 3 CTAs).")
+
+
+@steps_spec("thrust_algos", "sort_custom_comparator")
+def _(r):
+    x = r.integers(-3000, 3001, THRUST_N).astype(np.int32)
+    order = sorted(range(THRUST_N), key=lambda i: (abs(int(x[i])), int(x[i])))
+    return dict(buffers={"data": x}, expect=[Expect("data", x[order])],
+                comment="thrust::sort with a user comparator (by |x|, then x): CUB's merge sort (block sort, "
+                        "partition, merge kernels) in place over 5000 ints; only equal values compare "
+                        "equivalent, so the order is unique.")
+
+
+@steps_spec("thrust_algos", "stable_sort_by_key")
+def _(r):
+    k = (r.integers(-300, 300, THRUST_N) / 4).astype(F32)
+    k[k == 0] = 0.25  # no zeros: radix order puts -0 below +0
+    v = np.arange(THRUST_N, dtype=np.int32)
+    order = np.argsort(k, kind="stable")
+    return dict(buffers={"keys": k, "values": v}, expect=[Expect("keys", k[order]), Expect("values", v[order])],
+                comment="thrust::stable_sort_by_key of 5000 (float, int) pairs in place (CUB's onesweep radix "
+                        "sort into Thrust's temporary buffers and back); tied keys keep their input order.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Writing
 
@@ -3304,6 +3356,13 @@ def write_steps_launches(files):
             if len(seqs) != 1:
                 raise SystemExit(f"{f['file']}: {len(seqs)} recorded sequences named {seq_name}")
             steps = seqs[0]["steps"]
+            # Device-to-host reads (Thrust reads back a count it returns): the recorder hands the
+            # host zeros, so a record is only sound if no launch or copy comes after one.
+            host_reads = [st for st in steps if st["op"] == "host_read"]
+            steps = [st for st in steps if st["op"] != "host_read"]
+            if host_reads and seqs[0]["steps"][-len(host_reads):] != host_reads:
+                raise SystemExit(f"{f['file']} {seq_name}: the host code read device memory back before "
+                                 "a later step, which may depend on the value it read")
             used = sorted({q["alloc"] for st in steps if st["op"] == "launch" for p in st["params"]
                            for q in p["pointers"]} | {st["alloc"] for st in steps if st["op"] != "launch"}
                           | {st["src_alloc"] for st in steps if st["op"] == "copy"})
@@ -3322,6 +3381,12 @@ def write_steps_launches(files):
                                     "gen/cuda/launch_recorder.cpp (record: tests/corpus/"
                                     f"{f['generator']['launch_record']}); inputs and expected outputs: "
                                     "tests/corpus/gen/make_launches.py (numpy, fixed seeds)."),
+                     *(comment_block("After the kernels the host code read back "
+                                     + ", ".join(f"{h['bytes']} bytes of `{rec['allocations'][h['alloc']]['name']}`"
+                                                 + (f" at offset {h['offset']}" if h["offset"] else "")
+                                                 for h in host_reads)
+                                     + " (a count it returns); no step comes after the read.")
+                       if host_reads else []),
                      "", f"ptx = {toml_str('../' + f['file'])}"]
             for i in used:
                 a = rec["allocations"][i]
