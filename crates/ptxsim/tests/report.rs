@@ -565,3 +565,96 @@ fn the_readme_first_command_runs_the_demo() {
         args.iter().filter(|a| **a == "--variant").count()
     );
 }
+
+/// A multi-step launch file (CUB's radix sort: several kernels over shared buffers) gives one
+/// run report per kernel step: each validates against the schema, names its step's kernel and
+/// grid in order, and counts that step alone — the steps' counters add up to those of the
+/// whole sequence run in one go through the library (caches keep their contents between steps;
+/// only the counters restart).
+#[test]
+fn multi_step_launch_reports_one_run_per_kernel_step() {
+    use ptxsim::launch::{load_session, prepare_steps, LaunchFile, PreparedStep};
+    let file = corpus("nvcc.cub_radix_sort.sm80.sort_pairs_f32.toml");
+    let out = ptxsim()
+        .args(["run", "--launch", &file, "--report", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+
+    // The same sequence through the library, counters never reset.
+    let (lf, base) = LaunchFile::read(Path::new(&file)).unwrap();
+    let gpu = memsys::GpuConfig::preset(lf.gpu.as_deref().unwrap_or("h100")).unwrap();
+    let session = load_session(&base.join(&lf.ptx), gpu).unwrap();
+    let mut p = prepare_steps(session, &lf, &base).unwrap();
+    let config = ptx_exec::LaunchConfig {
+        seed: lf.seed,
+        ..Default::default()
+    };
+    let mut kernels = Vec::new();
+    let mut thread_instructions = Vec::new();
+    for i in 0..p.steps.len() {
+        if let Some(s) = p.run_step(i, &config).unwrap() {
+            let PreparedStep::Launch { kernel, grid, .. } = &p.steps[i] else {
+                panic!("step {i} ran a kernel but is not a launch");
+            };
+            kernels.push((kernel.clone(), *grid));
+            thread_instructions.push(s.thread_instructions);
+        }
+    }
+    assert!(kernels.len() >= 3, "{} kernel steps", kernels.len());
+    assert_eq!(reports.len(), kernels.len());
+    let whole = p.session.mem.stats().total();
+    let mut sums = [0u64; 5];
+    for (r, ((kernel, grid), ti)) in reports.iter().zip(kernels.iter().zip(&thread_instructions)) {
+        validate(r);
+        assert_eq!(r["launch"]["kernel"], kernel.as_str());
+        assert_eq!(r["launch"]["grid"], serde_json::json!(grid));
+        let v = &r["variants"][0];
+        assert_eq!(v["run"]["thread_instructions"], *ti);
+        let t = &v["totals"];
+        for (s, k) in sums.iter_mut().zip([
+            "l1tex__t_sectors.sum",
+            "lts__t_sectors.sum",
+            "lts__t_sectors_lookup_hit.sum",
+            "dram__bytes_read.sum",
+            "dram__bytes_write.sum",
+        ]) {
+            *s += t[k].as_u64().unwrap_or_else(|| panic!("{k} in {t}"));
+        }
+    }
+    assert_eq!(
+        sums,
+        [
+            whole.l1.read_sectors + whole.l1.write_sectors,
+            whole.l2.read_sectors + whole.l2.write_sectors,
+            whole.l2.read_hits + whole.l2.write_hits,
+            whole.dram.bytes_read,
+            whole.dram.bytes_written,
+        ],
+        "per-step counters must add up to the whole sequence's"
+    );
+    assert!(sums[1] > 0 && sums[3] > 0, "{sums:?}");
+
+    // Text: one section per kernel step; HTML is refused with a reason.
+    let out = ptxsim()
+        .args(["run", "--launch", &file, "--report", "text"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("\n== step ").count() + usize::from(text.starts_with("== step ")),
+        kernels.len()
+    );
+    let out = ptxsim()
+        .args(["run", "--launch", &file, "--report", "html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--report text or --report json"));
+}

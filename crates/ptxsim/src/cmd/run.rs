@@ -70,6 +70,7 @@ pub struct Args {
     pub(crate) no_cache_model: bool,
     /// Print a cache report: per-level summary, per-line counters, top lines by DRAM traffic
     /// (text), the same as JSON (docs/report.schema.json), or a self-contained HTML page.
+    /// A multi-step launch file gets one report per kernel step (text, or a JSON array).
     #[arg(long, value_enum)]
     pub(crate) report: Option<ReportFormat>,
     /// Write the report to this file instead of stdout.
@@ -160,7 +161,8 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
             if file.is_multi_step() {
                 return Err(format!(
                     "{} is a multi-step launch file: `ptxsim run --launch` runs it (with \
-                     --hazards, --out NAME=PATH, --seed, --gpu); --report, --trace-out and \
+                     --hazards, --out NAME=PATH, --seed, --gpu, --report text|json: one report per \
+                     kernel step); --trace-out and \
                      `compare` take one-kernel launches",
                     path.display()
                 ));

@@ -2,29 +2,55 @@
 //! kernels a library's host code launches one after the other over shared buffers, with
 //! memsets in between (docs/launch-format.md).
 
-use super::run::{fail, gpu_config, run_launch_steps, Args, LaunchArgs};
+use super::run::{
+    emit_report, fail, gpu_config, run_launch_steps, Args, LaunchArgs, ReportFormat,
+    REPORT_TIMELINE_INTERVAL,
+};
 use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
+use ptxsim::launch::{PreparedStep, PreparedSteps};
+use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> ExitCode {
-    if args.report.is_some() || args.trace_out.is_some() || args.hazards_json.is_some() {
+    if args.trace_out.is_some() || args.hazards_json.is_some() {
         return fail(
-            "--report, --trace-out and --hazards-json take one-kernel launches, not a \
-             multi-step launch file",
+            "--trace-out and --hazards-json take one-kernel launches, not a multi-step \
+             launch file",
         );
     }
+    if args.report == Some(ReportFormat::Html) {
+        return fail(
+            "--report html takes a one-kernel launch; for a multi-step launch file use \
+             --report text or --report json (one report per kernel step)",
+        );
+    }
+    // A JSON report on stdout keeps stdout for itself; the status lines go to stderr.
+    let quiet_stdout = args.report == Some(ReportFormat::Json) && args.report_out.is_none();
+    if quiet_stdout && args.hazards {
+        return fail("--hazards prints to stdout: give --report-out PATH for a JSON report");
+    }
+    let say = |line: String| {
+        if quiet_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
     let gpu = match &file.gpu {
         Some(g) if g.ends_with(".toml") => base.join(g).display().to_string(),
         Some(g) => g.clone(),
         None => launch.gpu.clone(),
     };
-    let gpu = match gpu_config(&gpu) {
+    let mut gpu = match gpu_config(&gpu) {
         Ok(g) => g,
         Err(e) => return fail(e),
     };
+    if args.report.is_some() && gpu.timeline_interval == 0 {
+        gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
+    }
     let ptx = base.join(&file.ptx);
-    let mut prepared = match load_session(&ptx, gpu)
+    let mut prepared = match load_session(&ptx, gpu.clone())
         .and_then(|s| prepare_steps(s, &file, base))
         .and_then(|p| p.check_runnable(&ptx).map(|()| p))
     {
@@ -55,12 +81,19 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         config.max_steps = m;
     }
     let mut hazards_found = 0;
+    // With --report: one run report per kernel step, each with the counters of that step
+    // alone (the caches keep their contents from step to step; only the counters restart).
+    let source = args.report.and_then(|_| std::fs::read_to_string(&ptx).ok());
+    let mut reports: Vec<(String, Report)> = Vec::new();
     for i in 0..prepared.steps.len() {
         let what = prepared.steps[i].describe();
         let label = format!("step {i}");
+        if args.report.is_some() {
+            prepared.session.mem.reset_stats();
+        }
         let result = run_launch_steps(&mut prepared, i, &config, &label);
         if args.hazards {
-            if let ptxsim::launch::PreparedStep::Launch { kernel, .. } = &prepared.steps[i] {
+            if let PreparedStep::Launch { kernel, .. } = &prepared.steps[i] {
                 println!("step {i}: {what}");
                 match super::hazards::report(&prepared.session, kernel, None) {
                     Ok(n) => hazards_found += n,
@@ -69,13 +102,22 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             }
         }
         match result {
-            Ok(Some((s, elapsed))) => println!(
-                "step {i}: {what}: {} warp-instructions, {} thread-instructions in {:.3} s",
-                s.warp_instructions,
-                s.thread_instructions,
-                elapsed.as_secs_f64()
-            ),
-            Ok(None) => println!("step {i}: {what}"),
+            Ok(Some((s, elapsed))) => {
+                say(format!(
+                    "step {i}: {what}: {} warp-instructions, {} thread-instructions in {:.3} s",
+                    s.warp_instructions,
+                    s.thread_instructions,
+                    elapsed.as_secs_f64()
+                ));
+                if args.report.is_some() {
+                    if let Some(report) =
+                        step_report(&prepared, i, &ptx, source.as_deref(), &gpu, &config, &s)
+                    {
+                        reports.push((format!("step {i}: {what}"), report));
+                    }
+                }
+            }
+            Ok(None) => say(format!("step {i}: {what}")),
             Err((msg, code)) => {
                 eprintln!("error: step {i} ({what}): {msg}");
                 return code;
@@ -96,7 +138,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
         }
-        println!("wrote buffer `{name}` to {}", path.display());
+        say(format!("wrote buffer `{name}` to {}", path.display()));
     }
     let mut matched = true;
     for ex in &file.expect {
@@ -110,26 +152,54 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             Err(e) => return fail(e),
         };
         match ptxsim::launch::compare(&got, &want, ex.max_ulp) {
-            Ok(c) if c.mismatches == 0 => println!(
+            Ok(c) if c.mismatches == 0 => say(format!(
                 "expect: {} matches {} ({} elements, max {} ulp, bound {})",
                 ex.what(),
                 ex.npy.display(),
                 c.elements,
                 c.max_ulp_seen,
                 ex.max_ulp
-            ),
+            )),
             Ok(c) => {
                 matched = false;
                 let (i, got, want) = c.first_mismatch.unwrap_or_default();
-                println!(
+                say(format!(
                     "expect: {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
                     ex.what(),
                     ex.npy.display(),
                     c.mismatches,
                     c.elements
-                );
+                ));
             }
             Err(e) => return fail(e),
+        }
+    }
+    if let Some(format) = args.report {
+        let text = match format {
+            ReportFormat::Json => {
+                // A JSON array of run reports (docs/report.schema.json), one per kernel step.
+                let docs: Vec<String> = reports.iter().map(|(_, r)| r.to_json()).collect();
+                format!("[\n{}\n]\n", docs.join(",\n").trim_end())
+            }
+            _ => {
+                let mut text = String::new();
+                for (title, r) in &reports {
+                    text.push_str(&format!("== {title}\n"));
+                    text.push_str(&ptxsim_report::text::render_run(r));
+                    text.push('\n');
+                }
+                text
+            }
+        };
+        if format == ReportFormat::Text && args.report_out.is_none() {
+            say(String::new());
+        }
+        if let Err(e) = emit_report(&text, args.report_out.as_deref()) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+        if let Some(p) = &args.report_out {
+            eprintln!("wrote the report to {}", p.display());
         }
     }
     if !matched {
@@ -139,4 +209,51 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The run report of kernel step `i`, just run: its launch, and the counters since the stats
+/// were reset before it (`None` if step `i` is not a kernel launch).
+fn step_report(
+    prepared: &PreparedSteps,
+    i: usize,
+    ptx: &Path,
+    source: Option<&str>,
+    gpu: &memsys::GpuConfig,
+    config: &ptx_exec::LaunchConfig,
+    summary: &ptx_exec::RunSummary,
+) -> Option<Report> {
+    let PreparedStep::Launch {
+        kernel,
+        grid,
+        block,
+        shared,
+        ..
+    } = &prepared.steps[i]
+    else {
+        return None;
+    };
+    let stats = prepared.session.mem.stats();
+    let variant = model::variant_report(
+        "original",
+        None,
+        source,
+        &prepared.session.program,
+        &stats,
+        summary,
+        gpu.timeline_interval,
+    );
+    let launch = LaunchInfo {
+        ptx: ptx.display().to_string(),
+        kernel: kernel.clone(),
+        grid: *grid,
+        block: *block,
+        shared_bytes: *shared,
+        seed: config.seed,
+    };
+    Some(Report::new(
+        "run",
+        launch,
+        GpuInfo::from_config(gpu),
+        vec![variant],
+    ))
 }
