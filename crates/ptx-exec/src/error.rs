@@ -65,6 +65,8 @@ pub enum FaultKind {
         expected: u32,
         missing: String,
     },
+    /// A failed device `assert` (`__assertfail`), with the runtime's message.
+    Assert(String),
     /// Anything else the kernel did that the model cannot honour.
     Other(String),
 }
@@ -97,6 +99,7 @@ impl fmt::Display for FaultKind {
                 f,
                 "barrier never completes: {waiting} of {expected} threads arrived; {missing}"
             ),
+            FaultKind::Assert(m) => write!(f, "device assert failed: {m}"),
             FaultKind::Other(m) => f.write_str(m),
         }
     }

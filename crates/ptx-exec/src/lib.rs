@@ -19,6 +19,7 @@ mod lower_bulk;
 mod lower_ops;
 pub mod machine;
 pub mod memory;
+pub mod printf;
 pub mod program;
 pub mod tensormap;
 
@@ -51,6 +52,9 @@ pub struct Session {
     /// The hazards of the last launch (when it ran with hazards on), kept even when the launch
     /// faulted, so a fault report can show them.
     pub last_hazards: Vec<Hazard>,
+    /// What device `printf` printed in the last launch (kept when it faulted), one entry per
+    /// call and thread in execution order.
+    pub last_printf: Vec<String>,
 }
 
 impl Session {
@@ -69,6 +73,7 @@ impl Session {
             mem,
             program,
             last_hazards: Vec::new(),
+            last_printf: Vec::new(),
         })
     }
 
@@ -108,10 +113,11 @@ impl Session {
         let params = self.param_buffer(kernel, args)?;
         // A new launch starts with every L1 invalidated (the driver does so between grids).
         self.mem.invalidate_all_l1();
-        let (result, hazards) =
+        let (result, hazards, printf) =
             machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?
-                .run_with_hazards();
+                .run_with_output();
         self.last_hazards = hazards;
+        self.last_printf = printf;
         result
     }
 

@@ -90,6 +90,9 @@ pub struct RunSummary {
     pub stale_reads: Vec<StaleRead>,
     /// Hazards found (when [`LaunchConfig::hazards`] is on), deduplicated.
     pub hazards: Vec<Hazard>,
+    /// What device `printf` printed, one entry per call and thread, in execution order (a
+    /// warp's lanes in lane order); the CUDA runtime prints it when the kernel completes.
+    pub printf: Vec<String>,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -332,7 +335,14 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs the whole grid; also returns the hazards found, even when the run faulted.
-    pub fn run_with_hazards(mut self) -> (Result<RunSummary, ExecError>, Vec<Hazard>) {
+    pub fn run_with_hazards(self) -> (Result<RunSummary, ExecError>, Vec<Hazard>) {
+        let (result, hazards, _) = self.run_with_output();
+        (result, hazards)
+    }
+
+    /// [`Self::run_with_hazards`], plus what device `printf` printed, even when the run
+    /// faulted (a kernel often prints just before it asserts); also in the summary on success.
+    pub fn run_with_output(mut self) -> (Result<RunSummary, ExecError>, Vec<Hazard>, Vec<String>) {
         if self.cfg.hazards {
             self.tracker = Some(Tracker::default());
         }
@@ -342,13 +352,14 @@ impl<'p> Machine<'p> {
             .take()
             .map(Tracker::into_reports)
             .unwrap_or_default();
+        let printf = self.summary.printf.clone();
         match result {
             Ok(()) => {
                 self.summary.warp_instructions = self.steps;
                 self.summary.hazards = hazards.clone();
-                (Ok(self.summary), hazards)
+                (Ok(self.summary), hazards, printf)
             }
-            Err(e) => (Err(e), hazards),
+            Err(e) => (Err(e), hazards, printf),
         }
     }
 
@@ -1632,7 +1643,7 @@ impl<'p> Machine<'p> {
                 return Ok(None);
             }
             Op::Call { func, args, rets } => {
-                self.exec_call(cta, wi, *func, args, rets, exec, active, pc);
+                self.exec_call(cta, wi, inst.id, *func, args, rets, exec, active, pc)?;
                 return Ok(None);
             }
             Op::Ret => {
@@ -2095,13 +2106,14 @@ impl<'p> Machine<'p> {
         &mut self,
         cta: &mut Cta,
         wi: usize,
+        id: u32,
         func: u32,
         args: &[CallArg],
         rets: &[CallArg],
         exec: u32,
         active: u32,
         pc: Pc,
-    ) {
+    ) -> Result<(), ExecError> {
         let program = self.program;
         let callee = &program.functions[func as usize];
         let warp = &mut cta.warps[wi];
@@ -2111,8 +2123,25 @@ impl<'p> Machine<'p> {
         let alive = caller.mask & !caller.done & !warp.exited;
         Self::reconverge(caller, alive);
         if callee.code.is_empty() {
-            // A declared-only function (e.g. vprintf): no body to run; results read as 0.
-            return;
+            // A declared-only function: the CUDA runtime's `vprintf` and `__assertfail` are
+            // run here; any other has no body to run and its results read as 0.
+            let name = callee.name.as_str();
+            if matches!(name, "vprintf" | "__assertfail") {
+                let values: Vec<(usize, Vec<u64>)> = lanes(exec)
+                    .map(|lane| {
+                        let v = args
+                            .iter()
+                            .zip(&callee.params)
+                            .map(|(a, p)| Self::call_arg_value(caller, a, lane, p.size))
+                            .collect();
+                        (lane, v)
+                    })
+                    .collect();
+                for (lane, v) in values {
+                    self.builtin_call(cta, wi, id, lane, name, &v)?;
+                }
+            }
+            return Ok(());
         }
         let mut frame = Frame::new(callee, exec);
         frame.func = func;
@@ -2147,6 +2176,59 @@ impl<'p> Machine<'p> {
             }
         }
         warp.frames.push(frame);
+        Ok(())
+    }
+
+    /// The value (up to 8 bytes, little-endian) a call passes for one parameter in `lane`.
+    fn call_arg_value(caller: &Frame, arg: &CallArg, lane: usize, size: u32) -> u64 {
+        let n = size.min(8) as usize;
+        let mut v = [0u8; 8];
+        match *arg {
+            CallArg::Param { offset, .. } => {
+                let base = lane * caller.param_bytes as usize + offset as usize;
+                if let Some(b) = caller.params.get(base..base + n) {
+                    v[..n].copy_from_slice(b);
+                }
+            }
+            CallArg::Reg(slot) => {
+                v[..n].copy_from_slice(&caller.regs[slot as usize * 32 + lane].to_le_bytes()[..n])
+            }
+            CallArg::Imm(x) => v[..n].copy_from_slice(&x.to_le_bytes()[..n]),
+        }
+        u64::from_le_bytes(v)
+    }
+
+    /// `vprintf(format, args)` (device `printf`: the text is kept, in execution order, for
+    /// the caller to print) and `__assertfail(message, file, line, function, charSize)`
+    /// (a failed device `assert`: the kernel stops with the runtime's message), for one lane.
+    fn builtin_call(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        lane: usize,
+        name: &str,
+        args: &[u64],
+    ) -> Result<(), ExecError> {
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let mut mem = LaneMemory {
+            machine: self,
+            cta,
+            wi,
+            id,
+            lane,
+        };
+        if name == "vprintf" {
+            let text = crate::printf::vprintf(&mut mem, arg(0), arg(1));
+            let text =
+                text.map_err(|m| self.fault(cta, wi as u32, lane as u32, id, FaultKind::Other(m)))?;
+            self.summary.printf.push(text);
+            Ok(())
+        } else {
+            let message =
+                crate::printf::assert_message(&mut mem, arg(0), arg(1), arg(2) as u32, arg(3));
+            Err(self.fault(cta, wi as u32, lane as u32, id, FaultKind::Assert(message)))
+        }
     }
 
     // ------------------------------------------------------------------ memory
@@ -3788,4 +3870,35 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
             Some(l)
         }
     })
+}
+
+/// A lane's view of memory for `printf`'s format and arguments: global memory as it is
+/// coherently (the runtime reads the buffer after the kernel, not through an SM's L1), other
+/// spaces as that lane sees them.
+struct LaneMemory<'m, 'p> {
+    machine: &'m Machine<'p>,
+    cta: &'m mut Cta,
+    wi: usize,
+    id: u32,
+    lane: usize,
+}
+
+impl crate::printf::DeviceMemory for LaneMemory<'_, '_> {
+    fn read(&mut self, address: u64, len: usize) -> Result<Vec<u8>, String> {
+        let (space, a) = self.machine.resolve(Space::Generic, address);
+        if space == Space::Global {
+            let mut out = vec![0u8; len];
+            self.machine
+                .mem
+                .read(a, &mut out)
+                .map_err(|e| format!("{e}"))?;
+            return Ok(out);
+        }
+        self.machine
+            .local_bytes(
+                self.cta, self.wi, self.id, self.lane, space, a, len as u32, 1, false,
+            )
+            .map(|r| r.get().to_vec())
+            .map_err(|e| e.to_string())
+    }
 }

@@ -285,6 +285,9 @@ struct LaunchResult {
     /// Hazard reports; empty unless `hazards=True`.
     #[pyo3(get)]
     hazards: Py<PyAny>,
+    /// What device `printf` printed: one string per call and thread, in execution order.
+    #[pyo3(get)]
+    printf: Vec<String>,
     summary_text: String,
     json: String,
 }
@@ -460,7 +463,17 @@ fn launch(
     let started = Instant::now();
     let run = py.detach(|| prepared.run());
     let elapsed = started.elapsed().as_secs_f64();
-    let run = run.map_err(|e| exec_error(py, name, e))?;
+    // What device printf printed, kept on the exception too when the kernel faulted.
+    let printed = prepared.session.last_printf.clone();
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => {
+            let err = exec_error(py, name, e);
+            err.value(py)
+                .setattr("printf", PyList::new(py, &printed)?)?;
+            return Err(err);
+        }
+    };
 
     // Write the buffers back in place, like a copy to the host after a real launch.
     for (i, buf) in &buffers {
@@ -502,6 +515,7 @@ fn launch(
         stats: report::to_py(py, &doc.stats)?.unbind(),
         lines: report::to_py(py, &doc.lines)?.unbind(),
         hazards: report::to_py(py, &doc.hazards)?.unbind(),
+        printf: printed,
         summary_text: doc.summary,
         json: doc.json,
     })

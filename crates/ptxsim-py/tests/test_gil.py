@@ -39,7 +39,9 @@ def test_other_threads_run_during_a_launch():
     np.testing.assert_array_equal(out, x + y)
     assert r.elapsed > 0.1, f"the run ({r.elapsed:.3f} s) is too short to tell"
     longest_pause = max(b - a for a, b in zip(ticks, ticks[1:]))
-    assert longest_pause < r.elapsed / 4, (
+    # Held, the GIL would stop this thread for the whole run (a pause about as long as
+    # r.elapsed); half leaves room for the OS descheduling it on a loaded machine.
+    assert longest_pause < r.elapsed / 2, (
         f"this thread stalled {longest_pause:.3f} s during a {r.elapsed:.3f} s run: the GIL was held"
     )
     assert len(ticks) > 1000

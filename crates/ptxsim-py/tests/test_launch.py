@@ -376,3 +376,21 @@ def test_cp_async_hazard_reaches_python():
     r = ptxsim.launch(HAZARD_PTX, "cp_async_no_wait_bug", 1, 128, [inp, out], hazards=True)
     assert [h["class"] for h in r.hazards] == ["cp-async-incomplete"]
     assert r.hazards[0]["conflict"]["instruction"].startswith("cp.async")
+
+
+PRINTF_DATA = Path(__file__).resolve().parents[2] / "ptxsim" / "tests" / "data" / "device_printf"
+
+
+def test_device_printf_matches_the_c_library_and_assert_raises():
+    # nvcc output calling vprintf and __assertfail (crates/ptxsim/tests/data/device_printf, see
+    # its gen.sh); the expected text is the host C library's output for the same calls.
+    ptx = PRINTF_DATA / "printf_assert.sm80.ptx"
+    x = np.load(PRINTF_DATA / "x.npy")
+    n = np.load(PRINTF_DATA / "n.npy")
+    r = ptxsim.launch(ptx, "print_values", 1, 4, [x, n, 10**12, 3])
+    assert "".join(r.printf) == (PRINTF_DATA / "expected_stdout.txt").read_text()
+    v = np.load(PRINTF_DATA / "v.npy")
+    with pytest.raises(ptxsim.KernelFault, match=r"Assertion `v\[t\] > 0` failed") as e:
+        ptxsim.launch(ptx, "check_positive", 1, 32, [v, 4])
+    assert e.value.printf == [f"checking {k}\n" for k in (3, 1, 0, 5)]
+    assert e.value.thread == (2, 0, 0)

@@ -216,9 +216,13 @@ def launch(
     seed: seed of the warp interleaving (0: the fixed default order).
     max_steps: fault after this many warp-instructions (default: 10^9).
 
+    Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
+    execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
+
     Raises PtxSyntaxError or PtxValidationError (``file:line:col: message``, with
     ``.diagnostics``), UnsupportedError, LaunchError, or KernelFault (naming kernel, CTA,
-    thread, PTX line and address, also as attributes). The GIL is released while the kernel
+    thread, PTX line and address, also as attributes; ``.printf`` holds what the kernel printed
+    before it faulted). The GIL is released while the kernel
     runs.
     """
     name, source = _source(ptx)

@@ -318,6 +318,22 @@ pub fn check_expects(
     Ok(ok)
 }
 
+/// Prints what the last launch's device `printf` calls printed (to stderr when stdout carries
+/// a JSON or HTML report).
+pub fn print_device_output(session: &ptx_exec::Session, to_stderr: bool) {
+    use std::io::Write;
+    let text: String = session.last_printf.concat();
+    if text.is_empty() {
+        return;
+    }
+    if to_stderr {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    }
+}
+
 /// Writes a rendered report to `out` or stdout.
 pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
     match out {
@@ -404,6 +420,8 @@ pub fn run(args: Args) -> ExitCode {
         None => None,
     };
     let result = run_launch(&mut prepared, &r.kernel);
+    // Device printf output, as the runtime prints it when the kernel ends (also after a fault).
+    print_device_output(&prepared.session, quiet_stdout);
     // The trace is written even when the launch faulted: the requests up to the fault.
     let mut trace_line = None;
     if let Some((path, file)) = trace_file {

@@ -3,8 +3,8 @@
 //! memsets in between (docs/launch-format.md).
 
 use super::run::{
-    emit_report, fail, gpu_config, run_launch_steps, Args, LaunchArgs, ReportFormat,
-    REPORT_TIMELINE_INTERVAL,
+    emit_report, fail, gpu_config, print_device_output, run_launch_steps, Args, LaunchArgs,
+    ReportFormat, REPORT_TIMELINE_INTERVAL,
 };
 use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
 use ptxsim::launch::{PreparedStep, PreparedSteps};
@@ -92,6 +92,9 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             prepared.session.mem.reset_stats();
         }
         let result = run_launch_steps(&mut prepared, i, &config, &label);
+        if matches!(prepared.steps[i], PreparedStep::Launch { .. }) {
+            print_device_output(&prepared.session, quiet_stdout);
+        }
         if args.hazards {
             if let PreparedStep::Launch { kernel, .. } = &prepared.steps[i] {
                 println!("step {i}: {what}");
