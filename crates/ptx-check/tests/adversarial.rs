@@ -30,7 +30,7 @@ struct Case {
 const KNOWN_DEVIATIONS: &[(&str, &str)] = &[];
 
 /// Share of cases whose complete ptxas output we reproduce byte for byte.
-const EXACT_TARGET: f64 = 0.0;
+const EXACT_TARGET: f64 = 0.95;
 
 fn load() -> Vec<Case> {
     let path =

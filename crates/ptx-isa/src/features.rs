@@ -308,6 +308,19 @@ feature_table! {
         subject: "Feature '.f16x2 packed data-type'", sm: Some(53), ptx: None, order: TargetFirst,
         isa: Same, on: ".reg declarations", "a `.reg .f16x2` declaration",
     }
+    ApplyPriority {
+        subject: "Feature 'applypriority'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "applypriority", "`applypriority`",
+    }
+    Discard {
+        subject: "Feature 'discard'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "discard", "`discard`",
+    }
+    ApplyPriorityEviction {
+        subject: "Modifier '.{m}' on 'applypriority'", sm: Some(80), ptx: v(7, 4), order: VersionFirst,
+        isa: NotInIsa("the ISA has no separate gate; ptxas checks the priority written, whatever it is"),
+        on: "applypriority", "the eviction priority (`.L2::evict_normal`, also a wrong one)",
+    }
 }
 
 impl Feature {

@@ -178,6 +178,37 @@ pub(crate) enum Key {
     PfCop,
     PfLevelRequired,
     PfForeign,
+    // applypriority / discard
+    ApFeatTgt,
+    ApFeatVer,
+    ApEvictRequired,
+    ApL2Required,
+    ApTmTgt,
+    ApTmVer,
+    ApTmIllegal,
+    ApArg2,
+    ApIllegalLevel,
+    ApIllegalLevelled,
+    ApSpaceCount,
+    ApSubspace,
+    ApSubspaceVer,
+    ApSubspaceTgt,
+    ApSsi,
+    ApEvictIllegal,
+    ApMultiEvict,
+    ApEvictVer,
+    ApEvictTgt,
+    ApResultDiscard,
+    ApUnsupported,
+    ApLevelWithEvict,
+    ApEvictL1,
+    ApEvictSyntax,
+    ApEvictSpace,
+    ApVector,
+    ApUnified,
+    ApAddr,
+    ApCop,
+    ApForeign,
     // cp.async.mbarrier.arrive
     MbFeature,
     MbCta,
@@ -262,6 +293,16 @@ pub(crate) const PREFETCH_ORDER: &[Key] = &[
     PfUnified, PfTmSpace, PfTmTgt, PfTmVer, PfSpaceCount, PfSsi, PfIllegalLevel, PfSize,
     PfSizeSpace, PfMultiEvict, PfEvictVer, PfEvictTgt, PfEvictIllegal, PfLevelWithEvict,
     PfEvictL1, PfEvictSpace, PfVector, PfAddr, PfCop, PfLevelRequired, PfForeign,
+];
+
+/// `applypriority` and `discard` (§20.2).
+#[rustfmt::skip]
+pub(crate) const PRIORITY_ORDER: &[Key] = &[
+    ApFeatTgt, ApFeatVer, ApEvictRequired, ApL2Required, ApTmTgt, ApTmVer, ApTmIllegal, ApArg2,
+    ApIllegalLevel, ApIllegalLevelled, ApSpaceCount, ApSubspace, ApSubspaceVer, ApSubspaceTgt,
+    ApSsi, ApEvictIllegal, ApMultiEvict, ApEvictVer, ApEvictTgt, ApResultDiscard,
+    ApUnsupported, ApLevelWithEvict,
+    ApEvictL1, ApEvictSyntax, ApEvictSpace, ApVector, ApUnified, ApAddr, ApCop, ApForeign,
 ];
 
 /// `cp.async.mbarrier.arrive` (§12.6).

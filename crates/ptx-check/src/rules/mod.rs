@@ -15,6 +15,7 @@ mod ldst;
 mod opcodes;
 mod policy;
 mod prefetch;
+mod priority;
 mod symbols;
 mod words;
 
@@ -899,7 +900,7 @@ impl<'a> Checker<'a> {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            if op != "cp" && opcodes::is_known(op) {
+            if op != "cp" && !is_priority(op) && opcodes::is_known(op) {
                 let mods: Vec<&str> = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                 self.insn_gates(i, op, &mods, scopes);
                 return true;
@@ -962,6 +963,7 @@ impl<'a> Checker<'a> {
             Family::Mbarrier => group::check_mbarrier(&cx, &insn, scopes),
             Family::Policy => policy::check(&cx, &insn, scopes),
             Family::Prefetch => prefetch::check(&cx, &insn, scopes),
+            Family::Priority => priority::check(&cx, &insn, scopes),
         };
         self.diags.extend(out.diags);
         if out.fatal {
@@ -1123,12 +1125,15 @@ impl<'a> Checker<'a> {
         let cx = self.cx(&[], true);
         let scan = match family {
             Family::LdSt => ldst::scan_messages(&cx, &insn, empty_modifier),
-            Family::CpAsync | Family::Policy | Family::Prefetch if empty_modifier => {
+            Family::CpAsync | Family::Policy | Family::Prefetch | Family::Priority
+                if empty_modifier =>
+            {
                 unknown_modifiers(&insn)
             }
             Family::CpAsync => cpasync::scan_messages(&cx, &insn),
             Family::Policy => policy::scan_messages(&cx, &insn),
             Family::Prefetch => prefetch::scan_messages(&cx, &insn),
+            Family::Priority => priority::scan_messages(&cx, &insn),
             Family::Group | Family::Mbarrier => Vec::new(),
         };
         self.diags.extend(scan);
@@ -1356,6 +1361,13 @@ enum Family {
     Mbarrier,
     Policy,
     Prefetch,
+    /// `applypriority`, `discard`.
+    Priority,
+}
+
+/// `applypriority` and `discard`: validated like prefetch (§20.2), not only gated.
+fn is_priority(op: &str) -> bool {
+    matches!(op, "applypriority" | "discard")
 }
 
 /// Which rules an opcode goes to; `None` for known instructions that are not validated.
@@ -1471,6 +1483,7 @@ fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> 
         }
         "createpolicy" => Family::Policy,
         "prefetch" | "prefetchu" => Family::Prefetch,
+        "applypriority" | "discard" => Family::Priority,
         _ if opcodes::is_known(opcode) => return None,
         // Unknown opcodes: ptxas scans their modifiers like ld/st's, then names them unknown.
         _ => Family::LdSt,
