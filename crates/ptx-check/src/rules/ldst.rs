@@ -208,7 +208,19 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                     }
                 }
             }
-            Word::Level(_) | Word::Tensormap if lds(op) => s.levels.push((t, span)),
+            Word::Level(_) | Word::Tensormap if lds(op) => {
+                // A second level word (`.L1`, `.L2`, `.tensormap`), as on prefetch (§20.4).
+                if !s.levels.is_empty() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple cache operation modifiers specified".into(),
+                            format!("a second cache level `{t}`"),
+                        ),
+                    );
+                }
+                s.levels.push((t, span))
+            }
             Word::Unknown if lds(op) && matches!(t, ".aligned" | ".noinc") => {
                 s.flags.push((t, span))
             }
@@ -425,7 +437,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                             format!("`{text}` is not a register or an immediate"),
                         ),
                     );
-                    unknown.add(text, o.span());
+                    // A declared variable or function is illegal here but known.
+                    if scopes.lookup(text).is_none() {
+                        unknown.add(text, o.span());
+                    }
                 }
             }
         }

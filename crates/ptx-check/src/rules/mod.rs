@@ -617,7 +617,7 @@ impl<'a> Checker<'a> {
                         .at_line_of(t.span.start),
                     ),
                     _ => match SmTarget::parse(text) {
-                        Ok(a) if text.starts_with("sm_") && a.min_version().is_some() => {
+                        Ok(a) if a.min_version().is_some() => {
                             arch = Some((a, text.to_string(), t.span));
                             needs_version = needs_version.max(a.min_version());
                         }
@@ -1070,6 +1070,8 @@ impl<'a> Checker<'a> {
                 T::Semi => begin = i + 1,
                 T::LBrace | T::RBrace if i == begin => begin = i + 1,
                 T::Colon if i == begin + 1 && tokens[begin].kind == T::Ident => begin = i + 1,
+                // A label's span ends before its `:`.
+                T::Colon if i == begin => begin = i + 1,
                 _ => {}
             }
         }
