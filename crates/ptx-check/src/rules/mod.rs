@@ -903,6 +903,25 @@ impl<'a> Checker<'a> {
             if op != "cp" && !is_priority(op) && opcodes::is_known(op) {
                 let mods: Vec<&str> = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                 self.insn_gates(i, op, &mods, scopes);
+                if let Some(Operand::Sink(span)) = g.operands.first() {
+                    if !sink_result_allowed(op, &mods) {
+                        let name = discard_name(op, &mods);
+                        self.fatal(
+                            Diagnostic::new(
+                                Severity::Fatal,
+                                codes::OPERANDS,
+                                *span,
+                                format!("`{name}` must write its result somewhere"),
+                                format!(
+                                    "Result discard mode is not allowed for instruction '{name}'"
+                                ),
+                            )
+                            .with_help("write a register; only setp, lop3, atom and mbarrier.arrive take `_` as the result")
+                            .at_line_of(i.opcode_span.start.min(i.span.start)),
+                        );
+                        return false;
+                    }
+                }
                 return true;
             }
         }
@@ -1365,6 +1384,36 @@ enum Family {
     Prefetch,
     /// `applypriority`, `discard`.
     Priority,
+}
+
+/// Instructions that take `_` as their result (§20.5, measured): `setp`, `lop3`, `atom` and
+/// the `mbarrier.arrive` forms; any other instruction with a result stops with `Result discard
+/// mode is not allowed`.
+fn sink_result_allowed(op: &str, mods: &[&str]) -> bool {
+    match op {
+        "setp" | "lop3" | "atom" => true,
+        "mbarrier" => matches!(mods.first(), Some(&(".arrive" | ".arrive_drop"))),
+        _ => false,
+    }
+}
+
+/// The instruction name ptxas gives in `Result discard mode` (§20.5): the opcode, with the
+/// modifier that names the operation where ptxas treats it as part of the name.
+fn discard_name(op: &str, mods: &[&str]) -> String {
+    let first = mods.first().copied().unwrap_or("");
+    match op {
+        "mul" | "mad" => match mods.iter().find(|m| matches!(**m, ".wide" | ".lo" | ".hi")) {
+            Some(m) => format!("{op}{m}"),
+            None => op.to_string(),
+        },
+        "cvta" if mods.contains(&".to") => "cvta.to".to_string(),
+        "bar" | "barrier" if mods.contains(&".red") => format!("{op}.red"),
+        "mbarrier" if mods.get(1) == Some(&".parity") => format!("{op}{first}.parity"),
+        "mbarrier" | "multimem" | "tcgen05" | "tensormap" | "clusterlaunchcontrol" => {
+            format!("{op}{first}")
+        }
+        _ => op.to_string(),
+    }
 }
 
 /// `applypriority` and `discard`: validated like prefetch (§20.2), not only gated.
