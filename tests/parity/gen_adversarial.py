@@ -40,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SEED = 20261125
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 # ---------------------------------------------------------------------------------------------
 # Module headers
@@ -65,7 +65,10 @@ KNOWN_ARCHS = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "s
 
 
 def arch_for(target: str) -> str:
-    """-arch for a .target: itself when ptxas knows it as a GPU, else sm_75 (the lowest)."""
+    """-arch for a .target: itself when ptxas knows it as a GPU (`compute_XX` as the virtual
+    architecture of a known sm_XX), else sm_75 (the lowest)."""
+    if target.startswith("compute_") and "sm_" + target[8:] in KNOWN_ARCHS:
+        return target
     return target if target in KNOWN_ARCHS else "sm_75"
 
 
@@ -661,6 +664,107 @@ def make_multi(rng: random.Random) -> tuple[dict, list[str]]:
     return rec, [module(v, t, a, body, b128, [])]
 
 
+SYNTAX_FORMS = [
+    # (template, needs) — `{a}` is the global pointer register, `{s}` the shared one
+    "ld.global.u32 %r1, [{a}], _;",
+    "ld.global.u32 %r1, [[{a}]];",
+    "ld.global.u32 %r1, [];",
+    "ld.global.v2.u32 {{%r1, _}}, [{a}];",
+    "ld.global.v2.u32 {{_, _}}, [{a}];",
+    "ld.global.u32 _, [{a}];",
+    "st.global.u32 [{a}], _;",
+    "st.global.v2.u32 [{a}], {{%r1, _}};",
+    "st.global.u32 [[{a}]], %r1;",
+    "cp.async.ca.shared.global [{s}], [{a}], 4, _;",
+    "cp.async.ca.shared.global [{s}], _, 4;",
+    "cp.async.cg.shared.global [[{s}]], [{a}], 16;",
+    "createpolicy.fractional.L2::evict_last.b64 %rd9, _;",
+    "createpolicy.fractional.L2::evict_last.b64 _, 1.0;",
+    "createpolicy.range.L2::evict_last.b64 %rd9, [[{a}]], 64, 64;",
+    "prefetch.global.L2 _;",
+    "prefetch.global.L2 [[{a}]];",
+    "prefetch.global.L2 [];",
+    "applypriority.global.L2::evict_normal _, 128;",
+    "applypriority.global.L2::evict_normal [{a}], _;",
+    "discard.global.L2 [[{a}]], 128;",
+    "discard.global.L2 [], 128;",
+    "add.u32 _, %r1, %r2;",
+    "add.u32 %r1, _, %r2;",
+    "mov.u32 _, %r1;",
+    "mov.b64 _, {{%r1, %r2}};",
+    "cvt.u32.u64 _, %rd1;",
+    "cvta.to.global.u64 _, %rd1;",
+    "mul.wide.u32 _, %r1, %r2;",
+    "mad.lo.u32 _, %r1, %r2, %r1;",
+    "setp.eq.u32 _, %r1, %r2;",
+    "selp.u32 _, %r1, %r2, %p1;",
+    "lop3.b32 _, %r1, %r2, %r3, 0x96;",
+    "atom.global.add.u32 _, [{a}], 1;",
+    "atom.global.cas.b32 _, [{a}], 1, 2;",
+    "mbarrier.arrive.shared.b64 _, [{s}];",
+    "mbarrier.test_wait.shared.b64 _, [{s}], %rd5;",
+    "shfl.sync.idx.b32 _, %r1, 0, 31, -1;",
+    "vote.sync.ballot.b32 _, %p1, -1;",
+    "add.u32 %r1, [[{a}]], 1;",
+]
+
+
+def make_syntax(rng: random.Random) -> tuple[dict, list[str]]:
+    """Operand syntax ptxas's grammar rejects or restricts (`_` outside the first operand,
+    `[[…]]`, `[]`, `_` as the result), with scan-stage messages in front of some."""
+    v, t, a = pick_header(rng, need_modern=rng.random() < 0.8)
+    if a == "32":
+        a = "64"
+    form = rng.choice(SYNTAX_FORMS)
+    text = form.format(a="%rd1", s="%rd3")
+    cache_control = text.split(".")[0] in ("ld", "st", "cp", "createpolicy", "prefetch",
+                                            "applypriority", "discard")
+    if rng.random() < 0.3 and cache_control:
+        # a modifier ptxas reports while scanning, before the syntax error (on the cache-control
+        # instructions only: ptx-check checks only the gates of the others, §19)
+        op, _, rest = text.partition(" ")
+        text = op + rng.choice([".foo", ".L1", ".weak", ".global"]) + " " + rest
+    body = []
+    if rng.random() < 0.25:
+        body.append("LBL1:")
+    if rng.random() < 0.2:
+        body.append("@%p1 bra LBL2;")
+        body.append("LBL2:")
+    body.append(text)
+    if rng.random() < 0.3:
+        body.append("ld.global.u32 %r2, [%rd1];")
+    rec = {"family": "syntax", "clean": False, "target": t, "version": v, "address_size": a,
+           "insn": text, "perturbations": []}
+    return rec, [module(v, t, a, body, False, [])]
+
+
+COMPUTE_TARGETS = ["compute_75", "compute_80", "compute_90", "compute_90a", "compute_100f",
+                   "compute_120", "compute_121f", "compute_89", "compute_103a"]
+
+
+def make_header(rng: random.Random) -> tuple[dict, list[str]]:
+    """A clean instruction under `.target compute_XX` or a `.version` below 6.0."""
+    builder, kw, _n = rng.choice(BUILDERS)
+    if rng.random() < 0.6:
+        t = rng.choice(COMPUTE_TARGETS)
+        v = rng.choice(VERSIONS_MODERN + ["7.0", "7.4", "7.8"])
+    else:
+        t = rng.choice(["sm_50", "sm_52", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80"])
+        v = rng.choice(["4.0", "4.3", "5.0", "5.1", "6.0"])
+    env = Env("64", True)
+    insn = builder(rng, env, **kw)
+    text = render(insn)
+    body = []
+    if "%rd9" in text and insn["op"] != "createpolicy":
+        body.append("mov.b64 %rd9, 0;")
+    if insn["op"] == "createpolicy" and "%rd8" in text:
+        body.append("mov.b64 %rd8, 0;")
+    body.append(text)
+    rec = {"family": "header", "clean": True, "target": t, "version": v, "address_size": "64",
+           "insn": text, "perturbations": []}
+    return rec, [module(v, t, "64", body, "%rq" in text, [])]
+
+
 def generate() -> list[dict]:
     rng = random.Random(SEED)
     cases = []
@@ -691,6 +795,17 @@ def generate() -> list[dict]:
         rec["ptx"] = ptx
         rec["arch"] = arch_for(rec["target"])
         cases.append(rec)
+    for maker, n in ((make_syntax, 260), (make_header, 260)):
+        for _ in range(n):
+            rec, (ptx,) = maker(rng)
+            if ptx in seen:
+                continue
+            seen.add(ptx)
+            i += 1
+            rec["id"] = f"adv-{i:05d}"
+            rec["ptx"] = ptx
+            rec["arch"] = arch_for(rec["target"])
+            cases.append(rec)
     return cases
 
 

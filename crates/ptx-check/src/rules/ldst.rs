@@ -83,6 +83,9 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                 }
                 s.sem = Some((sem, (t, span)));
                 if sem == MemorySemantics::Weak {
+                    if let Some(d) = gate_version(cx, insn.start, Feature::Weak, "", op, span) {
+                        m.scan(pos - 1, d);
+                    }
                     if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, span) {
                         m.scan(pos - 1, d);
                     }
@@ -1648,11 +1651,17 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             MemorySemantics::Acquire => (Feature::Acquire, Key::AcquireTgt),
             _ => (Feature::Release, Key::ReleaseTgt),
         };
+        if let Some(d) = gate_version(cx, insn.start, f, "", op, sem_span) {
+            m.add(k, d);
+        }
         if let Some(d) = gate_target(cx, insn.start, f, "", op, sem_span) {
             m.add(k, d);
         }
     }
     if sem == Some(MemorySemantics::Weak) {
+        if let Some(d) = gate_version(cx, insn.start, Feature::Weak, "", op, sem_span) {
+            m.add(Key::WeakTgtAgain, d);
+        }
         if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, sem_span) {
             m.add(Key::WeakTgtAgain, d);
         }
