@@ -40,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SEED = 20261125
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 # ---------------------------------------------------------------------------------------------
 # Module headers
@@ -706,6 +706,16 @@ SYNTAX_FORMS = [
     "shfl.sync.idx.b32 _, %r1, 0, 31, -1;",
     "vote.sync.ballot.b32 _, %p1, -1;",
     "add.u32 %r1, [[{a}]], 1;",
+    "ld.global.u32 %laneid, [{a}];",
+    "st.global.u32 [{a}], %tid.x;",
+    "ld.global.u32 %r1, [%laneid];",
+    "ld.global.nc.u64 %clock64, [{a}];",
+    "st.global.v2.u32 [{a}], {{%tid.x, %r1}};",
+    "ld.global.v2.pred {{%r1, gbuf}};",
+    "ld.global.pred %p1;",
+    "st.global.L2::128B.u32 [{a}];",
+    "ld.global.b32.b32 %r1, [{a}], %rd9, %rd1;",
+    "ld.global.u32 %r1, [nosuch], %rd9, %rd1;",
 ]
 
 
