@@ -314,6 +314,11 @@ feature_table! {
         subject: "Feature '.f16x2 packed data-type'", sm: Some(53), ptx: None, order: TargetFirst,
         isa: Same, on: ".reg declarations", "a `.reg .f16x2` declaration",
     }
+    MbarrierModifier {
+        subject: "Feature '.mbarrier'", sm: Some(90), ptx: None, order: TargetFirst,
+        isa: NotInIsa("a `.mbarrier` not followed by `.arrive` makes a cp.async copy; ptxas gates the word, then calls it illegal and unknown"),
+        on: "cp.async", "`.mbarrier` on a cp.async copy",
+    }
     ApplyPriority {
         subject: "Feature 'applypriority'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
         isa: Same, on: "applypriority", "`applypriority`",

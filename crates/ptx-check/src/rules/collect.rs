@@ -127,6 +127,7 @@ pub(crate) enum Key {
     VectorNotAllowed,
     CopRequired,
     CpaLevel,
+    CpaMbarrier,
     CpaAligned,
     CpaNoinc,
     CpaScope1,
@@ -274,7 +275,7 @@ pub(crate) const ST_ORDER: &[Key] = &[
 pub(crate) const CPA_ORDER: &[Key] = &[
     CpaVer, CpaTgt, HintRequired, ArgValue, ArgRange, ArgsMismatch, IgnoreSrcVer, AddrF64,
     CpaLevel, IllegalEvictLevel, IllegalSubspace, SsiInstruction, SpaceCount, PfTgt, PfVer,
-    Pf256Tgt, Pf256Ver, CombinePfMmio, IllegalEvict, CpaAligned, CpaNoinc, VectorNotAllowed,
+    Pf256Tgt, Pf256Ver, CombinePfMmio, IllegalEvict, CpaMbarrier, CpaAligned, CpaNoinc, VectorNotAllowed,
     AddrF32, ImmediateAddr, SpaceMismatch, CpaScope1, CpaSem, CpaMmio, CpaScope2, CpaNc,
     CopRequired, IllegalCop, HintTgt, HintVer, CombineHintMmio, HintSpace, CpaAsync, CpaRead,
 ];

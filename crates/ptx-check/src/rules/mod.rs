@@ -1525,7 +1525,16 @@ fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> 
                         ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
                         | ".wait" | ".commit",
                     ) => Family::Group,
-                    Some(".mbarrier") => Family::Mbarrier,
+                    // `cp.async.mbarrier` is the arrive instruction only with `.arrive`
+                    // right after it (or the malformed `.wait`); otherwise ptxas reads a
+                    // cp.async copy with a `.mbarrier` modifier (§20.6).
+                    Some(".mbarrier")
+                        if (mods.get(2).is_some_and(|m| m.0 == ".arrive") && joined >= 3)
+                            || mods.get(2).is_some_and(|m| m.0 == ".wait") =>
+                    {
+                        Family::Mbarrier
+                    }
+                    Some(".mbarrier") => Family::CpAsync,
                     _ => Family::CpAsync,
                 }
             } else {
