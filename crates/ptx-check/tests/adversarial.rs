@@ -26,11 +26,12 @@ struct Case {
     raw: String,
 }
 
-/// Verdict deviations we know of, with the reason.
+/// Verdict deviations we know of, with the reason (none are open; docs/ptxas-rules.md §20.7
+/// lists the deviations found outside the set).
 const KNOWN_DEVIATIONS: &[(&str, &str)] = &[];
 
 /// Share of cases whose complete ptxas output we reproduce byte for byte.
-const EXACT_TARGET: f64 = 0.95;
+const EXACT_TARGET: f64 = 0.97;
 
 fn load() -> Vec<Case> {
     let path =

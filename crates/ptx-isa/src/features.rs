@@ -314,6 +314,10 @@ feature_table! {
         subject: "Feature '.f16x2 packed data-type'", sm: Some(53), ptx: None, order: TargetFirst,
         isa: Same, on: ".reg declarations", "a `.reg .f16x2` declaration",
     }
+    LdNc {
+        subject: "Instruction 'ld.nc'", sm: Some(32), ptx: None, order: TargetFirst,
+        isa: Same, on: "ld.global.nc", "`.nc` (targets below sm_32 only: sm_20, sm_30)",
+    }
     MbarrierModifier {
         subject: "Feature '.mbarrier'", sm: Some(90), ptx: None, order: TargetFirst,
         isa: NotInIsa("a `.mbarrier` not followed by `.arrive` makes a cp.async copy; ptxas gates the word, then calls it illegal and unknown"),

@@ -614,6 +614,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         return finish(m, unknown, tail);
     }
     let ty = ty.expect("type checked above");
+    if let (true, Some(nc)) = (ld, s.nc) {
+        // `ld.nc` itself needs sm_32 (§20.6).
+        if let Some(d) = gate_target(cx, insn.start, Feature::LdNc, "", op, nc) {
+            m.add(Key::LdNcTgt, d);
+        }
+    }
 
     // ---- operand signature (§4.1 step 6, §7)
     let mut mismatch: Option<String> = None;
@@ -861,7 +867,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     codes::OPERANDS,
                     n.span,
                     format!("Special register argument not allowed for instruction '{op}'"),
-                    format!("`{}` is a special register; copy it with `mov` first", n.name),
+                    format!(
+                        "`{}` is a special register; copy it with `mov` first",
+                        n.name
+                    ),
                 ),
             );
         }

@@ -269,8 +269,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             insn.err(
                 codes::MISSING_MODIFIER,
                 head,
-                "cache eviction priority modifier required for instruction 'applypriority'"
-                    .into(),
+                "cache eviction priority modifier required for instruction 'applypriority'".into(),
                 "applypriority needs the priority to apply".into(),
             )
             .with_help("write .L2::evict_normal"),
@@ -446,7 +445,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 insn.err(
                     codes::MISSING_MODIFIER,
                     span,
-                    format!("Modifier '.{p}' requires cache level L2 with 'applypriority' instruction"),
+                    format!(
+                        "Modifier '.{p}' requires cache level L2 with 'applypriority' instruction"
+                    ),
                     "applypriority priorities are L2 priorities".into(),
                 )
                 .with_help("write .L2::evict_normal"),
