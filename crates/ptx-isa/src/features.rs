@@ -45,6 +45,9 @@ pub struct FeatureRequirement {
     pub min_sm: Option<u32>,
     /// Minimum PTX ISA version (`None`: ptxas does not check the version).
     pub min_ptx: Option<PtxVersion>,
+    /// The version ptxas's message names, where it differs from the one it checks
+    /// (`.weak`: checked below 5.1, reported as "requires PTX ISA .version 6.0").
+    pub ptx_shown: Option<PtxVersion>,
     pub order: GateOrder,
     pub isa: IsaText,
     /// The instructions the row applies to, for the docs.
@@ -65,7 +68,7 @@ impl FeatureRequirement {
 
     /// ptxas's message when the version is below [`Self::min_ptx`].
     pub fn version_message(&self, m: &str, op: &str) -> Option<String> {
-        let v = self.min_ptx?;
+        let v = self.ptx_shown.or(self.min_ptx)?;
         Some(format!(
             "{} requires PTX ISA .version {v} or later",
             fill(self.version_subject, m, op)
@@ -85,7 +88,7 @@ const fn v(major: u32, minor: u32) -> Option<PtxVersion> {
 macro_rules! feature_table {
     ($($variant:ident {
         subject: $tsub:literal $(/ $vsub:literal)?,
-        sm: $sm:expr, ptx: $ptx:expr, order: $order:ident,
+        sm: $sm:expr, ptx: $ptx:expr, $(shown: $shown:expr,)? order: $order:ident,
         isa: $isa:expr, on: $on:literal, $summary:literal $(,)?
     })+) => {
         /// A gate ptxas checks: something with a minimum target and/or PTX version.
@@ -99,6 +102,7 @@ macro_rules! feature_table {
             version_subject: feature_table!(@vsub $tsub $(, $vsub)?),
             min_sm: $sm,
             min_ptx: $ptx,
+            ptx_shown: feature_table!(@shown $($shown)?),
             order: GateOrder::$order,
             isa: $isa,
             instructions: $on,
@@ -106,6 +110,8 @@ macro_rules! feature_table {
         }),+];
     };
     (@vsub $t:literal) => { $t };
+    (@shown) => { None };
+    (@shown $s:expr) => { $s };
     (@vsub $t:literal, $v:literal) => { $v };
 }
 
@@ -121,23 +127,23 @@ const fn isa(min_sm: Option<u32>, min_ptx: Option<PtxVersion>, note: &'static st
 
 feature_table! {
     Weak {
-        subject: "Feature '.weak'", sm: Some(70), ptx: None, order: TargetFirst,
-        isa: isa(Some(70), v(6, 0), "ptxas checks no version (and reports the target twice)"),
+        subject: "Feature '.weak'", sm: Some(70), ptx: v(5, 1), shown: v(6, 0), order: VersionFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks the version below 5.1 only, naming 6.0 (and reports the pair twice)"),
         on: "ld, st", "`.weak` written (the message is printed once per `.weak` and once more for the final semantics)",
     }
     Relaxed {
-        subject: "Feature '.relaxed'", sm: Some(70), ptx: None, order: TargetFirst,
-        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        subject: "Feature '.relaxed'", sm: Some(70), ptx: v(5, 1), shown: v(6, 0), order: VersionFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks the version below 5.1 only, naming 6.0"),
         on: "ld, st", "memory order `.relaxed` (also `.mmio.relaxed`)",
     }
     Acquire {
-        subject: "Feature '.acquire'", sm: Some(70), ptx: None, order: TargetFirst,
-        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        subject: "Feature '.acquire'", sm: Some(70), ptx: v(5, 1), shown: v(6, 0), order: VersionFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks the version below 5.1 only, naming 6.0"),
         on: "ld", "memory order `.acquire`",
     }
     Release {
-        subject: "Feature '.release'", sm: Some(70), ptx: None, order: TargetFirst,
-        isa: isa(Some(70), v(6, 0), "ptxas checks no version"),
+        subject: "Feature '.release'", sm: Some(70), ptx: v(5, 1), shown: v(6, 0), order: VersionFirst,
+        isa: isa(Some(70), v(6, 0), "ptxas checks the version below 5.1 only, naming 6.0"),
         on: "st", "memory order `.release`",
     }
     MmioAcquire {
@@ -307,6 +313,28 @@ feature_table! {
     RegF16x2 {
         subject: "Feature '.f16x2 packed data-type'", sm: Some(53), ptx: None, order: TargetFirst,
         isa: Same, on: ".reg declarations", "a `.reg .f16x2` declaration",
+    }
+    LdNc {
+        subject: "Instruction 'ld.nc'", sm: Some(32), ptx: None, order: TargetFirst,
+        isa: Same, on: "ld.global.nc", "`.nc` (targets below sm_32 only: sm_20, sm_30)",
+    }
+    MbarrierModifier {
+        subject: "Feature '.mbarrier'", sm: Some(90), ptx: None, order: TargetFirst,
+        isa: NotInIsa("a `.mbarrier` not followed by `.arrive` makes a cp.async copy; ptxas gates the word, then calls it illegal and unknown"),
+        on: "cp.async", "`.mbarrier` on a cp.async copy",
+    }
+    ApplyPriority {
+        subject: "Feature 'applypriority'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "applypriority", "`applypriority`",
+    }
+    Discard {
+        subject: "Feature 'discard'", sm: Some(80), ptx: v(7, 4), order: TargetFirst,
+        isa: Same, on: "discard", "`discard`",
+    }
+    ApplyPriorityEviction {
+        subject: "Modifier '.{m}' on 'applypriority'", sm: Some(80), ptx: v(7, 4), order: VersionFirst,
+        isa: NotInIsa("the ISA has no separate gate; ptxas checks the priority written, whatever it is"),
+        on: "applypriority", "the eviction priority (`.L2::evict_normal`, also a wrong one)",
     }
 }
 

@@ -717,6 +717,18 @@ fn address_form(i: &Input<'_, '_>) -> PResult<()> {
 fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
     address_form(i)?;
     let open = bump(i);
+    // `[[…]]` and `[]`: no bracketed form starts with `[` or is empty; ptxas stops at the
+    // token after the `[`.
+    let first = peek(i);
+    if matches!(first.kind, Tok::LBracket | Tok::RBracket) {
+        return fail(
+            first.span(),
+            format!(
+                "`{}` right after `[`: not an address or a bracket list",
+                first.text
+            ),
+        );
+    }
     // ptxas's address grammar: `[name]`, `[name+cexpr]` or `[cexpr]`, the offset a constant
     // expression (docs/ptxas-rules.md §7.8); anything else (`[a, b]`) is a bracket list.
     let t = peek(i);
@@ -986,7 +998,17 @@ fn operand_list(i: &mut Input<'_, '_>) -> PResult<Vec<Operand>> {
         return Ok(ops);
     }
     loop {
-        ops.push(operand(i)?);
+        let op = operand(i)?;
+        if let (Operand::Sink(span), false) = (&op, ops.is_empty()) {
+            // ptxas's grammar has `_` only as the first operand (a discarded result) or inside
+            // a vector: anywhere else it is a syntax error at the `_`.
+            return fail_help(
+                *span,
+                "`_` (a sink) can only be the first operand or a vector element",
+                "write a register or an immediate here",
+            );
+        }
+        ops.push(op);
         if !eat(i, Tok::Comma) {
             break;
         }

@@ -36,6 +36,8 @@ struct Scan<'a> {
     flags: Vec<(&'a str, Span)>,
     level: Option<(&'a str, Span)>,
     vec_tail: Option<Span>,
+    /// `.mbarrier` not followed by `.arrive` (§20.6): a known word, silently taken.
+    mbarrier: Option<Span>,
 }
 
 fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
@@ -118,6 +120,12 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
             }
             Word::Nc => s.flags.push((t, span)),
             Word::Level(_) | Word::Tensormap => s.level = Some((t, span)),
+            _ if t == ".mbarrier" => {
+                if s.mbarrier.is_some() {
+                    m.scan(pos, repeated(".mbarrier"));
+                }
+                s.mbarrier.get_or_insert(span);
+            }
             _ if t == ".sync" => s.sync = Some(span),
             _ if matches!(t, ".noinc" | ".aligned") => s.flags.push((t, span)),
             _ if t == ".async" => {
@@ -610,6 +618,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         if t == ".async" {
             m.add(key, illegal(t, span));
         }
+    }
+    if let Some(span) = s.mbarrier {
+        // Known as a word, yet reported both ways (measured).
+        m.add(Key::CpaMbarrier, illegal(".mbarrier", span));
+        if let Some(d) = gate_target(cx, insn.start, Feature::MbarrierModifier, "", OP, span) {
+            m.add(Key::CpaMbarrier, d);
+        }
+        m.add(Key::CpaMbarrier, unknown_modifier(insn, ".mbarrier", span));
     }
     if let Some((t, span)) = s.scope {
         m.add(Key::CpaScope1, illegal(t, span));

@@ -83,6 +83,9 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                 }
                 s.sem = Some((sem, (t, span)));
                 if sem == MemorySemantics::Weak {
+                    if let Some(d) = gate_version(cx, insn.start, Feature::Weak, "", op, span) {
+                        m.scan(pos - 1, d);
+                    }
                     if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, span) {
                         m.scan(pos - 1, d);
                     }
@@ -208,7 +211,19 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: bool) -> Scan<
                     }
                 }
             }
-            Word::Level(_) | Word::Tensormap if lds(op) => s.levels.push((t, span)),
+            Word::Level(_) | Word::Tensormap if lds(op) => {
+                // A second level word (`.L1`, `.L2`, `.tensormap`), as on prefetch (§20.4).
+                if !s.levels.is_empty() {
+                    m.scan(
+                        pos,
+                        e(
+                            "Multiple cache operation modifiers specified".into(),
+                            format!("a second cache level `{t}`"),
+                        ),
+                    );
+                }
+                s.levels.push((t, span))
+            }
             Word::Unknown if lds(op) && matches!(t, ".aligned" | ".noinc") => {
                 s.flags.push((t, span))
             }
@@ -357,6 +372,35 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         )
     };
     if lds && (ops.len() < 2 || ops.len() > 3) {
+        // ptxas checks st's prefetch size and the type before the operand count (§20.6);
+        // the operands' undeclared names are reported either way.
+        super::operand_unknowns(scopes, insn.ops, &mut unknown);
+        if let (false, Some((t, span))) = (ld, s.pf) {
+            m.add(
+                Key::IllegalPf,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    span,
+                    format!("Illegal modifier '{t}' for instruction 'st'"),
+                    format!("`{t}` is a load prefetch size; stores take none"),
+                )
+                .with_help("remove the prefetch size"),
+            );
+            return finish(m, unknown, tail);
+        }
+        if !type_ok && !alt_quirk {
+            let span = s.types.get(1).or(s.types.first()).map_or(head, |t| t.1 .1);
+            m.add(
+                Key::UnexpectedTypes,
+                insn.err(
+                    codes::BAD_TYPE,
+                    span,
+                    format!("Unexpected instruction types specified for '{op}'"),
+                    format!("`{op}` needs exactly one of its types"),
+                ),
+            );
+            return finish(m, unknown, tail);
+        }
         let what = if ld {
             "`ld` takes a destination, an address and an optional cache policy"
         } else {
@@ -367,7 +411,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             args_mismatch(head, &format!("{} operands given; {what}", ops.len()))
                 .with_help(what.to_string()),
         );
-        return finish(m, unknown, None);
+        return finish(m, unknown, tail);
     }
     let (want_data, want_addr) = if ld { (0, 1) } else { (1, 0) };
     let data = ops.get(want_data);
@@ -425,7 +469,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                             format!("`{text}` is not a register or an immediate"),
                         ),
                     );
-                    unknown.add(text, o.span());
+                    // A declared variable or function is illegal here but known.
+                    if scopes.lookup(text).is_none() {
+                        unknown.add(text, o.span());
+                    }
                 }
             }
         }
@@ -567,6 +614,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         return finish(m, unknown, tail);
     }
     let ty = ty.expect("type checked above");
+    if let (true, Some(nc)) = (ld, s.nc) {
+        // `ld.nc` itself needs sm_32 (§20.6).
+        if let Some(d) = gate_target(cx, insn.start, Feature::LdNc, "", op, nc) {
+            m.add(Key::LdNcTgt, d);
+        }
+    }
 
     // ---- operand signature (§4.1 step 6, §7)
     let mut mismatch: Option<String> = None;
@@ -804,6 +857,24 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         return finish(m, unknown, tail);
     }
     let addr = addr.expect("mismatch otherwise");
+    // A special register as the (scalar) data operand (§20.6).
+    if let Operand::Name(n) = data {
+        let base = n.name.split('.').next().unwrap_or("");
+        if super::symbols::is_special(base) {
+            m.add(
+                Key::SpecialReg,
+                insn.err(
+                    codes::OPERANDS,
+                    n.span,
+                    format!("Special register argument not allowed for instruction '{op}'"),
+                    format!(
+                        "`{}` is a special register; copy it with `mov` first",
+                        n.name
+                    ),
+                ),
+            );
+        }
+    }
     if alt_quirk {
         let span = s
             .types
@@ -1269,7 +1340,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
             Some(rt) => {
                 let generic = matches!(space_v, None | Some(StateSpace::Global));
-                if generic && (width(rt) == 32 || width(rt) == 16) {
+                // A special register (`[%laneid]`) is not a narrow address: ptxas widens it.
+                let special = super::symbols::is_special(r);
+                if generic && !special && (width(rt) == 32 || width(rt) == 16) {
                     narrow = Some(width(rt));
                 }
             }
@@ -1633,11 +1706,17 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             MemorySemantics::Acquire => (Feature::Acquire, Key::AcquireTgt),
             _ => (Feature::Release, Key::ReleaseTgt),
         };
+        if let Some(d) = gate_version(cx, insn.start, f, "", op, sem_span) {
+            m.add(k, d);
+        }
         if let Some(d) = gate_target(cx, insn.start, f, "", op, sem_span) {
             m.add(k, d);
         }
     }
     if sem == Some(MemorySemantics::Weak) {
+        if let Some(d) = gate_version(cx, insn.start, Feature::Weak, "", op, sem_span) {
+            m.add(Key::WeakTgtAgain, d);
+        }
         if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, sem_span) {
             m.add(Key::WeakTgtAgain, d);
         }

@@ -15,6 +15,7 @@ mod ldst;
 mod opcodes;
 mod policy;
 mod prefetch;
+mod priority;
 mod symbols;
 mod words;
 
@@ -616,7 +617,7 @@ impl<'a> Checker<'a> {
                         .at_line_of(t.span.start),
                     ),
                     _ => match SmTarget::parse(text) {
-                        Ok(a) if text.starts_with("sm_") && a.min_version().is_some() => {
+                        Ok(a) if a.min_version().is_some() => {
                             arch = Some((a, text.to_string(), t.span));
                             needs_version = needs_version.max(a.min_version());
                         }
@@ -899,9 +900,28 @@ impl<'a> Checker<'a> {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            if op != "cp" && opcodes::is_known(op) {
+            if op != "cp" && !is_priority(op) && opcodes::is_known(op) {
                 let mods: Vec<&str> = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                 self.insn_gates(i, op, &mods, scopes);
+                if let Some(Operand::Sink(span)) = g.operands.first() {
+                    if !sink_result_allowed(op, &mods) {
+                        let name = discard_name(op, &mods);
+                        self.fatal(
+                            Diagnostic::new(
+                                Severity::Fatal,
+                                codes::OPERANDS,
+                                *span,
+                                format!("`{name}` must write its result somewhere"),
+                                format!(
+                                    "Result discard mode is not allowed for instruction '{name}'"
+                                ),
+                            )
+                            .with_help("write a register; only setp, lop3, atom and mbarrier.arrive take `_` as the result")
+                            .at_line_of(i.opcode_span.start.min(i.span.start)),
+                        );
+                        return false;
+                    }
+                }
                 return true;
             }
         }
@@ -962,6 +982,7 @@ impl<'a> Checker<'a> {
             Family::Mbarrier => group::check_mbarrier(&cx, &insn, scopes),
             Family::Policy => policy::check(&cx, &insn, scopes),
             Family::Prefetch => prefetch::check(&cx, &insn, scopes),
+            Family::Priority => priority::check(&cx, &insn, scopes),
         };
         self.diags.extend(out.diags);
         if out.fatal {
@@ -1068,6 +1089,8 @@ impl<'a> Checker<'a> {
                 T::Semi => begin = i + 1,
                 T::LBrace | T::RBrace if i == begin => begin = i + 1,
                 T::Colon if i == begin + 1 && tokens[begin].kind == T::Ident => begin = i + 1,
+                // A label's span ends before its `:`.
+                T::Colon if i == begin => begin = i + 1,
                 _ => {}
             }
         }
@@ -1123,12 +1146,15 @@ impl<'a> Checker<'a> {
         let cx = self.cx(&[], true);
         let scan = match family {
             Family::LdSt => ldst::scan_messages(&cx, &insn, empty_modifier),
-            Family::CpAsync | Family::Policy | Family::Prefetch if empty_modifier => {
+            Family::CpAsync | Family::Policy | Family::Prefetch | Family::Priority
+                if empty_modifier =>
+            {
                 unknown_modifiers(&insn)
             }
             Family::CpAsync => cpasync::scan_messages(&cx, &insn),
             Family::Policy => policy::scan_messages(&cx, &insn),
             Family::Prefetch => prefetch::scan_messages(&cx, &insn),
+            Family::Priority => priority::scan_messages(&cx, &insn),
             Family::Group | Family::Mbarrier => Vec::new(),
         };
         self.diags.extend(scan);
@@ -1356,6 +1382,43 @@ enum Family {
     Mbarrier,
     Policy,
     Prefetch,
+    /// `applypriority`, `discard`.
+    Priority,
+}
+
+/// Instructions that take `_` as their result (§20.5, measured): `setp`, `lop3`, `atom` and
+/// the `mbarrier.arrive` forms; any other instruction with a result stops with `Result discard
+/// mode is not allowed`.
+fn sink_result_allowed(op: &str, mods: &[&str]) -> bool {
+    match op {
+        "setp" | "lop3" | "atom" => true,
+        "mbarrier" => matches!(mods.first(), Some(&(".arrive" | ".arrive_drop"))),
+        _ => false,
+    }
+}
+
+/// The instruction name ptxas gives in `Result discard mode` (§20.5): the opcode, with the
+/// modifier that names the operation where ptxas treats it as part of the name.
+fn discard_name(op: &str, mods: &[&str]) -> String {
+    let first = mods.first().copied().unwrap_or("");
+    match op {
+        "mul" | "mad" => match mods.iter().find(|m| matches!(**m, ".wide" | ".lo" | ".hi")) {
+            Some(m) => format!("{op}{m}"),
+            None => op.to_string(),
+        },
+        "cvta" if mods.contains(&".to") => "cvta.to".to_string(),
+        "bar" | "barrier" if mods.contains(&".red") => format!("{op}.red"),
+        "mbarrier" if mods.get(1) == Some(&".parity") => format!("{op}{first}.parity"),
+        "mbarrier" | "multimem" | "tcgen05" | "tensormap" | "clusterlaunchcontrol" => {
+            format!("{op}{first}")
+        }
+        _ => op.to_string(),
+    }
+}
+
+/// `applypriority` and `discard`: validated like prefetch (§20.2), not only gated.
+fn is_priority(op: &str) -> bool {
+    matches!(op, "applypriority" | "discard")
 }
 
 /// Which rules an opcode goes to; `None` for known instructions that are not validated.
@@ -1462,7 +1525,16 @@ fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> 
                         ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
                         | ".wait" | ".commit",
                     ) => Family::Group,
-                    Some(".mbarrier") => Family::Mbarrier,
+                    // `cp.async.mbarrier` is the arrive instruction only with `.arrive`
+                    // right after it (or the malformed `.wait`); otherwise ptxas reads a
+                    // cp.async copy with a `.mbarrier` modifier (§20.6).
+                    Some(".mbarrier")
+                        if (mods.get(2).is_some_and(|m| m.0 == ".arrive") && joined >= 3)
+                            || mods.get(2).is_some_and(|m| m.0 == ".wait") =>
+                    {
+                        Family::Mbarrier
+                    }
+                    Some(".mbarrier") => Family::CpAsync,
                     _ => Family::CpAsync,
                 }
             } else {
@@ -1471,6 +1543,7 @@ fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> 
         }
         "createpolicy" => Family::Policy,
         "prefetch" | "prefetchu" => Family::Prefetch,
+        "applypriority" | "discard" => Family::Priority,
         _ if opcodes::is_known(opcode) => return None,
         // Unknown opcodes: ptxas scans their modifiers like ld/st's, then names them unknown.
         _ => Family::LdSt,

@@ -148,6 +148,35 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         );
         return stop(m, d, tail, unknown);
     }
+    if let [Operand::Sink(sp)] = insn.ops {
+        let d = Diagnostic::new(
+            crate::Severity::Fatal,
+            codes::OPERANDS,
+            *sp,
+            format!("`{op}` needs an address, not `_`"),
+            format!("Result discard mode is not allowed for instruction '{op}'"),
+        )
+        .at_line_of(insn.start);
+        if s.spaces.len() > 1 {
+            m.add(
+                Key::PfSpaceCount,
+                insn.err(
+                    codes::BAD_SPACE,
+                    s.spaces[1].2,
+                    format!("Unexpected number of state spaces specified in instruction '{op}'"),
+                    "write at most one state space".into(),
+                ),
+            );
+        }
+        // After the state-space count, before everything else (measured).
+        m.add(Key::PfSsi, d);
+        let (diags, _) = m.finish();
+        return Outcome {
+            diags,
+            fatal: true,
+            ..Outcome::default()
+        };
+    }
     let addr = match insn.ops {
         [o @ Operand::Address(_)] => address(scopes, o),
         _ => None,
