@@ -1780,6 +1780,35 @@ pub(crate) fn unknown_modifier(insn: &Insn, t: &str, span: Span) -> Diagnostic {
 }
 
 /// The vector-type warning (`.v4` not followed by the type).
+/// Where a `.v2`/`.v4` stands among `mods` (the modifier words a scan walks): a vector word not
+/// followed by a type or another vector word gets [`vector_warning`] (at scan position
+/// `(index + 1) * 10 + 5`); a vector word that ends the list is returned, for the caller to
+/// report where its order puts that case.
+pub(crate) fn scan_vector_placement(
+    insn: &Insn,
+    mods: &[(&str, Span)],
+    m: &mut collect::Msgs,
+) -> Option<Span> {
+    let mut tail = None;
+    for (i, &(t, span)) in mods.iter().enumerate() {
+        if !matches!(words::classify(t), words::Word::Vec(2 | 4)) {
+            continue;
+        }
+        match mods.get(i + 1) {
+            None => tail = Some(span),
+            Some(&(next, _)) => {
+                if !matches!(
+                    words::classify(next),
+                    words::Word::Type(_) | words::Word::Vec(2 | 4)
+                ) {
+                    m.scan((i as i32 + 1) * 10 + 5, vector_warning(insn, span));
+                }
+            }
+        }
+    }
+    tail
+}
+
 pub(crate) fn vector_warning(insn: &Insn, span: Span) -> Diagnostic {
     Diagnostic::warning(
         codes::VECTOR_TYPE_ORDER,

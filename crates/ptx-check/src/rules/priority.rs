@@ -19,7 +19,7 @@ use super::{
     address, check_guard, finish, gate, unknown_modifier, vector_warning, width, Base, Cx, Insn,
     Outcome, Unknowns,
 };
-use super::{const_issues, Foreign};
+use super::{const_issues, scan_vector_placement, Foreign};
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
@@ -87,19 +87,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
-    for (i, &(t, span)) in insn.mods.iter().enumerate() {
-        if !matches!(classify(t), Word::Vec(2 | 4)) {
-            continue;
-        }
-        match insn.mods.get(i + 1) {
-            None => s.vec_tail = Some(span),
-            Some(&(next, _)) => {
-                if !matches!(classify(next), Word::Type(_) | Word::Vec(2 | 4)) {
-                    m.scan((i as i32 + 1) * 10 + 5, vector_warning(insn, span));
-                }
-            }
-        }
-    }
+    s.vec_tail = scan_vector_placement(insn, &insn.mods, m);
     s
 }
 
