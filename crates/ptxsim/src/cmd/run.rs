@@ -334,6 +334,40 @@ pub fn print_device_output(session: &ptx_exec::Session, to_stderr: bool) {
     }
 }
 
+impl Args {
+    /// Whether a JSON or HTML report goes to stdout, keeping it for itself (the status lines
+    /// then go to stderr).
+    pub(crate) fn report_on_stdout(&self) -> bool {
+        matches!(self.report, Some(ReportFormat::Json | ReportFormat::Html))
+            && self.report_out.is_none()
+    }
+}
+
+/// Prints a status line: to stdout, or to stderr when stdout carries a report.
+pub fn status_line(to_stderr: bool, line: String) {
+    if to_stderr {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Writes a rendered `run` report where `--report-out` says (or to stdout, a text report
+/// after a blank line), and says where it went.
+pub fn deliver_report(text: &str, format: ReportFormat, args: &Args) -> Result<(), ExitCode> {
+    if format == ReportFormat::Text && args.report_out.is_none() {
+        println!();
+    }
+    if let Err(e) = emit_report(text, args.report_out.as_deref()) {
+        eprintln!("error: {e}");
+        return Err(ExitCode::from(1));
+    }
+    if let Some(p) = &args.report_out {
+        eprintln!("wrote the report to {}", p.display());
+    }
+    Ok(())
+}
+
 /// Writes a rendered report to `out` or stdout.
 pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
     match out {
@@ -365,21 +399,13 @@ pub fn run(args: Args) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    // A JSON or HTML report on stdout keeps stdout for itself; the status lines go to stderr.
-    let quiet_stdout = matches!(args.report, Some(ReportFormat::Json | ReportFormat::Html))
-        && args.report_out.is_none();
+    let quiet_stdout = args.report_on_stdout();
     if quiet_stdout && args.hazards {
         return fail(
             "--hazards prints to stdout: give --report-out PATH for a JSON or HTML report",
         );
     }
-    let say = |line: String| {
-        if quiet_stdout {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
-    };
+    let say = |line: String| status_line(quiet_stdout, line);
     let mut outputs = Vec::new();
     for o in r.file_outs.iter().chain(&args.out) {
         let Some((i, path)) = o.split_once('=') else {
@@ -521,15 +547,8 @@ pub fn run(args: Args) -> ExitCode {
             ReportFormat::Json => report.to_json(),
             ReportFormat::Html => ptxsim_report::html::render(&report),
         };
-        if format == ReportFormat::Text && args.report_out.is_none() {
-            say(String::new());
-        }
-        if let Err(e) = emit_report(&text, args.report_out.as_deref()) {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
-        if let Some(p) = &args.report_out {
-            eprintln!("wrote the report to {}", p.display());
+        if let Err(code) = deliver_report(&text, format, &args) {
+            return code;
         }
     }
     if !matched {

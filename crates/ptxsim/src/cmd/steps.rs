@@ -3,8 +3,8 @@
 //! memsets in between (docs/launch-format.md).
 
 use super::run::{
-    emit_report, fail, gpu_config, print_device_output, run_launch_steps, Args, LaunchArgs,
-    ReportFormat, REPORT_TIMELINE_INTERVAL,
+    deliver_report, fail, gpu_config, print_device_output, run_launch_steps, status_line, Args,
+    LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
 };
 use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
 use ptxsim::launch::{PreparedStep, PreparedSteps};
@@ -25,18 +25,11 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
              --report text or --report json (one report per kernel step)",
         );
     }
-    // A JSON report on stdout keeps stdout for itself; the status lines go to stderr.
-    let quiet_stdout = args.report == Some(ReportFormat::Json) && args.report_out.is_none();
+    let quiet_stdout = args.report_on_stdout();
     if quiet_stdout && args.hazards {
         return fail("--hazards prints to stdout: give --report-out PATH for a JSON report");
     }
-    let say = |line: String| {
-        if quiet_stdout {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
-    };
+    let say = |line: String| status_line(quiet_stdout, line);
     let gpu = match &file.gpu {
         Some(g) if g.ends_with(".toml") => base.join(g).display().to_string(),
         Some(g) => g.clone(),
@@ -194,15 +187,8 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
                 text
             }
         };
-        if format == ReportFormat::Text && args.report_out.is_none() {
-            say(String::new());
-        }
-        if let Err(e) = emit_report(&text, args.report_out.as_deref()) {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
-        if let Some(p) = &args.report_out {
-            eprintln!("wrote the report to {}", p.display());
+        if let Err(code) = deliver_report(&text, format, args) {
+            return code;
         }
     }
     if !matched {
