@@ -2148,20 +2148,7 @@ impl<'p> Machine<'p> {
         frame.rets = rets.to_vec();
         for (p, arg) in callee.params.iter().zip(args) {
             for lane in lanes(exec) {
-                let bytes: Vec<u8> = match *arg {
-                    CallArg::Param { offset, .. } => {
-                        let base = lane * caller.param_bytes as usize + offset as usize;
-                        caller
-                            .params
-                            .get(base..base + p.size as usize)
-                            .map(<[u8]>::to_vec)
-                            .unwrap_or_else(|| vec![0; p.size as usize])
-                    }
-                    CallArg::Reg(slot) => caller.regs[slot as usize * 32 + lane].to_le_bytes()
-                        [..p.size.min(8) as usize]
-                        .to_vec(),
-                    CallArg::Imm(v) => v.to_le_bytes()[..p.size.min(8) as usize].to_vec(),
-                };
+                let bytes = Self::call_arg_bytes(caller, arg, lane, p.size);
                 match p.reg {
                     Some(slot) => {
                         let mut v = [0u8; 8];
@@ -2179,22 +2166,31 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    /// The value (up to 8 bytes, little-endian) a call passes for one parameter in `lane`.
-    fn call_arg_value(caller: &Frame, arg: &CallArg, lane: usize, size: u32) -> u64 {
-        let n = size.min(8) as usize;
-        let mut v = [0u8; 8];
+    /// The bytes a call passes for a parameter of `size` bytes in `lane`: a `.param` variable
+    /// of the caller (zeros where it has none), or a register or immediate (at most 8 bytes).
+    fn call_arg_bytes(caller: &Frame, arg: &CallArg, lane: usize, size: u32) -> Vec<u8> {
         match *arg {
             CallArg::Param { offset, .. } => {
                 let base = lane * caller.param_bytes as usize + offset as usize;
-                if let Some(b) = caller.params.get(base..base + n) {
-                    v[..n].copy_from_slice(b);
-                }
+                caller
+                    .params
+                    .get(base..base + size as usize)
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_else(|| vec![0; size as usize])
             }
-            CallArg::Reg(slot) => {
-                v[..n].copy_from_slice(&caller.regs[slot as usize * 32 + lane].to_le_bytes()[..n])
-            }
-            CallArg::Imm(x) => v[..n].copy_from_slice(&x.to_le_bytes()[..n]),
+            CallArg::Reg(slot) => caller.regs[slot as usize * 32 + lane].to_le_bytes()
+                [..size.min(8) as usize]
+                .to_vec(),
+            CallArg::Imm(v) => v.to_le_bytes()[..size.min(8) as usize].to_vec(),
         }
+    }
+
+    /// [`Self::call_arg_bytes`] as a little-endian value (its first 8 bytes).
+    fn call_arg_value(caller: &Frame, arg: &CallArg, lane: usize, size: u32) -> u64 {
+        let bytes = Self::call_arg_bytes(caller, arg, lane, size);
+        let mut v = [0u8; 8];
+        let n = bytes.len().min(8);
+        v[..n].copy_from_slice(&bytes[..n]);
         u64::from_le_bytes(v)
     }
 
