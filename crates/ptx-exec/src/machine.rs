@@ -1503,6 +1503,12 @@ impl<'p> Machine<'p> {
                 self.addr_values(cta, wi, *addr, &mut a);
                 self.read_src(cta, wi, *primary_size, &mut b);
                 self.read_src(cta, wi, *total_size, &mut c);
+                // ptxas folds log2 of a literal total size at compile time.
+                let total_operand = if matches!(total_size, Src::Imm(_)) {
+                    memsys::TotalSizeOperand::Literal
+                } else {
+                    memsys::TotalSizeOperand::Register
+                };
                 for l in lanes(exec) {
                     let base = if *generic {
                         classify_generic(a[l]).1
@@ -1511,7 +1517,14 @@ impl<'p> Machine<'p> {
                     };
                     out[l] = self
                         .mem
-                        .create_range_policy(base, b[l] as u32, c[l] as u32, *primary, *secondary)
+                        .create_range_policy(
+                            base,
+                            b[l] as u32,
+                            c[l] as u32,
+                            total_operand,
+                            *primary,
+                            *secondary,
+                        )
                         .map_err(|e| {
                             self.fault(
                                 cta,
