@@ -18,6 +18,7 @@ pub mod lexer;
 mod parser;
 pub mod printer;
 pub mod span;
+pub mod stream;
 pub mod synth;
 
 pub use ast::Module;
