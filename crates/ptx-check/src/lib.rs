@@ -9,6 +9,10 @@
 //! gates come from `ptx_isa::features`, the check order of each instruction family is a table
 //! of ordering keys, and every finding of the file is reported, in ptxas's order.
 //!
+//! [`check_file`] (what `ptxsim check` runs) finds the same diagnostics while reading the module
+//! a few top-level items at a time (`rules::check_streaming`), so a large module is checked in
+//! memory about twice its size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//!
 //! Each [`Diagnostic`] carries a stable code ([`codes`]), our own wording with a help line,
 //! and ptxas's exact wording, so [`render::ptxas`] prints the lines ptxas would
 //! (`tests/parity.rs` compares them with real ptxas output on ~36,000 modules);

@@ -17,6 +17,7 @@ mod opcodes;
 mod policy;
 mod prefetch;
 mod priority;
+mod streaming;
 mod symbols;
 mod words;
 
@@ -31,6 +32,7 @@ use ptx_syntax::ast::{
     VarDecl,
 };
 use ptx_syntax::{ParseError, Span};
+pub use streaming::check_streaming;
 use symbols::{ModuleScope, Scopes, Sym, VarKind};
 
 /// Every finding of the rules for `module` (whose source is `text`), in ptxas's order.
@@ -38,61 +40,6 @@ pub fn check_module(module: &Module, text: &str, options: &CheckOptions) -> Vec<
     let mut c = Checker::new(text, options);
     c.run(module);
     c.finish()
-}
-
-/// Every finding of the rules for the module `text`, read and checked a few top-level items at
-/// a time (`ptx_syntax::stream`), so that memory holds one function's tree, not the module's.
-///
-/// `None` when the file needs the whole-module walk to be reported as ptxas does: a syntax
-/// error or a misplaced header directive (the walk stops there, and the whole-file parse
-/// recovers across items), or a fatal finding (which a later syntax error would reorder).
-/// Otherwise the result is [`check_module`]'s for the parsed module: the same walk, fed
-/// item by item.
-pub fn check_streaming(text: &str, options: &CheckOptions) -> Option<Vec<Diagnostic>> {
-    let mut reader = ptx_syntax::stream::ItemReader::new(text);
-    let mut c = Checker::new(text, options);
-    // The header directives, and the first item after them (what `directives` looks at).
-    let mut head = Vec::new();
-    while !head.iter().any(|i| !is_header(i)) {
-        match reader.next_items() {
-            None => break,
-            Some(Err(_)) => return None,
-            Some(Ok(mut items)) => head.append(&mut items),
-        }
-    }
-    let head = Module {
-        items: head,
-        span: Span::default(),
-    };
-    if misplaced_directive(&head).is_some() || !c.directives(&head.items) {
-        return None;
-    }
-    let mut names = ModuleScope::new();
-    let mut check = |c: &mut Checker, item: &Item| {
-        c.note_debug_section(item);
-        c.item(item, &mut names)
-    };
-    for item in &head.items {
-        if !check(&mut c, item) {
-            return None;
-        }
-    }
-    while let Some(run) = reader.next_items() {
-        for item in &run.ok()? {
-            if is_header(item) || !check(&mut c, item) {
-                return None;
-            }
-        }
-    }
-    Some(c.finish())
-}
-
-/// `.version`, `.target` and `.address_size`.
-fn is_header(item: &Item) -> bool {
-    matches!(
-        item,
-        Item::Version(_) | Item::Target(_) | Item::AddressSize(_)
-    )
 }
 
 /// The findings for a module with a syntax error: ptxas checks every statement before it,
