@@ -1,7 +1,8 @@
 //! `check_source` (parse + every rule) on the ≥10 MB module of `scripts/bench-parse.sh`: the
 //! largest corpus file (Triton's sm_90 fp32 matmul) with its kernel repeated under new names,
 //! and on the 11,762 golden parity modules. `cargo bench -p ptx-check --bench check`;
-//! `scripts/bench-parse.sh` times the `ptxsim check` process against ptxas.
+//! `scripts/bench-parse.sh` times the `ptxsim check` process against ptxas on that module, and
+//! `scripts/bench-check.sh` on the sm_80 module of crates/ptx-check/BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptx_check::{check_source, CheckOptions};

@@ -9,6 +9,10 @@
 //! gates come from `ptx_isa::features`, the check order of each instruction family is a table
 //! of ordering keys, and every finding of the file is reported, in ptxas's order.
 //!
+//! [`check_file`] (what `ptxsim check` runs) finds the same diagnostics while reading the module
+//! a few top-level items at a time (`rules::check_streaming`), so a large module is checked in
+//! memory about twice its size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//!
 //! Each [`Diagnostic`] carries a stable code ([`codes`]), our own wording with a help line,
 //! and ptxas's exact wording, so [`render::ptxas`] prints the lines ptxas would
 //! (`tests/parity.rs` compares them with real ptxas output on ~36,000 modules);
@@ -59,7 +63,7 @@ impl SourceFile {
 #[derive(Debug)]
 pub struct CheckReport {
     pub file: SourceFile,
-    /// `None` when the file is not text.
+    /// `None` when the file is not text, and always from [`check_file`].
     pub module: Option<Module>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -67,6 +71,27 @@ pub struct CheckReport {
 impl CheckReport {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.severity.is_error())
+    }
+}
+
+/// Checks a file read whole, as `ptxsim check` does: [`check_source`]'s diagnostics, found
+/// while the module is read a few top-level items at a time ([`rules::check_streaming`]), so
+/// memory holds the text and one function's syntax tree (the report's `module` is `None`). A
+/// file with a syntax error, a misplaced header directive or a fatal finding is checked by
+/// [`check_source`] instead, whose whole-module walk reports those as ptxas does.
+pub fn check_file(name: &str, bytes: Vec<u8>, options: &CheckOptions) -> CheckReport {
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => return check_source(name, e.as_bytes(), options),
+    };
+    let diagnostics = match rules::check_streaming(&text, options) {
+        Some(d) => d,
+        None => check_source(name, text.as_bytes(), options).diagnostics,
+    };
+    CheckReport {
+        file: SourceFile::new(name, text),
+        module: None,
+        diagnostics,
     }
 }
 

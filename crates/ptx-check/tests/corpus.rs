@@ -2,7 +2,7 @@
 //! against the verdicts real ptxas 13.5 gave each file for its target: the accepted files have
 //! no error, and the rejected ones get exactly ptxas's lines.
 
-use ptx_check::{check_source, render, CheckOptions, Severity};
+use ptx_check::{check_file, render, CheckOptions, Severity};
 use std::path::PathBuf;
 
 fn corpus_dir() -> PathBuf {
@@ -24,7 +24,7 @@ fn accepted_corpus_files_check_clean() {
         }
         let file = e["file"].as_str().unwrap();
         let bytes = std::fs::read(corpus_dir().join(file)).unwrap();
-        let report = check_source(file, &bytes, &CheckOptions::default());
+        let report = check_file(file, bytes, &CheckOptions::default());
         let errors: Vec<_> = report
             .diagnostics
             .iter()
@@ -51,7 +51,7 @@ fn rejected_corpus_files_get_ptxas_messages() {
         let bytes = std::fs::read(corpus_dir().join(file)).unwrap();
         // ptxas ran in the file's directory: its messages name the file without a path.
         let name = file.rsplit('/').next().unwrap();
-        let report = check_source(name, &bytes, &CheckOptions::default());
+        let report = check_file(name, bytes, &CheckOptions::default());
         assert!(report.has_errors(), "{file}: ptxas rejects it");
         let expected: String = e["ptxas"]["messages"]
             .as_array()

@@ -1,13 +1,20 @@
 //! Checking and rendering never panic, whatever the bytes: random bytes, and real corpus files
-//! with random byte-level damage (invalid UTF-8, multi-byte characters, truncation).
+//! with random byte-level damage (invalid UTF-8, multi-byte characters, truncation). The
+//! streaming check of `ptxsim check` (`check_file`) finds what the whole-module one
+//! (`check_source`) finds, spans included.
 
 use proptest::prelude::*;
-use ptx_check::{check_source, render, CheckOptions};
+use ptx_check::{check_file, check_source, render, CheckOptions};
 
 const SEED: &str = include_str!("../../ptx-syntax/tests/data/sample_triton.ptx");
 
 fn check_and_render_all(bytes: &[u8]) {
     let report = check_source("fuzz.ptx", bytes, &CheckOptions::default());
+    let streamed = check_file("fuzz.ptx", bytes.to_vec(), &CheckOptions::default());
+    assert_eq!(
+        format!("{:?}", streamed.diagnostics),
+        format!("{:?}", report.diagnostics)
+    );
     let _ = render::rich(&report.file, &report.diagnostics, false);
     let _ = render::rich(&report.file, &report.diagnostics, true);
     let _ = render::ptxas(&report.file, &report.diagnostics);

@@ -12,7 +12,7 @@
 //! cases (run with `--nocapture` to see the figures). Cases on which ptxas crashed are left
 //! out: they have no front-end verdict (docs/ptxas-rules.md §14).
 
-use ptx_check::{check_source, render, CheckOptions};
+use ptx_check::{check_file, render, CheckOptions};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -260,7 +260,11 @@ fn run(cases: &[Case]) -> Stats {
             Some(p) => p.clone(),
             None => render_module(c),
         };
-        let report = check_source("case.ptx", ptx.as_bytes(), &CheckOptions::default());
+        let report = check_file(
+            "case.ptx",
+            ptx.as_bytes().to_vec(),
+            &CheckOptions::default(),
+        );
         let ours = render::ptxas(&report.file, &report.diagnostics);
         let verdict = report.has_errors() == (c.exit != 0);
         let exact = ours == c.raw;
@@ -374,7 +378,11 @@ fn pairs_parity() {
                 .replace("{context}", "entry")
                 .replace("{b128}", b128)
                 .replace("{insn}", &insn);
-            let report = check_source("case.ptx", ptx.as_bytes(), &CheckOptions::default());
+            let report = check_file(
+                "case.ptx",
+                ptx.as_bytes().to_vec(),
+                &CheckOptions::default(),
+            );
             let ours: Vec<String> = report
                 .diagnostics
                 .iter()
@@ -450,7 +458,11 @@ fn multi_instruction_parity() {
             ptx: None,
         };
         let ptx = render_module(&case);
-        let report = check_source("case.ptx", ptx.as_bytes(), &CheckOptions::default());
+        let report = check_file(
+            "case.ptx",
+            ptx.as_bytes().to_vec(),
+            &CheckOptions::default(),
+        );
         let ours = render::ptxas(&report.file, &report.diagnostics);
         total += 1;
         let v = report.has_errors() == (case.exit != 0);

@@ -52,7 +52,7 @@ pub struct InsnGate {
 #[derive(Debug, Clone, Default)]
 pub struct Facts<'a> {
     /// The modifiers as written, with their dots.
-    pub modifiers: Vec<&'a str>,
+    pub modifiers: &'a [&'a str],
     /// Operand count (top level).
     pub operands: usize,
     /// Special registers among the operands (`%cluster_ctarank`, without `.x`).
@@ -159,48 +159,64 @@ pub fn arch_for(target: &str, number: u32) -> String {
 }
 
 impl InsnGate {
+    /// True if `target` and `version` fall short of this row (it prints its message for an
+    /// instruction its condition holds for); [`InsnGate::message`] is `Some` exactly then.
+    pub fn fails_on(&self, target: SmTarget, version: PtxVersion) -> bool {
+        match self.kind {
+            GateKind::Target(n) | GateKind::TargetBare(n) => target.number < n,
+            GateKind::Version(v) => gate_version(version) < v,
+            GateKind::Arch(allowed) => !allowed.contains(&target.to_string().as_str()),
+            GateKind::Compile(on) => on.contains(&target.to_string().as_str()),
+        }
+    }
+
     /// ptxas's message if this row fails for `target` (as written, e.g. `sm_90a`) and
     /// `version`.
     pub fn message(&self, target: SmTarget, version: PtxVersion) -> Option<String> {
+        if !self.fails_on(target, version) {
+            return None;
+        }
         let name = target.to_string();
         match self.kind {
-            GateKind::Target(n) if target.number < n => Some(format!(
+            GateKind::Target(n) => Some(format!(
                 "{} requires .target sm_{n} or higher",
                 self.subject
             )),
-            GateKind::TargetBare(n) if target.number < n => {
+            GateKind::TargetBare(n) => {
                 Some(format!("{} requires .target {n} or higher", self.subject))
             }
-            GateKind::Version(v) if gate_version(version) < v => Some(format!(
+            GateKind::Version(v) => Some(format!(
                 "{} requires PTX ISA .version {v} or later",
                 self.subject
             )),
-            GateKind::Arch(allowed) if !allowed.contains(&name.as_str()) => Some(format!(
+            GateKind::Arch(_) => Some(format!(
                 "{} not supported on .target '{name}'",
                 self.subject
             )),
-            GateKind::Compile(on) if on.contains(&name.as_str()) => Some(format!(
+            GateKind::Compile(_) => Some(format!(
                 "{} cannot be compiled for architecture '{}'",
                 self.subject,
                 arch_for(&name, target.number)
             )),
-            _ => None,
         }
     }
 }
 
-/// The rows of one opcode, in table order.
-pub fn gates_of(opcode: &str) -> impl Iterator<Item = &'static InsnGate> + '_ {
-    INSN_GATES.iter().filter(move |g| g.opcode == opcode)
+/// The rows of one opcode, in table order: a binary search, as the generator writes the
+/// table sorted by opcode (each opcode's rows together, in ptxas's order).
+pub fn gates_of(opcode: &str) -> &'static [InsnGate] {
+    let start = INSN_GATES.partition_point(|g| g.opcode < opcode);
+    let len = INSN_GATES[start..].partition_point(|g| g.opcode == opcode);
+    &INSN_GATES[start..start + len]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn facts<'a>(mods: &[&'a str], n: usize) -> Facts<'a> {
+    fn facts<'a>(mods: &'a [&'a str], n: usize) -> Facts<'a> {
         Facts {
-            modifiers: mods.to_vec(),
+            modifiers: mods,
             operands: n,
             special: Vec::new(),
         }
@@ -211,6 +227,7 @@ mod tests {
         let f = facts(&[".sync", ".add", ".s32"], 3);
         let t = SmTarget::parse("sm_75").unwrap();
         let msgs: Vec<String> = gates_of("redux")
+            .iter()
             .filter(|g| f.holds(g.when, t, PtxVersion::new(6, 5)))
             .filter_map(|g| g.message(t, PtxVersion::new(6, 5)))
             .collect();
@@ -233,6 +250,23 @@ mod tests {
         assert!(f.holds(&["@sm=89", "@v<8.1"], t, v));
         assert!(!f.holds(&["@v>=8.1"], t, v));
         assert_eq!(gate_version(PtxVersion::new(5, 1)), PtxVersion::new(6, 0));
+    }
+
+    #[test]
+    fn table_is_sorted_by_opcode_for_gates_of() {
+        for w in INSN_GATES.windows(2) {
+            assert!(
+                w[0].opcode <= w[1].opcode,
+                "{} before {}",
+                w[0].opcode,
+                w[1].opcode
+            );
+        }
+        assert_eq!(
+            gates_of("redux").len(),
+            INSN_GATES.iter().filter(|g| g.opcode == "redux").count()
+        );
+        assert!(gates_of("zzz").is_empty() && gates_of("").is_empty());
     }
 
     #[test]

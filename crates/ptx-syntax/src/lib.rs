@@ -6,6 +6,9 @@
 //!                                                                     printer::print ◄──┘
 //! ```
 //!
+//! [`stream::ItemReader`] reads the same module a few top-level items at a time (memory bounded
+//! by the largest function rather than the file), for `ptxsim check` on large modules.
+//!
 //! The cache-control instructions (`ld`, `ld.global.nc`, `st`, `cp.async` and its group, wait
 //! and mbarrier forms, `createpolicy`, `prefetch`/`prefetchu`) are parsed into typed structs
 //! whose qualifiers are `ptx-isa` enums; every other instruction keeps its opcode, modifiers
@@ -18,6 +21,7 @@ pub mod lexer;
 mod parser;
 pub mod printer;
 pub mod span;
+pub mod stream;
 pub mod synth;
 
 pub use ast::Module;

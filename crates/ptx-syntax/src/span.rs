@@ -134,11 +134,7 @@ impl LineIndex {
 }
 
 fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, &b)| b == b'\n')
-        .map(|(i, _)| i as u32 + 1)
+    memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1)
 }
 
 #[cfg(test)]

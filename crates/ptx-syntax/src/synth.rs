@@ -59,3 +59,23 @@ fn strip_loc_attributes(block: &mut Block) {
         }
     }
 }
+
+/// Drops every `.loc` line from the bodies of `module`'s functions (a module as ptxas sees it
+/// when it is compiled without line info).
+pub fn drop_loc_lines(module: &mut Module) {
+    fn drop_in(block: &mut Block) {
+        block.statements.retain(|s| !matches!(s, Statement::Loc(_)));
+        for s in &mut block.statements {
+            if let Statement::Block(b) = s {
+                drop_in(b);
+            }
+        }
+    }
+    for item in &mut module.items {
+        if let Item::Function(f) = item {
+            if let Some(body) = &mut f.body {
+                drop_in(body);
+            }
+        }
+    }
+}

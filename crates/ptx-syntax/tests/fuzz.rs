@@ -42,6 +42,7 @@ fn seeds() -> Vec<String> {
 
 fn check_no_panic_and_round_trip(text: &str) {
     let (module, errors) = ptx_syntax::parse_recovering(text);
+    check_streamed_items_agree(text, &module, &errors);
     if errors.is_empty() {
         let printed = ptx_syntax::print(&module);
         let again = ptx_syntax::parse(&printed)
@@ -53,6 +54,28 @@ fn check_no_panic_and_round_trip(text: &str) {
             assert_eq!(again, module, "round trip differs");
         }
     }
+}
+
+/// `stream::ItemReader` never reads a file the whole-file parse rejects as clean, and when every
+/// run parses, its items are the whole-file parse's, spans included.
+fn check_streamed_items_agree(
+    text: &str,
+    module: &ptx_syntax::Module,
+    errors: &[ptx_syntax::ParseError],
+) {
+    let mut reader = ptx_syntax::stream::ItemReader::new(text);
+    let mut items = Vec::new();
+    while let Some(run) = reader.next_items() {
+        match run {
+            Ok(mut run) => items.append(&mut run),
+            Err(_) => return,
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "every run parsed but the whole file has errors: {errors:?}"
+    );
+    assert_eq!(format!("{items:?}"), format!("{:?}", module.items));
 }
 
 fn has_const_issues(module: &ptx_syntax::ast::Module) -> bool {

@@ -10,12 +10,14 @@
 
 mod collect;
 mod cpasync;
+mod gates;
 mod group;
 mod ldst;
 mod opcodes;
 mod policy;
 mod prefetch;
 mod priority;
+mod streaming;
 mod symbols;
 mod words;
 
@@ -30,7 +32,8 @@ use ptx_syntax::ast::{
     VarDecl,
 };
 use ptx_syntax::{ParseError, Span};
-use symbols::{Scopes, Sym, VarKind};
+pub use streaming::check_streaming;
+use symbols::{ModuleScope, Scopes, Sym, VarKind};
 
 /// Every finding of the rules for `module` (whose source is `text`), in ptxas's order.
 pub fn check_module(module: &Module, text: &str, options: &CheckOptions) -> Vec<Diagnostic> {
@@ -462,6 +465,9 @@ struct Checker<'a> {
     last_end: u32,
     /// Where a syntax error stops the walk.
     stop: Option<u32>,
+    /// The gate rows of each opcode met so far that fail on this target and version (made
+    /// at the first instruction that needs them, once `directives` has set both).
+    gates: Option<gates::GateIndex>,
     /// The statement of the syntax error has been scanned.
     partial_done: bool,
 }
@@ -485,6 +491,7 @@ impl<'a> Checker<'a> {
             last_end: 0,
             stop: None,
             partial_done: false,
+            gates: None,
         }
     }
 
@@ -498,8 +505,7 @@ impl<'a> Checker<'a> {
     /// more directives; the last architecture named counts), then optionally
     /// `.address_size`; a header directive anywhere later is a syntax error (see
     /// [`misplaced_directive`]).
-    fn directives(&mut self, module: &Module) -> bool {
-        let items = &module.items;
+    fn directives(&mut self, items: &[Item]) -> bool {
         let missing = |what: &str, span: Span| {
             let mut d = Diagnostic::new(
                 Severity::Fatal,
@@ -726,16 +732,16 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.debug_sections = items
-            .iter()
-            .filter_map(|it| match it {
-                Item::Section(sec) if sec.name.value.starts_with(".debug_") => {
-                    Some(sec.name.value.to_string())
-                }
-                _ => None,
-            })
-            .collect();
         true
+    }
+
+    /// Records a `.section .debug_*` (ptxas looks for them once the whole module is read).
+    fn note_debug_section(&mut self, item: &Item) {
+        if let Item::Section(sec) = item {
+            if sec.name.value.starts_with(".debug_") {
+                self.debug_sections.push(sec.name.value.to_string());
+            }
+        }
     }
 
     fn src(&self, span: Span) -> &str {
@@ -744,24 +750,22 @@ impl<'a> Checker<'a> {
 
     /// Walks the module, up to the syntax error at `self.stop` if there is one. Returns
     /// false if a fatal finding stopped it first.
-    fn run(&mut self, module: &'a Module) -> bool {
-        if !self.directives(module) {
+    fn run(&mut self, module: &Module) -> bool {
+        if !self.directives(&module.items) {
             return false;
         }
+        for item in &module.items {
+            self.note_debug_section(item);
+        }
         let stop = self.stop;
-        let mut scopes = Scopes::new();
+        let mut names = ModuleScope::new();
         for item in &module.items {
             let span = item_span(item);
             if stop.is_some_and(|s| span.start >= s) {
                 return true;
             }
-            scopes.declare_item(item);
-            if let Item::Function(f) = item {
-                if let Some(body) = &f.body {
-                    if !self.function(f, body, &mut scopes) {
-                        return !self.line_fatal;
-                    }
-                }
+            if !self.item(item, &mut names) {
+                return !self.line_fatal;
             }
             if stop.is_some_and(|s| span.end <= s) {
                 self.last_end = self.last_end.max(span.end);
@@ -770,12 +774,25 @@ impl<'a> Checker<'a> {
         true
     }
 
+    /// Declares a top-level item and checks it if it is a function with a body; false if the
+    /// walk must stop.
+    fn item(&mut self, item: &Item, names: &mut ModuleScope) -> bool {
+        names.declare_item(item);
+        if let Item::Function(f) = item {
+            if let Some(body) = &f.body {
+                let mut scopes = Scopes::new(names);
+                return self.function(f, body, &mut scopes);
+            }
+        }
+        true
+    }
+
     /// Checks one function body; false if the walk must stop.
-    fn function(
+    fn function<'f>(
         &mut self,
-        f: &'a Function,
-        body: &'a ptx_syntax::ast::Block,
-        scopes: &mut Scopes<'a>,
+        f: &'f Function,
+        body: &'f ptx_syntax::ast::Block,
+        scopes: &mut Scopes<'f>,
     ) -> bool {
         scopes.enter_function(
             f.returns.as_deref(),
@@ -794,11 +811,11 @@ impl<'a> Checker<'a> {
         ok
     }
 
-    fn block(
+    fn block<'f>(
         &mut self,
-        stmts: &'a [Statement],
+        stmts: &'f [Statement],
         block_span: Span,
-        scopes: &mut Scopes<'a>,
+        scopes: &mut Scopes<'f>,
         state: &mut FnState,
     ) -> bool {
         let stop = self.stop;
@@ -886,10 +903,10 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks one instruction; false if a fatal finding stops the walk.
-    fn instruction(
+    fn instruction<'f>(
         &mut self,
-        i: &'a Instruction,
-        scopes: &Scopes<'a>,
+        i: &'f Instruction,
+        scopes: &Scopes<'f>,
         state: &mut FnState,
     ) -> bool {
         if let Op::Generic(g) = &i.op {
@@ -900,8 +917,8 @@ impl<'a> Checker<'a> {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            if op != "cp" && !is_priority(op) && opcodes::is_known(op) {
-                let mods: Vec<&str> = g.modifiers.iter().map(|m| m.value.as_str()).collect();
+            if op != "cp" && !is_priority(op) && self.gate_index().is_known(op) {
+                let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                 self.insn_gates(i, op, &mods, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
                     if !sink_result_allowed(op, &mods) {
@@ -952,7 +969,7 @@ impl<'a> Checker<'a> {
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
         if gate_only(opcode, &mods) {
-            let words: Vec<&str> = mods.iter().map(|m| m.0).collect();
+            let words: gates::Words = mods.iter().map(|m| m.0).collect();
             self.insn_gates(i, opcode, &words, scopes);
             return true;
         }
@@ -997,70 +1014,6 @@ impl<'a> Checker<'a> {
             self.call_sequence = out.call_sequence;
         }
         true
-    }
-
-    /// The target and version gates of an instruction outside the cache-control families
-    /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
-    fn insn_gates(&mut self, i: &Instruction, opcode: &str, mods: &[&str], scopes: &Scopes) {
-        let mut special = Vec::new();
-        special_registers(i.op.operands(), scopes, &mut special);
-        let facts = ptx_isa::insn_gates::Facts {
-            modifiers: mods.to_vec(),
-            operands: i.op.operands().len(),
-            special,
-        };
-        let start = i.opcode_span.start.min(i.span.start);
-        for g in ptx_isa::insn_gates::gates_of(opcode) {
-            if !facts.holds(g.when, self.target, self.version) {
-                continue;
-            }
-            let Some(text) = g.message(self.target, self.version) else {
-                continue;
-            };
-            let subject = plain_subject(g.subject);
-            let (code, message, help) = match g.kind {
-                ptx_isa::GateKind::Target(n) | ptx_isa::GateKind::TargetBare(n) => (
-                    codes::TARGET_TOO_OLD,
-                    format!(
-                        "{subject} needs sm_{n} or newer; the module targets {}",
-                        self.target
-                    ),
-                    format!("use `.target sm_{n}` or a later target"),
-                ),
-                ptx_isa::GateKind::Version(v) => (
-                    codes::VERSION_TOO_OLD,
-                    format!(
-                        "{subject} needs PTX ISA {v} or later; the module is PTX {}",
-                        self.version
-                    ),
-                    format!("use `.version {v}` or later"),
-                ),
-                ptx_isa::GateKind::Arch(allowed) => (
-                    codes::NOT_ON_TARGET,
-                    format!("{subject} does not exist on {}", self.target),
-                    format!("targets that have it: {}", allowed.join(", ")),
-                ),
-                ptx_isa::GateKind::Compile(_) => (
-                    codes::NOT_ON_TARGET,
-                    format!("{subject} cannot be compiled for {}", self.target),
-                    "compile for an architecture that has it (see docs/features.md)".to_string(),
-                ),
-            };
-            self.diags.push(
-                Diagnostic::error(code, i.opcode_span, message, text)
-                    .with_help(help)
-                    .at_line_of(start),
-            );
-        }
-        if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
-            self.diags.extend(without_sync(
-                opcode,
-                i.opcode_span,
-                start,
-                self.sm,
-                self.version,
-            ));
-        }
     }
 
     /// The statement a syntax error sits in: ptxas has already scanned its modifiers (and
@@ -1451,66 +1404,6 @@ fn gate_only(opcode: &str, mods: &[(&str, Span)]) -> bool {
     }
 }
 
-/// `shfl`/`vote` without `.sync` (measured): an error on sm_70 and later from PTX 6.4,
-/// otherwise a warning (and a deprecation warning from PTX 6.0).
-fn without_sync(op: &str, span: Span, start: u32, sm: u32, version: PtxVersion) -> Vec<Diagnostic> {
-    if sm >= 70 && version >= PtxVersion::new(6, 4) {
-        return vec![Diagnostic::error(
-            codes::NOT_ON_TARGET,
-            span,
-            format!("`{op}` without `.sync` does not exist on sm_70 and later from PTX 6.4"),
-            format!("Instruction '{op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4"),
-        )
-        .with_help(format!("write `{op}.sync` with a member mask"))
-        .at_line_of(start)];
-    }
-    let mut out = vec![Diagnostic::warning(
-        codes::NOT_ON_TARGET,
-        span,
-        format!("`{op}` without `.sync` is unpredictable on sm_70 and later"),
-        format!("Instruction '{op}' without '.sync' may produce unpredictable results on sm_70 and later architectures"),
-    )
-    .with_help(format!("write `{op}.sync` with a member mask"))
-    .at_line_of(start)];
-    if version >= PtxVersion::new(6, 0) {
-        out.push(
-            Diagnostic::warning(
-                codes::NOT_ON_TARGET,
-                span,
-                format!("`{op}` without `.sync` is deprecated"),
-                format!("Instruction '{op}' without '.sync' is deprecated since PTX ISA version 6.0 and will be discontinued in a future PTX ISA version"),
-            )
-            .with_help(format!("write `{op}.sync` with a member mask"))
-            .at_line_of(start),
-        );
-    }
-    out
-}
-
-/// Special registers among the operands (`%cluster_ctarank`, `%clusterid` of `%clusterid.x`):
-/// `%` names that are not declared registers.
-fn special_registers<'o>(ops: &'o [Operand], scopes: &Scopes, out: &mut Vec<&'o str>) {
-    for o in ops {
-        match o {
-            Operand::Name(n) if n.name.starts_with('%') => {
-                let base = n.name.split('.').next().unwrap_or("");
-                let declared =
-                    matches!(scopes.lookup(base), Some(Sym::Reg(_))) && !symbols::is_special(base);
-                if !declared {
-                    out.push(base);
-                }
-            }
-            Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
-                special_registers(v, scopes, out)
-            }
-            Operand::Not(inner, _) => {
-                special_registers(std::slice::from_ref(&**inner), scopes, out)
-            }
-            _ => {}
-        }
-    }
-}
-
 fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> {
     Some(match opcode {
         "ld" | "st" => Family::LdSt,
@@ -1550,19 +1443,7 @@ fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> 
     })
 }
 
-fn item_span(item: &Item) -> Span {
-    match item {
-        Item::Version(v) => v.span,
-        Item::Target(t) => t.span,
-        Item::AddressSize(a) => a.span,
-        Item::File(f) => f.span,
-        Item::Section(s) => s.span,
-        Item::Var(v) => v.span,
-        Item::Function(f) => f.span,
-        Item::Pragma(p) => p.span,
-        Item::Alias { span, .. } => *span,
-    }
-}
+use ptx_syntax::stream::item_span;
 
 fn statement_span(s: &Statement) -> Span {
     match s {

@@ -3,7 +3,7 @@
 //! cache-control ones are not validated further.
 
 #[rustfmt::skip]
-const OPCODES: &[&str] = &[
+pub(crate) const OPCODES: &[&str] = &[
     "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier",
     "bfe", "bfi", "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clusterlaunchcontrol",
     "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt", "cvta", "discard", "div",

@@ -4,7 +4,10 @@
 
 use ptx_isa::{ScalarType, StateSpace, VarType};
 use ptx_syntax::ast::{Item, Param, VarDecl};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use smol_str::SmolStr;
+use std::borrow::Borrow;
+use std::hash::Hash;
 
 /// What a variable is, as the ld/st/cp.async rules distinguish it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,17 +62,72 @@ pub(crate) enum Sym {
     Func,
 }
 
-#[derive(Default)]
-struct Frame<'m> {
-    names: HashMap<&'m str, Sym>,
+/// One scope's names; `K` is `&str` into the function's syntax tree, or an owned string for
+/// the module scope, which outlives the trees it was declared from.
+struct Frame<K> {
+    names: FxHashMap<K, Sym>,
     /// `%r<10>`: prefix → (count, type).
-    ranges: HashMap<&'m str, (u32, ScalarType)>,
+    ranges: FxHashMap<K, (u32, ScalarType)>,
 }
 
-/// The module's names, and a stack of scopes for the function being checked.
+impl<K> Default for Frame<K> {
+    fn default() -> Self {
+        Frame {
+            names: FxHashMap::default(),
+            ranges: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Borrow<str> + Hash + Eq> Frame<K> {
+    fn get(&self, name: &str) -> Option<Sym> {
+        if let Some(s) = self.names.get(name) {
+            return Some(*s);
+        }
+        if !self.ranges.is_empty() {
+            if let Some((prefix, index)) = split_index(name) {
+                if let Some(&(count, ty)) = self.ranges.get(prefix) {
+                    if index < count {
+                        return Some(Sym::Reg(ty));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The module's names: its variables and functions, declared as the walk reaches them.
+#[derive(Default)]
+pub(crate) struct ModuleScope {
+    frame: Frame<SmolStr>,
+}
+
+impl ModuleScope {
+    /// No names yet: ptxas reads a module in one pass, so a name is visible only after its
+    /// declaration ([`ModuleScope::declare_item`]).
+    pub fn new() -> Self {
+        ModuleScope::default()
+    }
+
+    /// Declares a module-scope variable or function (a function before its body is walked:
+    /// it may call itself).
+    pub fn declare_item(&mut self, item: &Item) {
+        match item {
+            Item::Var(v) => declare(&mut self.frame, v, None),
+            Item::Function(f) => {
+                self.frame.names.insert(f.name.value.clone(), Sym::Func);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names an instruction of the function being checked sees: the module's, then a stack
+/// of the function's scopes.
 pub(crate) struct Scopes<'m> {
-    module: Frame<'m>,
-    frames: Vec<Frame<'m>>,
+    module: &'m ModuleScope,
+    frames: Vec<Frame<&'m str>>,
     /// Number of body `.param` variables declared so far in this function.
     pub local_params: u32,
 }
@@ -103,25 +161,12 @@ fn array_bytes(elem: u64, dims: &[Option<u64>]) -> u64 {
 }
 
 impl<'m> Scopes<'m> {
-    /// No names yet: ptxas reads a module in one pass, so a name is visible only after its
-    /// declaration ([`Scopes::declare_item`]).
-    pub fn new() -> Self {
+    /// The module's names so far, and no function scope yet.
+    pub fn new(module: &'m ModuleScope) -> Self {
         Scopes {
-            module: Frame::default(),
+            module,
             frames: Vec::new(),
             local_params: 0,
-        }
-    }
-
-    /// Declares a module-scope variable or function (a function before its body is walked:
-    /// it may call itself).
-    pub fn declare_item(&mut self, item: &'m Item) {
-        match item {
-            Item::Var(v) => declare(&mut self.module, v, None),
-            Item::Function(f) => {
-                self.module.names.insert(&f.name.value, Sym::Func);
-            }
-            _ => {}
         }
     }
 
@@ -145,7 +190,7 @@ impl<'m> Scopes<'m> {
                     bytes: array_bytes(u64::from(p.ty.value.bytes()), &p.dims),
                 })
             };
-            frame.names.insert(&p.name.value, sym);
+            frame.names.insert(p.name.value.as_str(), sym);
         };
         for p in returns.unwrap_or_default() {
             add(p, VarKind::FuncReturn);
@@ -182,26 +227,12 @@ impl<'m> Scopes<'m> {
 
     /// Resolves a name in the innermost scope that declares it.
     pub fn lookup(&self, name: &str) -> Option<Sym> {
-        for frame in self
-            .frames
+        self.frames
             .iter()
             .rev()
-            .chain(std::iter::once(&self.module))
-        {
-            if let Some(s) = frame.names.get(name) {
-                return Some(*s);
-            }
-            if !frame.ranges.is_empty() {
-                if let Some((prefix, index)) = split_index(name) {
-                    if let Some(&(count, ty)) = frame.ranges.get(prefix) {
-                        if index < count {
-                            return Some(Sym::Reg(ty));
-                        }
-                    }
-                }
-            }
-        }
-        special_register(name).map(Sym::Reg)
+            .find_map(|f| f.get(name))
+            .or_else(|| self.module.frame.get(name))
+            .or_else(|| special_register(name).map(Sym::Reg))
     }
 
     /// The declared type of a register, if `name` is one.
@@ -213,7 +244,11 @@ impl<'m> Scopes<'m> {
     }
 }
 
-fn declare<'m>(frame: &mut Frame<'m>, v: &'m VarDecl, local_params: Option<&mut u32>) {
+fn declare<'v, K: From<&'v str> + Hash + Eq>(
+    frame: &mut Frame<K>,
+    v: &'v VarDecl,
+    local_params: Option<&mut u32>,
+) {
     if v.space.value == StateSpace::Reg {
         let ty = match v.ty.value {
             VarType::Scalar(t) => t,
@@ -222,10 +257,12 @@ fn declare<'m>(frame: &mut Frame<'m>, v: &'m VarDecl, local_params: Option<&mut 
         for d in &v.declarators {
             match d.range {
                 Some(n) => {
-                    frame.ranges.insert(&d.name.value, (n, ty));
+                    frame.ranges.insert(d.name.value.as_str().into(), (n, ty));
                 }
                 None => {
-                    frame.names.insert(&d.name.value, Sym::Reg(ty));
+                    frame
+                        .names
+                        .insert(d.name.value.as_str().into(), Sym::Reg(ty));
                 }
             }
         }
@@ -242,7 +279,7 @@ fn declare<'m>(frame: &mut Frame<'m>, v: &'m VarDecl, local_params: Option<&mut 
         }
         let bytes = array_bytes(type_bytes(v.ty.value), &d.dims);
         frame.names.insert(
-            &d.name.value,
+            d.name.value.as_str().into(),
             Sym::Var(Var {
                 kind,
                 ty: type_token(v.ty.value),
@@ -350,10 +387,11 @@ mod tests {
             .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n{\n.reg .b64 %r<2>;\n.param .b32 a;\n}\n}\n";
         let m = ptx_syntax::parse(text).unwrap();
         let f = m.function("k").unwrap();
-        let mut s = Scopes::new();
+        let mut module = ModuleScope::new();
         for item in &m.items {
-            s.declare_item(item);
+            module.declare_item(item);
         }
+        let mut s = Scopes::new(&module);
         s.enter_function(f.returns.as_deref(), f.params.as_deref(), true);
         let body = f.body.as_ref().unwrap();
         let ptx_syntax::ast::Statement::Var(outer) = &body.statements[0] else {

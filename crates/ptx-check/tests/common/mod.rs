@@ -6,7 +6,7 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
-use ptx_check::{check_source, render, CheckOptions};
+use ptx_check::{check_file, render, CheckOptions};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Read, Write};
@@ -112,7 +112,11 @@ impl Tally {
 
     /// Checks `text` and scores our answer against `want`.
     pub fn check(&mut self, text: &str, want: Expected) {
-        let report = check_source("case.ptx", text.as_bytes(), &CheckOptions::default());
+        let report = check_file(
+            "case.ptx",
+            text.as_bytes().to_vec(),
+            &CheckOptions::default(),
+        );
         let ours = render::ptxas(&report.file, &report.diagnostics);
         let v = report.has_errors() == (want.exit != 0);
         let e = ours == want.raw;

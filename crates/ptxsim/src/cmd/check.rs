@@ -1,7 +1,7 @@
 //! `ptxsim check`: syntax and validation diagnostics.
 
 use clap::{Args as ClapArgs, ValueEnum};
-use ptx_check::{check_source, render, CheckOptions};
+use ptx_check::{check_file, render, CheckOptions};
 use ptx_isa::{PtxVersion, SmTarget};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,7 +56,7 @@ pub fn run(args: Args) -> ExitCode {
                 continue;
             }
         };
-        let report = check_source(&path.display().to_string(), &bytes, &options);
+        let report = check_file(&path.display().to_string(), bytes, &options);
         failed |= report.has_errors();
         match args.format {
             Format::Rich => eprint!(

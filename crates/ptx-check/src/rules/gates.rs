@@ -1,0 +1,208 @@
+//! The target and version gates of the instructions outside the cache-control families
+//! (`ptx_isa::insn_gates`), indexed once per module by opcode: most rows cannot fail on a
+//! recent target and version, and most instructions have no row left to test.
+
+use super::symbols::{self, Scopes, Sym};
+use super::{codes, opcodes, plain_subject, Checker};
+use crate::Diagnostic;
+use ptx_isa::insn_gates::Facts;
+use ptx_isa::{GateKind, InsnGate, PtxVersion, SmTarget};
+use ptx_syntax::ast::{Instruction, Operand};
+use ptx_syntax::Span;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// An instruction's modifier words, as written.
+pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
+
+/// The gate rows of one known opcode that fail on the module's target and version.
+pub(crate) struct OpcodeGates {
+    /// In table order (ptxas's order within the opcode).
+    rows: Vec<&'static InsnGate>,
+    /// Some row tests a special-register operand (`%cluster_ctarank`).
+    tests_special: bool,
+}
+
+/// Every opcode ptxas knows, with its failing rows.
+pub(crate) struct GateIndex {
+    by_opcode: FxHashMap<&'static str, OpcodeGates>,
+}
+
+impl GateIndex {
+    pub fn new(target: SmTarget, version: PtxVersion) -> Self {
+        let by_opcode = opcodes::OPCODES
+            .iter()
+            .map(|&op| {
+                let rows: Vec<&'static InsnGate> = ptx_isa::insn_gates::gates_of(op)
+                    .iter()
+                    .filter(|g| g.fails_on(target, version))
+                    .collect();
+                let tests_special = rows.iter().any(|g| g.when.iter().any(|w| w.contains('%')));
+                (
+                    op,
+                    OpcodeGates {
+                        rows,
+                        tests_special,
+                    },
+                )
+            })
+            .collect();
+        GateIndex { by_opcode }
+    }
+
+    /// True if ptxas knows `opcode` (case-sensitive, as ptxas is).
+    pub fn is_known(&self, opcode: &str) -> bool {
+        self.by_opcode.contains_key(opcode)
+    }
+}
+
+impl Checker<'_> {
+    /// The gate index for the module's target and version (made once `directives` has set
+    /// them, at the first instruction).
+    pub(super) fn gate_index(&mut self) -> &GateIndex {
+        let (target, version) = (self.target, self.version);
+        self.gates
+            .get_or_insert_with(|| GateIndex::new(target, version))
+    }
+
+    /// The target and version gates of an instruction outside the cache-control families
+    /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
+    pub(super) fn insn_gates(
+        &mut self,
+        i: &Instruction,
+        opcode: &str,
+        mods: &[&str],
+        scopes: &Scopes,
+    ) {
+        let start = i.opcode_span.start.min(i.span.start);
+        let (target, version) = (self.target, self.version);
+        let index = self
+            .gates
+            .get_or_insert_with(|| GateIndex::new(target, version));
+        if let Some(gates) = index.by_opcode.get(opcode).filter(|g| !g.rows.is_empty()) {
+            let mut special = Vec::new();
+            if gates.tests_special {
+                special_registers(i.op.operands(), scopes, &mut special);
+            }
+            let facts = Facts {
+                modifiers: mods,
+                operands: i.op.operands().len(),
+                special,
+            };
+            for g in &gates.rows {
+                if facts.holds(g.when, target, version) {
+                    self.diags
+                        .push(gate_message(g, i.opcode_span, start, target, version));
+                }
+            }
+        }
+        if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
+            self.diags.extend(without_sync(
+                opcode,
+                i.opcode_span,
+                start,
+                self.sm,
+                self.version,
+            ));
+        }
+    }
+}
+
+/// The message of a row that fails on `target` and `version` and whose condition holds.
+fn gate_message(
+    g: &InsnGate,
+    opcode_span: Span,
+    start: u32,
+    target: SmTarget,
+    version: PtxVersion,
+) -> Diagnostic {
+    let text = g
+        .message(target, version)
+        .expect("the index holds only rows that fail here");
+    let subject = plain_subject(g.subject);
+    let (code, message, help) = match g.kind {
+        GateKind::Target(n) | GateKind::TargetBare(n) => (
+            codes::TARGET_TOO_OLD,
+            format!("{subject} needs sm_{n} or newer; the module targets {target}"),
+            format!("use `.target sm_{n}` or a later target"),
+        ),
+        GateKind::Version(v) => (
+            codes::VERSION_TOO_OLD,
+            format!("{subject} needs PTX ISA {v} or later; the module is PTX {version}"),
+            format!("use `.version {v}` or later"),
+        ),
+        GateKind::Arch(allowed) => (
+            codes::NOT_ON_TARGET,
+            format!("{subject} does not exist on {target}"),
+            format!("targets that have it: {}", allowed.join(", ")),
+        ),
+        GateKind::Compile(_) => (
+            codes::NOT_ON_TARGET,
+            format!("{subject} cannot be compiled for {target}"),
+            "compile for an architecture that has it (see docs/features.md)".to_string(),
+        ),
+    };
+    Diagnostic::error(code, opcode_span, message, text)
+        .with_help(help)
+        .at_line_of(start)
+}
+
+/// `shfl`/`vote` without `.sync` (measured): an error on sm_70 and later from PTX 6.4,
+/// otherwise a warning (and a deprecation warning from PTX 6.0).
+fn without_sync(op: &str, span: Span, start: u32, sm: u32, version: PtxVersion) -> Vec<Diagnostic> {
+    if sm >= 70 && version >= PtxVersion::new(6, 4) {
+        return vec![Diagnostic::error(
+            codes::NOT_ON_TARGET,
+            span,
+            format!("`{op}` without `.sync` does not exist on sm_70 and later from PTX 6.4"),
+            format!("Instruction '{op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4"),
+        )
+        .with_help(format!("write `{op}.sync` with a member mask"))
+        .at_line_of(start)];
+    }
+    let mut out = vec![Diagnostic::warning(
+        codes::NOT_ON_TARGET,
+        span,
+        format!("`{op}` without `.sync` is unpredictable on sm_70 and later"),
+        format!("Instruction '{op}' without '.sync' may produce unpredictable results on sm_70 and later architectures"),
+    )
+    .with_help(format!("write `{op}.sync` with a member mask"))
+    .at_line_of(start)];
+    if version >= PtxVersion::new(6, 0) {
+        out.push(
+            Diagnostic::warning(
+                codes::NOT_ON_TARGET,
+                span,
+                format!("`{op}` without `.sync` is deprecated"),
+                format!("Instruction '{op}' without '.sync' is deprecated since PTX ISA version 6.0 and will be discontinued in a future PTX ISA version"),
+            )
+            .with_help(format!("write `{op}.sync` with a member mask"))
+            .at_line_of(start),
+        );
+    }
+    out
+}
+
+/// Special registers among the operands (`%cluster_ctarank`, `%clusterid` of `%clusterid.x`):
+/// `%` names that are not declared registers.
+fn special_registers<'o>(ops: &'o [Operand], scopes: &Scopes, out: &mut Vec<&'o str>) {
+    for o in ops {
+        match o {
+            Operand::Name(n) if n.name.starts_with('%') => {
+                let base = n.name.split('.').next().unwrap_or("");
+                let declared =
+                    matches!(scopes.lookup(base), Some(Sym::Reg(_))) && !symbols::is_special(base);
+                if !declared {
+                    out.push(base);
+                }
+            }
+            Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
+                special_registers(v, scopes, out)
+            }
+            Operand::Not(inner, _) => {
+                special_registers(std::slice::from_ref(&**inner), scopes, out)
+            }
+            _ => {}
+        }
+    }
+}

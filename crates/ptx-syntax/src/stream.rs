@@ -1,0 +1,172 @@
+//! Parsing a module a few top-level items at a time, in memory bounded by the largest item
+//! rather than the file.
+//!
+//! [`ItemReader`] lexes the text once, front to back, and cuts the token stream after each
+//! top-level statement: a `;` outside any `{ }`, `( )` or `[ ]`, or a `}` that closes the
+//! outermost brace (with the `;` of an initializer such as `= {1, 2};` when one follows). The
+//! header directives, which end in no `;`, fall into the run of the first statement after
+//! them. Each run is parsed by the module parser on its own.
+//!
+//! A run that parses without an error gives the items the whole-file parse gives for those
+//! tokens: the item parser is predictive and never reads past the `;` or `}` that ends an
+//! item, so it sees the same tokens either way. A run with a syntax error is reported as such
+//! and not recovered: the whole-file parse ([`crate::parse_recovering`]) recovers from errors
+//! across item boundaries, so callers that need its exact errors start over with it.
+
+use crate::ast::Item;
+use crate::lexer::{Tok, Token};
+use crate::span::Span;
+use crate::ParseError;
+use logos::Logos;
+
+/// Reads the top-level items of a module run by run; see the module docs.
+pub struct ItemReader<'s> {
+    text: &'s str,
+    lexer: logos::Lexer<'s, Tok>,
+    /// The token read past the end of the last run (the one after a top-level `}`).
+    pending: Option<Token<'s>>,
+    /// The current run's tokens (reused between runs).
+    tokens: Vec<Token<'s>>,
+    done: bool,
+}
+
+/// Why a run could not be read on its own.
+#[derive(Debug)]
+pub enum RunError {
+    /// The run has syntax errors (the first ones found in it, as the whole-file parse would
+    /// not necessarily report them).
+    Syntax(Vec<ParseError>),
+    /// The text is too large for the `u32` spans.
+    TooLarge,
+}
+
+impl<'s> ItemReader<'s> {
+    pub fn new(text: &'s str) -> Self {
+        ItemReader {
+            text,
+            lexer: Tok::lexer(text),
+            pending: None,
+            tokens: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn next_token(&mut self) -> Option<Token<'s>> {
+        if let Some(t) = self.pending.take() {
+            return Some(t);
+        }
+        let kind = self.lexer.next()?;
+        let range = self.lexer.span();
+        Some(Token {
+            kind: kind.unwrap_or(Tok::Error),
+            text: &self.text[range.clone()],
+            start: range.start as u32,
+        })
+    }
+
+    /// The items of the next run, `None` after the last one.
+    pub fn next_items(&mut self) -> Option<Result<Vec<Item>, RunError>> {
+        if self.done {
+            return None;
+        }
+        if self.text.len() >= u32::MAX as usize {
+            self.done = true;
+            return Some(Err(RunError::TooLarge));
+        }
+        self.tokens.clear();
+        let mut depth = 0usize;
+        let mut end = self.text.len() as u32;
+        while let Some(t) = self.next_token() {
+            self.tokens.push(t);
+            match t.kind {
+                Tok::LBrace | Tok::LParen | Tok::LBracket => depth += 1,
+                Tok::RParen | Tok::RBracket => depth = depth.saturating_sub(1),
+                Tok::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        match self.next_token() {
+                            Some(n) if n.kind == Tok::Semi => self.tokens.push(n),
+                            Some(n) => {
+                                end = n.start;
+                                self.pending = Some(n);
+                            }
+                            None => {}
+                        }
+                        break;
+                    }
+                }
+                Tok::Semi if depth == 0 => break,
+                _ => {}
+            }
+        }
+        if self.tokens.is_empty() {
+            self.done = true;
+            return None;
+        }
+        if self.pending.is_none() {
+            // The run ends at a `;` or at the end of the text: the next token starts after it.
+            if let Some(n) = self.next_token() {
+                end = n.start;
+                self.pending = Some(n);
+            }
+        }
+        self.tokens.push(Token {
+            kind: Tok::Eof,
+            text: "",
+            start: end,
+        });
+        let (module, errors) = crate::parser::module(&self.tokens);
+        if errors.is_empty() {
+            Some(Ok(module.items))
+        } else {
+            self.done = true;
+            Some(Err(RunError::Syntax(errors)))
+        }
+    }
+}
+
+/// The span of a top-level item.
+pub fn item_span(item: &Item) -> Span {
+    match item {
+        Item::Version(v) => v.span,
+        Item::Target(t) => t.span,
+        Item::AddressSize(a) => a.span,
+        Item::File(f) => f.span,
+        Item::Section(s) => s.span,
+        Item::Var(v) => v.span,
+        Item::Function(f) => f.span,
+        Item::Pragma(p) => p.span,
+        Item::Alias { span, .. } => *span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(text: &str) -> Vec<usize> {
+        let mut r = ItemReader::new(text);
+        let mut out = Vec::new();
+        while let Some(items) = r.next_items() {
+            out.push(items.expect("parses").len());
+        }
+        out
+    }
+
+    #[test]
+    fn cuts_after_each_top_level_statement() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+                    .global .b32 a[2] = {1, 2};\n.global .b32 b;\n\
+                    .visible .entry k(.param .u64 p) { ret; }\n.func f() { { ret; } }";
+        assert_eq!(runs(text), [4, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_run_with_an_error_stops_the_reader() {
+        let mut r =
+            ItemReader::new(".version 8.0 .target sm_80 .global .b32 a; .entry k() { @ ; }");
+        assert!(r.next_items().unwrap().is_ok());
+        assert!(matches!(r.next_items(), Some(Err(RunError::Syntax(_)))));
+        assert!(r.next_items().is_none());
+    }
+}
