@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::MemError;
+use crate::timing::TimingConfig;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
@@ -93,7 +94,7 @@ impl CacheConfig {
 
 /// The whole memory hierarchy's configuration. Every field can be overridden from TOML
 /// ([`GpuConfig::from_toml`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuConfig {
     pub name: String,
@@ -112,6 +113,9 @@ pub struct GpuConfig {
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
     pub timeline_interval: u64,
+    /// Figures of the kernel-time estimate (`[timing]` in TOML); memsys does not use them.
+    #[serde(default)]
+    pub timing: TimingConfig,
 }
 
 impl GpuConfig {
@@ -149,6 +153,7 @@ impl GpuConfig {
             dram_latency_cycles: 460,
             seed: 0x5eed,
             timeline_interval: 0,
+            timing: TimingConfig::a100(),
         }
     }
 
@@ -175,6 +180,7 @@ impl GpuConfig {
             },
             persisting_l2_bytes: 50 * MIB / 4 * 3,
             dram_latency_cycles: 690,
+            timing: TimingConfig::h100(),
             ..Self::a100()
         }
     }
@@ -202,6 +208,7 @@ impl GpuConfig {
             },
             persisting_l2_bytes: 126 * MIB / 4 * 3,
             dram_latency_cycles: 860,
+            timing: TimingConfig::b200(),
             ..Self::a100()
         }
     }
@@ -300,7 +307,7 @@ impl GpuConfig {
                 self.persisting_l2_bytes, self.l2.size_bytes
             )));
         }
-        Ok(())
+        self.timing.validate()
     }
 
     /// Ways of each L2 set that evict-last lines may hold.

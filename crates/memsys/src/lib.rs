@@ -30,6 +30,7 @@ pub mod replay;
 pub(crate) mod rng;
 mod stats;
 mod system;
+mod timing;
 mod types;
 
 pub use cache::EvictionClass;
@@ -39,6 +40,7 @@ pub use memory::GLOBAL_BASE;
 pub use policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
 pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
+pub use timing::TimingConfig;
 pub use types::{
     AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,
     Outcome, PrefetchSize, Request, Scope, Semantics, SmId, Space,
