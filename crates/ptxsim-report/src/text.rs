@@ -467,11 +467,11 @@ pub fn render_compare(r: &Report) -> String {
         rows.push(row);
     }
     let mut bound = vec!["bound by".to_string(), String::new()];
-    bound.extend(r.variants.iter().map(|v| {
-        v.time
-            .as_ref()
-            .map_or_else(|| "-".into(), |t| bound_cell(t))
-    }));
+    bound.extend(
+        r.variants
+            .iter()
+            .map(|v| v.time.as_ref().map_or_else(|| "-".into(), bound_cell)),
+    );
     rows.push(bound);
     let mut changed = vec!["lines changed".to_string(), String::new()];
     changed.extend(r.variants.iter().map(|v| {
