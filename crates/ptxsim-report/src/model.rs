@@ -58,7 +58,12 @@ pub struct GpuInfo {
     pub l2_ways: u32,
     pub line_bytes: u32,
     pub sector_bytes: u32,
+    /// The persisting-L2 set-aside in effect (`--persisting-l2`, `persisting_l2`; 0 as in a
+    /// fresh CUDA context).
     pub persisting_l2_bytes: u64,
+    /// The GPU's largest set-aside (`persisting_l2_max_bytes`).
+    #[serde(default)]
+    pub persisting_l2_max_bytes: u64,
     /// Load-to-use latencies of an L1 hit, an L2 hit and a DRAM access, SM cycles (the time
     /// estimate's latency term).
     pub l1_latency_cycles: u32,
@@ -80,6 +85,7 @@ impl GpuInfo {
             line_bytes: c.l2.line_bytes,
             sector_bytes: c.l2.sector_bytes,
             persisting_l2_bytes: c.persisting_l2_bytes,
+            persisting_l2_max_bytes: c.persisting_l2_limit(),
             l1_latency_cycles: c.l1.latency_cycles,
             l2_latency_cycles: c.l2.latency_cycles,
             dram_latency_cycles: c.dram_latency_cycles,

@@ -38,7 +38,7 @@ pub struct KernelWork {
     pub sector_bytes: u64,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
-    /// The persisting L2 set-aside in force, bytes.
+    /// The persisting L2 set-aside in force (the launch's `--persisting-l2`), bytes.
     pub setaside_bytes: u64,
     pub l2_size_bytes: u64,
     /// Warp executions of loads whose data a warp waits for: `ld` and `atom` of global, local

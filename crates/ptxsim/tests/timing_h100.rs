@@ -199,16 +199,15 @@ fn setaside_slows_writes_not_reads() {
 /// One CTA of `variant` over a K-long reduction: its work as the interpreter counted it.
 fn one_cta_work(variant: &str, k: u32) -> KernelWork {
     let dir = data_dir();
-    let gpu = std::env::temp_dir().join(format!("ptxsim-timing-h100-{}.toml", std::process::id()));
-    std::fs::write(&gpu, "preset = \"h100\"\npersisting_l2_bytes = 0\n").unwrap();
     let k_s = k.to_string();
     let out = Command::cargo_bin("ptxsim")
         .unwrap()
         .args(["run"])
         .arg(dir.join(format!("kernels/{variant}.ptx")))
         .args(["--kernel", "matmul_kernel", "--grid", "1", "--block", "128"])
-        .args(["--shared", "16384", "--report", "json", "--gpu"])
-        .arg(&gpu)
+        // Set-aside 0, as the H100 ran it.
+        .args(["--shared", "16384", "--report", "json", "--gpu", "h100"])
+        .args(["--persisting-l2", "0"])
         .args(["--arg", &format!("zeros:f16:{}", 64 * k)])
         .args(["--arg", &format!("zeros:f16:{}", 64 * k)])
         .args(["--arg", "zeros:f16:4096"])
