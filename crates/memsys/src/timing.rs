@@ -189,10 +189,15 @@ impl TimingConfig {
                 )));
             }
         }
-        if self.dram_read_efficiency > 1.0 || self.dram_write_efficiency > 1.0 {
-            return Err(MemError::Config(
-                "timing: DRAM efficiencies are fractions of the peak (at most 1)".into(),
-            ));
+        for (name, v) in [
+            ("dram_read_efficiency", self.dram_read_efficiency),
+            ("dram_write_efficiency", self.dram_write_efficiency),
+        ] {
+            if v > 1.0 {
+                return Err(MemError::Config(format!(
+                    "timing.{name} = {v} must be at most 1 (a fraction of the DRAM peak)"
+                )));
+            }
         }
         if self.max_warps_per_sm == 0 || self.max_ctas_per_sm == 0 {
             return Err(MemError::Config(

@@ -319,3 +319,161 @@ fn matmul_2048_within_25_percent_and_variants_ranked_as_on_the_h100() {
     println!("{table}");
     assert!(failures.is_empty(), "{failures:#?}\n{table}");
 }
+
+// ---- The estimate in reports ----
+
+fn demo(extra: &[&str]) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Command::cargo_bin("ptxsim")
+        .unwrap()
+        .current_dir(&root)
+        .args(["compare", "--launch", "examples/matmul_fp16.sm80.toml"])
+        .args([
+            "--variant",
+            "l1=cp.async=ca",
+            "--variant",
+            "prefetch=cp.async=.L2::256B",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn reports_carry_the_estimate_and_compare_ranks_by_it() {
+    let out = demo(&["--report", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut times = Vec::new();
+    for var in v["variants"].as_array().unwrap() {
+        let t = &var["time"];
+        let ns = t["ns"].as_f64().unwrap();
+        assert_eq!(
+            var["totals"]["gpu__time_duration.sum"].as_u64().unwrap(),
+            ns.round() as u64
+        );
+        // The bound is the longest term (DRAM reads and writes together as the bus).
+        let terms = t["terms"].as_array().unwrap();
+        let term = |r: &str| {
+            terms
+                .iter()
+                .find(|x| x["resource"] == r)
+                .and_then(|x| x["ns"].as_f64())
+                .unwrap()
+        };
+        let dram = term("dram_reads") + term("dram_writes");
+        let longest = ["l2", "l1_shared", "issue", "tensor_cores", "latency"]
+            .iter()
+            .map(|r| term(r))
+            .fold(dram, f64::max);
+        let bound = t["bound"].as_str().unwrap();
+        let bound_ns = if bound.starts_with("dram") {
+            dram
+        } else {
+            term(bound)
+        };
+        assert_eq!(bound_ns, longest, "{bound}");
+        assert!(ns >= longest + t["launch_overhead_ns"].as_f64().unwrap());
+        times.push((var["name"].as_str().unwrap().to_string(), ns));
+    }
+    // `.ca` adds L1 fills to the L1/shared array, so it is estimated slowest.
+    let slowest = times.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_eq!(slowest.0, "l1");
+
+    let text = String::from_utf8(demo(&[]).stdout).unwrap();
+    let ranking = text
+        .split("Ranked by estimated time")
+        .nth(1)
+        .expect("a ranking");
+    let pos = |name: &str| ranking.find(&format!(" {name} ")).unwrap();
+    assert!(
+        pos("original") < pos("l1") && pos("prefetch") < pos("l1"),
+        "{ranking}"
+    );
+    assert!(text.contains("est. time") && text.contains("bound by"));
+
+    let html = String::from_utf8(demo(&["--report", "html"]).stdout).unwrap();
+    assert!(html.contains("Estimated time (gpu__time_duration.sum)"));
+}
+
+/// `ptxsim run` of a small Triton kernel (4 CTAs of 128 threads) with its estimate.
+fn vadd_time(gpu: &str) -> Result<Value, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::cargo_bin("ptxsim")
+        .unwrap()
+        .current_dir(&root)
+        .args(["run", "tests/corpus/triton/vadd_evict_last.sm80.ptx"])
+        .args([
+            "--kernel",
+            "vadd_evict_last",
+            "--grid",
+            "4",
+            "--block",
+            "128",
+        ])
+        .args(["--arg", "zeros:f32:1000", "--arg", "zeros:f32:1000"])
+        .args([
+            "--arg",
+            "zeros:f32:1000",
+            "--arg",
+            "s32:1000",
+            "--arg",
+            "null",
+            "--arg",
+            "null",
+        ])
+        .args(["--report", "json", "--gpu", gpu])
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    Ok(v["variants"][0]["time"].clone())
+}
+
+#[test]
+fn timing_parameters_come_from_the_gpu_toml() {
+    let dir = std::env::temp_dir().join(format!("ptxsim-timing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let slow = dir.join("slow.toml");
+    std::fs::write(
+        &slow,
+        "preset = \"h100\"\n[timing]\nwarp_cycles_per_instruction = 40\n",
+    )
+    .unwrap();
+    let latency = |t: &Value| {
+        t["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["resource"] == "latency")
+            .and_then(|x| x["ns"].as_f64())
+            .unwrap()
+    };
+    let base = vadd_time("h100").unwrap();
+    let slowed = vadd_time(slow.to_str().unwrap()).unwrap();
+    // The latency term grows by (40 - 4) cycles per instruction of one warp, at 1830 MHz.
+    let w = &base["work"];
+    let warps = w["ctas"].as_f64().unwrap() * (w["threads_per_cta"].as_f64().unwrap() / 32.0);
+    let per_warp = w["warp_instructions"].as_f64().unwrap() / warps;
+    let expected = 36.0 * per_warp / 1.83;
+    let grown = latency(&slowed) - latency(&base);
+    assert!(
+        (grown - expected).abs() < 1e-6 * expected,
+        "{grown} vs {expected}"
+    );
+    assert!(slowed["ns"].as_f64() > base["ns"].as_f64());
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "preset = \"h100\"\n[timing]\ndram_read_efficiency = 1.5\n",
+    )
+    .unwrap();
+    let err = vadd_time(bad.to_str().unwrap()).unwrap_err();
+    assert!(err.contains("dram_read_efficiency"), "{err}");
+}
