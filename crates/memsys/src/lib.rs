@@ -30,6 +30,7 @@ pub mod replay;
 pub(crate) mod rng;
 mod stats;
 mod system;
+mod timing;
 mod types;
 
 pub use cache::EvictionClass;
@@ -41,6 +42,7 @@ pub use policy::{
 };
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
 pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
+pub use timing::TimingConfig;
 pub use types::{
     AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,
     Outcome, PrefetchSize, Request, Scope, Semantics, SmId, Space,

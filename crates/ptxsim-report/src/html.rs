@@ -435,15 +435,74 @@ details summary { cursor:pointer; font-weight:600; margin:4px 0; }
 fn metric_cell(v: Option<MetricValue>, unit: &str) -> String {
     match (v, unit) {
         (Some(MetricValue::Count(b)), "bytes") => format_bytes(b),
+        (Some(MetricValue::Count(b)), "ns") => crate::text::format_ns(b as f64),
         _ => format_value(v),
     }
+}
+
+/// The time estimate per variant, fastest first: total, change, bound and every resource.
+fn time_table(r: &Report) -> String {
+    use crate::timing::Resource;
+    const ORDER: [Resource; 7] = [
+        Resource::DramReads,
+        Resource::DramWrites,
+        Resource::L2,
+        Resource::L1Shared,
+        Resource::Issue,
+        Resource::TensorCores,
+        Resource::Latency,
+    ];
+    let ranked = r.ranked_by_time();
+    if ranked.is_empty() {
+        return String::new();
+    }
+    let base = r.variants[0].time.as_ref().map(|t| t.ns);
+    let mut s = String::from(
+        "<div class=\"card\"><h2>Estimated time (gpu__time_duration.sum)</h2><div class=\"scroll\"><table><tr><th class=\"l\">variant</th><th>est. time</th><th>vs original</th><th class=\"l\">bound by</th>",
+    );
+    for res in ORDER {
+        let _ = write!(s, "<th>{}</th>", esc(res.label()));
+    }
+    s.push_str("</tr>");
+    for v in ranked {
+        let Some(t) = &v.time else { continue };
+        let vs = match base {
+            Some(b) if !v.baseline && b > 0.0 => format!("{:+.1}%", (t.ns - b) * 100.0 / b),
+            _ => "-".into(),
+        };
+        let _ = write!(
+            s,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td>",
+            esc(&v.name),
+            crate::text::format_ns(t.ns),
+            vs,
+            esc(&crate::text::bound_cell(t))
+        );
+        for res in ORDER {
+            let ns = t
+                .terms
+                .iter()
+                .find(|x| x.resource == res)
+                .map_or(0.0, |x| x.ns);
+            let _ = write!(s, "<td>{}</td>", crate::text::format_ns(ns));
+        }
+        s.push_str("</tr>");
+    }
+    let _ = write!(
+        s,
+        "</table></div><p class=\"note\">An estimate, not a measurement: launch overhead plus each resource's work at its peak rate, overlapped (docs/timing.md). Registers are not counted in occupancy.</p></div>"
+    );
+    s
 }
 
 /// Whether higher is better for a metric (for colouring deltas), if it has a direction.
 fn better_when_higher(name: &str) -> Option<bool> {
     if name.ends_with("hit_rate.pct") {
         Some(true)
-    } else if name.starts_with("dram__") || name == "ptxsim__l1_stale_reads.sum" {
+    } else if name.starts_with("dram__")
+        || name == "ptxsim__l1_stale_reads.sum"
+        || name == crate::metrics::TIME_METRIC
+    {
         Some(false)
     } else {
         None
@@ -692,7 +751,7 @@ pub fn render(r: &Report) -> String {
     );
     let _ = write!(
         s,
-        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} B dynamic shared · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting carve-out {}) · {} B lines of {} B sectors · {}</p>",
+        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} B dynamic shared · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting set-aside {} of max {}) · {} B lines of {} B sectors · {}</p>",
         esc(&title),
         esc(&l.ptx),
         l.grid[0],
@@ -710,6 +769,7 @@ pub fn render(r: &Report) -> String {
         format_bytes(r.gpu.l2_bytes),
         r.gpu.l2_ways,
         format_bytes(r.gpu.persisting_l2_bytes),
+        format_bytes(r.gpu.persisting_l2_max_bytes),
         r.gpu.line_bytes,
         r.gpu.sector_bytes,
         esc(&r.tool)
@@ -760,6 +820,8 @@ pub fn render(r: &Report) -> String {
             ""
         }
     );
+
+    s.push_str(&time_table(r));
 
     // Hit rate per level per variant, and DRAM bytes per variant.
     let hit: Vec<Vec<Option<f64>>> = r

@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod model;
 pub mod rewrite;
 pub mod text;
+pub mod timing;
 
 pub use metrics::{MetricInfo, MetricValue, MetricValues};
 pub use model::{
@@ -24,6 +25,7 @@ pub use model::{
     VariantReport, FORMAT, SCHEMA_VERSION,
 };
 pub use rewrite::{Rewrite, RewriteError, Rewritten};
+pub use timing::{KernelWork, Resource, TimeEstimate};
 
 /// The JSON Schema every JSON report validates against (docs/report.schema.json).
 pub const JSON_SCHEMA: &str = include_str!("../../../docs/report.schema.json");

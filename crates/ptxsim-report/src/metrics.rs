@@ -70,7 +70,18 @@ fn count(v: u64) -> Option<MetricValue> {
     Some(MetricValue::Count(v))
 }
 
+/// The estimated kernel time ([`crate::timing`]); its value is set once the launch is known.
+pub const TIME_METRIC: &str = "gpu__time_duration.sum";
+
 const DEFS: &[Def] = &[
+    Def {
+        name: TIME_METRIC,
+        unit: "ns",
+        description: "kernel duration: an ESTIMATE from the run's work and the GPU's rates (docs/timing.md), not a measurement",
+        nsight: true,
+        per_line: false,
+        compute: |_, _, _| None,
+    },
     Def {
         name: "l1tex__t_sector_hit_rate.pct",
         unit: "%",
@@ -322,6 +333,7 @@ pub fn per_line(c: &Counters, executions: u64) -> MetricValues {
 
 /// Metric names used by the compare table, with short labels.
 pub const KEY_METRICS: &[(&str, &str)] = &[
+    (TIME_METRIC, "est. time"),
     ("l1tex__t_sector_hit_rate.pct", "L1 hit rate"),
     ("lts__t_sector_hit_rate.pct", "L2 hit rate"),
     ("l1tex__t_sectors.sum", "L1 sectors"),

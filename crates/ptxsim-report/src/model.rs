@@ -1,8 +1,11 @@
 //! The report: what a run (or each variant of a comparison) did, in the shape of the versioned
 //! JSON schema `docs/report.schema.json`.
 
-use crate::metrics::{self, MetricInfo, MetricValues, RunFigures};
-use memsys::{Counters, DramCounters, GpuConfig, LevelCounters, OccupancySample, Stats};
+use crate::metrics::{self, MetricInfo, MetricValue, MetricValues, RunFigures};
+use crate::timing::{self, KernelWork, TimeEstimate};
+use memsys::{
+    Counters, DramCounters, GpuConfig, LevelCounters, OccupancySample, Stats, TimingConfig,
+};
 use ptx_exec::{Program, RunSummary};
 use ptx_isa::ScalarType;
 use serde::{Deserialize, Serialize};
@@ -55,7 +58,19 @@ pub struct GpuInfo {
     pub l2_ways: u32,
     pub line_bytes: u32,
     pub sector_bytes: u32,
+    /// The persisting-L2 set-aside in effect (`--persisting-l2`, `persisting_l2`; 0 as in a
+    /// fresh CUDA context).
     pub persisting_l2_bytes: u64,
+    /// The GPU's largest set-aside (`persisting_l2_max_bytes`).
+    #[serde(default)]
+    pub persisting_l2_max_bytes: u64,
+    /// Load-to-use latencies of an L1 hit, an L2 hit and a DRAM access, SM cycles (the time
+    /// estimate's latency term).
+    pub l1_latency_cycles: u32,
+    pub l2_latency_cycles: u32,
+    pub dram_latency_cycles: u32,
+    /// The rates the time estimate used.
+    pub timing: TimingConfig,
 }
 
 impl GpuInfo {
@@ -70,6 +85,11 @@ impl GpuInfo {
             line_bytes: c.l2.line_bytes,
             sector_bytes: c.l2.sector_bytes,
             persisting_l2_bytes: c.persisting_l2_bytes,
+            persisting_l2_max_bytes: c.persisting_l2_limit(),
+            l1_latency_cycles: c.l1.latency_cycles,
+            l2_latency_cycles: c.l2.latency_cycles,
+            dram_latency_cycles: c.dram_latency_cycles,
+            timing: c.timing.clone(),
         }
     }
 }
@@ -98,6 +118,13 @@ pub struct VariantReport {
     /// PTX lines with the most DRAM traffic (read + written), most first.
     pub top_dram_lines: Vec<u32>,
     pub l2_timeline: Timeline,
+    /// The estimated kernel time and what bounds it (docs/timing.md); computed by
+    /// [`Report::new`] from the variant's work and the launch.
+    pub time: Option<TimeEstimate>,
+    /// The run's instruction mix and memory traffic as the estimate reads them (launch shape
+    /// filled in by [`Report::new`]; in JSON as `time.work`).
+    #[serde(skip)]
+    pub work: KernelWork,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -256,6 +283,7 @@ pub fn variant_report(
     timeline_interval: u64,
 ) -> VariantReport {
     let total = stats.total();
+    let work = timing::work_of(program, summary, &total);
     let run = RunFigures {
         warp_instructions: summary.warp_instructions,
         thread_instructions: summary.thread_instructions,
@@ -378,6 +406,8 @@ pub fn variant_report(
             samples: thin(&stats.timeline, MAX_TIMELINE_SAMPLES),
             end: stats.l2_occupancy,
         },
+        time: None,
+        work,
     }
 }
 
@@ -429,14 +459,42 @@ fn thin(samples: &[OccupancySample], max: usize) -> Vec<OccupancySample> {
     (0..max).map(|k| samples[k * (n - 1) / (max - 1)]).collect()
 }
 
+impl VariantReport {
+    /// Completes the variant's work with the launch shape and the set-aside, estimates its
+    /// time and adds `gpu__time_duration.sum` to its totals.
+    pub fn estimate_time(&mut self, launch: &LaunchInfo, gpu: &GpuInfo) {
+        let w = &mut self.work;
+        w.ctas = launch.grid.iter().map(|&d| u64::from(d.max(1))).product();
+        w.threads_per_cta = launch.block.iter().map(|&d| d.max(1)).product();
+        w.shared_bytes_per_cta = u64::from(launch.shared_bytes);
+        w.setaside_bytes = gpu.persisting_l2_bytes;
+        w.l2_size_bytes = gpu.l2_bytes;
+        w.sector_bytes = u64::from(gpu.sector_bytes);
+        let lat = timing::Latencies {
+            l1: gpu.l1_latency_cycles,
+            l2: gpu.l2_latency_cycles,
+            dram: gpu.dram_latency_cycles,
+        };
+        let t = timing::estimate(w, &gpu.timing, gpu.sm_count, lat);
+        self.totals.insert(
+            metrics::TIME_METRIC.into(),
+            Some(MetricValue::Count(t.ns.round() as u64)),
+        );
+        self.time = Some(t);
+    }
+}
+
 impl Report {
     /// A report of `variants` (the first is the baseline) of one launch.
     pub fn new(
         command: &str,
         launch: LaunchInfo,
         gpu: GpuInfo,
-        variants: Vec<VariantReport>,
+        mut variants: Vec<VariantReport>,
     ) -> Report {
+        for v in &mut variants {
+            v.estimate_time(&launch, &gpu);
+        }
         Report {
             format: FORMAT.into(),
             version: SCHEMA_VERSION,
@@ -453,6 +511,17 @@ impl Report {
     pub fn to_json(&self) -> String {
         // Serialising plain data with string keys cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// The variants with a time estimate, fastest first (ties keep the report's order).
+    pub fn ranked_by_time(&self) -> Vec<&VariantReport> {
+        let mut v: Vec<&VariantReport> =
+            self.variants.iter().filter(|v| v.time.is_some()).collect();
+        v.sort_by(|a, b| {
+            let t = |x: &VariantReport| x.time.as_ref().map_or(0.0, |t| t.ns);
+            t(a).total_cmp(&t(b))
+        });
+        v
     }
 
     /// Whether any variant's outputs differ from the baseline's.

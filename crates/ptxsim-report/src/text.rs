@@ -2,6 +2,7 @@
 
 use crate::metrics::{self, get, MetricValue, KEY_METRICS};
 use crate::model::{Report, VariantReport};
+use crate::timing::TimeEstimate;
 use std::fmt::Write as _;
 
 /// `1234567` → `1,234,567`.
@@ -42,6 +43,50 @@ pub fn format_bytes(b: u64) -> String {
     format!("{v:.1} {}", UNITS[u])
 }
 
+/// Nanoseconds as `68.8 us` (`850 ns` below 1 us).
+pub fn format_ns(ns: f64) -> String {
+    if ns < 1000.0 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} us", ns / 1e3)
+    } else {
+        format!("{:.2} ms", ns / 1e6)
+    }
+}
+
+/// A variant's bound: `L2 (1.31x the next)`.
+pub fn bound_cell(t: &TimeEstimate) -> String {
+    if t.margin > 0.0 {
+        format!("{} ({:.2}x next)", t.bound.label(), t.margin)
+    } else {
+        t.bound.label().to_string()
+    }
+}
+
+/// The estimate's breakdown: one line per resource, longest first.
+fn time_section(v: &VariantReport) -> String {
+    let Some(t) = &v.time else {
+        return String::new();
+    };
+    let mut s = format!(
+        "Estimated time (gpu__time_duration.sum, an estimate: docs/timing.md): {} = launch {} +          resources overlapped; bound by {}
+  {} CTAs on the busiest SM, {} resident at once          (registers not counted), {} wave(s)
+",
+        format_ns(t.ns),
+        format_ns(t.launch_overhead_ns),
+        bound_cell(t),
+        t.ctas_per_sm,
+        t.resident_ctas_per_sm,
+        t.waves
+    );
+    let mut rows = vec![vec!["resource".to_string(), "time".into()]];
+    for term in &t.terms {
+        rows.push(vec![term.resource.label().to_string(), format_ns(term.ns)]);
+    }
+    s.push_str(&table(&rows, 1));
+    s
+}
+
 /// A table whose first `left` columns are left-aligned and the others right-aligned.
 fn table(rows: &[Vec<String>], left: usize) -> String {
     aligned(rows, |c, _| c < left)
@@ -51,7 +96,7 @@ fn header(r: &Report) -> String {
     let l = &r.launch;
     format!(
         "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) shared {} B, seed {}\n\
-         gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting carve-out {}), {} B lines of {} B sectors\n",
+         gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting set-aside {} of max {}), {} B lines of {} B sectors\n",
         r.tool,
         l.kernel,
         l.ptx,
@@ -70,6 +115,7 @@ fn header(r: &Report) -> String {
         format_bytes(r.gpu.l2_bytes),
         r.gpu.l2_ways,
         format_bytes(r.gpu.persisting_l2_bytes),
+        format_bytes(r.gpu.persisting_l2_max_bytes),
         r.gpu.line_bytes,
         r.gpu.sector_bytes,
     )
@@ -124,6 +170,11 @@ pub fn render_run(r: &Report) -> String {
     }
     s.push_str(&table_mixed(&rows));
     s.push('\n');
+    let time = time_section(v);
+    if !time.is_empty() {
+        s.push_str(&time);
+        s.push('\n');
+    }
 
     s.push_str("Evictions by priority class (lines)\n");
     let (l1, l2) = (&v.levels.l1.evictions, &v.levels.l2.evictions);
@@ -331,6 +382,54 @@ fn delta(base: Option<MetricValue>, v: Option<MetricValue>) -> String {
     }
 }
 
+/// The variants by estimated time, fastest first, with each one's change against the
+/// original and what bounds it.
+fn ranking(r: &Report) -> String {
+    let base = r
+        .variants
+        .first()
+        .and_then(|v| v.time.as_ref())
+        .map(|t| t.ns);
+    let ranked = r.ranked_by_time();
+    if ranked.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nRanked by estimated time (an estimate: docs/timing.md)\n");
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "variant".into(),
+        "est. time".into(),
+        "vs original".into(),
+        "bound by".into(),
+        "next resources".into(),
+    ]];
+    for (i, v) in ranked.iter().enumerate() {
+        let Some(t) = &v.time else { continue };
+        let vs = match base {
+            Some(b) if !v.baseline && b > 0.0 => format!("{:+.1}%", (t.ns - b) * 100.0 / b),
+            _ => "-".into(),
+        };
+        let next = t
+            .terms
+            .iter()
+            .filter(|x| x.resource != t.bound)
+            .take(2)
+            .map(|x| format!("{} {}", x.resource.label(), format_ns(x.ns)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        rows.push(vec![
+            (i + 1).to_string(),
+            v.name.clone(),
+            format_ns(t.ns),
+            vs,
+            bound_cell(t),
+            next,
+        ]);
+    }
+    s.push_str(&aligned(&rows, |c, _| c == 1 || c >= 4));
+    s
+}
+
 /// The side-by-side table of the key metrics per variant, then what each rewrite changed and
 /// any output differences.
 pub fn render_compare(r: &Report) -> String {
@@ -358,6 +457,7 @@ pub fn render_compare(r: &Report) -> String {
             let val = get(&v.totals, name);
             let mut cell = match (val, metrics::unit(name)) {
                 (Some(MetricValue::Count(b)), "bytes") => format_bytes(b),
+                (Some(MetricValue::Count(b)), "ns") => format_ns(b as f64),
                 _ => format_value(val),
             };
             if !v.baseline {
@@ -367,6 +467,13 @@ pub fn render_compare(r: &Report) -> String {
         }
         rows.push(row);
     }
+    let mut bound = vec!["bound by".to_string(), String::new()];
+    bound.extend(
+        r.variants
+            .iter()
+            .map(|v| v.time.as_ref().map_or_else(|| "-".into(), bound_cell)),
+    );
+    rows.push(bound);
     let mut changed = vec!["lines changed".to_string(), String::new()];
     changed.extend(r.variants.iter().map(|v| {
         if v.baseline {
@@ -388,6 +495,7 @@ pub fn render_compare(r: &Report) -> String {
     s.push_str(
         "  (in parentheses: the change against the original; for hit rates in percentage points)\n",
     );
+    s.push_str(&ranking(r));
     for v in r.variants.iter().filter(|v| !v.baseline) {
         if v.changes.is_empty() {
             let _ = writeln!(
