@@ -2,4 +2,6 @@
 //! launch files (shared by the `run` command and the corpus test suite).
 
 pub mod launch;
+pub mod point;
+pub mod sweep;
 pub mod trace_out;
