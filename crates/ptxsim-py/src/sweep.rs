@@ -139,6 +139,7 @@ pub fn sweep_finish(
 /// The whole sweep on local threads (`jobs` at once, 0: one per core), the GIL released; the
 /// same as `ptxsim sweep`. Returns what `sweep_finish` does.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 pub fn sweep_local(
     py: Python<'_>,
     spec: &str,

@@ -67,8 +67,9 @@ fn distinct(rows: &[Vec<Value>], c: usize) -> Vec<Value> {
 
 /// A cell colour: light for the worst value, dark blue for the best.
 fn shade(v: f64, lo: f64, hi: f64, higher_better: bool) -> (String, &'static str) {
-    let mut t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
-    if !higher_better {
+    // One value everywhere: a middle shade, neither best nor worst.
+    let mut t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+    if !higher_better && hi > lo {
         t = 1.0 - t;
     }
     let light = 94.0 - 52.0 * t;

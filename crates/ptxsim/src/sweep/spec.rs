@@ -137,6 +137,9 @@ pub struct ReportAxes {
     pub y: Option<String>,
 }
 
+/// The launches of a spec: the names of their own axes, and each launch file with its values.
+pub type Launches = (Vec<String>, Vec<(PathBuf, Vec<Label>)>);
+
 /// A spec and the directory its paths are relative to.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -165,7 +168,7 @@ impl Spec {
     }
 
     /// The launches with their own axes' values, in order; every launch names the same axes.
-    pub fn launches(&self) -> Result<(Vec<String>, Vec<(PathBuf, Vec<Label>)>), String> {
+    pub fn launches(&self) -> Result<Launches, String> {
         let f = &self.file;
         match (&f.launch, f.launches.is_empty()) {
             (Some(_), false) => Err("sweep spec: give `launch` or `[[launches]]`, not both".into()),
