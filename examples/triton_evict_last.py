@@ -45,6 +45,7 @@ for policy in ("", "evict_last"):
     results[policy] = ptxsim.triton.run(
         add_table, (triton.cdiv(n, block),), x, table, out, n, table_size,
         BLOCK=block, TABLE_POLICY=policy, target="sm_80", gpu=gpu,
+        persisting_l2=196608,  # cudaLimitPersistingL2CacheSize: 3/4 of this L2 for evict-last lines
     )
     # Hints change where data lives, never the result.
     assert np.array_equal(out, x + table[np.arange(n) % table_size])

@@ -843,6 +843,14 @@ impl SectorCache {
         }
     }
 
+    /// Changes the most evict-last lines one set may hold (resident lines keep their class).
+    pub fn set_last_cap(&mut self, last_cap: u32) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.last_cap = last_cap,
+            Sets::Wide(w) => w.last_cap = last_cap,
+        }
+    }
+
     /// The sets of up to 16 ways, for the replay loop (`None` for wider caches).
     #[inline(always)]
     pub(crate) fn packed_mut(&mut self) -> Option<&mut Packed> {

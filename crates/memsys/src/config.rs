@@ -102,10 +102,16 @@ pub struct GpuConfig {
     pub l1: CacheConfig,
     /// The shared L2, the point of coherence.
     pub l2: CacheConfig,
-    /// Bytes of L2 that evict-last (persisting) lines may occupy; evict-last occupancy of each
-    /// set is capped at `floor(ways * persisting_l2_bytes / l2.size_bytes)` ways. The CUDA
-    /// runtime's default limit is 0 (`cudaLimitPersistingL2CacheSize`); the presets use the
-    /// maximum the device allows so hints are visible.
+    /// The largest persisting-L2 set-aside the device allows (the hardware maximum
+    /// `cudaDeviceProp::persistingL2CacheMaxSize`): [`GpuConfig::set_persisting_l2`] refuses
+    /// more. A GPU property, read from the TOML key `persisting_l2_max_bytes`.
+    pub persisting_l2_max_bytes: u64,
+    /// The persisting-L2 set-aside in effect, in bytes: the setting
+    /// `cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, N)` makes. Not a GPU property (no
+    /// TOML key): 0, as in a fresh CUDA context, until [`GpuConfig::set_persisting_l2`]
+    /// changes it (`--persisting-l2`, `persisting_l2` in launch files). Evict-last occupancy
+    /// of each L2 set is capped by it ([`GpuConfig::evict_last_ways`]).
+    #[serde(skip)]
     pub persisting_l2_bytes: u64,
     pub dram_latency_cycles: u32,
     /// Seed of the generator that draws fraction-policy priorities.
@@ -121,7 +127,8 @@ impl GpuConfig {
     ///   NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020).
     /// - L1 here = 192 KB - 64 KB shared = 128 KB; 4 ways is a modelling choice (not published).
     /// - 16 L2 ways: CCCL's `_CUDA_Ampere_Max_L2_Ways = 16` (the fraction code's 1/16 step).
-    /// - Persisting carve-out up to 30 MB: CUDA C++ Programming Guide, "L2 cache set-aside".
+    /// - Persisting set-aside maximum 30 MiB: the CUDA C++ Programming Guide ("L2 cache
+    ///   set-aside for persisting accesses": "A100 ... 30 MB").
     /// - Latencies: no A100 pointer-chase figure was gathered; the V100 figures 36/221/460
     ///   cycles (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
     ///   Microbenchmarking", 2018, as listed in REFERENCE.md) stand in.
@@ -145,7 +152,8 @@ impl GpuConfig {
                 set_hash: SetHash::XorFold,
                 latency_cycles: 221,
             },
-            persisting_l2_bytes: 30 * MIB,
+            persisting_l2_max_bytes: 30 * MIB,
+            persisting_l2_bytes: 0,
             dram_latency_cycles: 460,
             seed: 0x5eed,
             timeline_interval: 0,
@@ -157,7 +165,8 @@ impl GpuConfig {
     /// - 132 SMs, 256 KB unified L1/shared per SM, 50 MB L2: NVIDIA H100 Tensor Core GPU
     ///   Architecture whitepaper (2022).
     /// - L1 here = 256 KB - 64 KB shared = 192 KB, 4 ways (modelling choice).
-    /// - Persisting carve-out: modelled at A100's documented 3/4 of L2 (37.5 MB).
+    /// - Persisting set-aside maximum 32,768,000 B: what an H100 80GB HBM3 reports as
+    ///   `persistingL2CacheMaxSize` (`../shared/hw/h100/README.md`).
     /// - Latencies 40/281/690 cycles: GH200 pointer chase (REFERENCE.md; same GH100 die).
     pub fn h100() -> Self {
         Self {
@@ -173,7 +182,7 @@ impl GpuConfig {
                 latency_cycles: 281,
                 ..Self::a100().l2
             },
-            persisting_l2_bytes: 50 * MIB / 4 * 3,
+            persisting_l2_max_bytes: 32_768_000,
             dram_latency_cycles: 690,
             ..Self::a100()
         }
@@ -184,7 +193,8 @@ impl GpuConfig {
     /// - 148 SMs (74 per die), 256 KB unified L1/shared per SM, 126 MB L2: Chips and Cheese,
     ///   "Nvidia's B200: Keeping the CUDA Juggernaut Rolling" (2025).
     /// - L1 here = 256 KB - 64 KB shared = 192 KB, 4 ways (modelling choice).
-    /// - Persisting carve-out: modelled at 3/4 of L2 (94.5 MB).
+    /// - Persisting set-aside maximum: not measured; 3/4 of L2 (94.5 MiB), the A100's ratio,
+    ///   until it is.
     /// - Latencies 40/295/860 cycles: B200 pointer chase (REFERENCE.md).
     pub fn b200() -> Self {
         Self {
@@ -200,7 +210,7 @@ impl GpuConfig {
                 latency_cycles: 295,
                 ..Self::a100().l2
             },
-            persisting_l2_bytes: 126 * MIB / 4 * 3,
+            persisting_l2_max_bytes: 126 * MIB / 4 * 3,
             dram_latency_cycles: 860,
             ..Self::a100()
         }
@@ -223,13 +233,21 @@ impl GpuConfig {
     ///
     /// ```toml
     /// preset = "a100"
-    /// persisting_l2_bytes = 0
+    /// persisting_l2_max_bytes = 1048576
     /// [l2]
     /// ways = 8
     /// ```
     pub fn from_toml(text: &str) -> Result<Self, MemError> {
         let mut overrides: toml::Table =
             toml::from_str(text).map_err(|e| MemError::Config(e.to_string()))?;
+        if overrides.contains_key("persisting_l2_bytes") {
+            return Err(MemError::Config(
+                "`persisting_l2_bytes` is no longer a GPU property: the hardware maximum is \
+                 `persisting_l2_max_bytes`; the set-aside itself is a launch setting \
+                 (`persisting_l2` in a launch file, `--persisting-l2`)"
+                    .into(),
+            ));
+        }
         let base = match overrides.remove("preset") {
             None => Self::a100(),
             Some(toml::Value::String(name)) => Self::preset(&name)?,
@@ -271,6 +289,7 @@ impl GpuConfig {
                 set_hash: SetHash::Modulo,
                 latency_cycles: base.l2.latency_cycles,
             },
+            persisting_l2_max_bytes: 0,
             persisting_l2_bytes: 0,
             ..base
         }
@@ -294,16 +313,66 @@ impl GpuConfig {
                 "l1 and l2 must use the same line_bytes and sector_bytes".into(),
             ));
         }
-        if self.persisting_l2_bytes > self.l2.size_bytes {
-            return Err(MemError::Config(format!(
-                "persisting_l2_bytes {} exceeds the L2 size {}",
-                self.persisting_l2_bytes, self.l2.size_bytes
-            )));
+        if self.persisting_l2_bytes > self.persisting_l2_limit() {
+            return Err(self.over_max(self.persisting_l2_bytes));
         }
         Ok(())
     }
 
-    /// Ways of each L2 set that evict-last lines may hold.
+    /// The largest set-aside this GPU takes: `persisting_l2_max_bytes`, and never more than
+    /// the L2 (a TOML that shrinks the L2 of a preset keeps the preset's maximum).
+    pub fn persisting_l2_limit(&self) -> u64 {
+        self.persisting_l2_max_bytes.min(self.l2.size_bytes)
+    }
+
+    fn over_max(&self, bytes: u64) -> MemError {
+        MemError::Config(format!(
+            "persisting L2 set-aside {bytes} B exceeds the maximum of GPU '{}': {} B \
+             (persisting_l2_max_bytes{})",
+            self.name,
+            self.persisting_l2_limit(),
+            if self.persisting_l2_max_bytes > self.l2.size_bytes {
+                ", capped at the L2 size"
+            } else {
+                ""
+            }
+        ))
+    }
+
+    /// Sets the persisting-L2 set-aside, as `cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+    /// bytes)` does; more than [`GpuConfig::persisting_l2_limit`] is an error naming it.
+    pub fn set_persisting_l2(&mut self, bytes: u64) -> Result<(), MemError> {
+        if bytes > self.persisting_l2_limit() {
+            return Err(self.over_max(bytes));
+        }
+        self.persisting_l2_bytes = bytes;
+        Ok(())
+    }
+
+    /// Parses a byte count as the command line and launch files write it: a plain integer,
+    /// or one with a `KiB`, `MiB` or `GiB` suffix (powers of 1024; `K`, `M`, `G` alike).
+    pub fn parse_bytes(text: &str) -> Result<u64, MemError> {
+        let t = text.trim();
+        let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (number, unit) = t.split_at(digits);
+        let bad = || {
+            MemError::Config(format!(
+                "'{text}' is not a byte count (an integer, optionally with KiB, MiB or GiB)"
+            ))
+        };
+        let n: u64 = number.parse().map_err(|_| bad())?;
+        let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 1,
+            "k" | "kib" => KIB,
+            "m" | "mib" => MIB,
+            "g" | "gib" => 1024 * MIB,
+            _ => return Err(bad()),
+        };
+        n.checked_mul(scale).ok_or_else(bad)
+    }
+
+    /// Ways of each L2 set that evict-last lines may hold: `floor(ways * persisting_l2_bytes /
+    /// l2.size_bytes)`.
     pub fn evict_last_ways(&self) -> u32 {
         if self.l2.size_bytes == 0 {
             return 0;
@@ -328,5 +397,72 @@ fn merge(base: &mut toml::Table, overrides: toml::Table) {
                 base.insert(key, v);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_counts_take_binary_suffixes() {
+        for (text, want) in [
+            ("0", 0),
+            ("32768000", 32_768_000),
+            ("4KiB", 4096),
+            ("4 MiB", 4 << 20),
+            ("2m", 2 << 20),
+            ("1GiB", 1 << 30),
+            ("7B", 7),
+        ] {
+            assert_eq!(GpuConfig::parse_bytes(text).unwrap(), want, "{text}");
+        }
+        for bad in [
+            "",
+            "MiB",
+            "-1",
+            "1.5MiB",
+            "4 lines",
+            "99999999999999999999GiB",
+        ] {
+            assert!(GpuConfig::parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_set_aside_is_a_setting_bounded_by_the_gpu_maximum() {
+        let mut h100 = GpuConfig::h100();
+        assert_eq!(
+            h100.persisting_l2_bytes, 0,
+            "a fresh CUDA context has limit 0"
+        );
+        assert_eq!(h100.persisting_l2_max_bytes, 32_768_000);
+        assert_eq!(GpuConfig::a100().persisting_l2_max_bytes, 30 * MIB);
+        assert_eq!(GpuConfig::b200().persisting_l2_max_bytes, 126 * MIB / 4 * 3);
+        h100.set_persisting_l2(32_768_000).unwrap();
+        let e = h100.set_persisting_l2(32_768_001).unwrap_err().to_string();
+        assert!(
+            e.contains("32768001 B exceeds the maximum of GPU 'h100': 32768000 B"),
+            "{e}"
+        );
+        assert_eq!(
+            h100.persisting_l2_bytes, 32_768_000,
+            "a refused value changes nothing"
+        );
+        // A TOML that shrinks the L2 keeps the preset's maximum, capped at the L2.
+        let mut small =
+            GpuConfig::from_toml("preset = \"h100\"\n[l2]\nsize_bytes = 262144\n").unwrap();
+        assert_eq!(small.persisting_l2_limit(), 262_144);
+        assert!(small.set_persisting_l2(262_145).is_err());
+        let e = GpuConfig::from_toml("persisting_l2_bytes = 4096\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("persisting_l2_max_bytes"), "{e}");
+        let cfg =
+            GpuConfig::from_toml("preset = \"a100\"\npersisting_l2_max_bytes = 4096\n").unwrap();
+        assert_eq!(
+            (cfg.persisting_l2_max_bytes, cfg.persisting_l2_bytes),
+            (4096, 0)
+        );
     }
 }

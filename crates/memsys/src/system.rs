@@ -410,6 +410,16 @@ impl MemSystem {
         &self.cfg
     }
 
+    /// Changes the persisting-L2 set-aside between kernels, as
+    /// `cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes)` does: later evict-last
+    /// requests are capped by the new size; resident lines keep their class. More than the
+    /// GPU's maximum is an error and changes nothing.
+    pub fn set_persisting_l2(&mut self, bytes: u64) -> Result<(), MemError> {
+        self.cfg.set_persisting_l2(bytes)?;
+        self.l2.set_last_cap(self.cfg.evict_last_ways());
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- host side
 
     /// Allocates `bytes` of zeroed global memory aligned to `align` (at least 256) and returns

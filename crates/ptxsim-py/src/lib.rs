@@ -265,6 +265,9 @@ struct LaunchResult {
     /// The GPU model's name.
     #[pyo3(get)]
     gpu: String,
+    /// The persisting-L2 set-aside the run had, in bytes.
+    #[pyo3(get)]
+    persisting_l2: u64,
     #[pyo3(get)]
     seed: u64,
     #[pyo3(get)]
@@ -321,7 +324,7 @@ impl LaunchResult {
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -336,10 +339,14 @@ fn launch(
     hazards: bool,
     seed: u64,
     max_steps: Option<u64>,
+    persisting_l2: u64,
 ) -> PyResult<LaunchResult> {
     let grid = dims(&grid, "grid")?;
     let block = dims(&block, "block")?;
-    let gpu_cfg = gpu_config(gpu)?;
+    let mut gpu_cfg = gpu_config(gpu)?;
+    gpu_cfg
+        .set_persisting_l2(persisting_l2)
+        .map_err(|e| LaunchError::new_err(format!("persisting_l2: {e}")))?;
     let gpu_name = gpu_cfg.name.clone();
 
     // Parse and validate as ptxas would: a module it rejects does not load on a GPU either.
@@ -498,6 +505,7 @@ fn launch(
         block,
         shared,
         gpu: &gpu_name,
+        persisting_l2,
         seed,
         hazards,
     };
@@ -508,6 +516,7 @@ fn launch(
         block: (block[0], block[1], block[2]),
         shared,
         gpu: gpu_name,
+        persisting_l2,
         seed,
         warp_instructions: run.warp_instructions,
         thread_instructions: run.thread_instructions,

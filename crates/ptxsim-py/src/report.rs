@@ -23,6 +23,8 @@ pub struct Launch<'a> {
     pub block: [u32; 3],
     pub shared: u32,
     pub gpu: &'a str,
+    /// The persisting-L2 set-aside in effect, bytes.
+    pub persisting_l2: u64,
     pub seed: u64,
     pub hazards: bool,
 }
@@ -61,6 +63,7 @@ pub fn build(launch: &Launch, session: &Session, run: &RunSummary) -> Doc {
             "block": launch.block,
             "shared": launch.shared,
             "gpu": launch.gpu,
+            "persisting_l2": launch.persisting_l2,
             "seed": launch.seed,
             "warp_instructions": run.warp_instructions,
             "thread_instructions": run.thread_instructions,
@@ -203,8 +206,8 @@ pub fn summary(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "kernel `{}` on {}: grid ({gx},{gy},{gz}) block ({bx},{by},{bz}), {} B dynamic shared memory",
-        launch.kernel, launch.gpu, launch.shared
+        "kernel `{}` on {}: grid ({gx},{gy},{gz}) block ({bx},{by},{bz}), {} B dynamic shared memory, persisting L2 set-aside {} B",
+        launch.kernel, launch.gpu, launch.shared, launch.persisting_l2
     );
     let _ = writeln!(
         s,

@@ -280,12 +280,34 @@ def test_stats_and_per_line_table():
 
 def test_gpu_models_and_override_files(tmp_path):
     toml = tmp_path / "small.toml"
-    toml.write_text('preset = "h100"\nname = "h100-small-l2"\npersisting_l2_bytes = 131072\n[l2]\nsize_bytes = 262144\n')
+    toml.write_text('preset = "h100"\nname = "h100-small-l2"\npersisting_l2_max_bytes = 131072\n[l2]\nsize_bytes = 262144\n')
     for gpu, name in (("b200", "b200"), (toml, "h100-small-l2"), (str(toml), "h100-small-l2")):
         x, y, out = vadd_args()
         assert ptxsim.launch(VADD, "vadd_evict_last", 2, 128, [x, y, out, 1536, None, None], gpu=gpu).gpu == name
     with pytest.raises(ptxsim.LaunchError, match="unknown GPU preset 'v100'"):
         ptxsim.launch(VADD, "vadd_evict_last", 2, 128, [x, y, out, 1536, None, None], gpu="v100")
+    old = tmp_path / "old.toml"
+    old.write_text('preset = "h100"\npersisting_l2_bytes = 131072\n')
+    with pytest.raises(ptxsim.LaunchError, match="persisting_l2_max_bytes"):
+        ptxsim.launch(VADD, "vadd_evict_last", 2, 128, [x, y, out, 1536, None, None], gpu=old)
+
+
+def test_persisting_l2_set_aside(tmp_path):
+    # The set-aside is a launch setting (cudaLimitPersistingL2CacheSize): 0 by default, an int or
+    # a KiB/MiB/GiB string, at most the GPU's persisting_l2_max_bytes (H100: 32,768,000 B).
+    x, y, out = vadd_args()
+    args = [x, y, out, 1536, None, None]
+    assert ptxsim.launch(VADD, "vadd_evict_last", 2, 128, args, gpu="h100").persisting_l2 == 0
+    r = ptxsim.launch(VADD, "vadd_evict_last", 2, 128, args, gpu="h100", persisting_l2="4MiB")
+    assert r.persisting_l2 == 4 << 20
+    assert "persisting L2 set-aside 4194304 B" in r.summary()
+    assert '"persisting_l2": 4194304' in r.to_json()
+    assert ptxsim.launch(VADD, "vadd_evict_last", 2, 128, args, gpu="h100",
+                         persisting_l2=32768000).persisting_l2 == 32768000
+    with pytest.raises(ptxsim.LaunchError, match="exceeds the maximum of GPU 'h100': 32768000 B"):
+        ptxsim.launch(VADD, "vadd_evict_last", 2, 128, args, gpu="h100", persisting_l2=32768001)
+    with pytest.raises(ptxsim.LaunchError, match="not a byte count"):
+        ptxsim.launch(VADD, "vadd_evict_last", 2, 128, args, gpu="h100", persisting_l2="4 lines")
 
 
 # CTA 0 reads `data` through its SM's L1 (.ca), spins, and reads it again; CTA 1, on another SM,

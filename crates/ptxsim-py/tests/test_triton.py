@@ -143,10 +143,10 @@ def test_matmul_sm80_tensor_cores():
 
 
 def test_evict_last_keeps_the_reused_table_in_l2(tmp_path):
-    # A 256 KiB L2 (3/4 of it for persisting lines) so a 128 KiB table reused under a streaming
-    # input shows the hint at a size the CPU runs quickly.
+    # A 256 KiB L2 (a set-aside of 3/4 of it for persisting lines) so a 128 KiB table reused
+    # under a streaming input shows the hint at a size the CPU runs quickly.
     gpu = tmp_path / "small-l2.toml"
-    gpu.write_text('preset = "a100"\nname = "a100-l2-256k"\npersisting_l2_bytes = 196608\n[l2]\nsize_bytes = 262144\n')
+    gpu.write_text('preset = "a100"\nname = "a100-l2-256k"\npersisting_l2_max_bytes = 196608\n[l2]\nsize_bytes = 262144\n')
     n, table_size = 1 << 17, 1 << 15
     rng = np.random.default_rng(4)
     x, table = rng.random(n, dtype=np.float32), rng.random(table_size, dtype=np.float32)
@@ -155,9 +155,11 @@ def test_evict_last_keeps_the_reused_table_in_l2(tmp_path):
     for policy in ("", "evict_last"):
         out = np.zeros(n, dtype=np.float32)
         results[policy] = ptxsim.triton.run(add_table_kernel, (n // 1024,), x, table, out, n, table_size,
-                                            BLOCK=1024, TABLE_POLICY=policy, gpu=gpu)
+                                            BLOCK=1024, TABLE_POLICY=policy, gpu=gpu,
+                                            persisting_l2="192KiB")
         np.testing.assert_array_equal(out, want)  # hints never change results
     plain, hinted = results[""], results["evict_last"]
+    assert plain.persisting_l2 == hinted.persisting_l2 == 196608
     assert plain.stats["l2_occupancy"]["evict_last"] == 0
     assert hinted.stats["l2_occupancy"]["evict_last"] > 0
     assert hinted.stats["total"]["l2"]["read_hits"] > plain.stats["total"]["l2"]["read_hits"]

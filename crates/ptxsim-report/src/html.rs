@@ -692,7 +692,7 @@ pub fn render(r: &Report) -> String {
     );
     let _ = write!(
         s,
-        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} B dynamic shared · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting carve-out {}) · {} B lines of {} B sectors · {}</p>",
+        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} B dynamic shared · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting set-aside {} of max {}) · {} B lines of {} B sectors · {}</p>",
         esc(&title),
         esc(&l.ptx),
         l.grid[0],
@@ -710,6 +710,7 @@ pub fn render(r: &Report) -> String {
         format_bytes(r.gpu.l2_bytes),
         r.gpu.l2_ways,
         format_bytes(r.gpu.persisting_l2_bytes),
+        format_bytes(r.gpu.persisting_l2_max_bytes),
         r.gpu.line_bytes,
         r.gpu.sector_bytes,
         esc(&r.tool)

@@ -55,7 +55,12 @@ pub struct GpuInfo {
     pub l2_ways: u32,
     pub line_bytes: u32,
     pub sector_bytes: u32,
+    /// The persisting-L2 set-aside in effect (`--persisting-l2`, `persisting_l2`; 0 as in a
+    /// fresh CUDA context).
     pub persisting_l2_bytes: u64,
+    /// The GPU's largest set-aside (`persisting_l2_max_bytes`).
+    #[serde(default)]
+    pub persisting_l2_max_bytes: u64,
 }
 
 impl GpuInfo {
@@ -70,6 +75,7 @@ impl GpuInfo {
             line_bytes: c.l2.line_bytes,
             sector_bytes: c.l2.sector_bytes,
             persisting_l2_bytes: c.persisting_l2_bytes,
+            persisting_l2_max_bytes: c.persisting_l2_limit(),
         }
     }
 }

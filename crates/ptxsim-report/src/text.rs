@@ -51,7 +51,7 @@ fn header(r: &Report) -> String {
     let l = &r.launch;
     format!(
         "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) shared {} B, seed {}\n\
-         gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting carve-out {}), {} B lines of {} B sectors\n",
+         gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting set-aside {} of max {}), {} B lines of {} B sectors\n",
         r.tool,
         l.kernel,
         l.ptx,
@@ -70,6 +70,7 @@ fn header(r: &Report) -> String {
         format_bytes(r.gpu.l2_bytes),
         r.gpu.l2_ways,
         format_bytes(r.gpu.persisting_l2_bytes),
+        format_bytes(r.gpu.persisting_l2_max_bytes),
         r.gpu.line_bytes,
         r.gpu.sector_bytes,
     )

@@ -425,6 +425,10 @@ pub struct LaunchFile {
     pub max_steps: Option<u64>,
     #[serde(default)]
     pub gpu: Option<String>,
+    /// The persisting-L2 set-aside in bytes (an integer, or a string with a KiB/MiB/GiB
+    /// suffix); `--persisting-l2` overrides it. Absent: 0, as in a fresh CUDA context.
+    #[serde(default, deserialize_with = "de_byte_count")]
+    pub persisting_l2: Option<u64>,
     /// Argument index → output file.
     #[serde(default)]
     pub out: BTreeMap<String, PathBuf>,
@@ -436,6 +440,25 @@ pub struct LaunchFile {
     /// Multi-step files: kernel launches and memsets, run in order.
     #[serde(default)]
     pub step: Vec<Step>,
+}
+
+/// `persisting_l2 = 4194304` or `persisting_l2 = "4MiB"`.
+fn de_byte_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    use serde::de::Error;
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Count {
+        Int(i64),
+        Text(String),
+    }
+    match Count::deserialize(d)? {
+        Count::Int(n) => u64::try_from(n)
+            .map(Some)
+            .map_err(|_| D::Error::custom(format!("persisting_l2 {n} is negative"))),
+        Count::Text(t) => GpuConfig::parse_bytes(&t)
+            .map(Some)
+            .map_err(|e| D::Error::custom(format!("persisting_l2: {e}"))),
+    }
 }
 
 /// An expected output buffer: argument `arg` of a one-kernel file, or buffer `buffer` of a

@@ -15,6 +15,7 @@ for a chosen target (no GPU needed) and launches it. Everything runs in the Rust
 
 from __future__ import annotations
 
+import operator
 import os
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -198,6 +199,7 @@ def launch(
     hazards: bool = False,
     seed: int = 0,
     max_steps: Optional[int] = None,
+    persisting_l2: Union[int, str] = 0,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -219,6 +221,10 @@ def launch(
         loads), each with the conflicting access.
     seed: seed of the warp interleaving (0: the fixed default order).
     max_steps: fault after this many warp-instructions (default: 10^9).
+    persisting_l2: the persisting-L2 set-aside in bytes, as
+        ``cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, n)`` sets it: an int, or a string
+        with a ``KiB``/``MiB``/``GiB`` suffix (``"4MiB"``). Default 0, as in a fresh CUDA
+        context; more than the GPU's ``persisting_l2_max_bytes`` raises LaunchError.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -242,10 +248,33 @@ def launch(
         hazards=hazards,
         seed=seed,
         max_steps=max_steps,
+        persisting_l2=persisting_l2,
     )
 
 
-def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps):
+_BYTE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+               "g": 1 << 30, "gib": 1 << 30}
+
+
+def _byte_count(value: Union[int, str], what: str) -> int:
+    """An int, or a string like ``"4MiB"`` (powers of 1024), as ``--persisting-l2`` takes."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int or a string such as '4MiB', not bool")
+    if isinstance(value, str):
+        text = value.strip()
+        digits = len(text) - len(text.lstrip("0123456789"))
+        number, unit = text[:digits], text[digits:].strip().lower()
+        if not number or unit not in _BYTE_UNITS:
+            raise LaunchError(f"{what}: '{value}' is not a byte count (an integer, optionally with KiB, MiB or GiB)")
+        return int(number) * _BYTE_UNITS[unit]
+    n = operator.index(value)
+    if n < 0:
+        raise LaunchError(f"{what}: {n} is negative")
+    return n
+
+
+def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
+            persisting_l2=0):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -259,6 +288,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         hazards=bool(hazards),
         seed=int(seed),
         max_steps=None if max_steps is None else int(max_steps),
+        persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
     )
 
 

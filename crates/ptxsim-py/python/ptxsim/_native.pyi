@@ -41,6 +41,7 @@ class Result:
     block: tuple[int, int, int]
     shared: int
     gpu: str
+    persisting_l2: int
     seed: int
     warp_instructions: int
     thread_instructions: int
@@ -64,6 +65,7 @@ def launch(
     hazards: bool = False,
     seed: int = 0,
     max_steps: Optional[int] = None,
+    persisting_l2: int = 0,
 ) -> Result: ...
 def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
 def gpu_presets() -> list[str]: ...

@@ -18,6 +18,10 @@ pub struct Args {
     /// Print the statistics as one JSON document (schema ptxsim-replay/1) instead of text.
     #[arg(long)]
     json: bool,
+    /// The persisting-L2 set-aside in bytes (an integer, or with a KiB/MiB/GiB suffix);
+    /// default 0, as in a fresh CUDA context.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cmd::run::parse_bytes_arg)]
+    persisting_l2: Option<u64>,
 }
 
 /// Resolves `--gpu` as `ptxsim run` does: a preset name, or a `.toml` file.
@@ -55,7 +59,9 @@ fn per_op_text(stats: &Stats, ops: &[String]) -> String {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let cfg = match gpu_config(&args.gpu) {
+    let cfg = match gpu_config(&args.gpu).and_then(|mut c| {
+        crate::cmd::run::apply_persisting_l2(&mut c, args.persisting_l2, None).map(|()| c)
+    }) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -70,6 +76,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let name = args.trace.display().to_string();
+    let persisting = cfg.persisting_l2_bytes;
     // Read line by line: a multi-GB trace is never held in memory whole.
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
     let (stats, ops) = match ptx_trace::replay_reader(cfg, reader) {
@@ -85,6 +92,7 @@ pub fn run(args: Args) -> ExitCode {
         let doc = serde_json::json!({
             "schema": "ptxsim-replay/1",
             "trace": name,
+            "persisting_l2_bytes": persisting,
             "ops": ops,
             "stats": stats,
         });
@@ -92,10 +100,17 @@ pub fn run(args: Args) -> ExitCode {
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');
         s
-    } else if ops.is_empty() {
-        stats.render_text()
     } else {
-        format!("{}\n{}", stats.render_text(), per_op_text(&stats, &ops))
+        let head = format!("persisting L2 set-aside: {persisting} B\n");
+        if ops.is_empty() {
+            format!("{head}{}", stats.render_text())
+        } else {
+            format!(
+                "{head}{}\n{}",
+                stats.render_text(),
+                per_op_text(&stats, &ops)
+            )
+        }
     };
     // A closed pipe (`| head`) is not an error worth a message; other write errors are.
     match std::io::stdout().lock().write_all(report.as_bytes()) {

@@ -48,6 +48,31 @@ pub struct LaunchArgs {
     /// GPU model: a100, h100, b200, or a TOML file overriding a preset.
     #[arg(long, default_value = "h100")]
     pub gpu: String,
+    /// The persisting-L2 set-aside in bytes (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+    /// N)): an integer, or with a KiB/MiB/GiB suffix. Overrides the launch file's
+    /// `persisting_l2`; default 0, as in a fresh CUDA context.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes_arg)]
+    pub persisting_l2: Option<u64>,
+}
+
+/// clap's parser for byte counts (`4194304`, `4MiB`).
+pub fn parse_bytes_arg(text: &str) -> Result<u64, String> {
+    GpuConfig::parse_bytes(text).map_err(|e| e.to_string())
+}
+
+/// Applies the set-aside: the command line's if given, else the launch file's, else 0.
+pub fn apply_persisting_l2(
+    gpu: &mut GpuConfig,
+    cli: Option<u64>,
+    file: Option<u64>,
+) -> Result<(), String> {
+    let (bytes, from) = match (cli, file) {
+        (Some(b), _) => (b, "--persisting-l2"),
+        (None, Some(b)) => (b, "persisting_l2 (launch file)"),
+        (None, None) => return Ok(()),
+    };
+    gpu.set_persisting_l2(bytes)
+        .map_err(|e| format!("{from}: {e}"))
 }
 
 /// Report formats.
@@ -155,6 +180,7 @@ impl Resolved {
 
 /// Gathers the launch from the launch file or the options.
 pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
+    let mut file_persisting = None;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
             let (file, base) = LaunchFile::read(path).map_err(|e| e.to_string())?;
@@ -178,6 +204,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                 Some(g) => g,
                 None => args.gpu.clone(),
             };
+            file_persisting = file.persisting_l2;
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -213,7 +240,8 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                 PathBuf::from("."),
             )
         };
-    let gpu = gpu_config(&gpu)?;
+    let mut gpu = gpu_config(&gpu)?;
+    apply_persisting_l2(&mut gpu, args.persisting_l2, file_persisting)?;
     let grid = dims(&grid, "--grid").map_err(|e| e.to_string())?;
     let block = dims(&block, "--block").map_err(|e| e.to_string())?;
     let specs = specs

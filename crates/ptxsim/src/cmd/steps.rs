@@ -3,8 +3,8 @@
 //! memsets in between (docs/launch-format.md).
 
 use super::run::{
-    deliver_report, fail, gpu_config, print_device_output, run_launch_steps, status_line, Args,
-    LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
+    apply_persisting_l2, deliver_report, fail, gpu_config, print_device_output, run_launch_steps,
+    status_line, Args, LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
 };
 use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
 use ptxsim::launch::{PreparedStep, PreparedSteps};
@@ -39,6 +39,9 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         Ok(g) => g,
         Err(e) => return fail(e),
     };
+    if let Err(e) = apply_persisting_l2(&mut gpu, launch.persisting_l2, file.persisting_l2) {
+        return fail(e);
+    }
     if args.report.is_some() && gpu.timeline_interval == 0 {
         gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
