@@ -89,8 +89,7 @@ fn every_point_is_a_row_with_the_metrics_compare_reports() {
     let compare = ptxsim()
         .args(["compare", "--launch"])
         .arg(root().join("tests/corpus/run/triton.vadd_evict_last.sm80.toml"))
-        .arg("--gpu")
-        .arg(&gpu_file)
+        .args(["--gpu", "a100", "--persisting-l2", "4MiB"])
         .args([
             "--variant",
             "ef=loads=evict_first",
@@ -106,7 +105,7 @@ fn every_point_is_a_row_with_the_metrics_compare_reports() {
         let name = variant["name"].as_str().unwrap();
         let row = rows
             .iter()
-            .find(|r| r["variant"] == name && r["gpu"] == "a100" && r["persisting_l2"] == 65536)
+            .find(|r| r["variant"] == name && r["gpu"] == "a100" && r["persisting_l2"] == 4194304)
             .unwrap();
         let totals = variant["totals"].as_object().unwrap();
         assert!(!totals.is_empty());
@@ -115,7 +114,7 @@ fn every_point_is_a_row_with_the_metrics_compare_reports() {
         }
     }
     // With no set-aside, the original's evict_last loads are capped to normal; evict_first
-    // loads have nothing to cap; a larger set-aside caps none.
+    // loads have nothing to cap; 4 MiB (one way of each L2 set) holds them all.
     let capped = |v: &str, pl2: u64| {
         rows.iter()
             .find(|r| r["variant"] == v && r["gpu"] == "h100" && r["persisting_l2"] == pl2)
@@ -125,7 +124,7 @@ fn every_point_is_a_row_with_the_metrics_compare_reports() {
     };
     assert!(capped("original", 0) > 0);
     assert_eq!(capped("ef", 0), 0);
-    assert_eq!(capped("original", 65536), 0);
+    assert_eq!(capped("original", 4 << 20), 0);
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -297,18 +296,18 @@ fn bad_specs_and_options_are_explained_with_exit_2() {
         ),
         (
             "launch = \"L\"\n[axes]\npersisting_l2 = [\"8 MB\"]\n",
-            "\"8MiB\"",
+            "is not a byte count",
         ),
         (
             "launch = \"L\"\n[axes]\npersisting_l2 = [\"1GiB\"]\n",
-            "exceeds the L2 size",
+            "exceeds the maximum of GPU 'h100'",
         ),
         ("launch = \"L\"\n[report]\nx = \"colour\"\n", "not an axis"),
     ];
     for (i, (text, message)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.toml"));
         let text = text.replace("\"L\"", &format!("{:?}", launch.display().to_string()));
-        std::fs::write(&path, text).unwrap();
+        std::fs::write(&path, &text).unwrap();
         let o = sweep(&path, &dir.join(format!("out{i}")), &[]);
         let stderr = String::from_utf8_lossy(&o.stderr);
         if *message == "not an axis" {

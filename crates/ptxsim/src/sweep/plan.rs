@@ -83,19 +83,10 @@ pub fn gpu_config(spec: &str, dir: &Path) -> Result<GpuConfig, String> {
     }
 }
 
-/// Sets the persisting set-aside of a point's GPU: `bytes` of L2 that evict-last (persisting)
-/// lines may hold (`None`: the GPU model's own). Returns the bytes in effect.
-pub fn set_aside(gpu: &mut GpuConfig, bytes: Option<u64>) -> Result<u64, String> {
-    if let Some(b) = bytes {
-        if b > gpu.l2.size_bytes {
-            return Err(format!(
-                "persisting_l2 {b} exceeds the L2 size of `{}` ({} bytes)",
-                gpu.name, gpu.l2.size_bytes
-            ));
-        }
-        gpu.persisting_l2_bytes = b;
-    }
-    Ok(gpu.persisting_l2_bytes)
+/// Sets the persisting set-aside of a point's GPU (`cudaLimitPersistingL2CacheSize`): bytes of
+/// L2 that evict-last (persisting) lines may hold, at most the GPU's maximum.
+pub fn set_aside(gpu: &mut GpuConfig, bytes: u64) -> Result<(), String> {
+    gpu.set_persisting_l2(bytes).map_err(|e| e.to_string())
 }
 
 /// Feeds one length-prefixed field to the hash, so that fields cannot run into each other.
@@ -189,14 +180,11 @@ impl Plan {
             .iter()
             .map(|v| v.name.clone())
             .collect();
-        let set_asides: Vec<Option<u64>> = if axes.persisting_l2.is_empty() {
-            vec![None]
-        } else {
-            axes.persisting_l2
-                .iter()
-                .map(|b| b.value().map(Some))
-                .collect::<Result<_, _>>()?
-        };
+        let set_aside_axis: Vec<u64> = axes
+            .persisting_l2
+            .iter()
+            .map(|b| b.value())
+            .collect::<Result<_, _>>()?;
         let mut points = Vec::new();
         for (li, launch) in launches.iter().enumerate() {
             // A GPU named by the launch file is relative to it; one named by the spec, to it.
@@ -211,16 +199,21 @@ impl Plan {
                     .map(|g| gpu_config(g, &spec.dir).map(|c| (g.clone(), c)))
                     .collect::<Result<_, _>>()?
             };
+            let set_asides = if set_aside_axis.is_empty() {
+                vec![launch.file.persisting_l2.unwrap_or(0)]
+            } else {
+                set_aside_axis.clone()
+            };
             let seeds = if axes.seed.is_empty() {
                 vec![launch.file.seed]
             } else {
                 axes.seed.clone()
             };
             for (gpu_label, gpu) in &gpus {
-                for pl2 in &set_asides {
+                for &persisting_l2 in &set_asides {
                     let mut gpu = gpu.clone();
-                    let persisting_l2 =
-                        set_aside(&mut gpu, *pl2).map_err(|e| format!("gpu `{gpu_label}`: {e}"))?;
+                    set_aside(&mut gpu, persisting_l2)
+                        .map_err(|e| format!("gpu `{gpu_label}`: persisting_l2: {e}"))?;
                     for &seed in &seeds {
                         for (vi, v) in launch.variants.iter().enumerate() {
                             let key = point_key(launch, v, &gpu, persisting_l2, seed);

@@ -72,8 +72,8 @@ impl Label {
     }
 }
 
-/// The axes of every launch. An absent axis is one value: the original only, the launch file's
-/// GPU (else h100) and seed, and no persisting set-aside.
+/// The axes of every launch. An absent axis is one value: the original only, and the launch
+/// file's GPU (else h100), set-aside (else 0) and seed.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Axes {
@@ -99,30 +99,10 @@ impl Bytes {
     pub fn value(&self) -> Result<u64, String> {
         match self {
             Bytes::Count(n) => Ok(*n),
-            Bytes::Text(t) => parse_bytes(t),
+            Bytes::Text(t) => {
+                memsys::GpuConfig::parse_bytes(t).map_err(|e| format!("persisting_l2: {e}"))
+            }
         }
-    }
-}
-
-/// `"8MiB"` → 8388608 (`B`, `KiB`, `MiB`, `GiB`, or a bare number).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let scale: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        _ => 0,
-    };
-    match digits.parse::<u64>() {
-        Ok(n) if scale > 0 => n
-            .checked_mul(scale)
-            .ok_or_else(|| format!("persisting_l2 `{text}` is too large")),
-        _ => Err(format!(
-            "persisting_l2 `{text}`: write a number of bytes, e.g. 8388608 or \"8MiB\" (B, KiB, MiB, GiB)"
-        )),
     }
 }
 
