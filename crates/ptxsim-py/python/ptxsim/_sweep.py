@@ -38,7 +38,8 @@ class SweepError(PtxsimError):
 def _spec_json(spec: Union[str, "os.PathLike[str]", dict]) -> tuple[str, str, str]:
     """(spec as JSON, directory its paths are relative to, title)."""
     if isinstance(spec, dict):
-        return json.dumps(spec), os.getcwd(), "ptxsim sweep"
+        # Paths may be given as os.PathLike; relative ones are taken from the working directory.
+        return json.dumps(spec, default=os.fspath), os.getcwd(), "ptxsim sweep"
     if isinstance(spec, (str, os.PathLike)):
         path = Path(spec)
         return _native.sweep_read_spec(str(path)), str(path.parent.resolve()), f"ptxsim sweep {path}"
@@ -74,7 +75,10 @@ def _run_ray(spec: str, directory: str, out: str, pending: list[int], total: int
              ray_address: Optional[str], progress: bool) -> dict[int, str]:
     ray = _ray_module()
     if not ray.is_initialized():
-        ray.init(address=ray_address) if ray_address else ray.init()
+        if ray_address:
+            ray.init(address=ray_address)
+        else:
+            ray.init()
     task = ray.remote(num_cpus=1)(_point_task)
     spec_ref = ray.put(spec)
     running = {task.remote(spec_ref, directory, i): i for i in pending}

@@ -40,11 +40,20 @@ pub fn run(args: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    let distinct = |f: &dyn Fn(&sweep::Point) -> String| {
+        let mut v: Vec<String> = plan.points.iter().map(f).collect();
+        v.sort();
+        v.dedup();
+        v.len()
+    };
     eprintln!(
-        "sweep: {} points ({} launch(es) x {} variant(s) x GPUs, set-asides and seeds), {jobs} at once",
+        "sweep: {} points: {} launch(es) x {} variant(s) x {} GPU(s) x {} set-aside(s) x {} seed(s), {jobs} at once",
         plan.points.len(),
         plan.launches.len(),
-        plan.variant_names.len()
+        plan.variant_names.len(),
+        distinct(&|p| p.gpu_label.clone()),
+        distinct(&|p| p.persisting_l2.to_string()),
+        distinct(&|p| p.seed.to_string()),
     );
     let opts = LocalOptions {
         jobs,
