@@ -15,6 +15,7 @@
 
 mod args;
 mod report;
+mod sweep;
 
 use args::{scalar_bits, ArgKind};
 use memsys::GpuConfig;
@@ -530,6 +531,32 @@ fn launch(
     })
 }
 
+/// The parameters of `kernel` in the PTX `source`: (name, type without the dot), e.g.
+/// `("n", "u32")`; what a launch file's `TYPE:VALUE` scalars name.
+#[pyfunction]
+fn kernel_params(
+    py: Python<'_>,
+    name: &str,
+    source: &[u8],
+    kernel: &str,
+) -> PyResult<Vec<(String, String)>> {
+    let report = check_source(name, source, &CheckOptions::default());
+    let Some(module) = &report.module else {
+        return Err(PtxSyntaxError::new_err(format!(
+            "{name}: the module does not parse"
+        )));
+    };
+    let session = Session::new(module, &report.file.text, GpuConfig::default())
+        .map_err(|e| exec_error(py, name, e))?;
+    let params = session
+        .kernel_params(kernel)
+        .map_err(|e| exec_error(py, name, e))?;
+    Ok(params
+        .into_iter()
+        .map(|(n, t)| (n, t.token().trim_start_matches('.').to_string()))
+        .collect())
+}
+
 /// The names of the GPU presets `gpu=` takes (besides a TOML file).
 #[pyfunction]
 fn gpu_presets() -> Vec<&'static str> {
@@ -543,6 +570,14 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(launch, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_params, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_read_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_describe, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_point, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_store, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_local, m)?)?;
     m.add_class::<LaunchResult>()?;
     m.add_class::<Diagnostic>()?;
     m.add("PtxsimError", py.get_type::<PtxsimError>())?;

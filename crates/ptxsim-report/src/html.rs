@@ -396,7 +396,7 @@ fn occupancy_chart(v: &VariantReport, l2_lines: u64, y_max: u64, title_color: &s
     s
 }
 
-const CSS: &str = r#"
+pub(crate) const CSS: &str = r#"
 :root { --fg:#1d2330; --muted:#6b7280; --line:#e5e7eb; --bg:#f7f8fa; }
 * { box-sizing: border-box; }
 body { margin:0; background:var(--bg); color:var(--fg); font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif; }

@@ -16,6 +16,7 @@ pub mod html;
 pub mod metrics;
 pub mod model;
 pub mod rewrite;
+pub mod sweep;
 pub mod text;
 pub mod timing;
 

@@ -47,6 +47,13 @@ enum Command {
     /// Prints the statistics (per level, per op spelling) as text, or JSON with --json. A bad
     /// trace line is reported as FILE:LINE:COL and exits 2.
     Replay(cmd::replay::Args),
+    /// Run a launch over every combination of variants, GPUs, persisting set-asides and seeds.
+    ///
+    /// SPEC.toml names the launch and the axes (docs/sweep.md). Points run in parallel
+    /// (--jobs), each cached in DIR by a hash of its inputs; writes DIR/results.csv,
+    /// results.json, timings.csv, failures.json and report.html. A failing point is reported
+    /// and the rest continue; exits 1 at the end if any failed.
+    Sweep(cmd::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,5 +64,6 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(*args),
         Command::Compare(args) => cmd::compare::run(*args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Sweep(args) => cmd::sweep::run(args),
     }
 }

@@ -5,7 +5,9 @@ hierarchy, and see what each cache hint did.
     >>> r = ptxsim.launch("kernel.ptx", "add", grid=4, block=128, args=[x, y, out, np.int32(n)])
     >>> print(r.summary())
 
-`launch` runs a kernel of a PTX module (nvcc, Triton or hand-written); `check` validates PTX as
+`sweep` runs a launch over every combination of hint variants, GPU models, persisting set-aside
+sizes and seeds, on local threads or Ray (``ptxsim.triton.sweep`` for Triton kernels, with
+problem sizes and constexprs as axes too). `launch` runs a kernel of a PTX module (nvcc, Triton or hand-written); `check` validates PTX as
 ptxas does; `ptxsim.triton.run` compiles a ``@triton.jit`` function with Triton's own compiler
 for a chosen target (no GPU needed) and launches it. Everything runs in the Rust extension
 ``ptxsim._native``; this module only marshals arguments.
@@ -37,6 +39,8 @@ __version__ = _native.__version__
 __all__ = [
     "launch",
     "check",
+    "sweep",
+    "SweepError",
     "TensorMap",
     "Result",
     "Diagnostic",
@@ -300,3 +304,6 @@ def check(
     """
     name, source = _source(ptx)
     return _native.check(name, source, target, ptx_version)
+
+
+from ._sweep import SweepError, sweep  # noqa: E402  (needs the names above)

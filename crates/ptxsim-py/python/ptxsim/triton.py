@@ -28,9 +28,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import LaunchError, Result, TensorMap, _launch
+from . import LaunchError, Result, TensorMap, _launch, _native
 
-__all__ = ["run", "compile", "Compiled", "tensor_descriptor"]
+__all__ = ["run", "compile", "sweep", "Compiled", "tensor_descriptor"]
 
 Grid = Union[int, Sequence[int], Callable[[dict], Sequence[int]]]
 
@@ -231,6 +231,31 @@ def _scratch(size: int, align: int, grid: list[int], num_ctas: int) -> Optional[
     return np.zeros(int(np.prod(grid)) * num_ctas * size, dtype=np.uint8)
 
 
+def _kernel_args(compiled: Compiled, dims: list[int]) -> list:
+    """The PTX kernel's arguments, as Triton's launcher passes them: descriptors expanded, and
+    the two trailing scratch pointers."""
+    if compiled.num_ctas != 1:
+        raise LaunchError(
+            f"`{compiled.name}` was compiled with num_ctas={compiled.num_ctas} (thread-block "
+            "clusters); ptxsim.triton runs num_ctas=1 kernels"
+        )
+    kernel_args = []
+    metas = list(compiled.tensordesc_meta)
+    for i, name in enumerate(compiled.runtime_params):
+        v = compiled.bound_args[name]
+        if _is_descriptor(v):
+            if not isinstance(v.base, _DeviceArray):
+                raise TypeError(f"argument {name}: make host descriptors with ptxsim.triton.tensor_descriptor")
+            kernel_args += _descriptor_args(i, v, metas.pop(0) if compiled.tensordesc_meta else None)
+        else:
+            kernel_args.append(v)
+    kernel_args.append(_scratch(compiled.global_scratch_size, compiled.global_scratch_align, dims,
+                                compiled.num_ctas))
+    kernel_args.append(_scratch(compiled.profile_scratch_size, compiled.profile_scratch_align, dims,
+                                compiled.num_ctas))
+    return kernel_args
+
+
 def run(
     fn,
     grid: Grid,
@@ -260,26 +285,8 @@ def run(
     Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
     """
     compiled = compile(fn, *args, num_warps=num_warps, target=target, **kwargs)
-    if compiled.num_ctas != 1:
-        raise LaunchError(
-            f"`{compiled.name}` was compiled with num_ctas={compiled.num_ctas} (thread-block "
-            "clusters); ptxsim.triton runs num_ctas=1 kernels"
-        )
     dims = _grid(grid, compiled.bound_args)
-    kernel_args = []
-    metas = list(compiled.tensordesc_meta)
-    for i, name in enumerate(compiled.runtime_params):
-        v = compiled.bound_args[name]
-        if _is_descriptor(v):
-            if not isinstance(v.base, _DeviceArray):
-                raise TypeError(f"argument {name}: make host descriptors with ptxsim.triton.tensor_descriptor")
-            kernel_args += _descriptor_args(i, v, metas.pop(0) if compiled.tensordesc_meta else None)
-        else:
-            kernel_args.append(v)
-    kernel_args.append(_scratch(compiled.global_scratch_size, compiled.global_scratch_align, dims,
-                                compiled.num_ctas))
-    kernel_args.append(_scratch(compiled.profile_scratch_size, compiled.profile_scratch_align, dims,
-                                compiled.num_ctas))
+    kernel_args = _kernel_args(compiled, dims)
     return _launch(
         f"<triton {compiled.name} {compiled.target}>",
         compiled.ptx.encode(),
@@ -294,3 +301,130 @@ def run(
         max_steps=max_steps,
         persisting_l2=persisting_l2,
     )
+
+
+#: The axes every sweep point has; any other axis of `sweep` belongs to the Triton launch.
+_SIM_AXES = ("variant", "gpu", "persisting_l2", "seed")
+
+
+def _scalar_spec(i: int, value: Any, ty: str) -> str:
+    """A launch file's ``TYPE:VALUE`` for a scalar argument of PTX type ``ty``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    kind, bits = ty[0], int(ty[1:]) if ty[1:].isdigit() else 0
+    if kind == "f":
+        return f"{ty}:{float(value)!r}"
+    if kind in "usb" and bits and isinstance(value, (bool, int)):
+        v = int(value)
+        if kind in "ub" and v < 0:
+            v &= (1 << bits) - 1  # a negative value of a signed Triton int in a .u32 parameter
+        return f"{'u' if kind == 'b' else kind}{bits}:{v}"
+    raise LaunchError(f"argument {i}: cannot write {value!r} as a .{ty} parameter in a launch file")
+
+
+def _write_launch(compiled: Compiled, dims: list[int], args: list, root: "os.PathLike[str]") -> str:
+    """Writes the launch (PTX, inputs as .npy, launch.toml) under ``root``/HASH and returns the
+    launch file's path. The directory is named by a hash of its contents: a sweep run again
+    writes the same files, and its cached points stay valid."""
+    import hashlib
+    import io
+    import os
+
+    params = _native.kernel_params(f"<triton {compiled.name}>", compiled.ptx.encode(), compiled.name)
+    if len(params) != len(args):
+        raise LaunchError(f"`{compiled.name}` takes {len(params)} arguments, {len(args)} given")
+    files: dict[str, bytes] = {"kernel.ptx": compiled.ptx.encode()}
+    specs = []
+    for i, (a, (_, ty)) in enumerate(zip(args, params)):
+        if a is None:
+            specs.append("null")
+        elif isinstance(a, (np.ndarray, TensorMap)):
+            array = a.array if isinstance(a, TensorMap) else a
+            buf = io.BytesIO()
+            np.save(buf, np.ascontiguousarray(array).reshape(-1), allow_pickle=False)
+            files[f"arg{i}.npy"] = buf.getvalue()
+            specs.append(f"tensormap[{a._keys()}]:arg{i}.npy" if isinstance(a, TensorMap) else f"arg{i}.npy")
+        else:
+            specs.append(_scalar_spec(i, a, ty))
+    toml = "\n".join([
+        f"# {compiled.name} compiled by Triton for {compiled.target} (ptxsim.triton.sweep)",
+        'ptx = "kernel.ptx"',
+        f'kernel = "{compiled.name}"',
+        f"grid = {list(dims)}",
+        f"block = [{compiled.block}]",
+        f"shared = {compiled.shared}",
+        "args = [" + ", ".join(f'"{s}"' for s in specs) + "]",
+        "",
+    ])
+    files["launch.toml"] = toml.encode()
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + len(files[name]).to_bytes(8, "little") + files[name])
+    directory = os.path.join(os.fspath(root), digest.hexdigest()[:16])
+    os.makedirs(directory, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(directory, name), "wb") as f:
+            f.write(data)
+    return os.path.join(directory, "launch.toml")
+
+
+def sweep(
+    fn,
+    grid: Grid,
+    make_args: Callable[[dict], Sequence[Any]],
+    axes: dict,
+    *,
+    out,
+    backend: str = "local",
+    target: Union[str, int] = "sm_80",
+    num_warps: int = 4,
+    jobs: Optional[int] = None,
+    ray_address: Optional[str] = None,
+    progress: bool = True,
+    **compile_options,
+):
+    """Sweep a ``@triton.jit`` kernel over problem sizes, constexprs, hint variants, GPUs,
+    persisting set-asides and seeds (``ptxsim.sweep`` for Triton kernels).
+
+    axes: name -> list of values. ``variant``, ``gpu``, ``persisting_l2`` and ``seed`` are as
+        in ``ptxsim.sweep`` (variants are ``"original"`` or ``"NAME=REWRITE"``); a name that is a
+        ``tl.constexpr`` parameter of ``fn`` is passed to the compiler; any other (a problem
+        size) is only for ``make_args`` and ``grid``.
+    make_args(point): the kernel's non-constexpr arguments in order (numpy arrays for pointers),
+        for ``point``, a dict of this combination's values of the Triton axes.
+    grid: an int, ints, or ``grid(point)`` returning them.
+
+    Each combination of the Triton axes is compiled once (in this process, which needs Triton)
+    and written as a launch under ``out``/triton/; the points then run as ``ptxsim.sweep`` runs
+    them (``backend="ray"``: Ray tasks, which need ptxsim but not Triton). Returns the rows, the
+    Triton axes first.
+    """
+    import itertools
+    import os
+
+    from ._sweep import sweep as run_sweep
+
+    _triton()
+    if not isinstance(axes, dict):
+        raise TypeError("axes: expected a dict of name -> list of values")
+    for name, values in axes.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"axes[{name!r}]: expected a list of values, got {values!r}")
+    own = {k: list(v) for k, v in axes.items() if k not in _SIM_AXES}
+    constexprs = {p.name for p in fn.params if p.is_constexpr}
+    out = os.path.abspath(os.fspath(out))
+    launches = []
+    for combo in itertools.product(*own.values()):
+        point = dict(zip(own, combo))
+        kwargs = {k: v for k, v in point.items() if k in constexprs}
+        args = list(make_args(dict(point)))
+        compiled = compile(fn, *args, num_warps=num_warps, target=target, **kwargs, **compile_options)
+        dims = _grid(grid, dict(point, **compiled.bound_args))
+        path = _write_launch(compiled, dims, _kernel_args(compiled, dims), os.path.join(out, "triton"))
+        launches.append({"launch": path, "axes": {k: (v.item() if isinstance(v, np.generic) else v)
+                                                  for k, v in point.items()}})
+    spec = {"launches": launches,
+            "axes": {k: list(v) for k, v in axes.items() if k in _SIM_AXES}}
+    if "gpu" not in spec["axes"]:
+        spec["axes"]["gpu"] = [_default_gpu(_arch(target))]
+    return run_sweep(spec, out, backend=backend, jobs=jobs, ray_address=ray_address, progress=progress)

@@ -6,8 +6,8 @@ use crate::cmd::run::{
     REPORT_TIMELINE_INTERVAL,
 };
 use clap::Args as ClapArgs;
-use ptxsim::launch::{check_runnable, prepare, session_from_source};
-use ptxsim_report::{model, rewrite, GpuInfo, OutputCheck, Report, Rewrite};
+use ptxsim::point;
+use ptxsim_report::{GpuInfo, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,9 +31,6 @@ pub struct Args {
     emit_ptx: Option<PathBuf>,
 }
 
-/// The name the original module runs under.
-const BASELINE: &str = "original";
-
 pub fn run(args: Args) -> ExitCode {
     let mut r = match resolve(&args.launch) {
         Ok(r) => r,
@@ -47,45 +44,15 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(format!("cannot read {}: {e}", r.ptx.display())),
     };
     // Parse and apply every rewrite before running anything.
-    let mut variants: Vec<(String, Option<Rewrite>, rewrite::Rewritten)> = vec![(
-        BASELINE.into(),
-        None,
-        rewrite::Rewritten {
-            text: source.clone(),
-            changes: Vec::new(),
-            skipped: Vec::new(),
-        },
-    )];
-    for v in &args.variants {
-        let Some((name, spec)) = v.split_once('=') else {
-            return fail(format!(
-                "--variant `{v}`: write NAME=REWRITE (e.g. no-hints=strip-hints)"
-            ));
-        };
-        let name = name.trim();
-        let simple = name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-        if name.is_empty() || !simple || variants.iter().any(|(n, _, _)| n == name) {
-            return fail(format!(
-                "--variant `{v}`: the name must be non-empty, unique (`{BASELINE}` is the baseline's) and made of letters, digits, `-`, `_` and `.`"
-            ));
-        }
-        let rw: Rewrite = match spec.parse() {
-            Ok(x) => x,
-            Err(e) => return fail(format!("--variant `{name}`: {e}")),
-        };
-        let out = match rewrite::apply(&source, &rw) {
-            Ok(o) => o,
-            Err(e) => return fail(format!("--variant `{name}`: {}: {e}", r.ptx.display())),
-        };
-        variants.push((name.to_string(), Some(rw), out));
-    }
+    let variants = match point::variants(&args.variants, &source, &r.ptx) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
 
     if let Some(dir) = &args.emit_ptx {
         let written = std::fs::create_dir_all(dir).and_then(|_| {
-            variants.iter().skip(1).try_for_each(|(name, _, rw)| {
-                std::fs::write(dir.join(format!("{name}.ptx")), &rw.text)
+            variants.iter().skip(1).try_for_each(|v| {
+                std::fs::write(dir.join(format!("{}.ptx", v.name)), &v.rewritten.text)
             })
         });
         if let Err(e) = written {
@@ -94,17 +61,19 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     let mut reports = Vec::new();
-    let mut baseline_buffers: Vec<(usize, ptx_isa::ScalarType, Vec<u8>)> = Vec::new();
-    for (k, (name, rw, rewritten)) in variants.iter().enumerate() {
-        let session = match session_from_source(&r.ptx, &rewritten.text, r.gpu.clone())
-            .and_then(|s| check_runnable(&s, &r.kernel, &r.ptx).map(|()| s))
-        {
-            Ok(s) => s,
-            Err(e) => return fail(format!("variant `{name}`: {e}")),
-        };
-        let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), r.config(true)) {
+    let mut baseline_buffers = Vec::new();
+    for (k, variant) in variants.iter().enumerate() {
+        let name = &variant.name;
+        let mut prepared = match point::prepare_launch(
+            &r.ptx,
+            &variant.rewritten.text,
+            r.gpu.clone(),
+            &r.kernel,
+            r.specs.clone(),
+            r.config(true),
+        ) {
             Ok(p) => p,
-            Err(e) => return fail(e),
+            Err(e) => return fail(format!("variant `{name}`: {e}")),
         };
         let (summary, elapsed) = match run_launch(&mut prepared, name) {
             Ok(x) => x,
@@ -128,51 +97,15 @@ pub fn run(args: Args) -> ExitCode {
                 Err(e) => return fail(e),
             }
         }
-        // Every buffer argument, inputs included: a kernel may write any of them.
-        let mut buffers = Vec::new();
-        for (i, _, a) in &prepared.buffers {
-            match prepared.output(*i) {
-                Ok(out) => buffers.push((*i, a.ty, out.bytes)),
-                Err(e) => return fail(e),
-            }
-        }
-        let stats = prepared.session.mem.stats();
-        let mut v = model::variant_report(
-            name,
-            rw.as_ref().map(|x| x.spec.as_str()),
-            Some(&rewritten.text),
-            &prepared.session.program,
-            &stats,
-            &summary,
-            r.gpu.timeline_interval,
-        );
-        v.changes = rewritten
-            .changes
-            .iter()
-            .map(|c| model::LineChange {
-                line: c.line,
-                before: c.before.clone(),
-                after: c.after.clone(),
-            })
-            .collect();
-        v.skipped = rewritten
-            .skipped
-            .iter()
-            .map(|s| model::SkippedLine {
-                line: s.line,
-                instruction: s.instruction.clone(),
-                reason: s.reason.clone(),
-            })
-            .collect();
+        let buffers = match point::launch_buffers(&prepared) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
+        let mut v = variant.report(&prepared.session, &summary, r.gpu.timeline_interval);
         if k == 0 {
             baseline_buffers = buffers;
         } else {
-            let diffs = baseline_buffers
-                .iter()
-                .zip(&buffers)
-                .filter_map(|((i, ty, a), (_, _, b))| model::diff_buffer(*i, *ty, a, b))
-                .collect();
-            v.outputs = OutputCheck::from_diffs(diffs);
+            v.outputs = point::output_check(&baseline_buffers, &buffers);
         }
         reports.push(v);
     }

@@ -8,6 +8,7 @@ pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod steps;
+pub mod sweep;
 
 use std::io::IsTerminal;
 
