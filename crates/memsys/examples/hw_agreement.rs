@@ -7,12 +7,11 @@
 //! [--stream FILE]` (default: full size, the project's copies of the CSV files).
 
 use memsys::l2_microbench::{
-    persisting_rows, run, scaled, scaled_h100, stream_protection_rows, MeasuredRow, H100_NSIGHT,
+    persisting_rows, run_h100_scaled, stream_protection_rows, MeasuredRow, H100_NSIGHT,
 };
 use std::process::ExitCode;
 
 fn table(title: &str, rows: &[MeasuredRow], scale: u64) -> Result<(usize, f64), String> {
-    let cfg = scaled_h100(scale).map_err(|e| e.to_string())?;
     println!("## {title}");
     println!(
         "{:<52} {:>9} {:>9} {:>7} {:>11} {:>14} {:>14}",
@@ -20,12 +19,8 @@ fn table(title: &str, rows: &[MeasuredRow], scale: u64) -> Result<(usize, f64), 
     );
     let (mut within, mut worst) = (0, 0.0f64);
     for row in rows {
-        let e = scaled(&row.experiment, scale, u64::from(cfg.l2.line_bytes));
-        let mut r = run(&cfg, &e).map_err(|e| format!("{}: {e}", row.label))?;
-        r.sectors *= scale;
-        r.hit_sectors *= scale;
-        r.evict_last_hit_sectors *= scale;
-        r.dram_bytes_read *= scale;
+        let r =
+            run_h100_scaled(&row.experiment, scale).map_err(|e| format!("{}: {e}", row.label))?;
         let model = H100_NSIGHT.hit_pct(&r);
         let diff = model - row.hw_hit_pct;
         within += usize::from(diff.abs() <= 10.0);

@@ -403,6 +403,20 @@ pub fn scaled_h100(divisor: u64) -> Result<GpuConfig, MemError> {
     Ok(cfg)
 }
 
+/// Runs `e` on the H100 model at `1/divisor` scale ([`scaled_h100`], [`scaled`]) and returns
+/// the re-read's counts multiplied back to full size (so [`NsightView`]'s per-launch
+/// constants apply).
+pub fn run_h100_scaled(e: &Experiment, divisor: u64) -> Result<Reread, MemError> {
+    let cfg = scaled_h100(divisor)?;
+    let r = run(&cfg, &scaled(e, divisor, u64::from(cfg.l2.line_bytes)))?;
+    Ok(Reread {
+        sectors: r.sectors * divisor,
+        hit_sectors: r.hit_sectors * divisor,
+        evict_last_hit_sectors: r.evict_last_hit_sectors * divisor,
+        dram_bytes_read: r.dram_bytes_read * divisor,
+    })
+}
+
 /// The experiment at `1/divisor` scale (see [`scaled_h100`]); |W| stays a whole number of
 /// lines.
 pub fn scaled(e: &Experiment, divisor: u64, line_bytes: u64) -> Experiment {
