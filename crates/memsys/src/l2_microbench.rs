@@ -346,8 +346,8 @@ pub fn persisting_rows(text: &str) -> Result<Vec<MeasuredRow>, MemError> {
 }
 
 /// The rows of `stream_protection.csv` (`w_read,s_read,...,reread_l2_hit_pct,
-/// reread_dram_bytes`; W = L2/2, set-aside 0, or `persisting_limit_bytes`/`w_bytes` columns
-/// where a file has them).
+/// reread_dram_bytes`; W = L2/2 and set-aside 0, unless a file has `w_bytes` or `w_frac`, and
+/// `persisting_limit_bytes` or `persist_mb` columns).
 pub fn stream_protection_rows(text: &str) -> Result<Vec<MeasuredRow>, MemError> {
     let what = "stream_protection.csv";
     csv_rows(text, what)?
@@ -358,13 +358,20 @@ pub fn stream_protection_rows(text: &str) -> Result<Vec<MeasuredRow>, MemError> 
                 PassHint::from_name(n)
                     .ok_or_else(|| MemError::Config(format!("{what}: unknown read `{n}`")))
             };
-            let set_aside = match cell(r, "persisting_limit_bytes", what) {
-                Ok(v) => number(v, what)?,
-                Err(_) => 0,
+            // l2_hints2.cu's full mode writes `persist_mb` and `w_frac` (of the L2, rounded
+            // down to 4 KiB as the script does); the quick mode's file has neither.
+            let set_aside = match (
+                cell(r, "persisting_limit_bytes", what),
+                cell(r, "persist_mb", what),
+            ) {
+                (Ok(v), _) => number(v, what)?,
+                (_, Ok(mb)) => number::<u64>(mb, what)? << 20,
+                _ => 0,
             };
-            let w_bytes = match cell(r, "w_bytes", what) {
-                Ok(v) => number(v, what)?,
-                Err(_) => H100_L2_BYTES / 2,
+            let w_bytes = match (cell(r, "w_bytes", what), cell(r, "w_frac", what)) {
+                (Ok(v), _) => number(v, what)?,
+                (_, Ok(f)) => ((H100_L2_BYTES as f64 * number::<f64>(f, what)?) as u64) & !4095,
+                _ => H100_L2_BYTES / 2,
             };
             let dram = match cell(r, "reread_dram_bytes", what) {
                 Ok(v) => Some(number(v, what)?),
