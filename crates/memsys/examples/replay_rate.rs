@@ -26,7 +26,10 @@ fn main() -> Result<(), memsys::MemError> {
         .and_then(|a| a.parse().ok())
         .unwrap_or(10_000_000);
     let mode = args.get(2).map(String::as_str).unwrap_or("synthetic");
-    let mut m = MemSystem::tags_only(GpuConfig::a100())?;
+    // The A100 preset with its whole 30 MiB persisting set-aside (BENCHMARKS.md).
+    let mut cfg = GpuConfig::a100();
+    cfg.set_persisting_l2(cfg.persisting_l2_max_bytes)?;
+    let mut m = MemSystem::tags_only(cfg)?;
     let l2hit = (0..n as u64).map(|i| TraceAccess {
         request: Request::load((i % 16) as u32).with_operator(CacheOperator::Cg),
         addr: 0x7f00_0000_0000 + (i.wrapping_mul(0x9E37_79B9) % (1 << 14)) * 32,

@@ -11,12 +11,15 @@
 //! - DRAM traffic from L2 misses, prefetch fills, dirty write-backs and write-through;
 //! - 128-byte lines of four 32-byte sectors, set-associative, sector-granular fills; victims
 //!   are chosen evict-first < normal < evict-last, LRU within a class, with evict-last
-//!   occupancy capped by the persisting carve-out;
+//!   occupancy capped per set by the persisting set-aside (a setting, rounded up to whole
+//!   ways, at least one: measured on an H100, [`GpuConfig::evict_last_ways`]);
 //! - every cache operator, `.L1::`/`.L2::` priority, `.L2::cache_hint` policy (decoded and
 //!   encoded bit-exactly as CCCL does, [`CachePolicy`]) and prefetch size has its effect; the
 //!   rules and their spec sentences are on [`MemSystem`]'s routing and in the README;
 //! - counters per level, per SM and per instruction ([`Stats`]), an optional L2 occupancy
-//!   timeline, and a replay driver for traces ([`replay`]).
+//!   timeline, and a replay driver for traces ([`replay`]);
+//! - the H100's L2 microbenchmarks as traces, to compare with the measurements
+//!   ([`l2_microbench`]).
 //!
 //! Configurations ([`GpuConfig`]) come as presets (`a100`, `h100`, `b200`) with their
 //! sources cited, and any field can be overridden from TOML.
@@ -24,6 +27,7 @@
 mod cache;
 mod config;
 mod error;
+pub mod l2_microbench;
 mod memory;
 mod policy;
 pub mod replay;

@@ -57,7 +57,8 @@ pub struct LevelCounters {
     pub writebacks: u64,
     /// Valid sectors discarded by `.cv`, bypassing stores, atomics or L1 invalidation.
     pub invalidations: u64,
-    /// Evict-last requests turned into normal because the persisting carve-out was full.
+    /// Evict-last requests turned into normal because the set's evict-last ways (the persisting
+    /// set-aside, [`crate::GpuConfig::evict_last_ways`]) were full.
     pub evict_last_capped: u64,
 }
 

@@ -265,7 +265,8 @@ proptest! {
         let cap = cfg.evict_last_ways();
         prop_assert!(m.l2_max_evict_last_per_set() <= cap);
         let [first, normal, last] = m.l2_occupancy();
-        prop_assert!(last * 128 <= cfg.persisting_l2_bytes);
+        let sets = cfg.l2.sets();
+        prop_assert!(last <= u64::from(cap) * sets);
         prop_assert!(first + normal + last <= cfg.l2.size_bytes / 128);
         let s = m.stats();
         let total = s.total();
@@ -284,7 +285,7 @@ proptest! {
         // The timeline was sampled every 7 requests.
         prop_assert_eq!(s.timeline.len() as u64, s.requests / 7);
         for t in &s.timeline {
-            prop_assert!(t.evict_last * 128 <= cfg.persisting_l2_bytes);
+            prop_assert!(t.evict_last <= u64::from(cap) * sets);
         }
     }
 

@@ -351,15 +351,30 @@ fn evict_last_occupancy_is_capped_by_the_carve_out() {
     );
     assert_eq!(total(&m).l2.evict_last_capped, 1);
     assert_eq!(m.l2_max_evict_last_per_set(), 2);
-    // No carve-out: every evict-last request becomes normal.
+    // No set-aside (a fresh CUDA context): still one evict-last way per set, as the H100
+    // keeps L2/16 of an evict-last working set at limit 0 (GpuConfig::evict_last_ways).
     let mut cfg = tiny();
     cfg.persisting_l2_bytes = 0;
     let (mut m, base) = system(cfg);
     load_u32(&mut m, &last, line(base, 0));
+    load_u32(&mut m, &last, line(base, 8));
     assert_eq!(
         m.l2_line(line(base, 0)).unwrap().class,
+        EvictionClass::EvictLast
+    );
+    assert_eq!(
+        m.l2_line(line(base, 8)).unwrap().class,
         EvictionClass::Normal
     );
+    // A set-aside that is not a whole number of ways rounds up: 1 KiB + 1 B of 4 KiB = 1.001
+    // ways -> 2.
+    let mut cfg = tiny();
+    cfg.persisting_l2_bytes = 1025;
+    assert_eq!(cfg.evict_last_ways(), 2);
+    cfg.persisting_l2_bytes = 1024;
+    assert_eq!(cfg.evict_last_ways(), 1);
+    cfg.persisting_l2_bytes = 4096;
+    assert_eq!(cfg.evict_last_ways(), 4);
 }
 
 #[test]

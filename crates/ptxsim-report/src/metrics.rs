@@ -253,7 +253,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "ptxsim__lts_evict_last_capped.sum",
         unit: "requests",
-        description: "evict-last requests served as normal because the set's persisting carve-out was full",
+        description: "evict-last requests served as normal because the set's evict-last ways (the persisting set-aside) were full",
         nsight: false,
         per_line: true,
         compute: |c, _, _| count(c.l2.evict_last_capped),
