@@ -305,12 +305,15 @@ pub fn mma_sync(
     // The eight sums of a row run side by side (independent chains the CPU overlaps); each
     // one still adds its products to `c` in increasing `k`, so the bits are unchanged.
     let mut dm = cm;
-    for (acc, a_row) in dm.iter_mut().zip(&am) {
+    for (out, a_row) in dm.iter_mut().zip(&am) {
+        // A local copy keeps the eight sums in registers across the `k` loop.
+        let mut acc = *out;
         for (&a, b_row) in a_row.iter().zip(&bm).take(k) {
             for (x, &b) in acc.iter_mut().zip(b_row) {
                 *x += a * b;
             }
         }
+        *out = acc;
     }
     let mut d = [[0u32; 4]; 32];
     for lane in 0..32u32 {
