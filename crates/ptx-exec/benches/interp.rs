@@ -4,7 +4,8 @@
 //!
 //! Workloads: `alu_heavy` — 64 CTAs × 256 threads, 256 iterations of a dependent chain of
 //! xorshift/mad/cvt/fma/setp/selp (≈ 58 M thread-instructions); `triad` — c = a + s·b over
-//! 4 M floats (48 MB of arrays, larger than the A100's 40 MB L2), 1024 CTAs × 256 threads.
+//! 4 M floats (48 MB of arrays, larger than the A100's 40 MB L2), 1024 CTAs × 256 threads;
+//! `matmul_fp16_1024` — Triton's fp16 matmul (examples/) at 1024³ on the H100 preset.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptx_exec::{KernelArg, LaunchConfig, Session};
@@ -99,5 +100,95 @@ fn triad(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, alu, triad);
+/// Triton's fp16 matmul (examples/matmul_fp16.sm80.ptx: 64×64×32 tiles, 4 warps, 3-stage
+/// `cp.async` pipeline, `ldmatrix` + `mma.sync.m16n8k16` with f32 accumulation) at
+/// M = N = K = 1024: 256 CTAs × 128 threads, 16 KiB dynamic shared memory, the H100 preset with
+/// the cache model on (≈ 130 M thread-instructions). The inputs are integers in [-2, 2] from a
+/// fixed xorshift sequence (exact in f16, as in examples/gen_matmul_data.py); the first
+/// launch's output is checked against a host reference before timing.
+fn matmul_fp16(c: &mut Criterion) {
+    const MATMUL_PTX: &str = include_str!("../../../examples/matmul_fp16.sm80.ptx");
+    const N: usize = 1024;
+    let mut g = c.benchmark_group("matmul_fp16_1024");
+    g.sample_size(10);
+    let module = ptx_syntax::parse(MATMUL_PTX).expect("matmul parses");
+    let mut s =
+        Session::new(&module, MATMUL_PTX, memsys::GpuConfig::h100()).expect("matmul lowers");
+    // Integers in [-2, 2] as f16 bit patterns.
+    const F16: [u16; 5] = [0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut values = |count: usize| -> Vec<i64> {
+        (0..count)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state % 5) as i64 - 2
+            })
+            .collect()
+    };
+    let (av, bv) = (values(N * N), values(N * N));
+    let bytes = |v: &[i64]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|&x| F16[(x + 2) as usize].to_le_bytes())
+            .collect()
+    };
+    let a = s.alloc_buffer(&bytes(&av)).unwrap();
+    let b = s.alloc_buffer(&bytes(&bv)).unwrap();
+    let cbuf = s.alloc_buffer(&vec![0u8; N * N * 2]).unwrap();
+    let dim = KernelArg::Scalar {
+        ty: ScalarType::S32,
+        bits: N as u64,
+    };
+    let mut args = vec![
+        KernelArg::Pointer(a),
+        KernelArg::Pointer(b),
+        KernelArg::Pointer(cbuf),
+    ];
+    args.extend(std::iter::repeat_n(dim, 6));
+    args.extend([KernelArg::Pointer(0), KernelArg::Pointer(0)]);
+    let cfg = LaunchConfig {
+        grid: [((N / 64) * (N / 64)) as u32, 1, 1],
+        block: [128, 1, 1],
+        dynamic_shared: 16384,
+        cache_model: true,
+        ..LaunchConfig::default()
+    };
+    let count = s
+        .launch("matmul_kernel", &args, cfg.clone())
+        .unwrap()
+        .thread_instructions;
+    // Integers up to 2048 are exact in f16: spot-check rows against the host product.
+    let out = s.read_buffer(cbuf, N * N * 2).unwrap();
+    for i in (0..N).step_by(97) {
+        for j in 0..N {
+            let want: i64 = (0..N).map(|k| av[i * N + k] * bv[k * N + j]).sum();
+            let got = u16::from_le_bytes([out[2 * (i * N + j)], out[2 * (i * N + j) + 1]]);
+            let got = half_to_f32(got);
+            assert!(
+                want.abs() <= 2048,
+                "c[{i}][{j}] = {want} is not exact in f16"
+            );
+            assert_eq!(got, want as f32, "c[{i}][{j}]");
+        }
+    }
+    g.throughput(Throughput::Elements(count));
+    g.bench_function("h100 cache model on", |bch| {
+        bch.iter(|| s.launch("matmul_kernel", &args, cfg.clone()).unwrap())
+    });
+    g.finish();
+}
+
+/// An f16 bit pattern's value (normal numbers and zero: the matmul's integer outputs).
+fn half_to_f32(h: u16) -> f32 {
+    if h & 0x7fff == 0 {
+        return 0.0;
+    }
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32 - 15;
+    let man = 1.0 + (h & 0x3ff) as f32 / 1024.0;
+    sign * man * 2f32.powi(exp)
+}
+
+criterion_group!(benches, alu, triad, matmul_fp16);
 criterion_main!(benches);

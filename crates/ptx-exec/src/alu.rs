@@ -653,7 +653,9 @@ pub fn atom_combine(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> u64
 }
 
 /// `mma.sync.aligned` for a warp: register lane arrays in, D register lane arrays out.
-pub fn mma(shape: MmaShape, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) -> Vec<[u64; 32]> {
+/// The D registers come back in a fixed array (no allocation per warp instruction); the first
+/// `shape.regs().2` are meaningful.
+pub fn mma(shape: MmaShape, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) -> [[u64; 32]; 4] {
     let mut fa = [[0u32; 4]; 32];
     let mut fb = [[0u32; 2]; 32];
     let mut fc = [[0u32; 4]; 32];
@@ -669,14 +671,11 @@ pub fn mma(shape: MmaShape, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) -
         }
     }
     let d = mma_sem::mma_sync(shape, &fa, &fb, &fc);
-    let regs = shape.regs().2 as usize;
-    (0..regs)
-        .map(|r| {
-            let mut v = [0u64; 32];
-            for (lane, x) in v.iter_mut().enumerate() {
-                *x = d[lane][r] as u64;
-            }
-            v
-        })
-        .collect()
+    let mut out = [[0u64; 32]; 4];
+    for (r, v) in out.iter_mut().enumerate().take(shape.regs().2 as usize) {
+        for (lane, x) in v.iter_mut().enumerate() {
+            *x = d[lane][r] as u64;
+        }
+    }
+    out
 }

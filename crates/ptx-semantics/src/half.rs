@@ -15,6 +15,7 @@ use crate::float::ap_round;
 use crate::round::{self, Format, Overflow, Rnd, Unpacked, BF16, F16, F64};
 use rustc_apfloat::ieee::{BFloat, Half};
 use rustc_apfloat::Float as _;
+use std::sync::OnceLock;
 
 const ONE_F16: u64 = 0x3c00;
 
@@ -50,6 +51,35 @@ pub fn to_f64(fmt: Format, bits: u64) -> f64 {
             }
         }
     }
+}
+
+/// [`to_f64`] of every 16-bit pattern of `fmt` (`.f16` or `.bf16`), computed once: the hot
+/// paths (`mma` fragments: 512 conversions per warp instruction) index a table instead of
+/// unpacking each element. Built from [`to_f64`] itself, so the values (NaNs included) are
+/// the same bits.
+pub fn table_16(fmt: Format) -> &'static [f64; 65536] {
+    static F16_TABLE: OnceLock<Box<[f64; 65536]>> = OnceLock::new();
+    static BF16_TABLE: OnceLock<Box<[f64; 65536]>> = OnceLock::new();
+    let cell = if fmt == F16 { &F16_TABLE } else { &BF16_TABLE };
+    cell.get_or_init(|| {
+        let mut t = Box::new([0f64; 65536]);
+        for (bits, v) in t.iter_mut().enumerate() {
+            *v = to_f64(fmt, bits as u64);
+        }
+        t
+    })
+}
+
+/// Exact value of an `.f16` pattern as `f64` (= [`to_f64`]`(F16, bits)`, by table).
+#[inline]
+pub fn f16_to_f64(bits: u16) -> f64 {
+    table_16(F16)[bits as usize]
+}
+
+/// Exact value of a `.bf16` pattern as `f64` (= [`to_f64`]`(BF16, bits)`, by table).
+#[inline]
+pub fn bf16_to_f64(bits: u16) -> f64 {
+    table_16(BF16)[bits as usize]
 }
 
 /// `2^e` as `f64` for `e` in the range small formats need (exact).

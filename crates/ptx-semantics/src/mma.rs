@@ -14,7 +14,7 @@
 //! and quarter-valued data) give the exact result, as on hardware. `.tf32` operands use the upper
 //! 19 bits of their `.b32` registers (the low 13 bits are ignored). NaN results are canonical.
 
-use crate::half::to_f64;
+use crate::half::table_16;
 use crate::round::{self, Format, Overflow, Rnd, BF16, F16, F32, F64};
 
 /// The `mma.sync.aligned` shapes and types implemented.
@@ -273,11 +273,14 @@ pub fn mma_sync(
     let mut am = [[0f64; 16]; 16];
     let mut bm = [[0f64; 8]; 16];
     let mut cm = [[0f64; 8]; 16];
+    // Exact element values by table (`half::table_16` = `to_f64` of every pattern).
+    let tf32 = kind == MmaKind::M16n8k8F32Tf32;
+    let ab_table = if tf32 { None } else { Some(table_16(f)) };
+    let f16_table = table_16(F16);
     let val = |bits: u32| -> f64 {
-        if kind == MmaKind::M16n8k8F32Tf32 {
-            f32::from_bits(bits & 0xffff_e000) as f64
-        } else {
-            to_f64(f, bits as u64)
+        match ab_table {
+            None => f32::from_bits(bits & 0xffff_e000) as f64,
+            Some(t) => t[(bits & 0xffff) as usize],
         }
     };
     for lane in 0..32u32 {
@@ -293,21 +296,30 @@ pub fn mma_sync(
         for i in 0..4 {
             let e = kind.c_elem(lane, i);
             cm[e.row as usize][e.col as usize] = if kind.f16_accumulator() {
-                to_f64(F16, elem_bits(&c[l], 2, i) as u64)
+                f16_table[elem_bits(&c[l], 2, i) as usize]
             } else {
                 f32::from_bits(c[l][i as usize]) as f64
             };
         }
     }
+    // The eight sums of a row run side by side (independent chains the CPU overlaps); each
+    // one still adds its products to `c` in increasing `k`, so the bits are unchanged.
+    let mut dm = cm;
+    for (out, a_row) in dm.iter_mut().zip(&am) {
+        // A local copy keeps the eight sums in registers across the `k` loop.
+        let mut acc = *out;
+        for (&a, b_row) in a_row.iter().zip(&bm).take(k) {
+            for (x, &b) in acc.iter_mut().zip(b_row) {
+                *x += a * b;
+            }
+        }
+        *out = acc;
+    }
     let mut d = [[0u32; 4]; 32];
     for lane in 0..32u32 {
         for i in 0..4 {
             let e = kind.c_elem(lane, i);
-            let (r, n) = (e.row as usize, e.col as usize);
-            let mut acc = cm[r][n];
-            for kk in 0..k {
-                acc += am[r][kk] * bm[kk][n];
-            }
+            let acc = dm[e.row as usize][e.col as usize];
             let l = lane as usize;
             if kind.f16_accumulator() {
                 let h = round_acc(F16, acc);
@@ -324,6 +336,11 @@ pub fn mma_sync(
 fn round_acc(f: Format, acc: f64) -> u32 {
     if acc.is_nan() {
         f.canonical_nan as u32
+    } else if f == F32 {
+        // `as f32` rounds to nearest-even with IEEE overflow to ±∞: the same bits as
+        // `round::convert(F64, F32, …, Rn, Ieee)` (property `f64_to_f32_conversion_equals_native`
+        // in tests/props.rs), without the generic unpack/round.
+        (acc as f32).to_bits()
     } else {
         round::convert(F64, f, acc.to_bits(), Rnd::Rn, Overflow::Ieee) as u32
     }

@@ -199,17 +199,19 @@ impl Machine<'_> {
         xc: &[Src],
         exec: u32,
     ) {
-        let read = |this: &Self, srcs: &[Src]| -> Vec<[u64; 32]> {
-            srcs.iter()
-                .map(|s| {
-                    let mut v = [0u64; 32];
-                    this.read_src(cta, wi, *s, &mut v);
-                    v
-                })
-                .collect()
+        // Fixed arrays, not Vecs: an mma reads at most 4 A, 2 B and 4 C registers per lane
+        // (`MmaKind::regs`), and this runs once per warp instruction of a matmul's inner loop.
+        let read = |this: &Self, srcs: &[Src], out: &mut [[u64; 32]; 4]| -> usize {
+            for (s, v) in srcs.iter().zip(out.iter_mut()) {
+                this.read_src(cta, wi, *s, v);
+            }
+            srcs.len().min(4)
         };
-        let (ra, rb, rc) = (read(self, xa), read(self, xb), read(self, xc));
-        let result = alu::mma(shape, &ra, &rb, &rc);
+        let (mut ra, mut rb, mut rc) = ([[0u64; 32]; 4], [[0u64; 32]; 4], [[0u64; 32]; 4]);
+        let na = read(self, xa, &mut ra);
+        let nb = read(self, xb, &mut rb);
+        let nc = read(self, xc, &mut rc);
+        let result = alu::mma(shape, &ra[..na], &rb[..nb], &rc[..nc]);
         for (k, &slot) in ds.iter().enumerate() {
             Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &result[k], exec);
         }
