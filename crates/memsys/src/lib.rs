@@ -36,7 +36,9 @@ pub use cache::EvictionClass;
 pub use config::{CacheConfig, GpuConfig, SetHash};
 pub use error::MemError;
 pub use memory::GLOBAL_BASE;
-pub use policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
+pub use policy::{
+    fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
+};
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
 pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
 pub use types::{

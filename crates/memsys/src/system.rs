@@ -13,7 +13,7 @@ use crate::cache::{Access, Evicted, EvictionClass, Fill, Hint, SectorCache, Slot
 use crate::config::GpuConfig;
 use crate::error::MemError;
 use crate::memory::GlobalMemory;
-use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
+use crate::policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand};
 use crate::replay::TraceAccess;
 use crate::rng::SplitMix64;
 use crate::stats::{
@@ -90,8 +90,8 @@ enum L2Choice {
     Qualifiers,
     /// A fraction policy (the route's `fraction`).
     Fraction,
-    /// A range policy: by the exact ranges if `create_range_policy` made the value, else by
-    /// the value's 128-block window.
+    /// A range policy: primary by the value's 128-block window; outside both ranges (when
+    /// `create_range_policy` made the value and kept them) the access's own priority.
     Range { policy: CachePolicy, value: u64 },
 }
 
@@ -501,18 +501,27 @@ impl MemSystem {
 
     // ---------------------------------------------------------------- policies
 
-    /// `createpolicy.range`: encodes the value exactly as CCCL does ([`CachePolicy::range`])
-    /// and remembers the exact ranges, which the 64-bit value keeps only modulo 128 blocks, so
-    /// accesses outside both ranges keep their priority ("unchanged outside").
+    /// `createpolicy.range`: encodes the value as the GPU does ([`CachePolicy::range`]) and
+    /// remembers the exact ranges: the 64-bit value says which blocks are primary (and so
+    /// decides primary against secondary), but not where the secondary ranges end, which the
+    /// spec's "outside the ranges the priority is unchanged" needs.
     pub fn create_range_policy(
         &mut self,
         base: u64,
         primary_size: u32,
         total_size: u32,
+        total_operand: TotalSizeOperand,
         primary: L2EvictionPriority,
         secondary: L2EvictionPriority,
     ) -> Result<u64, MemError> {
-        let value = CachePolicy::range(base, primary_size, total_size, primary, secondary)?;
+        let value = CachePolicy::range(
+            base,
+            primary_size,
+            total_size,
+            total_operand,
+            primary,
+            secondary,
+        )?;
         self.range_policies.retain(|r| r.value != value);
         self.range_policies.push(RangePolicy {
             value,
@@ -523,7 +532,7 @@ impl MemSystem {
         Ok(value)
     }
 
-    /// `createpolicy.fractional`: the CCCL encoding ([`CachePolicy::fractional`]).
+    /// `createpolicy.fractional`: the GPU's encoding ([`CachePolicy::fractional`]).
     pub fn create_fractional_policy(
         primary: L2EvictionPriority,
         secondary: L2EvictionPriority,
@@ -1832,11 +1841,22 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     #[cold]
     #[inline(never)]
     fn range_hint(&self, route: &Route, policy: CachePolicy, value: u64, addr: u64) -> Hint {
-        let exact = self.ranges.iter().rev().find(|r| r.value == value);
-        let hit = match exact {
-            Some(r) => r.classify(addr),
-            None if policy.in_primary_blocks(addr) => RangeHit::Primary,
-            None => RangeHit::Secondary,
+        // Inside the ranges, primary or not is what the value's blocks say (the GPU has
+        // nothing else: a primary size of 0, or one past 127 blocks, leaves bytes secondary);
+        // the exact record, when `create_range_policy` made the value, adds "outside both
+        // ranges", which the value cannot express.
+        let outside = self
+            .ranges
+            .iter()
+            .rev()
+            .find(|r| r.value == value)
+            .is_some_and(|r| r.classify(addr) == RangeHit::Outside);
+        let hit = if outside {
+            RangeHit::Outside
+        } else if policy.in_primary_blocks(addr) {
+            RangeHit::Primary
+        } else {
+            RangeHit::Secondary
         };
         match hit {
             RangeHit::Primary => l2_hint(policy.primary),

@@ -253,6 +253,7 @@ impl Gen {
                     0x7f00_0000_4000,
                     4096,
                     16384,
+                    TotalSizeOperand::Register,
                     L2EvictionPriority::Last,
                     L2EvictionPriority::First,
                 )
@@ -420,8 +421,13 @@ fn register_ranges(new: &mut MemSystem, old: &mut RefSystem, g: &mut Gen) {
         (0x7f00_0000_2000, 2048, 2048, First, Unchanged),
         (0x7f00_0010_0000, 1 << 16, 1 << 18, Normal, First),
     ] {
-        let a = new.create_range_policy(base, primary, total, p, s).unwrap();
-        let b = old.create_range_policy(base, primary, total, p, s).unwrap();
+        let reg = TotalSizeOperand::Register;
+        let a = new
+            .create_range_policy(base, primary, total, reg, p, s)
+            .unwrap();
+        let b = old
+            .create_range_policy(base, primary, total, reg, p, s)
+            .unwrap();
         assert_eq!(a, b);
         g.ranges.push(a);
     }

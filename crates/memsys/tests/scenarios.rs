@@ -568,6 +568,7 @@ fn range_policy_primary_secondary_and_unchanged_outside() {
             a,
             4096,
             12 * 1024,
+            TotalSizeOperand::Register,
             L2EvictionPriority::Last,
             L2EvictionPriority::First,
         )
@@ -578,6 +579,7 @@ fn range_policy_primary_secondary_and_unchanged_outside() {
             a,
             4096,
             12 * 1024,
+            TotalSizeOperand::Register,
             L2EvictionPriority::Last,
             L2EvictionPriority::First
         )

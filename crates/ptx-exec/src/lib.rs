@@ -7,6 +7,36 @@
 //!                     lanes (min-PC reconvergence) ──► memsys (global) / shared / local / param
 //! ```
 //!
+//! Where each rule lives:
+//!
+//! ```text
+//! lib.rs             Session: buffers, parameter packing, launch
+//! lower.rs, lower_ops.rs, lower_bulk.rs   ast → Program (operands, types, instruction forms)
+//! program.rs         the lowered form: Function, Inst, Op, operands, scheduling ranks
+//! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
+//!                    generic address windows)
+//! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
+//! machine/           one launch:
+//!   mod.rs           LaunchConfig, RunSummary, Machine, Cta, Warp, Frame; new, run*
+//!   schedule.rs      run_grid (resident CTAs, turn order), run_warp (a warp's turn, step
+//!                    limit, progress counter), fault sites, the deadlock report
+//!   step.rs          step (guard, counters, warp-sync gate, advance) and execute: the
+//!                    dispatcher from instruction family to handler (fences: a no-op arm)
+//!   operands.rs      registers, immediates, special registers, predicates, addresses
+//!   alu_ops.rs       moves, conversions, integer, float, compare/select/predicate logic
+//!   control.rs       per-lane PCs, reconvergence, bra/call/ret/exit/trap, vprintf/assert
+//!   warp_sync.rs     the membermask gate; shfl, vote, elect, activemask, redux, match
+//!   mem_ops.rs       ld, st, prefetch, atom/red, createpolicy
+//!   addressing.rs    generic → space, shared/local/param bytes and bounds, global reads
+//!                    and writes through memsys (L1/L2), memory faults
+//!   async_copy.rs    cp.async and its groups, mbarrier, landing copies
+//!   barrier.rs       bar.sync/arrive/red, barrier completion
+//!   bulk.rs          cp.async.bulk, cp.reduce.async.bulk, bulk groups
+//!     bulk/tensor.rs cp.async.bulk.tensor (TMA), tensormap.replace/cp_fenceproxy
+//!   matrix.rs        ldmatrix, stmatrix, mma, wmma, wgmma
+//!   hazard.rs        the machine's hooks into hazards.rs
+//! ```
+//!
 //! [`Session`] owns a lowered module and its device memory: allocate buffers, launch kernels
 //! with typed arguments, read buffers back. Faults name the kernel, CTA, thread, PTX line,
 //! `.loc` source line and address ([`ExecError::Fault`]).

@@ -35,7 +35,8 @@
 //! address with bits `[7, 7+B)` (`B` = 1, 2, 3 for 32, 64, 128 bytes: 16-byte chunks permuted
 //! within a 32/64/128-byte row, the same pattern the wgmma descriptors' swizzle modes read).
 //! Elements outside `[0, global_dim[i])` in any dimension are not read: a load fills them with
-//! zeros, or with the canonical NaN of the element type in OOB-NaN fill mode; a store or a
+//! zeros, or in OOB-NaN fill mode with the NaN pattern the H100 writes (`nan_bits`: 0x7FF77FF7 for
+//! `.f32`, measured; the canonical NaN for the unmeasured types); a store or a
 //! reduction skips them.
 
 use ptx_isa::ScalarType;
@@ -156,9 +157,16 @@ impl ElemType {
         matches!(self.0, 6..=12)
     }
 
-    /// The canonical NaN of the type (OOB-NaN fill), little-endian in the low bytes.
+    /// The OOB-NaN fill pattern of the type, little-endian in the low bytes.
+    ///
+    /// `.f32` (7): 0x7FF77FF7, what an H100 wrote for every out-of-bounds element of an f32
+    /// map in NaN fill mode (`../shared/hw/h100/README.md` §1, launch
+    /// `tma_bulk.sm90a.tensor_map_device`). The other floating-point types were not measured
+    /// on hardware; they keep the canonical NaN of the type (0x7FFF, 0x7FFFFFFF,
+    /// 0x7FFF_FFFF_FFFF_FFFF) until they are.
     pub fn nan_bits(self) -> u64 {
         match self.0 {
+            7 => 0x7FF7_7FF7,
             6 | 10 => 0x7FFF,
             9 => 0x7FFF_FFFF_FFFF_FFFF,
             _ => 0x7FFF_FFFF,

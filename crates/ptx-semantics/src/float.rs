@@ -10,11 +10,12 @@
 //!   ISA leaves payloads unspecified and NVIDIA's FP32 units return the canonical NaN.
 //! * `.ftz` flushes subnormal inputs and results (after rounding) to a zero of the same sign.
 //! * `.sat` clamps the result to `[+0.0, 1.0]`; NaN (and `-0.0`) become `+0.0`.
-//! * `.approx` functions are computed in `f64` with the host's libm and rounded to nearest; the
+//! * `.approx` functions (and `div.full`) are the H100's special-function unit, bit for bit:
+//!   [`crate::sfu`] holds the measured tables and rules and the SASS sequence of each form. The
 //!   ISA's stated error bound for each is quoted on the function and asserted by the tests.
-//!   Real hardware (MUFU) results can differ from ours within those bounds.
 
 use crate::round::{self, Rnd};
+use crate::sfu;
 use rustc_apfloat::ieee::{Double, Single};
 use rustc_apfloat::{Float as _, Round, StatusAnd};
 
@@ -188,35 +189,22 @@ pub fn div_f32(a: u32, b: u32, rnd: Rnd, ftz: bool) -> u32 {
     finish32(r, ftz, false)
 }
 
-/// `div.full{.ftz}.f32`. ISA bound: "maximum ulp error is 2 across the full range of inputs".
-/// We return the correctly rounded quotient (error ≤ 0.5 ulp).
+/// `div.full{.ftz}.f32`: the H100's sequence (operands scaled into range, `a · MUFU.RCP(b)`),
+/// see [`sfu::rcp::div_full_f32`]. ISA bound: 2 ulp.
 #[inline]
 pub fn div_full_f32(a: u32, b: u32, ftz: bool) -> u32 {
-    div_f32(a, b, Rnd::Rn, ftz)
+    sfu::rcp::div_full_f32(a, b, ftz)
 }
 
 /// Maximum ulp error the ISA allows for `div.full.f32`.
 pub const DIV_FULL_F32_MAX_ULP: f64 = 2.0;
 
-/// `div.approx{.ftz}.f32`: `a * (1/b)`. ISA: "for `|b|` in `[2^-126, 2^126]` the maximum ulp
-/// error is 2"; "for `2^126 < |b| < 2^128`, if `a` is infinity the result is NaN, otherwise 0".
-/// We return the correctly rounded quotient inside the first range and the ISA's values in the
-/// second.
+/// `div.approx{.ftz}.f32`: the H100's sequence (`a · MUFU.RCP(b)`, subnormal `b` scaled by
+/// `2^24`), see [`sfu::rcp::div_approx_f32`]. ISA bound: 2 ulp for `|b|` in `[2^-126, 2^126]`;
+/// `2^126 < |b| < 2^128` gives 0 (NaN for infinite `a`).
 #[inline]
 pub fn div_approx_f32(a: u32, b: u32, ftz: bool) -> u32 {
-    let (a, b) = (ftz_in(a, ftz), ftz_in(b, ftz));
-    let mag_b = b & 0x7fff_ffff;
-    if mag_b > 0x7e80_0000 && mag_b < 0x7f80_0000 {
-        // 2^126 < |b| < 2^128: 1/b underflows in the approximate reciprocal
-        if a & 0x7fff_ffff == 0x7f80_0000 {
-            return NAN_F32;
-        }
-        if is_nan32(a) {
-            return NAN_F32;
-        }
-        return (a ^ b) & 0x8000_0000;
-    }
-    div_f32(a, b, Rnd::Rn, ftz)
+    sfu::rcp::div_approx_f32(a, b, ftz)
 }
 
 /// Maximum ulp error the ISA allows for `div.approx.f32` (for `|b|` in `[2^-126, 2^126]`).
@@ -228,11 +216,11 @@ pub fn rcp_f32(a: u32, rnd: Rnd, ftz: bool) -> u32 {
     div_f32(ONE_F32, a, rnd, ftz)
 }
 
-/// `rcp.approx{.ftz}.f32`. ISA bound: "maximum ulp error is 1 across the full range". We return
-/// the correctly rounded reciprocal.
+/// `rcp.approx{.ftz}.f32`: MUFU.RCP as the H100 computes it, see [`sfu::rcp::rcp_approx_f32`].
+/// ISA bound: "maximum ulp error is 1 across the full range".
 #[inline]
 pub fn rcp_approx_f32(a: u32, ftz: bool) -> u32 {
-    div_f32(ONE_F32, a, Rnd::Rn, ftz)
+    sfu::rcp::rcp_approx_f32(a, ftz)
 }
 
 /// Maximum ulp error the ISA allows for `rcp.approx.f32`.
@@ -250,91 +238,70 @@ pub fn sqrt_f32(a: u32, rnd: Rnd, ftz: bool) -> u32 {
     finish32(r, ftz, false)
 }
 
-/// `sqrt.approx{.ftz}.f32`. ISA bound: "maximum relative error 2^-23 over the full range"
-/// (we return the correctly rounded root, relative error ≤ 2^-24).
+/// `sqrt.approx{.ftz}.f32`: MUFU.SQRT as the H100 computes it, see
+/// [`sfu::sqrt::sqrt_approx_f32`]. ISA bound: "maximum relative error 2^-23 over the full range".
 #[inline]
 pub fn sqrt_approx_f32(a: u32, ftz: bool) -> u32 {
-    sqrt_f32(a, Rnd::Rn, ftz)
+    sfu::sqrt::sqrt_approx_f32(a, ftz)
 }
 
 /// Maximum relative error the ISA allows for `sqrt.approx.f32`.
 pub const SQRT_APPROX_F32_MAX_REL: f64 = 1.0 / (1u64 << 23) as f64;
 
-/// `rsqrt.approx{.ftz}.f32`: `1/sqrt(a)`; `rsqrt(±0) = ±∞`, negative → NaN, `+∞` → `+0`.
-/// ISA bound: "maximum relative error 2^-22.9 over the full range"; we round the `f64` value.
+/// `rsqrt.approx{.ftz}.f32`: MUFU.RSQ as the H100 computes it, see
+/// [`sfu::sqrt::rsqrt_approx_f32`] (`rsqrt(±0) = ±∞`, negative → NaN, `+∞` → `+0`). ISA bound:
+/// "maximum relative error 2^-22.9 over the full range".
 #[inline]
 pub fn rsqrt_approx_f32(a: u32, ftz: bool) -> u32 {
-    let a = ftz_in(a, ftz);
-    let x = f32::from_bits(a) as f64;
-    let r = if x == 0.0 {
-        (1.0 / x) as f32
-    } else {
-        (1.0 / x.sqrt()) as f32
-    };
-    finish32(r.to_bits(), ftz, false)
+    sfu::sqrt::rsqrt_approx_f32(a, ftz)
 }
 
 /// Maximum relative error the ISA allows for `rsqrt.approx.f32` (2^-22.9).
 pub const RSQRT_APPROX_F32_MAX_REL: f64 = 1.277653530283325e-7; // 2^-22.9
 
-/// `ex2.approx{.ftz}.f32`: `2^a` (`ex2(-∞) = +0`, `ex2(+∞) = +∞`). ISA bound: "maximum
-/// relative error 2^-22 (ulp error 2) over the full range" (our value is `exp2` in `f64`
-/// rounded to nearest).
+/// `ex2.approx{.ftz}.f32`: MUFU.EX2 as the H100 computes it, see [`sfu::ex2::ex2_approx_f32`]
+/// (`ex2(-∞) = +0`, `ex2(+∞) = +∞`). ISA bound: "maximum relative error 2^-22 (ulp error 2)".
 #[inline]
 pub fn ex2_approx_f32(a: u32, ftz: bool) -> u32 {
-    let a = ftz_in(a, ftz);
-    let r = (f32::from_bits(a) as f64).exp2() as f32;
-    finish32(r.to_bits(), ftz, false)
+    sfu::ex2::ex2_approx_f32(a, ftz)
 }
 
 /// Maximum relative error we allow for `ex2.approx.f32` (the ISA's 2 ulp, i.e. 2^-22).
 pub const EX2_APPROX_F32_MAX_REL: f64 = 1.0 / (1u64 << 22) as f64;
 
-/// `lg2.approx{.ftz}.f32`: `log2(a)` (`lg2(±0) = -∞`, negative → NaN). ISA bound: "maximum
-/// absolute error 2^-22 for arguments in `[0.5, 2]`, relative error 2^-22 elsewhere".
+/// `lg2.approx{.ftz}.f32`: MUFU.LG2 as the H100 computes it, see [`sfu::lg2::lg2_approx_f32`]
+/// (`lg2(±0) = -∞`, negative → NaN). ISA bound: "maximum absolute error 2^-22 for arguments in
+/// `[0.5, 2]`, relative error 2^-22 elsewhere".
 #[inline]
 pub fn lg2_approx_f32(a: u32, ftz: bool) -> u32 {
-    let a = ftz_in(a, ftz);
-    let x = f32::from_bits(a) as f64;
-    let r = if x == 0.0 {
-        f32::NEG_INFINITY
-    } else {
-        x.log2() as f32
-    };
-    finish32(r.to_bits(), ftz, false)
+    sfu::lg2::lg2_approx_f32(a, ftz)
 }
 
 /// Error bound we assert for `lg2.approx.f32` (absolute in `[0.5, 2]`, relative elsewhere).
 pub const LG2_APPROX_F32_MAX_ERR: f64 = 1.0 / (1u64 << 22) as f64;
 
-/// `sin.approx{.ftz}.f32`. ISA bound: "maximum absolute error 2^-20.5 in the range
-/// `[-100π, 100π]`" (hardware reduces the argument approximately; we use the exact `f64`
-/// `sin`, so far outside that range our result is *more* accurate than hardware's).
+/// `sin.approx{.ftz}.f32`: `FMUL.RZ` by 1/2π and MUFU.SIN as the H100 computes them, see
+/// [`sfu::sincos`] (`.ftz` compiles to the same code). ISA bound: "maximum absolute error
+/// 2^-20.5 in the range `[-100π, 100π]`".
 #[inline]
-pub fn sin_approx_f32(a: u32, ftz: bool) -> u32 {
-    let a = ftz_in(a, ftz);
-    let r = (f32::from_bits(a) as f64).sin() as f32;
-    finish32(r.to_bits(), ftz, false)
+pub fn sin_approx_f32(a: u32, _ftz: bool) -> u32 {
+    sfu::sincos::sin_approx_f32(a)
 }
 
-/// `cos.approx{.ftz}.f32`; bound as for [`sin_approx_f32`].
+/// `cos.approx{.ftz}.f32`: as [`sin_approx_f32`] with MUFU.COS.
 #[inline]
-pub fn cos_approx_f32(a: u32, ftz: bool) -> u32 {
-    let a = ftz_in(a, ftz);
-    let r = (f32::from_bits(a) as f64).cos() as f32;
-    finish32(r.to_bits(), ftz, false)
+pub fn cos_approx_f32(a: u32, _ftz: bool) -> u32 {
+    sfu::sincos::cos_approx_f32(a)
 }
 
 /// Absolute error bound of `sin.approx.f32`/`cos.approx.f32` in `[-100π, 100π]` (2^-20.5).
 pub const SINCOS_APPROX_F32_MAX_ABS: f64 = 6.743495761743046e-7; // 2^-20.5
 
-/// `tanh.approx.f32` (sm_75+). ISA bound: "maximum relative error 2^-11 over the full range"
-/// (MUFU.TANH is a low-precision unit; we return `tanh` in `f64` rounded to nearest, far more
-/// accurate).
+/// `tanh.approx.f32` (sm_75+): MUFU.TANH as the H100 computes it, see [`sfu::tanh::mufu_tanh`].
+/// ISA bound: "maximum relative error 2^-11 over the full range".
 #[inline]
 pub fn tanh_approx_f32(a: u32) -> u32 {
-    let r = (f32::from_bits(a) as f64).tanh() as f32;
-    finish32(r.to_bits(), false, false)
+    sfu::tanh::mufu_tanh(a)
 }
 
 /// Relative error bound of `tanh.approx.f32` (2^-11).
@@ -512,12 +479,11 @@ pub fn rcp_f64(a: u64, rnd: Rnd) -> u64 {
     div_f64(1f64.to_bits(), a, rnd)
 }
 
-/// `rcp.approx.ftz.f64`: inputs and results flushed; we return the correctly rounded
-/// reciprocal. (Hardware computes a ~20-bit approximation, MUFU.RCP64H; results differ in the low
-/// bits. The ISA states no bound beyond "fast approximation".)
+/// `rcp.approx.ftz.f64`: MUFU.RCP64H on the high word, low word 0, as the H100 computes it
+/// (see [`sfu::rcp::rcp_approx_ftz_f64`]). The ISA states no bound beyond "fast approximation".
 #[inline]
 pub fn rcp_approx_ftz_f64(a: u64) -> u64 {
-    flush_f64(div_f64(1f64.to_bits(), flush_f64(a), Rnd::Rn))
+    sfu::rcp::rcp_approx_ftz_f64(a)
 }
 
 /// `sqrt.rnd.f64`.
@@ -530,19 +496,11 @@ pub fn sqrt_f64(a: u64, rnd: Rnd) -> u64 {
     })
 }
 
-/// `rsqrt.approx{.ftz}.f64`: we return `1/sqrt(a)` computed with one rounding of the exact
-/// root followed by a correctly rounded division (relative error < 2^-52).
+/// `rsqrt.approx{.ftz}.f64`: MUFU.RSQ64H (`.ftz`: alone; otherwise refined by ptxas's DFMA
+/// step), see [`sfu::sqrt::rsqrt_approx_f64`].
 #[inline]
 pub fn rsqrt_approx_f64(a: u64, ftz: bool) -> u64 {
-    let a = if ftz { flush_f64(a) } else { a };
-    let x = f64::from_bits(a);
-    let r = if x == 0.0 { 1.0 / x } else { 1.0 / x.sqrt() };
-    let r = finish64(r.to_bits());
-    if ftz {
-        flush_f64(r)
-    } else {
-        r
-    }
+    sfu::sqrt::rsqrt_approx_f64(a, ftz)
 }
 
 /// `min{.NaN}.f64`.

@@ -18,6 +18,7 @@
 //! | [`mma`] | `mma.sync` m16n8k16/m16n8k8 (f16, bf16, tf32) fragments and arithmetic, `ldmatrix` |
 //! | [`wmma`] | `wmma.load/.mma/.store` fragments (implementation-defined layout) and arithmetic |
 //! | [`wgmma`] | `wgmma.mma_async` m64nNk16 f16/bf16 and m64nNk8 tf32 through shared-memory matrix descriptors (all swizzle modes) |
+//! | [`sfu`] | the H100's special-function unit (MUFU) and every `.approx` form built on it, bit for bit |
 //! | [`round`] | exact rounding of `m·2^e` into any binary format in every rounding mode |
 //!
 //! Exactness: `.rn` paths use the host's IEEE-754 operations; `.rz .rm .rp` use `rustc_apfloat`
@@ -35,6 +36,7 @@ pub mod half;
 pub mod int;
 pub mod mma;
 pub mod round;
+pub mod sfu;
 pub mod warp;
 pub mod wgmma;
 pub mod wmma;

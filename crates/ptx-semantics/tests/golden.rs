@@ -428,12 +428,17 @@ fn approx_functions_stay_within_the_isa_bounds() {
                     "ex2" => (fl::EX2_APPROX_F32_MAX_REL, ulp32(want)),
                     "lg2" if (0.5..=2.0).contains(&xin) => (0.0, fl::LG2_APPROX_F32_MAX_ERR),
                     "lg2" => (fl::LG2_APPROX_F32_MAX_ERR, 0.0),
-                    "sin" | "cos" if xin.abs() <= 100.0 * std::f64::consts::PI => {
-                        (0.0, fl::SINCOS_APPROX_F32_MAX_ABS)
-                    }
-                    // outside [-100π, 100π] the ISA bounds nothing; we still return the
-                    // correctly rounded value
-                    "sin" | "cos" => (0.0, ulp32(want)),
+                    // The H100 (whose values we return, bit for bit: tests/sfu_h100.rs) adds the
+                    // error of its argument reduction to the ISA's 2^-20.5: FMUL.RZ by the f32
+                    // 1/2π is off by up to |x|·2^-23 revolutions.
+                    "sin" | "cos" if xin.abs() <= 100.0 * std::f64::consts::PI => (
+                        0.0,
+                        fl::SINCOS_APPROX_F32_MAX_ABS
+                            + xin.abs() * 2f64.powi(-23) * std::f64::consts::TAU,
+                    ),
+                    // outside [-100π, 100π] the ISA bounds nothing; the unit's value is still a
+                    // sine or cosine of some angle
+                    "sin" | "cos" => (0.0, 1.0 + want.abs()),
                     "tanh" => (fl::TANH_APPROX_F32_MAX_REL, 0.0),
                     "rsqrt" => (fl::RSQRT_APPROX_F32_MAX_REL, 0.0),
                     "sqrt" => (fl::SQRT_APPROX_F32_MAX_REL, 0.0),
@@ -460,7 +465,13 @@ fn approx_functions_stay_within_the_isa_bounds() {
                     2f64.powi(-7)
                 };
                 let want_r = half::to_f64(fmt, half::from_f64(fmt, want, Rnd::Rn));
-                within(got, want_r, 0.0, 0.0) || within(got, want, rel, 0.0)
+                // below the normal range the relative bound cannot hold: one subnormal spacing
+                let floor = if want.abs() < 2f64.powi(-14) && fmt == F16 {
+                    2f64.powi(-24)
+                } else {
+                    0.0
+                };
+                within(got, want_r, 0.0, 0.0) || within(got, want, rel, floor)
             }
         };
         if !ok {

@@ -837,3 +837,30 @@ fn brkpt_stops_the_kernel_with_a_fault() {
     assert!(err.contains("brkpt instruction executed"), "{err}");
     assert!(err.contains("thread (5,0,0)"), "{err}");
 }
+
+#[test]
+fn createpolicy_range_literal_and_register_total_sizes() {
+    // Total size 2^28 + 308, 4 KiB primary at address 0 (out's buffer is not used as the
+    // range). A register total goes through the special-function unit's LG2, which rounds
+    // toward zero: ceil(log2) = 28, 2 MiB blocks, code 9 (the H100 returned code 9 for
+    // 2^28 + 308 in createpolicy_probe.npz). A literal total is folded by ptxas with a
+    // round-to-nearest log2f: 28.0000019, ceil 29, code 10 (ptxas 13.5's SASS,
+    // crates/memsys/tests/data/h100-policy/createpolicy_lowering.sm90.sass).
+    let body = "mov.u64 %rd2, 0;\nmov.u32 %r2, 268435764;\n\
+                createpolicy.range.global.L2::evict_last.b64 %rd3, [%rd2], 4096, %r2;\n\
+                createpolicy.range.global.L2::evict_last.b64 %rd4, [%rd2], 4096, 268435764;\n\
+                createpolicy.fractional.L2::evict_last.b64 %rd5, 0.12505;\n\
+                mov.b64 {%r3, %r4}, %rd3;\nmov.b64 {%r5, %r6}, %rd4;\nmov.b64 {%r7, %r8}, %rd5;\n"
+        .to_string()
+        + &store(4, 3, 0)
+        + &store(6, 3, 1)
+        + &store(8, 3, 2);
+    let out = run(&body, "", 1, 3);
+    let code = |hi: u32| (hi >> 20) & 0xF;
+    assert_eq!(code(out[0]), 9, "register total: {:#x}", out[0]);
+    assert_eq!(code(out[1]), 10, "literal total: {:#x}", out[1]);
+    // One 2 MiB (4 MiB) block holds the 4 KiB primary range from address 0.
+    assert_eq!((out[0] >> 5) & 0x7F, 1);
+    // 0.12505 * 15.99 = 1.9996: fraction code 1 (SASS: UMOV UR4, 0x10), evict_last, mode 2.
+    assert_eq!(out[2], 0x1410_0000);
+}

@@ -3012,7 +3012,9 @@ def _swizzle(mode_bits, off):
     return off ^ (((off >> 7) & ((1 << mode_bits) - 1)) << 4)
 
 
-NAN32 = np.array([0x7FFFFFFF], np.uint32).view(np.float32)[0]  # canonical NaN (OOB-NaN fill)
+# OOB-NaN fill of an f32 tensor map: the pattern an H100 wrote for every out-of-bounds element
+# (../shared/hw/h100/README.md section 1, this launch), not the canonical NaN 0x7fffffff.
+NAN32 = np.array([0x7FF77FF7], np.uint32).view(np.float32)[0]
 
 
 @spec("tma_bulk", "bulk_copy_pipeline")
@@ -3144,7 +3146,7 @@ def _(r):
                 comment="Tensor maps built on the device: map 0 edited in global memory with "
                         "tensormap.replace.tile.*.global (fence.proxy.tensormap::generic release/acquire), a 16x8 "
                         "box with OOB-NaN fill loaded at (-4, rows-4): elements outside the 20x24 tensor are the "
-                        "canonical NaN 0x7fffffff; map 1 built in shared memory and copied out with "
+                        "H100's f32 NaN fill 0x7ff77ff7; map 1 built in shared memory and copied out with "
                         "tensormap.cp_fenceproxy, element stride 2 along rows: a box of 8 rows loads rows 1, 3, 5, 7. "
                         "Also cp.async.bulk.prefetch(.tensor).L2.")
 

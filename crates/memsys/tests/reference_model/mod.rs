@@ -408,10 +408,18 @@ impl RefSystem {
         base: u64,
         primary_size: u32,
         total_size: u32,
+        total_operand: TotalSizeOperand,
         primary: L2EvictionPriority,
         secondary: L2EvictionPriority,
     ) -> Result<u64, MemError> {
-        let value = CachePolicy::range(base, primary_size, total_size, primary, secondary)?;
+        let value = CachePolicy::range(
+            base,
+            primary_size,
+            total_size,
+            total_operand,
+            primary,
+            secondary,
+        )?;
         self.range_policies.retain(|r| r.value != value);
         self.range_policies.push(RangePolicy {
             value,
@@ -698,10 +706,10 @@ impl RefSystem {
                     .iter()
                     .rev()
                     .find(|r| r.value == route.policy_value);
-                let hit = match exact {
-                    Some(r) => r.classify(addr),
-                    None if p.in_primary_blocks(addr) => RangeHit::Primary,
-                    None => RangeHit::Secondary,
+                let hit = match exact.map(|r| r.classify(addr)) {
+                    Some(RangeHit::Outside) => RangeHit::Outside,
+                    _ if p.in_primary_blocks(addr) => RangeHit::Primary,
+                    _ => RangeHit::Secondary,
                 };
                 match hit {
                     RangeHit::Primary => l2_hint(p.primary),

@@ -1,0 +1,433 @@
+//! Addresses and the bytes behind them: generic-to-space resolution, shared and local
+//! (and param/const) offsets with their bounds checks, global reads and writes through the
+//! cache model (`read_global`, `write_global`), cache-policy operands, and memory faults.
+
+use super::{Cta, Machine, StaleRead};
+use crate::error::{ExecError, FaultKind};
+use crate::memory::{self, classify_generic, space_name};
+use crate::program::*;
+use memsys::{AccessKind, LaneAccess, Request};
+
+impl Machine<'_> {
+    /// Resolves a shared-space (or generic pointing to shared) address to an offset into the
+    /// CTA's shared memory, checking bounds and alignment.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn shared_offset(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        lane: u32,
+        addr: u64,
+        generic: bool,
+        bytes: u32,
+    ) -> Result<u32, ExecError> {
+        let off = if generic {
+            match classify_generic(addr) {
+                (Space::Shared, off) => off,
+                _ => {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        lane,
+                        id,
+                        FaultKind::BadGeneric { address: addr },
+                    ));
+                }
+            }
+        } else {
+            addr & 0xFFFF_FFFF
+        };
+        if off % bytes.max(1) as u64 != 0 {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::Misaligned {
+                    space: "shared",
+                    address: off,
+                    bytes,
+                },
+            ));
+        }
+        if off + bytes as u64 > cta.shared.len() as u64 {
+            return Err(self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::OutOfBounds {
+                    space: "shared",
+                    address: off,
+                    bytes,
+                },
+            ));
+        }
+        Ok(off as u32)
+    }
+
+    /// Reads or writes `len` bytes of a non-global space for one lane.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn local_bytes<'c>(
+        &'c self,
+        cta: &'c mut Cta,
+        wi: usize,
+        id: u32,
+        lane: usize,
+        space: Space,
+        addr: u64,
+        len: u32,
+        align: u32,
+        write: bool,
+    ) -> Result<LocalRef<'c>, ExecError> {
+        let bad = |this: &Self, c: &Cta, kind| this.fault(c, wi as u32, lane as u32, id, kind);
+        if !addr.is_multiple_of(align.max(1) as u64) {
+            return Err(bad(
+                self,
+                cta,
+                FaultKind::Misaligned {
+                    space: space_name(space),
+                    address: addr,
+                    bytes: align,
+                },
+            ));
+        }
+        let oob = FaultKind::OutOfBounds {
+            space: space_name(space),
+            address: addr,
+            bytes: len,
+        };
+        let Some(end) = addr.checked_add(len as u64) else {
+            return Err(bad(self, cta, oob));
+        };
+        match space {
+            Space::Shared => {
+                if end > cta.shared.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Mut(&mut cta.shared[addr as usize..end as usize]))
+            }
+            Space::Local => {
+                if end > cta.warps[wi].local_bytes as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                let warp = &mut cta.warps[wi];
+                let base = lane * warp.local_bytes as usize;
+                Ok(LocalRef::Mut(
+                    &mut warp.local[base + addr as usize..base + end as usize],
+                ))
+            }
+            Space::Param => {
+                if end > cta.warps[wi].frames.last().expect("frame").param_bytes as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                let base = lane * frame.param_bytes as usize;
+                Ok(LocalRef::Mut(
+                    &mut frame.params[base + addr as usize..base + end as usize],
+                ))
+            }
+            Space::KernelParam => {
+                if write || end > self.kernel_params.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Ref(
+                    &self.kernel_params[addr as usize..end as usize],
+                ))
+            }
+            Space::Const => {
+                if write || end > self.program.const_bytes.len() as u64 {
+                    return Err(bad(self, cta, oob));
+                }
+                Ok(LocalRef::Ref(
+                    &self.program.const_bytes[addr as usize..end as usize],
+                ))
+            }
+            Space::Global | Space::Generic => unreachable!("global accesses go through memsys"),
+        }
+    }
+
+    /// Per-lane resolved (space, address) of an access.
+    pub(super) fn resolve(&self, space: Space, addr: u64) -> (Space, u64) {
+        match space {
+            Space::Generic => classify_generic(addr),
+            Space::Param => {
+                // ld.param of a kernel's own parameters.
+                if addr >= memory::KERNEL_PARAM_WINDOW {
+                    classify_generic(addr)
+                } else {
+                    (Space::Param, addr)
+                }
+            }
+            // Shared and local addresses are 32-bit: address arithmetic wraps there.
+            Space::Shared | Space::Local => (space, addr & 0xFFFF_FFFF),
+            s => (s, addr),
+        }
+    }
+
+    pub(super) fn request(
+        &self,
+        cta: &Cta,
+        kind: AccessKind,
+        hints: &MemHints,
+        policy: Option<u64>,
+        id: u32,
+    ) -> Request {
+        Request {
+            sm: memsys::SmId(cta.sm),
+            kind,
+            space: memsys::Space::Global,
+            operator: hints.operator,
+            semantics: hints.semantics,
+            scope: hints.scope,
+            non_coherent: hints.non_coherent,
+            l1_priority: hints.l1_priority,
+            l2_priority: hints.l2_priority,
+            policy,
+            prefetch: hints.prefetch,
+            instr: memsys::InstrId(id),
+        }
+    }
+
+    pub(super) fn policy_value(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        policy: Option<Src>,
+        exec: u32,
+    ) -> Option<u64> {
+        policy.map(|p| {
+            let mut v = [0u64; 32];
+            self.read_src(cta, wi, p, &mut v);
+            v[exec.trailing_zeros() as usize]
+        })
+    }
+
+    /// Reads global memory for `lanes` (lane, address): through the cache model (one warp
+    /// request, split where `_` elements leave holes), or straight from memory.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn global_read(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        lanes_addr: &[(usize, u64)],
+        sinks: &[bool],
+        eb: usize,
+        data: &mut [u8],
+    ) -> Result<(), ExecError> {
+        let total = eb * sinks.len();
+        // Runs of non-sink elements: (first element, count).
+        let runs = element_runs(sinks);
+        let mut accesses = Vec::with_capacity(lanes_addr.len() * runs.len());
+        let mut places = Vec::with_capacity(accesses.capacity());
+        for &(l, addr) in lanes_addr {
+            for &(first, count) in &runs {
+                accesses.push(LaneAccess::new(
+                    addr + (first * eb) as u64,
+                    (count * eb) as u32,
+                ));
+                places.push((l, l * total + first * eb, count * eb));
+            }
+        }
+        let mut buf = vec![0u8; places.iter().map(|p| p.2).sum()];
+        self.read_global(cta, wi, id, req, &accesses, &places, &mut buf)?;
+        let mut off = 0;
+        for &(_, at, len) in &places {
+            data[at..at + len].copy_from_slice(&buf[off..off + len]);
+            off += len;
+        }
+        Ok(())
+    }
+
+    /// Reads global memory for `acc` into `buf` (packed in access order): through the cache
+    /// model as warp requests of at most `MAX_LANES` accesses, or straight from memory.
+    /// `places[k].0` is the lane of access `k`. Feeds the hazard tracker.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_global(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        buf: &mut [u8],
+    ) -> Result<(), ExecError> {
+        let mut off = 0;
+        for (a, pl) in acc
+            .chunks(memsys::MAX_LANES)
+            .zip(places.chunks(memsys::MAX_LANES))
+        {
+            let need: usize = a.iter().map(|x| x.bytes as usize).sum();
+            let out = &mut buf[off..off + need];
+            let stale = if self.cfg.cache_model {
+                let outcome = self
+                    .mem
+                    .load(req, a, out)
+                    .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
+                outcome.stale_lanes
+            } else {
+                let mut o = 0;
+                for (k, x) in a.iter().enumerate() {
+                    let len = x.bytes as usize;
+                    self.mem
+                        .read(x.addr, &mut out[o..o + len])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
+                    o += len;
+                }
+                0
+            };
+            if stale != 0 {
+                for (k, p) in pl.iter().enumerate() {
+                    if stale & (1 << k) != 0 {
+                        self.summary.stale_reads.push(StaleRead {
+                            instr: id,
+                            cta: cta.id,
+                            thread: self.thread_of(cta, wi as u32, p.0 as u32),
+                            address: a[k].addr,
+                        });
+                    }
+                }
+            }
+            if req.kind == AccessKind::Load {
+                self.track_loads(cta, wi, id, req, a, pl, stale);
+            }
+            off += need;
+        }
+        Ok(())
+    }
+
+    /// Writes `buf` (packed in access order) to global memory for `acc`, like
+    /// [`Machine::read_global`] reads. Feeds the hazard tracker.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn write_global(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        buf: &[u8],
+    ) -> Result<(), ExecError> {
+        let mut off = 0;
+        for (a, pl) in acc
+            .chunks(memsys::MAX_LANES)
+            .zip(places.chunks(memsys::MAX_LANES))
+        {
+            let need: usize = a.iter().map(|x| x.bytes as usize).sum();
+            let data = &buf[off..off + need];
+            if self.cfg.cache_model {
+                self.mem
+                    .store(req, a, data)
+                    .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
+            } else {
+                let mut o = 0;
+                for (k, x) in a.iter().enumerate() {
+                    let len = x.bytes as usize;
+                    self.mem
+                        .write(x.addr, &data[o..o + len])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
+                    o += len;
+                }
+            }
+            self.track_stores(cta, wi, id, a, pl);
+            off += need;
+        }
+        Ok(())
+    }
+
+    /// The fault of a global access whose address is not a multiple of its size.
+    pub(super) fn misaligned_global(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        lane: u32,
+        id: u32,
+        address: u64,
+        bytes: u32,
+    ) -> ExecError {
+        self.fault(
+            cta,
+            wi as u32,
+            lane,
+            id,
+            FaultKind::Misaligned {
+                space: "global",
+                address,
+                bytes,
+            },
+        )
+    }
+
+    pub(super) fn mem_fault(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        acc: &[LaneAccess],
+        places: &[(usize, usize, usize)],
+        e: memsys::MemError,
+    ) -> ExecError {
+        // Name the first lane whose access is outside every allocation.
+        for (k, a) in acc.iter().enumerate() {
+            let mut probe = vec![0u8; a.bytes as usize];
+            if self.mem.read(a.addr, &mut probe).is_err() {
+                return self.fault(
+                    cta,
+                    wi as u32,
+                    places[k].0 as u32,
+                    id,
+                    FaultKind::OutOfBounds {
+                        space: "global",
+                        address: a.addr,
+                        bytes: a.bytes,
+                    },
+                );
+            }
+        }
+        self.fault(
+            cta,
+            wi as u32,
+            places.first().map_or(0, |p| p.0 as u32),
+            id,
+            FaultKind::Other(format!("memory model: {e}")),
+        )
+    }
+}
+
+/// A view of bytes in a space the machine holds directly.
+pub(super) enum LocalRef<'a> {
+    Mut(&'a mut [u8]),
+    Ref(&'a [u8]),
+}
+
+impl LocalRef<'_> {
+    pub(super) fn get(&self) -> &[u8] {
+        match self {
+            LocalRef::Mut(m) => m,
+            LocalRef::Ref(r) => r,
+        }
+    }
+}
+
+/// The runs of consecutive elements not marked as sinks: (first, count).
+pub(super) fn element_runs(sinks: &[bool]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut k = 0;
+    while k < sinks.len() {
+        if sinks[k] {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < sinks.len() && !sinks[k] {
+            k += 1;
+        }
+        runs.push((start, k - start));
+    }
+    runs
+}

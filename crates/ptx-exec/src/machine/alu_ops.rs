@@ -1,0 +1,617 @@
+//! Register-to-register instructions: moves and packing, conversions, integer, floating-point,
+//! comparison and predicate logic. Each handler reads its sources for the whole warp, computes
+//! the executing lanes (through `crate::alu` and `ptx_semantics`) and writes the destination;
+//! none touches memory or control flow.
+
+use super::{bool_op, lanes, Cta, Machine};
+use crate::alu;
+use crate::error::{ExecError, FaultKind};
+use crate::memory::{self, classify_generic};
+use crate::program::*;
+
+/// Reads the sources, computes each executing lane with `$f(lane)`, writes the destination.
+macro_rules! lanewise {
+    ($m:ident, $cta:ident, $wi:ident, $exec:ident, $out:ident; $d:ident; $($src:ident => $buf:ident),+; $f:expr) => {{
+        $($m.read_src($cta, $wi, *$src, &mut $buf);)+
+        let f = $f;
+        for l in lanes($exec) {
+            $out[l] = f(l);
+        }
+        Machine::write_dst($cta, $wi, $m.program, *$d, &$out, $exec);
+    }};
+}
+
+/// Reads the sources, computes the whole warp with `$call` (an `alu::*_lanes` function),
+/// writes the destination.
+macro_rules! warpwise {
+    ($m:ident, $cta:ident, $wi:ident, $exec:ident, $out:ident; $d:ident; $($src:ident => $buf:ident),+; $call:expr) => {{
+        $($m.read_src($cta, $wi, *$src, &mut $buf);)+
+        $call;
+        Machine::write_dst($cta, $wi, $m.program, *$d, &$out, $exec);
+    }};
+}
+
+impl Machine<'_> {
+    /// Moves, vector packs and unpacks, predicate moves.
+    #[inline]
+    pub(super) fn exec_move(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Mov { d, a: s, bits } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in 0..32 {
+                    out[l] = a[l] & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Pack {
+                d,
+                parts,
+                part_bits,
+                d_bits,
+            } => {
+                let pm = if *part_bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << part_bits) - 1
+                };
+                if *d_bits > 64 {
+                    // .b128 from two .b64 (or four .b32) parts: low slot then high slot.
+                    let per_slot = 64 / part_bits;
+                    let mut lo = [0u64; 32];
+                    let mut hi = [0u64; 32];
+                    for (k, p) in parts.iter().enumerate() {
+                        let Some(p) = p else { continue };
+                        self.read_src(cta, wi, *p, &mut a);
+                        let (dst, shift) = if (k as u32) < per_slot {
+                            (&mut lo, k as u32 * part_bits)
+                        } else {
+                            (&mut hi, (k as u32 - per_slot) * part_bits)
+                        };
+                        for l in 0..32 {
+                            dst[l] |= (a[l] & pm) << shift;
+                        }
+                    }
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d), &lo, exec);
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d + 1), &hi, exec);
+                } else {
+                    for (k, p) in parts.iter().enumerate() {
+                        let Some(p) = p else { continue };
+                        self.read_src(cta, wi, *p, &mut a);
+                        for l in 0..32 {
+                            out[l] |= (a[l] & pm) << (k as u32 * part_bits);
+                        }
+                    }
+                    Self::write_dst(cta, wi, program, Dst::Reg(*d), &out, exec);
+                }
+            }
+            Op::Unpack {
+                ds,
+                a: s,
+                part_bits,
+            } => {
+                let pm = if *part_bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << part_bits) - 1
+                };
+                let wide = match s {
+                    Src::Reg(slot) => {
+                        let f = &program.functions
+                            [cta.warps[wi].frames.last().expect("frame").func as usize];
+                        f.slot_bits.get(*slot as usize + 1).is_some()
+                            && ds.len() as u32 * part_bits > 64
+                    }
+                    _ => false,
+                };
+                self.read_src(cta, wi, *s, &mut a);
+                if wide {
+                    if let Src::Reg(slot) = s {
+                        self.read_src(cta, wi, Src::Reg(slot + 1), &mut b);
+                    }
+                }
+                let per_slot = (64 / part_bits).max(1);
+                for (k, d) in ds.iter().enumerate() {
+                    let (src, shift) = if wide && k as u32 >= per_slot {
+                        (&b, (k as u32 - per_slot) * part_bits)
+                    } else {
+                        (&a, k as u32 * part_bits)
+                    };
+                    for l in 0..32 {
+                        out[l] = (src[l] >> shift) & pm;
+                    }
+                    Self::write_dst(cta, wi, program, *d, &out, exec);
+                }
+            }
+            Op::MovPred { d, a: p } => {
+                let f = frame!(cta, wi);
+                let v = Self::pred_mask(f, *p);
+                Self::write_pred(f, *d, v, exec);
+            }
+            _ => unreachable!("`execute` routes only moves and packs here"),
+        }
+        Ok(())
+    }
+
+    /// Conversions: `cvt`, `cvt.pack`, `cvta`, `mapa`, `isspacep`.
+    #[inline]
+    pub(super) fn exec_convert(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Cvt {
+                d,
+                a: s,
+                dty,
+                aty,
+                mode,
+                int_rounding,
+                d_bits,
+            } => {
+                warpwise!(self, cta, wi, exec, out; d; s => a; alu::cvt_lanes( *dty, *aty, *mode, *int_rounding, *d_bits, &a, &mut out, exec, ))
+            }
+            Op::CvtPack {
+                d,
+                a: x,
+                b: y,
+                dty,
+                mode,
+            } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a, y => b; |l: usize| alu::cvt_pack(*dty, *mode, a[l], b[l]))
+            }
+            Op::Cvta {
+                d,
+                a: s,
+                space,
+                to_generic,
+                bits,
+            } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in lanes(exec) {
+                    out[l] = if *to_generic {
+                        memory::to_generic(*space, a[l])
+                    } else {
+                        match classify_generic(a[l]) {
+                            (sp, off) if sp == *space || *space == Space::Global => off,
+                            (_, off) => off,
+                        }
+                    } & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Mapa { d, a: s, rank } => {
+                self.read_src(cta, wi, *s, &mut a);
+                self.read_src(cta, wi, *rank, &mut b);
+                if let Some(l) = lanes(exec).find(|&l| b[l] as u32 != 0) {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        inst.id,
+                        FaultKind::Other(format!(
+                            "mapa to cluster CTA rank {}: launches run every CTA as a cluster of \
+                             one (%cluster_nctarank = 1), so the only rank is 0",
+                            b[l] as u32
+                        )),
+                    ));
+                }
+                Self::write_dst(cta, wi, program, *d, &a, exec);
+            }
+            Op::IsSpace { d, a: s, space } => {
+                self.read_src(cta, wi, *s, &mut a);
+                let mut v = 0u32;
+                for l in lanes(exec) {
+                    let (sp, _) = classify_generic(a[l]);
+                    let is = match space {
+                        Space::Param => sp == Space::KernelParam,
+                        other => sp == *other,
+                    };
+                    if is {
+                        v |= 1 << l;
+                    }
+                }
+                Self::write_pred(frame!(cta, wi), *d, v, exec);
+            }
+            _ => unreachable!("`execute` routes only conversions here"),
+        }
+        Ok(())
+    }
+
+    /// Integer arithmetic and bit manipulation.
+    #[inline]
+    pub(super) fn exec_int(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Int1 { op, ty, d, a: x } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a; |l: usize| alu::int1(*op, *ty, a[l]))
+            }
+            Op::Int2 {
+                op,
+                ty,
+                d,
+                a: x,
+                b: y,
+            } => {
+                warpwise!(self, cta, wi, exec, out; d; x => a, y => b; alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec))
+            }
+            Op::Int3 {
+                op,
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                warpwise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec))
+            }
+            Op::Bfe {
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::bfe(*ty, a[l], b[l], c[l]))
+            }
+            Op::Bfi {
+                ty,
+                d,
+                a: f,
+                b: x,
+                c: p,
+                e: n,
+            } => {
+                let mut e = [0u64; 32];
+                self.read_src(cta, wi, *f, &mut a);
+                self.read_src(cta, wi, *x, &mut b);
+                self.read_src(cta, wi, *p, &mut c);
+                self.read_src(cta, wi, *n, &mut e);
+                for l in lanes(exec) {
+                    out[l] = alu::bfi(*ty, a[l], b[l], c[l], e[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Prmt {
+                mode,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
+            }
+            Op::Shf {
+                left,
+                clamp,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
+            }
+            _ => unreachable!("`execute` routes only integer ops here"),
+        }
+        Ok(())
+    }
+
+    /// Integer instructions with more than one result or lane: carry chains (`add.cc`, `addc`, `mad.cc`), SIMD video (`vadd2`, `vmax4`...), and `lop3` with a predicate output.
+    #[inline]
+    pub(super) fn exec_int_multi(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Carry {
+                op,
+                cin,
+                cout,
+                ty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let flags = cta.warps[wi].carry;
+                let mut new_flags = flags & !exec;
+                for l in lanes(exec) {
+                    let cf = *cin && flags >> l & 1 == 1;
+                    let (v, co) = alu::carry(*op, *ty, a[l], b[l], c[l], cf);
+                    out[l] = v;
+                    if co {
+                        new_flags |= 1 << l;
+                    }
+                }
+                if *cout {
+                    cta.warps[wi].carry = new_flags;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Video {
+                op,
+                lanes: n,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                add,
+                mask,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                for l in lanes(exec) {
+                    out[l] = ptx_semantics::int::video_simd(
+                        *op,
+                        *n,
+                        *d_signed,
+                        *a_signed,
+                        *b_signed,
+                        *sat,
+                        *add,
+                        *mask,
+                        a[l] as u32,
+                        b[l] as u32,
+                        c[l] as u32,
+                    ) as u64;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Lop3Pred {
+                lut,
+                op,
+                d,
+                p,
+                a: x,
+                b: y,
+                c: z,
+                q,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let mut nonzero = 0u32;
+                for l in lanes(exec) {
+                    out[l] = ptx_semantics::int::lop3(a[l] as u32, b[l] as u32, c[l] as u32, *lut)
+                        as u64;
+                    if out[l] != 0 {
+                        nonzero |= 1 << l;
+                    }
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+                if let Some(p) = p {
+                    let qm = Self::pred_mask(frame!(cta, wi), *q);
+                    let pv = bool_op(*op, nonzero, qm);
+                    Self::write_pred(frame!(cta, wi), *p, pv, exec);
+                }
+            }
+            _ => unreachable!("`execute` routes only carry, video and lop3-predicate ops here"),
+        }
+        Ok(())
+    }
+
+    /// Floating-point arithmetic and `testp`.
+    #[inline]
+    pub(super) fn exec_float(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Float1 {
+                op,
+                ty,
+                mode,
+                d,
+                a: x,
+            } => {
+                lanewise!(self, cta, wi, exec, out; d; x => a; |l: usize| alu::float1(*op, *ty, *mode, a[l]))
+            }
+            Op::Float2 {
+                op,
+                ty,
+                mode,
+                d,
+                a: x,
+                b: y,
+            } => {
+                warpwise!(self, cta, wi, exec, out; d; x => a, y => b; alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec))
+            }
+            Op::Fma {
+                ty,
+                mode,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                warpwise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec))
+            }
+            Op::Testp { kind, ty, d, a: x } => {
+                self.read_src(cta, wi, *x, &mut a);
+                let mut v = 0u32;
+                for l in lanes(exec) {
+                    if alu::testp(*kind, *ty, a[l]) {
+                        v |= 1 << l;
+                    }
+                }
+                Self::write_pred(frame!(cta, wi), *d, v, exec);
+            }
+            _ => unreachable!("`execute` routes only floating-point ops here"),
+        }
+        Ok(())
+    }
+
+    /// Comparisons, selects and predicate logic.
+    #[inline]
+    pub(super) fn exec_compare(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Setp {
+                cmp,
+                ty,
+                ftz,
+                d,
+                d_not,
+                a: x,
+                b: y,
+                combine,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let v = alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec);
+                let f = frame!(cta, wi);
+                let (mut t, mut nt) = (v, !v);
+                if let Some((op, p)) = combine {
+                    let pm = Self::pred_mask(f, *p);
+                    t = bool_op(*op, v, pm);
+                    nt = bool_op(*op, !v, pm);
+                }
+                if let Some(d) = d {
+                    Self::write_pred(f, *d, t, exec);
+                }
+                if let Some(d) = d_not {
+                    Self::write_pred(f, *d, nt, exec);
+                }
+            }
+            Op::Set {
+                cmp,
+                dty,
+                ty,
+                d,
+                a: x,
+                b: y,
+                combine,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let pm = combine.map(|(op, p)| (op, Self::pred_mask(frame!(cta, wi), p)));
+                for l in lanes(exec) {
+                    let mut t = alu::compare(*cmp, *ty, false, a[l], b[l]);
+                    if let Some((op, m)) = pm {
+                        t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
+                    }
+                    out[l] = alu::set_value(*dty, t);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Selp {
+                bits,
+                d,
+                a: x,
+                b: y,
+                p,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                let pm = Self::pred_mask(frame!(cta, wi), *p);
+                let m = if *bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for l in lanes(exec) {
+                    out[l] = if pm & (1 << l) != 0 { a[l] } else { b[l] } & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::Slct {
+                ty,
+                cty,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                self.read_src(cta, wi, *x, &mut a);
+                self.read_src(cta, wi, *y, &mut b);
+                self.read_src(cta, wi, *z, &mut c);
+                let _ = ty;
+                for l in lanes(exec) {
+                    out[l] = alu::slct(*cty, false, a[l], b[l], c[l]);
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::PredLogic { op, d, a: x, b: y } => {
+                let f = frame!(cta, wi);
+                let v = bool_op(*op, Self::pred_mask(f, *x), Self::pred_mask(f, *y));
+                Self::write_pred(f, *d, v, exec);
+            }
+            Op::PredNot { d, a: x } => {
+                let f = frame!(cta, wi);
+                let v = !Self::pred_mask(f, *x);
+                Self::write_pred(f, *d, v, exec);
+            }
+            _ => unreachable!("`execute` routes only comparisons and selects here"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,346 @@
+//! Asynchronous copies and mbarriers: `cp.async` (read at issue, landed in shared memory at
+//! the covering `wait_group`/`wait_all` or mbarrier wait), `cp.async.mbarrier.arrive`, and the
+//! `mbarrier` instructions. Bulk copies and TMA are in `bulk.rs`.
+
+use super::{bulk, lanes, AsyncArrive, Cta, Machine, Mbarrier, PendingCopy};
+use crate::error::ExecError;
+use crate::memory::classify_generic;
+use crate::program::*;
+use memsys::{AccessKind, LaneAccess};
+
+impl Machine<'_> {
+    /// `cp.async` and its groups, `cp.async.mbarrier.arrive`, and `mbarrier`.
+    pub(super) fn exec_async(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        match &inst.op {
+            Op::CpAsync(cp) => self.exec_cp_async(cta, wi, inst.id, cp, exec)?,
+            Op::CpAsyncCommit => {
+                for l in lanes(exec) {
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    let g = std::mem::take(&mut la.uncommitted);
+                    la.groups.push_back(g);
+                }
+            }
+            Op::CpAsyncWait { n } => {
+                for l in lanes(exec) {
+                    let mut to_land = Vec::new();
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    while la.groups.len() > *n as usize {
+                        to_land.extend(la.groups.pop_front().expect("a group"));
+                    }
+                    self.land_copies(cta, &to_land, None);
+                }
+                self.complete_async_arrives(cta, None);
+            }
+            Op::CpAsyncWaitAll => {
+                for l in lanes(exec) {
+                    let la = &mut cta.warps[wi].asyncs[l];
+                    let mut to_land: Vec<u32> = la.groups.drain(..).flatten().collect();
+                    to_land.append(&mut la.uncommitted);
+                    self.land_copies(cta, &to_land, None);
+                }
+                self.complete_async_arrives(cta, None);
+            }
+            Op::CpAsyncMbarrierArrive {
+                addr,
+                generic,
+                noinc,
+            } => {
+                self.addr_values(cta, wi, *addr, &mut a);
+                for l in lanes(exec) {
+                    let mbar = self.shared_offset(cta, wi, inst.id, l as u32, a[l], *generic, 8)?;
+                    let la = &cta.warps[wi].asyncs[l];
+                    let copies: Vec<u32> = la
+                        .uncommitted
+                        .iter()
+                        .chain(la.groups.iter().flatten())
+                        .copied()
+                        .filter(|&id| !cta.copies[id as usize].landed)
+                        .collect();
+                    if !*noinc {
+                        cta.mbarriers.entry(mbar).or_default().pending += 1;
+                    }
+                    cta.async_arrives.push(AsyncArrive { mbar, copies });
+                }
+            }
+            Op::Mbarrier {
+                op,
+                d,
+                dp,
+                addr,
+                generic,
+                b: x,
+            } => self.exec_mbarrier(cta, wi, inst.id, *op, *d, *dp, *addr, *generic, *x, exec)?,
+            _ => unreachable!("`execute` routes only cp.async and mbarrier ops here"),
+        }
+        Ok(())
+    }
+
+    pub(super) fn exec_cp_async(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        cp: &CpAsyncInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut d = [0u64; 32];
+        let mut s = [0u64; 32];
+        let mut sz = [cp.cp_size as u64; 32];
+        self.addr_values(cta, wi, cp.dst, &mut d);
+        self.addr_values(cta, wi, cp.src, &mut s);
+        if let Some(src_size) = cp.src_size {
+            self.read_src(cta, wi, src_size, &mut sz);
+        }
+        let ignore = match cp.ignore_src {
+            Some(p) => Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p),
+            None => 0,
+        };
+        let policy = self.policy_value(cta, wi, cp.policy, exec);
+        let mut reads = Vec::new();
+        let mut dsts = Vec::new();
+        for l in lanes(exec) {
+            let dst =
+                self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?;
+            let src = if cp.src_generic {
+                classify_generic(s[l]).1
+            } else {
+                s[l]
+            };
+            let n = if ignore & (1 << l) != 0 {
+                0
+            } else {
+                (sz[l] as u32).min(cp.cp_size)
+            };
+            // The source is read with the copy's size, so it must be aligned to it.
+            if n > 0 && !src.is_multiple_of(cp.cp_size as u64) {
+                return Err(self.misaligned_global(cta, wi, l as u32, id, src, cp.cp_size));
+            }
+            dsts.push((l, dst, n, src));
+            if n > 0 {
+                reads.push((l, src, n));
+            }
+        }
+        let mut data = vec![[0u8; 16]; 32];
+        if !reads.is_empty() {
+            let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
+            let accesses: Vec<LaneAccess> = reads
+                .iter()
+                .map(|&(_, a, n)| LaneAccess::new(a, n))
+                .collect();
+            let places: Vec<(usize, usize, usize)> =
+                reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
+            let mut buf = vec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
+            self.read_global(cta, wi, id, &req, &accesses, &places, &mut buf)?;
+            let mut off = 0;
+            for &(l, _, n) in &reads {
+                data[l][..n as usize].copy_from_slice(&buf[off..off + n as usize]);
+                off += n as usize;
+            }
+            self.summary.cp_async_bytes += buf.len() as u64;
+        }
+        for (l, dst, n, src) in dsts {
+            let access = self.access(cta, wi, id, l);
+            if self.tracker.is_some() {
+                // Overwriting the destination of a copy still in flight is a race too.
+                self.check_shared(cta, wi, l, access, dst as u64, cp.cp_size);
+                self.check_shared_write(cta, access, dst as u64, cp.cp_size);
+            }
+            let copy_id = cta.copies.len() as u32;
+            cta.copies.push(PendingCopy {
+                dst,
+                data: data[l],
+                len: cp.cp_size,
+                landed: false,
+                access,
+                issuer: cta.warps[wi].index * 32 + l as u32,
+                src,
+                src_len: n,
+                landed_gen: 0,
+                via_mbar: None,
+            });
+            cta.warps[wi].asyncs[l].uncommitted.push(copy_id);
+            if let Some(t) = &mut self.tracker {
+                t.copy_issued(access, src, n);
+                for w in (dst / 4)..(dst + cp.cp_size).div_ceil(4) {
+                    cta.copy_words.insert(w, copy_id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec_mbarrier(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        op: MbarrierOp,
+        d: Option<Dst>,
+        dp: Option<PredIdx>,
+        addr: Addr,
+        generic: bool,
+        b: Option<Src>,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        let mut bv = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        if let Some(b) = b {
+            self.read_src(cta, wi, b, &mut bv);
+        }
+        let mut out = [0u64; 32];
+        let mut pv = 0u32;
+        let mut land = Vec::new();
+        for l in lanes(exec) {
+            let off = self.shared_offset(cta, wi, id, l as u32, a[l], generic, 8)?;
+            match op {
+                MbarrierOp::Init => {
+                    let count = bv[l] as u32;
+                    cta.mbarriers.insert(
+                        off,
+                        Mbarrier {
+                            expected: count,
+                            pending: count,
+                            phase: 0,
+                            tx: 0,
+                        },
+                    );
+                    cta.shared[off as usize..off as usize + 8]
+                        .copy_from_slice(&(count as u64).to_le_bytes());
+                }
+                MbarrierOp::Inval => {
+                    cta.mbarriers.remove(&off);
+                }
+                MbarrierOp::Arrive | MbarrierOp::ArriveDrop | MbarrierOp::ArriveExpectTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    out[l] = mb.phase as u64;
+                    if op == MbarrierOp::ArriveExpectTx {
+                        mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
+                    }
+                    let count = if op == MbarrierOp::ArriveExpectTx {
+                        1
+                    } else if b.is_some() {
+                        bv[l] as u32
+                    } else {
+                        1
+                    };
+                    if op == MbarrierOp::ArriveDrop {
+                        mb.expected = mb.expected.saturating_sub(1);
+                    }
+                    mbarrier_arrive(mb, count);
+                }
+                MbarrierOp::ExpectTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx += (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
+                }
+                MbarrierOp::CompleteTx => {
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    mb.tx -= (bv[l] & 0xFFFF_FFFF) as i64;
+                    bulk::mbarrier_check(mb);
+                }
+                MbarrierOp::TestWait
+                | MbarrierOp::TryWait
+                | MbarrierOp::TestWaitParity
+                | MbarrierOp::TryWaitParity => {
+                    // Copies bound to this mbarrier land now: the latest moment a waiter can
+                    // observe them. Bulk copies land after this instruction's test (below): a
+                    // waiter sees their completion at its next test, so a wait whose `false` is
+                    // ignored (no retry loop) reads before the copy completed, as hardware may.
+                    self.complete_async_arrives(cta, Some(off));
+                    if !land.contains(&off) {
+                        land.push(off);
+                    }
+                    let mb = cta.mbarriers.entry(off).or_default();
+                    let done = match op {
+                        MbarrierOp::TestWaitParity | MbarrierOp::TryWaitParity => {
+                            (mb.phase & 1) as u64 != (bv[l] & 1)
+                        }
+                        _ => mb.phase as u64 != bv[l],
+                    };
+                    if done {
+                        pv |= 1 << l;
+                        if self.tracker.is_some() {
+                            let thread = cta.warps[wi].index * 32 + l as u32;
+                            cta.mbar_seen.insert((off, thread), cta.bulk.land_seq);
+                            bulk::observe_bulk(cta, off);
+                        }
+                    }
+                }
+                MbarrierOp::PendingCount => {
+                    out[l] = cta.mbarriers.get(&off).map_or(0, |m| m.pending) as u64;
+                }
+            }
+        }
+        for off in land {
+            self.land_bulk(cta, off);
+        }
+        if let Some(d) = d {
+            Self::write_dst(cta, wi, self.program, d, &out, exec);
+        }
+        if let Some(dp) = dp {
+            Self::write_pred(
+                cta.warps[wi].frames.last_mut().expect("frame"),
+                dp,
+                pv,
+                exec,
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes copies into shared memory (once each, in issue order). `via_mbar`: the mbarrier
+    /// whose wait lands them.
+    pub(super) fn land_copies(&mut self, cta: &mut Cta, ids: &[u32], via_mbar: Option<u32>) {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        for id in sorted {
+            let gen = cta.barrier_gen;
+            let c = &mut cta.copies[id as usize];
+            if c.landed {
+                continue;
+            }
+            c.landed = true;
+            c.landed_gen = gen;
+            c.via_mbar = via_mbar;
+            let (dst, len) = (c.dst as usize, c.len as usize);
+            let data = c.data;
+            let (src, src_len) = (c.src, c.src_len);
+            cta.shared[dst..dst + len].copy_from_slice(&data[..len]);
+            if let Some(t) = &mut self.tracker {
+                t.copy_completed(src, src_len);
+            }
+        }
+    }
+
+    /// Performs the arrive-on of `cp.async.mbarrier.arrive` bindings whose copies have landed
+    /// — or, for `mbar`, lands them first.
+    pub(super) fn complete_async_arrives(&mut self, cta: &mut Cta, mbar: Option<u32>) {
+        let arrives = std::mem::take(&mut cta.async_arrives);
+        let mut keep = Vec::new();
+        for a in arrives {
+            if Some(a.mbar) == mbar {
+                self.land_copies(cta, &a.copies, mbar);
+            }
+            if a.copies.iter().all(|&c| cta.copies[c as usize].landed) {
+                mbarrier_arrive(cta.mbarriers.entry(a.mbar).or_default(), 1);
+            } else {
+                keep.push(a);
+            }
+        }
+        cta.async_arrives = keep;
+    }
+}
+
+pub(super) fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
+    mb.pending = mb.pending.saturating_sub(count);
+    bulk::mbarrier_check(mb);
+}

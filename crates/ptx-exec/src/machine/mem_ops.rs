@@ -1,0 +1,464 @@
+//! Memory instructions: `ld`, `st`, `prefetch`, `atom`/`red` (scalar and vector), and
+//! `createpolicy`. Addressing and the global path through the cache model live in
+//! `addressing.rs`; the hazard checks they feed in `hazard.rs`.
+
+use super::addressing::{element_runs, LocalRef};
+use super::{lanes, Cta, Machine, MAX_LANE_BYTES};
+use crate::alu;
+use crate::error::{ExecError, FaultKind};
+use crate::memory::classify_generic;
+use crate::program::*;
+use memsys::{AccessKind, LaneAccess, MemSystem};
+
+impl Machine<'_> {
+    pub(super) fn exec_load(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        ld: &LoadInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, ld.addr, &mut a);
+        let n = ld.dsts.len();
+        let eb = ld.elem_bytes as usize;
+        let total = (eb * n) as u32;
+        let policy = self.policy_value(cta, wi, ld.policy, exec);
+        // Bytes per lane, lane-major.
+        // Bytes per lane, lane-major; the widest access is 32 bytes per lane (.v8.b32, .v4.b64).
+        let mut storage = [0u8; 32 * MAX_LANE_BYTES];
+        let data = &mut storage[..32 * total as usize];
+        let mut global_lanes: Vec<(usize, u64)> = Vec::new();
+        for l in lanes(exec) {
+            let (sp, addr) = self.resolve(ld.space, a[l]);
+            if sp == Space::Global {
+                if !addr.is_multiple_of(total as u64) {
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total));
+                }
+                global_lanes.push((l, addr));
+            } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, addr, total);
+                }
+                let r = self.local_bytes(cta, wi, id, l, sp, addr, total, total, false)?;
+                data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
+            }
+        }
+        if !global_lanes.is_empty() {
+            let req = self.request(cta, AccessKind::Load, &ld.hints, policy, id);
+            self.global_read(
+                cta,
+                wi,
+                id,
+                &req,
+                &global_lanes,
+                &ld.dsts.iter().map(|d| *d == Dst::Sink).collect::<Vec<_>>(),
+                eb,
+                data,
+            )?;
+        }
+        // Distribute into registers with sign or zero extension.
+        let program = self.program;
+        let frame = cta.warps[wi].frames.last_mut().expect("frame");
+        let func = &program.functions[frame.func as usize];
+        for (k, d) in ld.dsts.iter().enumerate() {
+            let Dst::Reg(slot) = d else { continue };
+            let dbits = ld.dst_bits[k];
+            for l in lanes(exec) {
+                let bytes = &data[l * total as usize + k * eb..][..eb];
+                if eb == 16 {
+                    let lo = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+                    let hi = u64::from_le_bytes(bytes[8..].try_into().expect("8 bytes"));
+                    frame.regs[*slot as usize * 32 + l] = lo;
+                    if func.slot_bits.len() > *slot as usize + 1 {
+                        frame.regs[(*slot as usize + 1) * 32 + l] = hi;
+                    }
+                    continue;
+                }
+                let mut v = [0u8; 8];
+                v[..eb].copy_from_slice(bytes);
+                let raw = u64::from_le_bytes(v);
+                let ext = match ld.extend {
+                    Extend::Sign if eb < 8 => {
+                        let sh = 64 - 8 * eb as u32;
+                        (((raw << sh) as i64) >> sh) as u64
+                    }
+                    _ => raw,
+                };
+                let m = if dbits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << dbits) - 1
+                };
+                frame.regs[*slot as usize * 32 + l] = ext & m;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn exec_store(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        st: &StoreInst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, st.addr, &mut a);
+        let eb = st.elem_bytes as usize;
+        let n = st.srcs.len();
+        let total = eb * n;
+        let mut storage = [0u8; 32 * MAX_LANE_BYTES];
+        let data = &mut storage[..32 * total];
+        let mut v = [0u64; 32];
+        let mut v_hi = [0u64; 32];
+        for (k, s) in st.srcs.iter().enumerate() {
+            let Some(s) = s else { continue };
+            self.read_src(cta, wi, *s, &mut v);
+            if eb == 16 {
+                if let Src::Reg(slot) = s {
+                    self.read_src(cta, wi, Src::Reg(slot + 1), &mut v_hi);
+                }
+            }
+            for l in lanes(exec) {
+                let dst = &mut data[l * total + k * eb..][..eb];
+                if eb == 16 {
+                    dst[..8].copy_from_slice(&v[l].to_le_bytes());
+                    dst[8..].copy_from_slice(&v_hi[l].to_le_bytes());
+                } else {
+                    dst.copy_from_slice(&v[l].to_le_bytes()[..eb]);
+                }
+            }
+        }
+        let sinks: Vec<bool> = st.srcs.iter().map(Option::is_none).collect();
+        let runs = element_runs(&sinks);
+        let policy = self.policy_value(cta, wi, st.policy, exec);
+        let mut accesses = Vec::new();
+        let mut places = Vec::new();
+        for l in lanes(exec) {
+            let (sp, addr) = self.resolve(st.space, a[l]);
+            if sp == Space::Global {
+                if !addr.is_multiple_of(total as u64) {
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total as u32));
+                }
+                for &(first, count) in &runs {
+                    accesses.push(LaneAccess::new(
+                        addr + (first * eb) as u64,
+                        (count * eb) as u32,
+                    ));
+                    places.push((l, l * total + first * eb, count * eb));
+                }
+            } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, addr, total as u32);
+                    self.check_shared_write(cta, access, addr, total as u32);
+                }
+                for &(first, count) in &runs {
+                    let bytes = data[l * total + first * eb..][..count * eb].to_vec();
+                    let r = self.local_bytes(
+                        cta,
+                        wi,
+                        id,
+                        l,
+                        sp,
+                        addr + (first * eb) as u64,
+                        (count * eb) as u32,
+                        if first == 0 { total as u32 } else { eb as u32 },
+                        true,
+                    )?;
+                    match r {
+                        LocalRef::Mut(m) => m.copy_from_slice(&bytes),
+                        LocalRef::Ref(_) => unreachable!("writes resolve to mutable spaces"),
+                    }
+                }
+            }
+        }
+        if accesses.is_empty() {
+            return Ok(());
+        }
+        let req = self.request(cta, AccessKind::Store, &st.hints, policy, id);
+        let mut buf = Vec::with_capacity(places.iter().map(|p| p.2).sum());
+        for &(_, at, len) in &places {
+            buf.extend_from_slice(&data[at..at + len]);
+        }
+        self.write_global(cta, wi, id, &req, &accesses, &places, &buf)?;
+        Ok(())
+    }
+
+    /// `prefetch`, `atom`/`red` (scalar and vector) and `createpolicy`.
+    pub(super) fn exec_memory_other(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        inst: &Inst,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let program = self.program;
+        let mut a = [0u64; 32];
+        let mut b = [0u64; 32];
+        let mut c = [0u64; 32];
+        let mut out = [0u64; 32];
+        match &inst.op {
+            Op::Prefetch {
+                space,
+                addr,
+                level2,
+                l2_priority,
+            } => {
+                self.exec_prefetch(cta, wi, inst.id, *space, *addr, *level2, *l2_priority, exec)?
+            }
+            Op::Atom {
+                op,
+                ty,
+                space,
+                d,
+                addr,
+                b: x,
+                c: y,
+                hints,
+            } => self.exec_atom(
+                cta, wi, inst.id, *op, *ty, *space, *d, *addr, *x, *y, *hints, exec,
+            )?,
+            Op::AtomVec {
+                op,
+                ty,
+                space,
+                elems,
+                addr,
+                hints,
+            } => {
+                for (k, (d, b)) in elems.iter().enumerate() {
+                    let at = Addr {
+                        base: addr.base,
+                        offset: addr.offset + (k as u64 * ty.bytes() as u64) as i64,
+                    };
+                    self.exec_atom(
+                        cta, wi, inst.id, *op, *ty, *space, *d, at, *b, None, *hints, exec,
+                    )?;
+                }
+            }
+            Op::CreatePolicyFractional {
+                d,
+                primary,
+                secondary,
+                fraction,
+            } => {
+                self.read_src(cta, wi, *fraction, &mut a);
+                for l in lanes(exec) {
+                    let f = f32::from_bits(a[l] as u32);
+                    out[l] = MemSystem::create_fractional_policy(*primary, *secondary, f).map_err(
+                        |e| {
+                            self.fault(
+                                cta,
+                                wi as u32,
+                                l as u32,
+                                inst.id,
+                                FaultKind::Other(format!("createpolicy: {e}")),
+                            )
+                        },
+                    )?;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::CreatePolicyRange {
+                d,
+                primary,
+                secondary,
+                addr,
+                generic,
+                primary_size,
+                total_size,
+            } => {
+                self.addr_values(cta, wi, *addr, &mut a);
+                self.read_src(cta, wi, *primary_size, &mut b);
+                self.read_src(cta, wi, *total_size, &mut c);
+                // ptxas folds log2 of a literal total size at compile time.
+                let total_operand = if matches!(total_size, Src::Imm(_)) {
+                    memsys::TotalSizeOperand::Literal
+                } else {
+                    memsys::TotalSizeOperand::Register
+                };
+                for l in lanes(exec) {
+                    let base = if *generic {
+                        classify_generic(a[l]).1
+                    } else {
+                        a[l]
+                    };
+                    out[l] = self
+                        .mem
+                        .create_range_policy(
+                            base,
+                            b[l] as u32,
+                            c[l] as u32,
+                            total_operand,
+                            *primary,
+                            *secondary,
+                        )
+                        .map_err(|e| {
+                            self.fault(
+                                cta,
+                                wi as u32,
+                                l as u32,
+                                inst.id,
+                                FaultKind::Other(format!("createpolicy: {e}")),
+                            )
+                        })?;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
+            }
+            Op::CreatePolicyCvt { d, a: s } => {
+                // cudaAccessProperty values are already in the policy encoding (REFERENCE.md).
+                self.read_src(cta, wi, *s, &mut a);
+                Self::write_dst(cta, wi, program, *d, &a, exec);
+            }
+            _ => unreachable!("`execute` routes only prefetch, atom and createpolicy here"),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec_prefetch(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        space: Space,
+        addr: Addr,
+        level2: bool,
+        l2: Option<memsys::L2EvictionPriority>,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        if !self.cfg.cache_model {
+            return Ok(());
+        }
+        let mut a = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        let mut acc = Vec::new();
+        for l in lanes(exec) {
+            let (sp, ad) = self.resolve(space, a[l]);
+            if sp == Space::Global {
+                acc.push(LaneAccess::new(ad & !31, 32));
+            }
+        }
+        if acc.is_empty() {
+            return Ok(());
+        }
+        let hints = MemHints {
+            operator: Some(if level2 {
+                memsys::CacheOperator::Cg
+            } else {
+                memsys::CacheOperator::Ca
+            }),
+            l2_priority: l2,
+            ..MemHints::default()
+        };
+        let req = self.request(cta, AccessKind::Prefetch, &hints, None, id);
+        // A prefetch of an address outside every allocation is dropped, as on hardware.
+        let _ = self.mem.load(&req, &acc, &mut []);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec_atom(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        op: AtomOp,
+        ty: ptx_isa::ScalarType,
+        space: Space,
+        d: Option<Dst>,
+        addr: Addr,
+        b: Src,
+        c: Option<Src>,
+        hints: MemHints,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        let mut a = [0u64; 32];
+        let mut bv = [0u64; 32];
+        let mut cv = [0u64; 32];
+        self.addr_values(cta, wi, addr, &mut a);
+        self.read_src(cta, wi, b, &mut bv);
+        if let Some(c) = c {
+            self.read_src(cta, wi, c, &mut cv);
+        }
+        let eb = ty.bytes() as usize;
+        let mut old = [0u64; 32];
+        let mut global = Vec::new();
+        for l in lanes(exec) {
+            let (sp, ad) = self.resolve(space, a[l]);
+            if sp == Space::Global {
+                if ad % eb as u64 != 0 {
+                    return Err(self.misaligned_global(cta, wi, l as u32, id, ad, eb as u32));
+                }
+                global.push((l, ad));
+            } else {
+                if sp == Space::Shared && self.tracker.is_some() {
+                    let access = self.access(cta, wi, id, l);
+                    self.check_shared(cta, wi, l, access, ad, eb as u32);
+                    self.check_shared_write(cta, access, ad, eb as u32);
+                }
+                let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
+                let LocalRef::Mut(m) = r else { unreachable!() };
+                let mut v = [0u8; 8];
+                v[..eb].copy_from_slice(m);
+                let prev = u64::from_le_bytes(v);
+                old[l] = prev;
+                let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                m.copy_from_slice(&new.to_le_bytes()[..eb]);
+            }
+        }
+        if !global.is_empty() {
+            let req = self.request(cta, AccessKind::Atomic, &hints, None, id);
+            let acc: Vec<LaneAccess> = global
+                .iter()
+                .map(|&(_, ad)| LaneAccess::new(ad, eb as u32))
+                .collect();
+            let places: Vec<(usize, usize, usize)> =
+                global.iter().map(|&(l, _)| (l, 0, eb)).collect();
+            if self.cfg.cache_model {
+                let mut olds = vec![0u64; global.len()];
+                let gl = &global;
+                let mut update = |k: usize, bytes: &mut [u8]| {
+                    let l = gl[k].0;
+                    let mut v = [0u8; 8];
+                    v[..eb].copy_from_slice(bytes);
+                    let prev = u64::from_le_bytes(v);
+                    olds[k] = prev;
+                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                    bytes.copy_from_slice(&new.to_le_bytes()[..eb]);
+                };
+                self.mem
+                    .atomic(&req, &acc, &mut update)
+                    .map_err(|e| self.mem_fault(cta, wi, id, &acc, &places, e))?;
+                for (k, &(l, _)) in global.iter().enumerate() {
+                    old[l] = olds[k];
+                }
+            } else {
+                for (k, &(l, ad)) in global.iter().enumerate() {
+                    let mut bytes = vec![0u8; eb];
+                    self.mem
+                        .read(ad, &mut bytes)
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
+                    let mut v = [0u8; 8];
+                    v[..eb].copy_from_slice(&bytes);
+                    let prev = u64::from_le_bytes(v);
+                    old[l] = prev;
+                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                    self.mem
+                        .write(ad, &new.to_le_bytes()[..eb])
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
+                }
+            }
+            self.track_stores(cta, wi, id, &acc, &places);
+        }
+        if let Some(d) = d {
+            Self::write_dst(cta, wi, self.program, d, &old, exec);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,416 @@
+//! The SIMT machine: CTAs of warps of 32 lanes executing lowered code.
+//!
+//! - **Lanes and reconvergence.** Each frame keeps a PC per lane. A step picks the runnable
+//!   lanes whose instruction has the lowest scheduling rank (a topological order of the control
+//!   flow graph, lowest PC first among ready instructions: see [`schedule_ranks`]) and executes
+//!   that instruction for every lane at it, so divergent paths run one after the other and lanes
+//!   reconverge where the paths join, also when the compiler placed one path after the join. A
+//!   warp whose lanes share one PC takes a fast path that skips the search.
+//! - **Warp-synchronous instructions.** `vote.sync`, `redux.sync`, `match.sync`, `shfl.sync` and
+//!   `bar.warp.sync` make each executing lane wait until every non-exited lane of its membermask
+//!   has executed the instruction (PTX ISA, sm_70 and later): lanes that arrive first are parked
+//!   at it until the others of the mask arrive or exit. Lanes of the mask that wait at a
+//!   different instruction, or outside the current call, are a fault naming both places.
+//! - **Calls.** `call` pushes a frame with its own registers and param area for the calling
+//!   lanes; the other lanes of the warp wait until it returns.
+//! - **Barriers.** `bar.sync` parks lanes until the CTA's expected thread count has arrived;
+//!   a CTA whose remaining threads all wait at barriers that cannot complete is a deadlock fault.
+//! - **Asynchronous copies.** `cp.async` reads global memory when issued and lands in shared
+//!   memory only when a `cp.async.wait_group`/`wait_all` of the issuing thread covers it, or
+//!   when an mbarrier it is bound to (`cp.async.mbarrier.arrive`) is waited on — so a kernel
+//!   that forgets the wait reads the old shared contents, deterministically.
+//! - **Bulk copies and TMA** (`cp{.reduce}.async.bulk{.tensor}`, see [`bulk`]): copies into
+//!   shared memory land, with the complete-tx of their bytes, when their mbarrier is tested after
+//!   the test that finds them pending; copies out of shared memory read it at the covering
+//!   `cp.async.bulk.wait_group.read` and write global memory at the covering `wait_group` (or when
+//!   the CTA ends). An mbarrier phase completes when both its pending arrivals and its
+//!   transaction count reach zero.
+//! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
+//!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
+//!
+//! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`
+//! runs the grid, `step.rs` runs one instruction and dispatches it to the handler of its
+//! family, one file per family.
+
+/// The innermost frame of warp `$wi` of `$cta`.
+macro_rules! frame {
+    ($cta:ident, $wi:ident) => {
+        $cta.warps[$wi].frames.last_mut().expect("frame")
+    };
+}
+
+mod addressing;
+mod alu_ops;
+mod async_copy;
+mod barrier;
+mod bulk;
+mod control;
+mod hazard;
+mod matrix;
+mod mem_ops;
+mod operands;
+mod schedule;
+mod step;
+mod warp_sync;
+
+use crate::error::ExecError;
+use crate::hazards::{Access, Hazard, Tracker};
+use crate::program::*;
+use memsys::MemSystem;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// Everything that fixes a launch besides the arguments.
+#[derive(Debug, Clone)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    /// Seed of the warp interleaving (0: the fixed default order).
+    pub seed: u64,
+    /// Fault after this many warp-instructions.
+    pub max_steps: u64,
+    /// Route global accesses through the cache model (false: straight to memory).
+    pub cache_model: bool,
+    /// Warp-instructions a warp runs before the next warp's turn.
+    pub quantum: u32,
+    /// Updated with the number of warp-instructions executed so far, for progress displays
+    /// that poll it from another thread.
+    pub progress: Option<Arc<AtomicU64>>,
+    /// Track cache-semantics hazards (stale L1 reads, nc loads of written data, unfinished
+    /// cp.async copies, weak spins); see [`crate::hazards`].
+    pub hazards: bool,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> Self {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            dynamic_shared: 0,
+            seed: 0,
+            max_steps: 1_000_000_000,
+            cache_model: true,
+            quantum: 64,
+            progress: None,
+            hazards: false,
+        }
+    }
+}
+
+/// What a finished launch reports besides memory contents.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    /// Executions of each instruction (by instruction id), in thread-instructions.
+    pub per_instruction: Vec<u64>,
+    pub cp_async_bytes: u64,
+    /// Observations for the hazard detector: L1 reads that returned stale bytes.
+    pub stale_reads: Vec<StaleRead>,
+    /// Hazards found (when [`LaunchConfig::hazards`] is on), deduplicated.
+    pub hazards: Vec<Hazard>,
+    /// What device `printf` printed, one entry per call and thread, in execution order (a
+    /// warp's lanes in lane order); the CUDA runtime prints it when the kernel completes.
+    pub printf: Vec<String>,
+}
+
+/// A load served from an SM's L1 with bytes that differ from the coherent value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRead {
+    pub instr: u32,
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    pub address: u64,
+}
+
+const FULL: u32 = u32::MAX;
+
+/// The most bytes one lane accesses in one instruction (`.v8.b32`, `.v4.b64`).
+const MAX_LANE_BYTES: usize = 32;
+
+/// One call frame of a warp.
+struct Frame {
+    func: u32,
+    /// `slots × 32` values, slot-major.
+    regs: Vec<u64>,
+    preds: Vec<u32>,
+    pc: [Pc; 32],
+    /// Some(pc) when every runnable lane of the frame is at `pc`.
+    uniform: Option<Pc>,
+    /// Lanes taking part in this frame.
+    mask: u32,
+    /// Lanes that returned from it.
+    done: u32,
+    /// Lanes parked at a warp-synchronous instruction (at their PC) until the other lanes of
+    /// its membermask arrive there.
+    sync_wait: u32,
+    /// Per-lane param area (`param_bytes` per lane).
+    params: Vec<u8>,
+    param_bytes: u32,
+    /// Where results go in the caller when this frame returns.
+    rets: Vec<CallArg>,
+}
+
+impl Frame {
+    fn new(f: &Function, mask: u32) -> Frame {
+        Frame {
+            func: 0,
+            regs: vec![0; f.slots as usize * 32],
+            preds: vec![0; f.preds as usize],
+            pc: [0; 32],
+            uniform: Some(0),
+            mask,
+            done: 0,
+            sync_wait: 0,
+            params: vec![0; f.param_bytes as usize * 32],
+            param_bytes: f.param_bytes,
+            rets: Vec::new(),
+        }
+    }
+}
+
+/// The asynchronous-copy state of one thread.
+#[derive(Default, Clone)]
+struct LaneAsync {
+    uncommitted: Vec<u32>,
+    groups: VecDeque<Vec<u32>>,
+    /// Bulk operations (shared → global) not committed to a bulk async-group yet.
+    bulk_uncommitted: Vec<u32>,
+    /// Committed bulk async-groups, oldest first.
+    bulk_groups: VecDeque<Vec<u32>>,
+}
+
+/// A copy issued by `cp.async`, waiting to land in shared memory.
+struct PendingCopy {
+    dst: u32,
+    data: [u8; 16],
+    len: u32,
+    landed: bool,
+    /// The cp.async and the thread that issued it.
+    access: Access,
+    /// Linear index of the issuing thread in its CTA.
+    issuer: u32,
+    /// The global bytes it reads (for the hazard detector).
+    src: u64,
+    src_len: u32,
+    /// The CTA's barrier generation when it landed.
+    landed_gen: u64,
+    /// The mbarrier whose wait landed it, if any.
+    via_mbar: Option<u32>,
+}
+
+/// `cp.async.mbarrier.arrive`: an arrive-on the mbarrier once these copies land.
+struct AsyncArrive {
+    mbar: u32,
+    copies: Vec<u32>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Mbarrier {
+    expected: u32,
+    pending: u32,
+    phase: u32,
+    tx: i64,
+}
+
+#[derive(Default)]
+struct Barrier {
+    arrived: u32,
+    expected: u32,
+    /// Warps with lanes waiting (warp index → lane mask).
+    waiting: HashMap<u32, u32>,
+    /// `bar.red`: how many arriving threads had a true predicate, and how many a false one.
+    red_true: u32,
+    red_false: u32,
+    /// `bar.red`: the waiting lanes and where each warp's result goes, written when the
+    /// barrier completes (every participating thread's predicate is known only then).
+    red_waiters: Vec<RedWaiter>,
+}
+
+/// Lanes of one warp waiting at a `bar.red` for the reduction's result.
+struct RedWaiter {
+    warp: u32,
+    lanes: u32,
+    op: BarRedOp,
+    d: Dst,
+    dp: Option<PredIdx>,
+}
+
+struct Warp {
+    index: u32,
+    exited: u32,
+    /// Lanes parked at a barrier.
+    waiting: u32,
+    frames: Vec<Frame>,
+    local: Vec<u8>,
+    local_bytes: u32,
+    asyncs: Vec<LaneAsync>,
+    /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
+    carry: u32,
+}
+
+struct Cta {
+    id: [u32; 3],
+    sm: u32,
+    shared: Vec<u8>,
+    warps: Vec<Warp>,
+    barriers: HashMap<u32, Barrier>,
+    mbarriers: HashMap<u32, Mbarrier>,
+    copies: Vec<PendingCopy>,
+    async_arrives: Vec<AsyncArrive>,
+    threads: u32,
+    exited_threads: u32,
+    linear: u64,
+    /// Completed barriers so far (a copy landed before the latest one is visible to all).
+    barrier_gen: u64,
+    /// Hazard tracking: shared words written by copies not yet visible to every thread.
+    copy_words: HashMap<u32, u32>,
+    /// Hazard tracking: (mbarrier, thread) pairs whose wait succeeded, with the bulk landing
+    /// count at the latest such wait.
+    mbar_seen: HashMap<(u32, u32), u64>,
+    /// Bulk asynchronous copies in flight.
+    bulk: bulk::BulkState,
+}
+
+/// Runs one kernel launch over `mem`.
+pub struct Machine<'p> {
+    program: &'p Program,
+    kernel: u32,
+    cfg: LaunchConfig,
+    pub mem: &'p mut MemSystem,
+    kernel_params: Vec<u8>,
+    sm_count: u32,
+    summary: RunSummary,
+    steps: u64,
+    clock: u64,
+    rng: u64,
+    tracker: Option<Tracker>,
+}
+
+/// The result of running one warp for a while.
+#[derive(PartialEq, Eq)]
+enum WarpState {
+    Progress,
+    Blocked,
+    Done,
+}
+
+impl<'p> Machine<'p> {
+    /// Prepares a launch of `kernel` with its parameter buffer already filled.
+    pub fn new(
+        program: &'p Program,
+        kernel: &str,
+        kernel_params: Vec<u8>,
+        cfg: LaunchConfig,
+        mem: &'p mut MemSystem,
+    ) -> Result<Self, ExecError> {
+        let Some(&k) = program.by_name.get(kernel) else {
+            return Err(ExecError::Launch(format!(
+                "no kernel named `{kernel}` (the module has: {})",
+                program.kernel_names().join(", ")
+            )));
+        };
+        if !program.functions[k as usize].is_kernel {
+            return Err(ExecError::Launch(format!(
+                "`{kernel}` is a .func, not an .entry kernel"
+            )));
+        }
+        program.check_runnable(k)?;
+        let threads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
+        if threads == 0 || threads > 1024 {
+            return Err(ExecError::Launch(format!(
+                "block {:?} has {threads} threads; a block has 1 to 1024",
+                cfg.block
+            )));
+        }
+        if cfg.grid.contains(&0) {
+            return Err(ExecError::Launch(format!(
+                "grid {:?} has a zero dimension",
+                cfg.grid
+            )));
+        }
+        let sm_count = mem.config().sm_count.max(1);
+        Ok(Machine {
+            program,
+            kernel: k,
+            rng: cfg.seed ^ 0x9E37_79B9_7F4A_7C15,
+            cfg,
+            mem,
+            kernel_params,
+            sm_count,
+            summary: RunSummary {
+                per_instruction: vec![0; program.instrs.len()],
+                ..RunSummary::default()
+            },
+            steps: 0,
+            clock: 0,
+            tracker: None,
+        })
+    }
+
+    /// Runs the whole grid.
+    pub fn run(self) -> Result<RunSummary, ExecError> {
+        self.run_with_hazards().0
+    }
+
+    /// Runs the whole grid; also returns the hazards found, even when the run faulted.
+    pub fn run_with_hazards(self) -> (Result<RunSummary, ExecError>, Vec<Hazard>) {
+        let (result, hazards, _) = self.run_with_output();
+        (result, hazards)
+    }
+
+    /// [`Self::run_with_hazards`], plus what device `printf` printed, even when the run
+    /// faulted (a kernel often prints just before it asserts); also in the summary on success.
+    pub fn run_with_output(mut self) -> (Result<RunSummary, ExecError>, Vec<Hazard>, Vec<String>) {
+        if self.cfg.hazards {
+            self.tracker = Some(Tracker::default());
+        }
+        let result = self.run_grid();
+        let hazards = self
+            .tracker
+            .take()
+            .map(Tracker::into_reports)
+            .unwrap_or_default();
+        let printf = self.summary.printf.clone();
+        match result {
+            Ok(()) => {
+                self.summary.warp_instructions = self.steps;
+                self.summary.hazards = hazards.clone();
+                (Ok(self.summary), hazards, printf)
+            }
+            Err(e) => (Err(e), hazards, printf),
+        }
+    }
+}
+
+fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
+    match op {
+        BoolOp::And => a & b,
+        BoolOp::Or => a | b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+#[inline]
+/// The lanes of `mask` whose PC in `frame` is `pc`.
+fn lanes_at(frame: &Frame, mask: u32, pc: Pc) -> u32 {
+    lanes(mask)
+        .filter(|&l| frame.pc[l] == pc)
+        .fold(0, |acc, l| acc | 1 << l)
+}
+
+/// Iterates the set lanes of a mask.
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut bits = mask;
+    core::iter::from_fn(move || {
+        if bits == 0 {
+            None
+        } else {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(l)
+        }
+    })
+}

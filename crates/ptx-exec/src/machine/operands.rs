@@ -1,0 +1,123 @@
+//! Register and operand access: source operands (registers, immediates, special registers
+//! such as `%tid` and `%clock`), destinations, predicates and address operands, for a whole
+//! warp at a time.
+
+use super::{Cta, Frame, Machine, Warp, FULL};
+use crate::program::*;
+
+impl Machine<'_> {
+    #[inline]
+    pub(super) fn read_src(&self, cta: &Cta, wi: usize, src: Src, out: &mut [u64; 32]) {
+        let warp = &cta.warps[wi];
+        let frame = warp.frames.last().expect("a frame");
+        match src {
+            Src::Reg(s) => out.copy_from_slice(&frame.regs[s as usize * 32..s as usize * 32 + 32]),
+            Src::Imm(v) => *out = [v; 32],
+            Src::Special(sp) => {
+                for (lane, o) in out.iter_mut().enumerate() {
+                    *o = self.special(cta, warp, lane as u32, sp);
+                }
+            }
+        }
+    }
+
+    pub(super) fn special(&self, cta: &Cta, warp: &Warp, lane: u32, sp: Special) -> u64 {
+        let t = self.thread_of(cta, warp.index, lane);
+        let c = |v: [u32; 3], i: u8| v.get(i as usize).copied().unwrap_or(0) as u64;
+        match sp {
+            Special::Tid(i) => c(t, i),
+            Special::Ntid(i) => c(self.cfg.block, i),
+            Special::Ctaid(i) => c(cta.id, i),
+            Special::Nctaid(i) => c(self.cfg.grid, i),
+            Special::LaneId => lane as u64,
+            Special::WarpId => warp.index as u64,
+            Special::NWarpId => cta.warps.len() as u64,
+            Special::SmId => cta.sm as u64,
+            Special::NSmId => self.sm_count as u64,
+            Special::GridId => 1,
+            Special::Clock => (self.clock + self.steps) & 0xFFFF_FFFF,
+            Special::Clock64 => self.clock + self.steps,
+            // A deterministic "time": 1 ns per warp-instruction executed so far.
+            Special::GlobalTimer => self.steps,
+            Special::LaneMaskEq => 1u64 << lane,
+            Special::LaneMaskLt => (1u64 << lane) - 1,
+            Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,
+            Special::LaneMaskGt => (!((1u64 << (lane + 1)) - 1)) & 0xFFFF_FFFF,
+            Special::LaneMaskGe => (!((1u64 << lane) - 1)) & 0xFFFF_FFFF,
+            Special::DynamicSmemSize => self.cfg.dynamic_shared as u64,
+            Special::TotalSmemSize => cta.shared.len() as u64,
+            Special::ClusterId(i) => c(cta.id, i),
+            Special::NClusterId(i) => c(self.cfg.grid, i),
+            Special::ClusterCtaId(_) => 0,
+            Special::ClusterNCtaId(_) => 1,
+            Special::ClusterCtaRank => 0,
+            Special::ClusterNCtaRank => 1,
+            Special::Zero => 0,
+        }
+    }
+
+    #[inline]
+    pub(super) fn write_dst(
+        cta: &mut Cta,
+        wi: usize,
+        program: &Program,
+        d: Dst,
+        vals: &[u64; 32],
+        mask: u32,
+    ) {
+        let Dst::Reg(s) = d else { return };
+        let frame = cta.warps[wi].frames.last_mut().expect("a frame");
+        let bits = program.functions[frame.func as usize].slot_bits[s as usize];
+        let m = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let regs = &mut frame.regs[s as usize * 32..s as usize * 32 + 32];
+        if mask == FULL {
+            for (r, v) in regs.iter_mut().zip(vals) {
+                *r = v & m;
+            }
+        } else {
+            let mut bits = mask;
+            while bits != 0 {
+                let l = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                regs[l] = vals[l] & m;
+            }
+        }
+    }
+
+    pub(super) fn pred_mask(frame: &Frame, p: PredSrc) -> u32 {
+        match p {
+            PredSrc::Reg { idx, negated } => {
+                let v = frame.preds[idx as usize];
+                if negated {
+                    !v
+                } else {
+                    v
+                }
+            }
+            PredSrc::Const(true) => FULL,
+            PredSrc::Const(false) => 0,
+        }
+    }
+
+    pub(super) fn write_pred(frame: &mut Frame, idx: PredIdx, value: u32, mask: u32) {
+        let p = &mut frame.preds[idx as usize];
+        *p = (*p & !mask) | (value & mask);
+    }
+
+    /// Base + offset for every lane.
+    pub(super) fn addr_values(&self, cta: &Cta, wi: usize, addr: Addr, out: &mut [u64; 32]) {
+        match addr.base {
+            Some(slot) => {
+                self.read_src(cta, wi, Src::Reg(slot), out);
+                for v in out.iter_mut() {
+                    *v = v.wrapping_add(addr.offset as u64);
+                }
+            }
+            None => *out = [addr.offset as u64; 32],
+        }
+    }
+}

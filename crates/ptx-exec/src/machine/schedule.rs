@@ -1,0 +1,384 @@
+//! Scheduling: resident CTAs and their warps, the turn order (a seed permutes it), a warp's
+//! turn of instructions (`run_warp`, with the step limit), and the reports of where every
+//! warp stands when a launch deadlocks or faults (`deadlock`, `site`, `fault`).
+//!
+//! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
+//! `run_warp` how long a warp runs; neither knows any instruction.
+
+use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
+use crate::error::{ExecError, FaultKind, FaultSite};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+impl Machine<'_> {
+    pub(super) fn run_grid(&mut self) -> Result<(), ExecError> {
+        let [gx, gy, gz] = self.cfg.grid;
+        let total = gx as u64 * gy as u64 * gz as u64;
+        let threads = self.cfg.block.iter().product::<u32>();
+        let warps_per_cta = threads.div_ceil(32);
+        // Keep a bounded number of CTAs resident: enough for every SM to hold a few.
+        let max_resident = (self.sm_count as u64 * 2).clamp(1, 4096);
+        let mut next: u64 = 0;
+        let mut resident: Vec<Cta> = Vec::new();
+        loop {
+            while (resident.len() as u64) < max_resident && next < total {
+                let id = [
+                    (next % gx as u64) as u32,
+                    ((next / gx as u64) % gy as u64) as u32,
+                    (next / (gx as u64 * gy as u64)) as u32,
+                ];
+                resident.push(self.new_cta(id, next, threads, warps_per_cta));
+                next += 1;
+            }
+            if resident.is_empty() {
+                break;
+            }
+            if let Some(p) = &self.cfg.progress {
+                p.store(self.steps, Ordering::Relaxed);
+            }
+            let mut any_progress = false;
+            let order = self.turn_order(&resident);
+            for (ci, wi) in order {
+                let state = self.run_warp(&mut resident[ci], wi)?;
+                any_progress |= state == WarpState::Progress;
+            }
+            // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
+            // pending bulk stores write global memory.
+            for c in resident.iter_mut() {
+                if c.warps.iter().all(|w| w.frames.is_empty()) {
+                    self.retire_bulk(c)?;
+                }
+            }
+            let before = resident.len();
+            resident.retain(|c| !c.warps.iter().all(|w| w.frames.is_empty()));
+            if !any_progress && resident.len() == before {
+                let cta = &resident[0];
+                return Err(self.deadlock(cta));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn turn_order(&mut self, ctas: &[Cta]) -> Vec<(usize, usize)> {
+        let mut order: Vec<(usize, usize)> = ctas
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| (0..c.warps.len()).map(move |wi| (ci, wi)))
+            .collect();
+        if self.cfg.seed != 0 {
+            // Fisher–Yates with SplitMix64: another legal interleaving per seed.
+            for i in (1..order.len()).rev() {
+                let j = (self.next_random() % (i as u64 + 1)) as usize;
+                order.swap(i, j);
+            }
+        }
+        order
+    }
+
+    pub(super) fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub(super) fn new_cta(&self, id: [u32; 3], linear: u64, threads: u32, warps: u32) -> Cta {
+        let k = &self.program.functions[self.kernel as usize];
+        let shared_bytes = (self.program.static_shared_bytes as u64)
+            .next_multiple_of(self.program.dynamic_shared_align.max(1) as u64)
+            + self.cfg.dynamic_shared as u64;
+        let mut ws = Vec::with_capacity(warps as usize);
+        for w in 0..warps {
+            let first = w * 32;
+            let n = (threads - first).min(32);
+            let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
+            let mut frame = Frame::new(k, valid);
+            frame.func = self.kernel;
+            let local_bytes = self.max_local_bytes();
+            ws.push(Warp {
+                index: w,
+                exited: 0,
+                waiting: 0,
+                frames: vec![frame],
+                local: vec![0; local_bytes as usize * 32],
+                local_bytes,
+                asyncs: vec![LaneAsync::default(); 32],
+                carry: 0,
+            });
+        }
+        Cta {
+            id,
+            sm: (linear % self.sm_count as u64) as u32,
+            shared: vec![0; shared_bytes as usize],
+            warps: ws,
+            barriers: HashMap::new(),
+            mbarriers: HashMap::new(),
+            copies: Vec::new(),
+            async_arrives: Vec::new(),
+            threads,
+            exited_threads: 0,
+            linear,
+            barrier_gen: 0,
+            copy_words: HashMap::new(),
+            mbar_seen: Default::default(),
+            bulk: Default::default(),
+        }
+    }
+
+    /// Local memory per thread: the largest of any function's (frames share one area, each
+    /// function's variables start at 0 — a call does not keep the caller's locals alive
+    /// across the callee in this model unless they fit apart, which nvcc's depot layout does).
+    pub(super) fn max_local_bytes(&self) -> u32 {
+        self.program
+            .functions
+            .iter()
+            .map(|f| f.local_bytes)
+            .sum::<u32>()
+            .next_multiple_of(16)
+    }
+
+    /// Runs warp `wi` of `cta` for up to one quantum.
+    pub(super) fn run_warp(&mut self, cta: &mut Cta, wi: usize) -> Result<WarpState, ExecError> {
+        let mut progressed = false;
+        for _ in 0..self.cfg.quantum {
+            let warp = &mut cta.warps[wi];
+            let Some(frame) = warp.frames.last_mut() else {
+                return Ok(if progressed {
+                    WarpState::Progress
+                } else {
+                    WarpState::Done
+                });
+            };
+            let alive = frame.mask & !frame.done & !warp.exited;
+            if alive == 0 {
+                self.pop_frame(cta, wi);
+                progressed = true;
+                continue;
+            }
+            let runnable = alive & !warp.waiting & !frame.sync_wait;
+            if runnable == 0 {
+                if frame.sync_wait != 0 && self.release_sync_waits(cta, wi)? {
+                    progressed = true;
+                    continue;
+                }
+                return Ok(if progressed {
+                    WarpState::Progress
+                } else {
+                    WarpState::Blocked
+                });
+            }
+            let (pc, active) = match frame.uniform {
+                Some(pc) if warp.waiting == 0 && frame.sync_wait == 0 => (pc, runnable),
+                _ => {
+                    // The lanes at the lowest scheduling rank (see `schedule_ranks`).
+                    let rank = &self.program.functions[frame.func as usize].rank;
+                    let mut min = u32::MAX;
+                    let mut min_pc = 0;
+                    let mut m = 0u32;
+                    let mut bits = runnable;
+                    while bits != 0 {
+                        let l = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let p = frame.pc[l as usize];
+                        let r = rank.get(p as usize).copied().unwrap_or(u32::MAX);
+                        if r < min || m == 0 {
+                            min = r;
+                            min_pc = p;
+                            m = 1 << l;
+                        } else if p == min_pc {
+                            m |= 1 << l;
+                        }
+                    }
+                    (min_pc, m)
+                }
+            };
+            self.steps += 1;
+            if self.steps > self.cfg.max_steps {
+                let func = frame.func;
+                let id = self.program.functions[func as usize].code[pc as usize].id;
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    active.trailing_zeros(),
+                    id,
+                    FaultKind::StepLimit {
+                        steps: self.cfg.max_steps,
+                        warps: self.warp_positions(cta),
+                    },
+                ));
+            }
+            self.step(cta, wi, pc, active)?;
+            progressed = true;
+        }
+        Ok(WarpState::Progress)
+    }
+
+    pub(super) fn thread_of(&self, _cta: &Cta, warp: u32, lane: u32) -> [u32; 3] {
+        let t = warp * 32 + lane;
+        let [bx, by, _] = self.cfg.block;
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+
+    pub(super) fn site(&self, cta: &Cta, warp: u32, lane: u32, id: u32) -> Box<FaultSite> {
+        let info = &self.program.instrs[id as usize];
+        let source = self.program.source_line(id);
+        Box::new(FaultSite {
+            kernel: self.program.functions[self.kernel as usize].name.clone(),
+            cta: cta.id,
+            thread: self.thread_of(cta, warp, lane),
+            ptx_line: info.ptx_line,
+            source,
+            instruction: info.text.clone(),
+        })
+    }
+
+    pub(super) fn fault(
+        &self,
+        cta: &Cta,
+        warp: u32,
+        lane: u32,
+        id: u32,
+        kind: FaultKind,
+    ) -> ExecError {
+        ExecError::Fault {
+            site: self.site(cta, warp, lane, id),
+            kind,
+        }
+    }
+
+    /// Where the CTA's warps are (for a step-limit fault, which is usually a spin loop that
+    /// never ends): "warps 0-7 at PTX line 5214, warp 8 exited, ...".
+    pub(super) fn warp_positions(&self, cta: &Cta) -> String {
+        let place = |w: &Warp| -> String {
+            let Some(f) = w.frames.last() else {
+                return "exited".to_string();
+            };
+            let live = f.mask & !f.done & !w.exited;
+            let Some(l) = lanes(live).next() else {
+                return "exited".to_string();
+            };
+            let code = &self.program.functions[f.func as usize].code;
+            let line = code
+                .get(f.pc[l] as usize)
+                .map_or(0, |i| self.program.instrs[i.id as usize].ptx_line);
+            let parked = if w.waiting & (1 << l) != 0 {
+                " (at a barrier)"
+            } else {
+                ""
+            };
+            format!("at PTX line {line}{parked}")
+        };
+        let mut groups: Vec<(u32, u32, String)> = Vec::new();
+        for w in &cta.warps {
+            let p = place(w);
+            match groups.last_mut() {
+                Some((_, last, q)) if *q == p && *last + 1 == w.index => *last = w.index,
+                _ => groups.push((w.index, w.index, p)),
+            }
+        }
+        groups
+            .iter()
+            .map(|(a, b, p)| {
+                if a == b {
+                    format!("warp {a} {p}")
+                } else {
+                    format!("warps {a}-{b} {p}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub(super) fn deadlock(&self, cta: &Cta) -> ExecError {
+        // Lanes parked at a warp-synchronous instruction whose other lanes never come.
+        for w in &cta.warps {
+            let Some(f) = w.frames.last() else { continue };
+            if f.sync_wait == 0 {
+                continue;
+            }
+            let lane = f.sync_wait.trailing_zeros();
+            let code = &self.program.functions[f.func as usize].code;
+            let id = code[f.pc[lane as usize] as usize].id;
+            let others = f.mask & !f.done & !w.exited & !f.sync_wait;
+            let elsewhere = match lanes(
+                others | (f.sync_wait & !lanes_at(f, f.sync_wait, f.pc[lane as usize])),
+            )
+            .next()
+            {
+                Some(l) => {
+                    let at = code.get(f.pc[l] as usize).map_or(0, |i| i.id);
+                    format!(
+                        "lane {l} is at PTX line {}{}",
+                        self.program.instrs[at as usize].ptx_line,
+                        if w.waiting & (1 << l) != 0 {
+                            " (a barrier)"
+                        } else {
+                            ""
+                        }
+                    )
+                }
+                None => "the other lanes cannot run".to_string(),
+            };
+            return self.fault(
+                cta,
+                w.index,
+                lane,
+                id,
+                FaultKind::Other(format!(
+                    "warp-synchronous instruction never completes: lanes 0x{:08x} wait for the \
+                     rest of its membermask, which never executes it ({elsewhere})",
+                    lanes_at(f, f.sync_wait, f.pc[lane as usize])
+                )),
+            );
+        }
+        // Name a waiting thread and what it waits for, and a thread that never arrives.
+        let mut waiting_at = None;
+        let mut missing = None;
+        for w in &cta.warps {
+            let Some(f) = w.frames.last() else { continue };
+            let runnable = f.mask & !f.done & !w.exited;
+            for lane in 0..32 {
+                if runnable & (1 << lane) == 0 {
+                    continue;
+                }
+                let pc = f.pc[lane as usize];
+                let code = &self.program.functions[f.func as usize].code;
+                let id = code.get(pc.saturating_sub(1) as usize).map_or(0, |i| i.id);
+                if w.waiting & (1 << lane) != 0 {
+                    waiting_at.get_or_insert((w.index, lane, id));
+                } else {
+                    let id = code.get(pc as usize).map_or(0, |i| i.id);
+                    missing.get_or_insert((w.index, lane, id));
+                }
+            }
+        }
+        let (arrived, expected) = cta
+            .barriers
+            .values()
+            .find(|b| b.arrived > 0)
+            .map_or((0, cta.threads), |b| (b.arrived, b.expected));
+        let missing_text = match missing {
+            Some((w, l, id)) => {
+                let t = self.thread_of(cta, w, l);
+                format!(
+                    "thread ({},{},{}) is elsewhere, at PTX line {}",
+                    t[0], t[1], t[2], self.program.instrs[id as usize].ptx_line
+                )
+            }
+            None => "the other threads exited or wait at a different barrier".to_string(),
+        };
+        let (w, l, id) = waiting_at.unwrap_or((0, 0, 0));
+        self.fault(
+            cta,
+            w,
+            l,
+            id,
+            FaultKind::BarrierDeadlock {
+                waiting: arrived,
+                expected,
+                missing: missing_text,
+            },
+        )
+    }
+}
