@@ -139,3 +139,25 @@ extern "C" __global__ void weak_spin_fixed(int* flag, int* out)
         out[0] = v;
     }
 }
+
+// ---- stale-l1 fixed by a fence on the reader: __threadfence() is fence.sc.gpu, which ptxas
+// follows with CCTL.IVALL (docs/fences.md), so the SM's L1 is invalidated and the second
+// ld.ca reads the new value from L2 (the H100 does so in 256 of 256 trials, hw README §6).
+extern "C" __global__ void stale_l1_fence_fixed(int* data, volatile int* flags, int* out)
+{
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) {
+        int before = __ldca(data);
+        flags[0] = 1;
+        while (flags[1] == 0) { }
+        __threadfence();
+        int after = __ldca(data);
+        out[0] = before;
+        out[1] = after;
+    } else {
+        while (flags[0] == 0) { }
+        data[0] = 42;
+        __threadfence();
+        flags[1] = 1;
+    }
+}

@@ -115,6 +115,14 @@ pub struct GpuConfig {
     #[serde(skip)]
     pub persisting_l2_bytes: u64,
     pub dram_latency_cycles: u32,
+    /// Bytes an L2 read miss fetches from DRAM at least: the missed sectors' aligned block of
+    /// this size (a power of two from `l2.sector_bytes` to `l2.line_bytes`). CUDA's
+    /// `cudaLimitMaxL2FetchGranularity`; 64 B on an H100 by default (measured: a one-sector
+    /// miss reads 64 bytes of DRAM, `../shared/hw/h100/l2/fetch_granularity.csv`).
+    pub l2_fetch_granularity_bytes: u32,
+    /// Lines per SM whose pending stores later stores merge with before reaching L2 (0: none);
+    /// see `src/system/combine.rs` for the H100 measurements behind the preset value 8.
+    pub l2_write_combine_lines: u32,
     /// Seed of the generator that draws fraction-policy priorities.
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
@@ -133,6 +141,8 @@ impl GpuConfig {
     /// - 16 L2 ways: CCCL's `_CUDA_Ampere_Max_L2_Ways = 16` (the fraction code's 1/16 step).
     /// - Persisting set-aside maximum 30 MiB: the CUDA C++ Programming Guide ("L2 cache
     ///   set-aside for persisting accesses": "A100 ... 30 MB").
+    /// - L2 fetch granularity 64 B: CUDA's default `cudaLimitMaxL2FetchGranularity`, as
+    ///   measured on an H100 (not measured on an A100).
     /// - Latencies: no A100 pointer-chase figure was gathered; the V100 figures 36/221/460
     ///   cycles (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
     ///   Microbenchmarking", 2018, as listed in REFERENCE.md) stand in.
@@ -159,6 +169,8 @@ impl GpuConfig {
             persisting_l2_max_bytes: 30 * MIB,
             persisting_l2_bytes: 0,
             dram_latency_cycles: 460,
+            l2_fetch_granularity_bytes: 64,
+            l2_write_combine_lines: 8,
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
@@ -172,6 +184,8 @@ impl GpuConfig {
     /// - L1 here = 256 KB - 64 KB shared = 192 KB, 4 ways (modelling choice).
     /// - Persisting set-aside maximum 32,768,000 B: what an H100 80GB HBM3 reports as
     ///   `persistingL2CacheMaxSize` (`../shared/hw/h100/README.md`).
+    /// - L2 fetch granularity 64 B: measured (a one-sector miss reads 64 B of DRAM and counts
+    ///   two lookup misses; `../shared/hw/h100/l2/fetch_granularity.csv`).
     /// - Latencies 40/281/690 cycles: GH200 pointer chase (REFERENCE.md; same GH100 die).
     pub fn h100() -> Self {
         Self {
@@ -298,6 +312,8 @@ impl GpuConfig {
             },
             persisting_l2_max_bytes: 0,
             persisting_l2_bytes: 0,
+            l2_fetch_granularity_bytes: line_bytes,
+            l2_write_combine_lines: 0,
             ..base
         }
     }
@@ -319,6 +335,20 @@ impl GpuConfig {
             return Err(MemError::Config(
                 "l1 and l2 must use the same line_bytes and sector_bytes".into(),
             ));
+        }
+        let g = self.l2_fetch_granularity_bytes;
+        if !g.is_power_of_two() || g < self.l2.sector_bytes || g > self.l2.line_bytes {
+            return Err(MemError::Config(format!(
+                "l2_fetch_granularity_bytes {g} must be a power of two from the L2 sector size {} \
+                 to its line size {}",
+                self.l2.sector_bytes, self.l2.line_bytes
+            )));
+        }
+        if self.l2_write_combine_lines > 1024 {
+            return Err(MemError::Config(format!(
+                "l2_write_combine_lines {} must be at most 1024",
+                self.l2_write_combine_lines
+            )));
         }
         if self.persisting_l2_bytes > self.persisting_l2_limit() {
             return Err(self.over_max(self.persisting_l2_bytes));

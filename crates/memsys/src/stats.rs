@@ -49,7 +49,13 @@ pub struct LevelCounters {
     pub allocations: u64,
     /// Sectors filled on demand.
     pub sector_fills: u64,
-    /// Extra sectors filled by a prefetch-size hint (`.L2::64B/128B/256B`).
+    /// Sectors of the accessed line a read miss fetched beyond the ones it missed: the rest
+    /// of the aligned block of the L2 fetch granularity
+    /// ([`crate::GpuConfig::l2_fetch_granularity_bytes`]) or of a prefetch-size hint. Nsight
+    /// Compute counts each as a lookup miss ([`LevelCounters::lookup_misses`]).
+    #[serde(default)]
+    pub fetch_fills: u64,
+    /// Sectors of other lines filled by a prefetch-size hint that spans lines (`.L2::256B`).
     pub prefetch_fills: u64,
     /// Lines evicted, by the class they had.
     pub evictions: EvictionCounts,
@@ -75,6 +81,29 @@ impl LevelCounters {
     pub fn hit_rate(&self) -> Option<f64> {
         let n = self.hits() + self.misses();
         (n > 0).then(|| self.hits() as f64 / n as f64)
+    }
+
+    /// L2 lookup hits as Nsight Compute counts them (`lts__t_sectors_lookup_hit`): read
+    /// hits, and every written sector. The L2 keeps byte masks and a write never fetches, so
+    /// the H100 counts a store to a line it does not hold as a hit (corpus kernels, caches
+    /// flushed first: `lookup_hit >= op_write` on every store-only kernel,
+    /// `../shared/hw/h100/counters/corpus_counters.csv`).
+    pub fn lookup_hits(&self) -> u64 {
+        self.read_hits + self.write_sectors
+    }
+
+    /// L2 lookup misses as Nsight Compute counts them (`lts__t_sectors_lookup_miss`): every
+    /// sector a read miss fetched from DRAM, the granule's unrequested sectors included (a
+    /// one-sector miss at 64 B granularity counts two; `l2/fetch_granularity.csv`).
+    pub fn lookup_misses(&self) -> u64 {
+        self.read_misses + self.fetch_fills
+    }
+
+    /// [`LevelCounters::lookup_hits`] / (hits + [`LevelCounters::lookup_misses`]), `None`
+    /// when nothing was looked up.
+    pub fn lookup_hit_rate(&self) -> Option<f64> {
+        let n = self.lookup_hits() + self.lookup_misses();
+        (n > 0).then(|| self.lookup_hits() as f64 / n as f64)
     }
 }
 
@@ -106,6 +135,7 @@ impl AddAssign<&LevelCounters> for LevelCounters {
         self.write_misses += o.write_misses;
         self.allocations += o.allocations;
         self.sector_fills += o.sector_fills;
+        self.fetch_fills += o.fetch_fills;
         self.prefetch_fills += o.prefetch_fills;
         self.evictions.evict_first += o.evictions.evict_first;
         self.evictions.normal += o.evictions.normal;
@@ -226,9 +256,10 @@ impl Stats {
             );
             let _ = writeln!(
                 s,
-                "{name}: allocations {}  fills {}  prefetch fills {}  evictions first/normal/last {}/{}/{}  write-backs {}  invalidations {}  evict-last capped {}",
+                "{name}: allocations {}  fills {}  granule fills {}  prefetch fills {}  evictions first/normal/last {}/{}/{}  write-backs {}  invalidations {}  evict-last capped {}",
                 l.allocations,
                 l.sector_fills,
+                l.fetch_fills,
                 l.prefetch_fills,
                 l.evictions.evict_first,
                 l.evictions.normal,

@@ -24,7 +24,10 @@ use crate::types::{
     PrefetchSize, Request, Scope, Semantics, Space,
 };
 
+mod combine;
 mod engine;
+
+use combine::WriteCombiner;
 
 pub(crate) use engine::LOOKAHEAD;
 
@@ -113,11 +116,18 @@ struct Route {
     /// L2 hint from qualifiers and operator (a policy, if any, overrides it per line).
     l2_hint: Hint,
     l2_choice: L2Choice,
+    /// The block a read miss fetches: the larger of the fetch granularity and the
+    /// prefetch-size hint.
     prefetch_bytes: u32,
     /// Invalidate this SM's L1 after the access (acquire at gpu/sys scope).
     invalidate_l1_after: bool,
     /// The request counts as an L1 request (it looks L1 up, or updates this SM's copy).
     touches_l1: bool,
+    /// A load that bypasses L1 (`.cg`, `.cv`, coherent, `cp.async.cg`) still passes the
+    /// L1TEX tag stage: Nsight counts its sectors as L1 global-load lookups that miss
+    /// (H100: `triton.vadd_cv_wb_cg` 1,504 L1 sectors = 752 `.cv` + 752 `.ca`, hit rate 37.5 %;
+    /// `pipeline_mbarrier`'s `cp.async.cg` 64 sectors, 0 hits).
+    l1_bypass_lookup: bool,
 }
 
 /// A route cache entry: the packed request shape, its policy value and its route.
@@ -342,6 +352,8 @@ pub struct MemSystem {
     memo: Vec<Memo>,
     /// The coalesced accesses of every warp request, while recording ([`MemSystem::record_trace`]).
     recorded: Option<Vec<TraceAccess>>,
+    /// Pending store lines per SM (`system/combine.rs`).
+    combine: WriteCombiner,
 }
 
 impl MemSystem {
@@ -377,6 +389,7 @@ impl MemSystem {
                 prefetch_bytes: 0,
                 invalidate_l1_after: false,
                 touches_l1: false,
+                l1_bypass_lookup: false,
             },
         };
         Ok(Self {
@@ -402,6 +415,7 @@ impl MemSystem {
             routes: Box::new([empty; ROUTE_SLOTS]),
             memo: Vec::new(),
             recorded: None,
+            combine: WriteCombiner::new(sm_count, cfg.l2_write_combine_lines as usize),
             cfg,
         })
     }
@@ -794,6 +808,8 @@ impl MemSystem {
         let mut w = Work {
             l1: &mut self.l1[at.sm],
             l2: &mut self.l2,
+            combine: &mut self.combine,
+            sm: at.sm,
             counters: SmAndInstr {
                 sm: &mut self.stats.per_sm[at.sm],
                 instr: &mut self.stats.per_instr[at.instr],
@@ -830,6 +846,8 @@ impl MemSystem {
         let mut w = Work {
             l1: &mut self.l1[at.sm],
             l2: &mut self.l2,
+            combine: &mut self.combine,
+            sm: at.sm,
             counters: cell,
             rng: &mut self.rng,
             ranges: &self.range_policies,
@@ -874,7 +892,9 @@ impl MemSystem {
 
     /// Discards every SM's L1: spec (Table 30, `.ca`): "The driver must invalidate global L1
     /// cache lines between dependent grids of parallel threads."
+    /// The stores' write-combining windows drain too (`system/combine.rs`).
     pub fn invalidate_all_l1(&mut self) {
+        self.combine.clear();
         for sm in 0..self.l1.len() {
             if self.l1_ready[sm] {
                 let slots = self.l1[sm].resident_slots();
@@ -897,6 +917,17 @@ impl MemSystem {
                 self.stats.host.l2.writebacks += pop(d);
                 self.stats.host.dram.bytes_written += pop(d) * self.geo.sector_bytes;
             }
+        }
+    }
+
+    /// Writes every dirty L2 sector back (host traffic) and discards every L2 line, so the
+    /// next kernel starts with a cold L2: what Nsight Compute's default `--cache-control all`
+    /// does before each profiled kernel (the H100 corpus counters were taken that way).
+    pub fn invalidate_l2(&mut self) {
+        self.flush_l2();
+        for s in self.l2.resident_slots() {
+            let (dropped, _) = self.l2.drop_sectors(s, 0xFF);
+            self.stats.host.l2.invalidations += pop(dropped);
         }
     }
 
@@ -1005,7 +1036,11 @@ impl MemSystem {
         if policy.is_some_and(|p| p.l2_promote_256b) {
             prefetch = Some(PrefetchSize::B256);
         }
-        let prefetch_bytes = prefetch.map_or(0, PrefetchSize::bytes);
+        // A read miss fetches at least the aligned block of the fetch granularity (CUDA's
+        // cudaLimitMaxL2FetchGranularity; measured on an H100: a one-sector miss reads 64 B).
+        let prefetch_bytes = prefetch
+            .map_or(0, PrefetchSize::bytes)
+            .max(self.cfg.l2_fetch_granularity_bytes);
         let cta_scoped = req.scope == Scope::Cta
             && matches!(
                 req.semantics,
@@ -1048,6 +1083,7 @@ impl MemSystem {
             prefetch_bytes,
             invalidate_l1_after: false,
             touches_l1: false,
+            l1_bypass_lookup: false,
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -1111,12 +1147,21 @@ impl MemSystem {
                 if mmio {
                     route.l2 = L2Path::Uncached;
                 }
+                // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
+                // (docs/fences.md), as after an acquiring load.
+                route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
             }
         }
         if !self.geo.l1_enabled {
             route.l1 = L1Path::Bypass;
         }
+        route.l1_bypass_lookup = self.geo.l1_enabled
+            && route.op == Op::Read
+            && route.l1 == L1Path::Bypass
+            && route.l2 != L2Path::Uncached
+            && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
         route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
+            || route.l1_bypass_lookup
             || (self.geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
         Ok(route)
     }
@@ -1260,6 +1305,8 @@ impl MemSystem {
             let mut w = Work {
                 l1: &mut self.l1[at.sm],
                 l2: &mut self.l2,
+                combine: &mut self.combine,
+                sm: at.sm,
                 counters: SmAndInstr {
                     sm: &mut self.stats.per_sm[at.sm],
                     instr: &mut self.stats.per_instr[at.instr],
@@ -1289,8 +1336,7 @@ impl MemSystem {
                         }
                     }
                     Op::Write { through } => {
-                        w.write_group(&route, g.line, g.mask, through, lanes, input);
-                        reached_l2 |= route.l2 != L2Path::Uncached;
+                        reached_l2 |= w.write_group(&route, g.line, g.mask, through, lanes, input);
                     }
                     Op::Atomic => reached_l2 |= w.atomic_group(&route, g.line, g.mask),
                 }
@@ -1466,8 +1512,10 @@ trait FillEvents {
     /// A line was installed for a prefetch block; `capped` when its evict-last hint was
     /// turned into normal by the carve-out.
     fn l2_allocated(&mut self, capped: bool);
-    /// `sectors` sectors were fetched from DRAM by the prefetch.
+    /// `sectors` sectors of other lines were fetched from DRAM by the prefetch.
     fn l2_prefetch_filled(&mut self, sectors: u64);
+    /// `sectors` sectors of the missed line itself were fetched beyond the missed ones.
+    fn l2_fetch_filled(&mut self, sectors: u64);
 }
 
 /// A prefetch-size fill after an L2 miss: the missed line (resident at `slot`), the sectors
@@ -1536,21 +1584,31 @@ fn prefetch_fill(
     let line_bytes = 1u64 << geo.line_shift;
     let block = u64::from(f.block_bytes);
     let full = geo.full_mask;
-    let fill = |l2: &mut _, slot: Slot, want: u8, events: &mut _| {
+    let fill = |l2: &mut _, slot: Slot, want: u8, own: bool, events: &mut _| {
         let extra = want & !FillTarget::valid(l2, slot);
         if extra != 0 {
             FillTarget::add_valid(l2, slot, extra);
-            FillEvents::l2_prefetch_filled(events, pop(extra));
+            if own {
+                FillEvents::l2_fetch_filled(events, pop(extra));
+            } else {
+                FillEvents::l2_prefetch_filled(events, pop(extra));
+            }
         }
     };
     if block <= line_bytes {
-        fill(l2, f.slot, block_sectors(f.miss, block, sb) & full, events);
+        fill(
+            l2,
+            f.slot,
+            block_sectors(f.miss, block, sb) & full,
+            true,
+            events,
+        );
     } else {
         let lines = block / line_bytes;
         let first = f.line & !(lines - 1);
         for other in first..first + lines {
             if other == f.line {
-                fill(l2, f.slot, full, events);
+                fill(l2, f.slot, full, true, events);
                 continue;
             }
             let (s, installed) = l2.find_or_allocate(other, f.hint);
@@ -1560,7 +1618,7 @@ fn prefetch_fill(
                 }
                 events.l2_allocated(i.capped);
             }
-            fill(l2, s, full, events);
+            fill(l2, s, full, false, events);
         }
     }
 }
@@ -1619,6 +1677,16 @@ impl<T: Tally, S: Sink> FillEvents for WorkEvents<'_, T, S> {
         });
         self.tally.dram(n, 0);
     }
+
+    #[inline]
+    fn l2_fetch_filled(&mut self, n: u64) {
+        let sb = self.sector_bytes;
+        self.counters.apply(|c| {
+            c.l2.fetch_fills += n;
+            c.dram.bytes_read += n * sb;
+        });
+        self.tally.dram(n, 0);
+    }
 }
 
 /// Drops every line of one L1; returns the sectors dropped.
@@ -1664,6 +1732,9 @@ impl Sink for &mut Counters {
 struct Work<'a, T: Tally, S: Sink> {
     l1: &'a mut SectorCache,
     l2: &'a mut SectorCache,
+    /// The store write-combining windows, and the issuing SM.
+    combine: &'a mut WriteCombiner,
+    sm: usize,
     /// The counters the request's events go to.
     counters: S,
     rng: &'a mut SplitMix64,
@@ -1701,8 +1772,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             match route.op {
                 Op::Read => reached_l2 = self.read_group(route, line, mask).1,
                 Op::Write { through } => {
-                    self.write_group(route, line, mask, through, &[], None);
-                    reached_l2 = route.l2 != L2Path::Uncached;
+                    reached_l2 = self.write_group(route, line, mask, through, &[], None);
                 }
                 Op::Atomic => reached_l2 = self.atomic_group(route, line, mask),
             }
@@ -1726,8 +1796,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             match route.op {
                 Op::Read => reached_l2 |= self.read_group(route, line, mask).1,
                 Op::Write { through } => {
-                    self.write_group(route, line, mask, through, &[], None);
-                    reached_l2 |= route.l2 != L2Path::Uncached;
+                    reached_l2 |= self.write_group(route, line, mask, through, &[], None);
                 }
                 Op::Atomic => reached_l2 |= self.atomic_group(route, line, mask),
             }
@@ -1811,6 +1880,13 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     #[inline(always)]
     fn read_group(&mut self, route: &Route, line: u64, mask: u8) -> (u8, bool) {
         let L1Path::Cached { allocate } = route.l1 else {
+            if route.l1_bypass_lookup {
+                let n = pop(mask);
+                self.bump(|c| {
+                    c.l1.read_sectors += n;
+                    c.l1.read_misses += n;
+                });
+            }
             self.l2_read(route, line, mask);
             return (0, true);
         };
@@ -2022,7 +2098,8 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         false
     }
 
-    /// One line of a store.
+    /// One line of a store. Returns whether L2 was reached (not for `.mmio`, nor when every
+    /// sector merged with a pending write of the SM, `system/combine.rs`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn write_group(
@@ -2033,7 +2110,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         through: bool,
         lanes: &[LaneAccess],
         input: Option<&[u8]>,
-    ) {
+    ) -> bool {
         let n = pop(mask);
         let sb = self.geo.sector_bytes;
         match route.own_l1 {
@@ -2060,8 +2137,14 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 self.bump(|c| c.dram.bytes_written += n * sb);
                 self.tally.dram(0, n);
                 self.tally.reached(3);
+                false
             }
             L2Path::Cached | L2Path::Refetch => {
+                let mask = self.combine.merge(self.sm, line, mask);
+                if mask == 0 {
+                    return false;
+                }
+                let n = pop(mask);
                 let fill = if through { Fill::Clean } else { Fill::Dirty };
                 let (_, hit, _) = self.l2_line(route, line, mask, fill);
                 let nh = pop(hit);
@@ -2078,6 +2161,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 } else {
                     self.tally.reached(2);
                 }
+                true
             }
         }
     }

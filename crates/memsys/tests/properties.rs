@@ -281,7 +281,7 @@ proptest! {
         prop_assert_eq!(by_instr, total);
         // Every DRAM byte read is a whole sector.
         prop_assert_eq!(total.dram.bytes_read % 32, 0);
-        prop_assert!(total.dram.bytes_read >= 32 * (total.l2.sector_fills + total.l2.prefetch_fills));
+        prop_assert!(total.dram.bytes_read >= 32 * (total.l2.sector_fills + total.l2.fetch_fills + total.l2.prefetch_fills));
         // The timeline was sampled every 7 requests.
         prop_assert_eq!(s.timeline.len() as u64, s.requests / 7);
         for t in &s.timeline {

@@ -905,8 +905,11 @@ pub(crate) fn lower_generic(
             }
         }
         // The interpreter executes each warp's memory operations in program order and the
-        // memory model is coherent at L2, so fences have nothing left to order.
-        "membar" | "fence" => Op::Fence,
+        // memory model is coherent at L2, so fences have nothing left to order; what they do
+        // to the SM's L1 is what ptxas emits for them (docs/fences.md).
+        "membar" | "fence" => Op::Fence {
+            invalidate_l1: fence_invalidates_l1(g.opcode.value.as_str(), &m),
+        },
         "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority" => {
             Op::Nop
         }
@@ -1162,6 +1165,17 @@ fn lower_atom(
             memsys::Semantics::Release
         } else {
             memsys::Semantics::Relaxed
+        },
+        // An acquiring atomic above .cta scope invalidates the SM's L1 afterwards (ptxas
+        // emits CCTL.IVALL after it, docs/fences.md); at .cta it does not.
+        scope: if m.has(".cta") {
+            memsys::Scope::Cta
+        } else if m.has(".cluster") {
+            memsys::Scope::Cluster
+        } else if m.has(".sys") {
+            memsys::Scope::Sys
+        } else {
+            memsys::Scope::Gpu
         },
         ..MemHints::default()
     };
@@ -1799,4 +1813,22 @@ fn lower_wgmma(
         scale_d,
         imm,
     })
+}
+
+/// Whether ptxas follows a `membar`/`fence` with `CCTL.IVALL` (invalidate the SM's L1), as
+/// read from its SASS for sm_75, sm_80 and sm_90 (`tests/fences/`, docs/fences.md):
+/// `membar.gl`/`membar.sys`; `fence.sc`/`fence.acq_rel` (the default) and `fence.acquire`
+/// at `.cluster`, `.gpu` or `.sys`; `fence.proxy.alias`. Not: anything at `.cta`,
+/// `fence.release`, the other proxy fences, `fence.mbarrier_init`.
+fn fence_invalidates_l1(opcode: &str, m: &Mods<'_>) -> bool {
+    if opcode == "membar" {
+        return m.has(".gl") || m.has(".sys");
+    }
+    if m.has(".proxy") {
+        return m.has(".alias");
+    }
+    if m.has(".mbarrier_init") || m.has(".op_restrict") || m.has(".release") {
+        return false;
+    }
+    m.has(".cluster") || m.has(".gpu") || m.has(".sys")
 }

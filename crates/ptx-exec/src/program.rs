@@ -743,7 +743,11 @@ pub enum Op {
         p: PredSrc,
     },
     /// `membar`/`fence`: orders memory (the interpreter is sequentially consistent per warp).
-    Fence,
+    /// `invalidate_l1`: ptxas follows this fence with `CCTL.IVALL` on sm_75..sm_90, which
+    /// invalidates the SM's L1 (docs/fences.md), so later weak loads see other SMs' writes.
+    Fence {
+        invalidate_l1: bool,
+    },
     Shfl {
         mode: ShflMode,
         d: Dst,

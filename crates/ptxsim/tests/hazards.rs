@@ -83,6 +83,17 @@ fn stale_l1_is_flagged_and_its_fix_is_not() {
     assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
 }
 
+/// Message passing across SMs with the fence on the reader: `__threadfence()` (membar.gl) is
+/// followed by CCTL.IVALL (docs/fences.md), so the second ld.ca misses the invalidated L1 and
+/// reads the new value, with no stale-l1 report — as the H100 does (256 of 256 trials, hw
+/// README §6). Without the fence (`stale_l1_bug` above) it reads the stale 7.
+#[test]
+fn a_fence_on_the_reader_invalidates_its_l1() {
+    let (s, out) = stale("stale_l1_fence_fixed");
+    assert_eq!(out, vec![7, 42]);
+    assert!(s.last_hazards.is_empty(), "{:?}", s.last_hazards);
+}
+
 fn nc(kernel: &str) -> (Session, Vec<i32>) {
     let mut s = session();
     let buf = buffer(&mut s, &[0; 64]);

@@ -21,10 +21,11 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 /// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines):
-/// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate), 32 B DRAM.
+/// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate); the miss
+///    fetches its 64 B granule (sectors 0 and 1, the L2 fetch granularity): 64 B DRAM.
 /// 2. SM 1, same sector: its own L1 misses, L2 hits.
 /// 3. SM 0, 4 bytes further (same sector): L1 hit.
-/// 4. SM 0 `.cg`: bypasses L1, L2 hit.
+/// 4. SM 0 `.cg`: bypasses L1 (counted as an L1 lookup that misses, as Nsight does), L2 hit.
 /// 5. SM 0 `st.wb` to sector 2 of line 0: SM 0's L1 holds only sector 0 (write miss), the L2
 ///    line lacks sector 2 (write miss, no allocation: the line is resident), marked dirty.
 const TRACE: &str = "\
@@ -51,7 +52,7 @@ fn replay_prints_the_statistics_and_a_per_op_table() {
     assert!(text.contains("gpu: a100   requests: 5"), "{text}");
     assert!(
         text.contains(
-            "L1: requests 4  sectors read 3 (hit 1 / miss 2)  written 1 (hit 0 / miss 1)"
+            "L1: requests 5  sectors read 4 (hit 1 / miss 3)  written 1 (hit 0 / miss 1)"
         ),
         "{text}"
     );
@@ -63,7 +64,7 @@ fn replay_prints_the_statistics_and_a_per_op_table() {
     );
     assert!(text.contains("L2: allocations 1  fills 1"), "{text}");
     assert!(
-        text.contains("DRAM: bytes read 32  bytes written 0"),
+        text.contains("DRAM: bytes read 64  bytes written 0"),
         "{text}"
     );
     // Per op: the .ca loads made 3 L1 requests (1 hit, 2 misses) and 2 L2 requests.
@@ -72,7 +73,7 @@ fn replay_prints_the_statistics_and_a_per_op_table() {
         .find(|l| l.starts_with("ld.global.ca.u32"))
         .expect("a row per op");
     let cols: Vec<&str> = ca.split_whitespace().collect();
-    assert_eq!(cols[1..], ["3", "1/2", "2", "1/1", "32", "0"], "{ca}");
+    assert_eq!(cols[1..], ["3", "1/2", "2", "1/1", "64", "0"], "{ca}");
     assert!(text.contains("ld.global.cg.u32"), "{text}");
     assert!(text.contains("st.global.wb.u32"), "{text}");
 }
@@ -95,10 +96,11 @@ fn replay_json_has_ops_and_counters() {
     );
     let total = &v["stats"]["total"];
     assert_eq!(total["l1"]["read_hits"], 1);
-    assert_eq!(total["l1"]["read_misses"], 2);
+    assert_eq!(total["l1"]["read_misses"], 3);
     assert_eq!(total["l2"]["read_hits"], 2);
     assert_eq!(total["l2"]["write_misses"], 1);
-    assert_eq!(total["dram"]["bytes_read"], 32);
+    assert_eq!(total["dram"]["bytes_read"], 64);
+    assert_eq!(total["l2"]["fetch_fills"], 1);
     assert_eq!(v["stats"]["per_instr"][1]["l2"]["read_hits"], 1);
     assert_eq!(v["stats"]["per_sm"][1]["l1"]["read_misses"], 1);
     assert_eq!(v["stats"]["l2_occupancy"]["normal"], 1);

@@ -56,10 +56,13 @@ struct Plan {
     /// The L2 priority: a fraction policy's draw, or the qualifiers' hint as a fraction of
     /// 16/16 (no draw).
     l2: Fraction,
-    /// Prefetch block in bytes when it is larger than a sector (0 otherwise).
+    /// The block a read miss fetches (fetch granularity or prefetch size) in bytes when it
+    /// is larger than a sector (0 otherwise).
     prefetch_bytes: u32,
     /// The accesses count as L1 requests.
     touches_l1: bool,
+    /// A read that bypasses L1 counts its sectors as L1 lookups that miss.
+    l1_bypass_lookup: bool,
     /// The path works on the issuing SM's L1.
     uses_l1: bool,
     instr: usize,
@@ -74,6 +77,7 @@ impl Plan {
             l2: NO_FRACTION,
             prefetch_bytes: 0,
             touches_l1: false,
+            l1_bypass_lookup: false,
             uses_l1: false,
             instr,
         };
@@ -113,6 +117,7 @@ impl Plan {
                 0
             },
             touches_l1: r.touches_l1,
+            l1_bypass_lookup: r.l1_bypass_lookup,
             uses_l1: match path {
                 Path::ReadL1 { .. } => true,
                 Path::Write { own, .. } => own != OwnCopy::Keep,
@@ -142,6 +147,7 @@ struct Cell {
     l2_writebacks: u64,
     l2_capped: u64,
     l2_prefetch_fills: u64,
+    l2_fetch_fills: u64,
 }
 
 impl Cell {
@@ -167,6 +173,7 @@ impl Cell {
                 write_misses: self.l1_write[1],
                 allocations: self.l1_allocations,
                 sector_fills: if l1_fills { self.l1_read[1] } else { 0 },
+                fetch_fills: 0,
                 prefetch_fills: 0,
                 evictions: evictions(&self.l1_evictions),
                 writebacks: 0,
@@ -183,6 +190,7 @@ impl Cell {
                 write_misses: self.l2_write[1],
                 allocations: self.l2_allocations,
                 sector_fills: self.l2_read[1],
+                fetch_fills: self.l2_fetch_fills,
                 prefetch_fills: self.l2_prefetch_fills,
                 evictions: evictions(&self.l2_evictions),
                 writebacks: self.l2_writebacks,
@@ -190,7 +198,8 @@ impl Cell {
                 evict_last_capped: self.l2_capped,
             },
             dram: DramCounters {
-                bytes_read: (self.l2_read[1] + self.l2_prefetch_fills) * sector_bytes,
+                bytes_read: (self.l2_read[1] + self.l2_fetch_fills + self.l2_prefetch_fills)
+                    * sector_bytes,
                 bytes_written: (self.l2_writebacks + if through { l2_written } else { 0 })
                     * sector_bytes,
             },
@@ -232,6 +241,11 @@ impl FillEvents for Cell {
     #[inline(always)]
     fn l2_prefetch_filled(&mut self, sectors: u64) {
         self.l2_prefetch_fills += sectors;
+    }
+
+    #[inline(always)]
+    fn l2_fetch_filled(&mut self, sectors: u64) {
+        self.l2_fetch_fills += sectors;
     }
 }
 
@@ -434,6 +448,7 @@ impl MemSystem {
             stats,
             cfg,
             geo,
+            combine,
             ..
         } = self;
         let geo = *geo;
@@ -502,6 +517,8 @@ impl MemSystem {
                     }
                 }
                 (Path::ReadL2, _) => {
+                    cell.l1_read[1] +=
+                        u64::from(plan.l1_bypass_lookup) * u64::from(mask.count_ones());
                     l2_read(l2, &l2_index, rng, &geo, cell, plan, line, hint.set, mask);
                 }
                 (Path::Write { own, through }, l1) => {
@@ -518,14 +535,19 @@ impl MemSystem {
                             cell.l1_invalidations += u64::from(dropped.count_ones());
                         }
                     }
-                    let h = draw(rng, &plan.l2);
-                    let fill = if through { Fill::Clean } else { Fill::Dirty };
-                    let a = l2.access(hint.set, line, mask, h, fill);
-                    cell.l2_requests += 1;
-                    cell.l2_installed(&a);
-                    let nh = u64::from(a.held.count_ones());
-                    cell.l2_write[0] += nh;
-                    cell.l2_write[1] += n - nh;
+                    // Sectors already pending in the SM's write-combining window merge.
+                    let mask = combine.merge(sm, line, mask);
+                    if mask != 0 {
+                        let n = u64::from(mask.count_ones());
+                        let h = draw(rng, &plan.l2);
+                        let fill = if through { Fill::Clean } else { Fill::Dirty };
+                        let a = l2.access(hint.set, line, mask, h, fill);
+                        cell.l2_requests += 1;
+                        cell.l2_installed(&a);
+                        let nh = u64::from(a.held.count_ones());
+                        cell.l2_write[0] += nh;
+                        cell.l2_write[1] += n - nh;
+                    }
                 }
                 // Excluded above (`unplanned`).
                 (Path::ReadL1 { .. }, None) | (Path::Checked, _) => {}
@@ -580,7 +602,7 @@ fn l2_read(
             let want = block_sectors(miss, u64::from(plan.prefetch_bytes), geo.sector_bytes);
             let extra = want & geo.full_mask & !l2.valid(slot);
             l2.add_valid(slot, extra);
-            cell.l2_prefetch_fills += u64::from(extra.count_ones());
+            cell.l2_fetch_fills += u64::from(extra.count_ones());
         } else {
             prefetch_blocks(l2, l2_index, geo, cell, plan, line, slot, miss, hint);
         }

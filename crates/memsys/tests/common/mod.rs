@@ -8,6 +8,8 @@ pub const SECTOR: u64 = 32;
 
 /// 2 SMs; L1: 4 sets x 2 ways (1 KiB); L2: 8 sets x 4 ways (4 KiB), modulo set index;
 /// persisting carve-out 2 KiB -> at most 4 * 2048 / 4096 = 2 evict-last ways per set.
+/// A miss fetches only its sectors (fetch granularity 32 B) and stores do not combine, so
+/// each rule's scenario counts one effect; `granular()` turns both H100 rules back on.
 pub fn tiny() -> GpuConfig {
     let mut c = GpuConfig::a100();
     c.name = "tiny".into();
@@ -19,6 +21,16 @@ pub fn tiny() -> GpuConfig {
     c.l2.ways = 4;
     c.l2.set_hash = SetHash::Modulo;
     c.persisting_l2_bytes = 2048;
+    c.l2_fetch_granularity_bytes = 32;
+    c.l2_write_combine_lines = 0;
+    c
+}
+
+/// `tiny()` with the H100's 64-byte L2 fetch granularity and a 2-line store-combining window.
+pub fn granular() -> GpuConfig {
+    let mut c = tiny();
+    c.l2_fetch_granularity_bytes = 64;
+    c.l2_write_combine_lines = 2;
     c
 }
 

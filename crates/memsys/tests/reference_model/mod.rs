@@ -310,6 +310,8 @@ struct Route {
     policy_value: u64,
     prefetch_bytes: u32,
     invalidate_l1_after: bool,
+    /// A load that bypasses L1 still counts its sectors as L1 lookups that miss.
+    l1_bypass_lookup: bool,
 }
 
 fn l1_hint(p: L1EvictionPriority) -> Hint {
@@ -365,6 +367,8 @@ pub struct RefSystem {
     stats: Stats,
     rng: SplitMix64,
     range_policies: Vec<RangePolicy>,
+    /// Per SM, the lines of its pending stores (oldest first) and their sectors.
+    pending_stores: Vec<Vec<(u64, u8)>>,
 }
 
 impl RefSystem {
@@ -389,6 +393,7 @@ impl RefSystem {
             },
             rng: SplitMix64::new(cfg.seed),
             range_policies: Vec::new(),
+            pending_stores: vec![Vec::new(); sm_count],
             cfg,
         })
     }
@@ -439,6 +444,7 @@ impl RefSystem {
         let mut level = 0u8;
         self.stats.requests += 1;
         if matches!(route.l1, L1Path::Cached { .. })
+            || route.l1_bypass_lookup
             || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read)
         {
             self.bump(at, |c| c.l1.requests += 1);
@@ -460,8 +466,8 @@ impl RefSystem {
                     reached_l2 |= self.read_group(at, &route, line, mask, &mut out, &mut level)
                 }
                 Op::Write { through } => {
-                    self.write_group(at, &route, line, mask, through, &mut out, &mut level);
-                    reached_l2 |= route.l2 != L2Path::Uncached;
+                    reached_l2 |=
+                        self.write_group(at, &route, line, mask, through, &mut out, &mut level);
                 }
                 Op::Atomic => {
                     self.own_l1_invalidate(at, line, mask);
@@ -504,6 +510,9 @@ impl RefSystem {
     }
 
     pub fn invalidate_all_l1(&mut self) {
+        for p in &mut self.pending_stores {
+            p.clear();
+        }
         for sm in 0..self.l1.len() {
             if self.l1_ready[sm] {
                 for s in self.l1[sm].resident_slots() {
@@ -569,7 +578,10 @@ impl RefSystem {
         if policy.is_some_and(|p| p.l2_promote_256b) {
             prefetch = Some(PrefetchSize::B256);
         }
-        let prefetch_bytes = prefetch.map_or(0, PrefetchSize::bytes);
+        // The fetch granularity: a read miss fetches at least its aligned block.
+        let prefetch_bytes = prefetch
+            .map_or(0, PrefetchSize::bytes)
+            .max(self.cfg.l2_fetch_granularity_bytes);
         let cta_scoped = req.scope == Scope::Cta
             && matches!(
                 req.semantics,
@@ -596,6 +608,7 @@ impl RefSystem {
             policy_value: req.policy.unwrap_or(0),
             prefetch_bytes,
             invalidate_l1_after: false,
+            l1_bypass_lookup: false,
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -661,11 +674,19 @@ impl RefSystem {
                 if mmio {
                     route.l2 = L2Path::Uncached;
                 }
+                // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
+                // (docs/fences.md), as after an acquiring load.
+                route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
             }
         }
         if !self.l1_enabled {
             route.l1 = L1Path::Bypass;
         }
+        route.l1_bypass_lookup = self.l1_enabled
+            && route.op == Op::Read
+            && matches!(route.l1, L1Path::Bypass)
+            && !matches!(route.l2, L2Path::Uncached)
+            && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
         Ok(route)
     }
 
@@ -735,6 +756,13 @@ impl RefSystem {
         level: &mut u8,
     ) -> bool {
         let L1Path::Cached { allocate, hint } = route.l1 else {
+            if route.l1_bypass_lookup {
+                let n = pop(mask);
+                self.bump(at, |c| {
+                    c.l1.read_sectors += n;
+                    c.l1.read_misses += n;
+                });
+            }
             self.l2_read(at, route, line, mask, out, level);
             return true;
         };
@@ -899,13 +927,19 @@ impl RefSystem {
         let sb = self.sector_bytes;
         let line_bytes = 1u64 << self.line_shift;
         let block = u64::from(block_bytes);
-        let fill = |this: &mut Self, slot: usize, want: u8, out: &mut Outcome| {
+        // Sectors of the missed line itself are granule (fetch) fills; of other lines,
+        // prefetch fills.
+        let fill = |this: &mut Self, slot: usize, want: u8, own: bool, out: &mut Outcome| {
             let extra = want & !this.l2.slots[slot].valid;
             if extra != 0 {
                 this.l2.slots[slot].valid |= extra;
                 let n = pop(extra);
                 this.bump(at, |c| {
-                    c.l2.prefetch_fills += n;
+                    if own {
+                        c.l2.fetch_fills += n;
+                    } else {
+                        c.l2.prefetch_fills += n;
+                    }
                     c.dram.bytes_read += n * sb;
                 });
                 out.dram_sectors_read += n as u32;
@@ -922,13 +956,13 @@ impl RefSystem {
                 }
                 s += per_block;
             }
-            fill(self, slot, want & self.full_mask, out);
+            fill(self, slot, want & self.full_mask, true, out);
         } else {
             let lines = block / line_bytes;
             let first = line & !(lines - 1);
             for other in first..first + lines {
                 if other == line {
-                    fill(self, slot, self.full_mask, out);
+                    fill(self, slot, self.full_mask, true, out);
                     continue;
                 }
                 let (base, s) = self.l2.lookup(other);
@@ -936,7 +970,7 @@ impl RefSystem {
                     Some(s) => s,
                     None => self.l2_allocate(at, base, other, hint, out),
                 };
-                fill(self, s, self.full_mask, out);
+                fill(self, s, self.full_mask, false, out);
             }
         }
     }
@@ -963,7 +997,7 @@ impl RefSystem {
         through: bool,
         out: &mut Outcome,
         level: &mut u8,
-    ) {
+    ) -> bool {
         let n = pop(mask);
         let sb = self.sector_bytes;
         match route.own_l1 {
@@ -993,8 +1027,33 @@ impl RefSystem {
                 self.bump(at, |c| c.dram.bytes_written += n * sb);
                 out.dram_sectors_written += n as u32;
                 *level = 3;
+                false
             }
             L2Path::Cached | L2Path::Refetch => {
+                // Write combining: sectors pending in the SM's window of its last stored
+                // lines are not written again.
+                let window = self.cfg.l2_write_combine_lines as usize;
+                let pending = &mut self.pending_stores[at.sm];
+                let mask = match pending.iter_mut().find(|(l, _)| *l == line) {
+                    Some((_, m)) if window > 0 => {
+                        let new = mask & !*m;
+                        *m |= mask;
+                        new
+                    }
+                    _ => {
+                        if window > 0 {
+                            if pending.len() == window {
+                                pending.remove(0);
+                            }
+                            pending.push((line, mask));
+                        }
+                        mask
+                    }
+                };
+                if mask == 0 {
+                    return false;
+                }
+                let n = pop(mask);
                 let first_sector = mask.trailing_zeros() as u64;
                 let hint = self.l2_hint_for(route, (line << self.line_shift) + first_sector * sb);
                 let (base, slot) = self.l2.lookup(line);
@@ -1027,6 +1086,7 @@ impl RefSystem {
                     self.l2.slots[slot].dirty = dirty | mask;
                     *level = (*level).max(2);
                 }
+                true
             }
         }
     }

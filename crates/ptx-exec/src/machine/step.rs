@@ -90,10 +90,18 @@ impl Machine<'_> {
         pc: Pc,
     ) -> Result<Option<Pc>, ExecError> {
         match &inst.op {
-            // No effect in this model today (a fence that acts on the caches gets its own
-            // handler here).
+            // A fence that ptxas follows with CCTL.IVALL invalidates the SM's L1, so loads
+            // ordered after it read other SMs' writes (docs/fences.md).
+            Op::Fence {
+                invalidate_l1: true,
+            } => {
+                if self.cfg.cache_model {
+                    self.mem.invalidate_l1(cta.sm)?;
+                }
+            }
+            // No effect in this model.
             Op::Nop
-            | Op::Fence
+            | Op::Fence { .. }
             | Op::WgmmaFence
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }

@@ -75,6 +75,14 @@ pub fn apply_persisting_l2(
         .map_err(|e| format!("{from}: {e}"))
 }
 
+/// What happens to L2 between the kernel steps of a launch file (Nsight Compute's
+/// `--cache-control`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheControl {
+    All,
+    None,
+}
+
 /// Report formats.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -93,6 +101,12 @@ pub struct Args {
     /// Run without the cache model (global memory accessed directly; no cache statistics).
     #[arg(long, conflicts_with = "report")]
     pub(crate) no_cache_model: bool,
+    /// Multi-step launch files: `all` (default) writes back and discards L2 before each
+    /// kernel step, as Nsight Compute's default `--cache-control all` does, so each step's
+    /// counters are those of a cold start; `none` keeps L2 from step to step, as back-to-back
+    /// launches on a GPU do. L1 is invalidated at every launch either way.
+    #[arg(long, value_enum, default_value = "all")]
+    pub(crate) cache_control: CacheControl,
     /// Print a cache report: per-level summary, per-line counters, top lines by DRAM traffic
     /// (text), the same as JSON (docs/report.schema.json), or a self-contained HTML page.
     /// A multi-step launch file gets one report per kernel step (text, or a JSON array).

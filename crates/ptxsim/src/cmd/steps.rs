@@ -4,7 +4,7 @@
 
 use super::run::{
     apply_persisting_l2, deliver_report, fail, gpu_config, print_device_output, run_launch_steps,
-    status_line, Args, LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
+    status_line, Args, CacheControl, LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
 };
 use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
 use ptxsim::launch::{PreparedStep, PreparedSteps};
@@ -78,12 +78,17 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
     }
     let mut hazards_found = 0;
     // With --report: one run report per kernel step, each with the counters of that step
-    // alone (the caches keep their contents from step to step; only the counters restart).
+    // alone. With --cache-control all (the default) L2 is written back and emptied before
+    // each kernel step, as Nsight Compute does; with none it keeps its contents.
     let source = args.report.and_then(|_| std::fs::read_to_string(&ptx).ok());
     let mut reports: Vec<(String, Report)> = Vec::new();
     for i in 0..prepared.steps.len() {
         let what = prepared.steps[i].describe();
         let label = format!("step {i}");
+        let is_kernel = matches!(prepared.steps[i], PreparedStep::Launch { .. });
+        if is_kernel && args.cache_control == CacheControl::All {
+            prepared.session.mem.invalidate_l2();
+        }
         if args.report.is_some() {
             prepared.session.mem.reset_stats();
         }

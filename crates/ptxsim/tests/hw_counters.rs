@@ -1,0 +1,166 @@
+//! ptxsim's cache counters against an H100's, kernel by kernel, on the corpus launches
+//! (`tests/hw/h100/counters/`: Nsight Compute, caches flushed before each kernel). The same
+//! comparison as `compare_counters.py` there, asserting the agreement reached so far.
+//!
+//! Issue 15's targets are L2 sectors (from L1) within 10 % on at least 90 % of the kernels,
+//! the L2 hit rate within 5 points on at least 80 % and the L1 global-load hit rate within 2
+//! points on at least 97 %; the floors below are what the model reaches today (printed by the
+//! test and by `scripts/hw-agreement`), so a change that loses agreement fails here.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pct(n: f64, d: f64) -> f64 {
+    if d > 0.0 {
+        100.0 * n / d
+    } else {
+        0.0
+    }
+}
+
+/// One kernel step's hardware row: the three quantities.
+struct Hw {
+    launch: String,
+    step: usize,
+    l2_sectors: f64,
+    l2_hit_rate: f64,
+    l1_hit_rate: f64,
+}
+
+/// One CSV record's fields (RFC 4180 quoting: the kernel column holds C++ names with commas).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().expect("field").push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().expect("field").push(c),
+        }
+    }
+    fields
+}
+
+fn hardware() -> Vec<Hw> {
+    let text = std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
+        .expect("corpus_counters.csv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (launch, step) = (col("launch"), col("step"));
+    let l2 = col("lts__t_sectors_srcunit_tex.sum");
+    let (l2h, l2m) = (
+        col("lts__t_sectors_srcunit_tex_lookup_hit.sum"),
+        col("lts__t_sectors_srcunit_tex_lookup_miss.sum"),
+    );
+    let (l1s, l1h) = (
+        col("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+        col("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
+    );
+    lines
+        .map(|l| {
+            let f = csv_fields(l);
+            assert_eq!(f.len(), header.len(), "{l}");
+            let num = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
+            Hw {
+                launch: f[launch].to_string(),
+                step: f[step].parse().expect("step"),
+                l2_sectors: num(l2),
+                l2_hit_rate: pct(num(l2h), num(l2h) + num(l2m)),
+                l1_hit_rate: pct(num(l1h), num(l1s)),
+            }
+        })
+        .collect()
+}
+
+/// ptxsim's per-step reports of one launch (`run --gpu h100 --report json`).
+fn ptxsim_reports(launch: &str, dir: &Path) -> Vec<Value> {
+    let out = dir.join(format!("{launch}.json"));
+    let status = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(["run", "--launch"])
+        .arg(root().join(format!("tests/corpus/run/{launch}.toml")))
+        .args(["--gpu", "h100", "--report", "json", "--report-out"])
+        .arg(&out)
+        .output()
+        .expect("run ptxsim");
+    assert!(
+        status.status.success(),
+        "{launch}: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("report")).expect("report JSON");
+    match v {
+        Value::Array(a) => a,
+        one => vec![one],
+    }
+}
+
+#[test]
+fn corpus_counters_agree_with_the_h100() {
+    let hw = hardware();
+    assert_eq!(hw.len(), 385);
+    let mut launches: Vec<&str> = hw.iter().map(|h| h.launch.as_str()).collect();
+    launches.sort_unstable();
+    launches.dedup();
+    let dir = std::env::temp_dir().join(format!("ptxsim-hw-counters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // Two threads: the launches are independent.
+    let reports: BTreeMap<String, Vec<Value>> = std::thread::scope(|s| {
+        let halves: Vec<_> = launches
+            .chunks(launches.len().div_ceil(2))
+            .map(|chunk| {
+                let dir = &dir;
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|l| (l.to_string(), ptxsim_reports(l, dir)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        halves
+            .into_iter()
+            .flat_map(|h| h.join().expect("thread"))
+            .collect()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let (mut l2_ok, mut hit_ok, mut l1_ok) = (0usize, 0usize, 0usize);
+    for h in &hw {
+        let v = &reports[&h.launch][h.step]["variants"][0];
+        let t = &v["totals"];
+        let num = |x: &Value| x.as_f64().unwrap_or(0.0);
+        let sectors = num(&t["lts__t_sectors.sum"]);
+        let hit_rate = num(&t["lts__t_sector_hit_rate.pct"]);
+        let l1 = &v["levels"]["l1"];
+        let l1_rate = pct(num(&l1["read_hits"]), num(&l1["read_sectors"]));
+        l2_ok += usize::from((sectors - h.l2_sectors).abs() <= 0.1 * h.l2_sectors.max(1.0));
+        hit_ok += usize::from((hit_rate - h.l2_hit_rate).abs() <= 5.0);
+        l1_ok += usize::from((l1_rate - h.l1_hit_rate).abs() <= 2.0);
+    }
+    let n = hw.len() as f64;
+    let share = |k: usize| 100.0 * k as f64 / n;
+    println!(
+        "L2 sectors within 10 %: {l2_ok}/{} ({:.1} %); L2 hit rate within 5 points: {hit_ok} ({:.1} %); \
+         L1 global-load hit rate within 2 points: {l1_ok} ({:.1} %)",
+        hw.len(),
+        share(l2_ok),
+        share(hit_ok),
+        share(l1_ok)
+    );
+    // Before issue 15's accounting rules: 75 %, 23 %, 94 %; now 82 %, 79 %, 96 %.
+    assert!(share(l2_ok) >= 82.0, "L2 sectors: {:.1} %", share(l2_ok));
+    assert!(share(hit_ok) >= 78.0, "L2 hit rate: {:.1} %", share(hit_ok));
+    assert!(share(l1_ok) >= 96.0, "L1 hit rate: {:.1} %", share(l1_ok));
+}
