@@ -33,9 +33,9 @@ mod system;
 mod types;
 
 pub use cache::EvictionClass;
-pub use config::{CacheConfig, GpuConfig, SetHash};
-pub use error::MemError;
-pub use memory::GLOBAL_BASE;
+pub use config::{CacheConfig, GpuConfig, SetHash, MAX_CACHE_BYTES};
+pub use error::{human_bytes, MemError};
+pub use memory::{try_zeroed_bytes, GLOBAL_BASE};
 pub use policy::{CachePolicy, PolicyMode, RangeHit, RangePolicy};
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
 pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};

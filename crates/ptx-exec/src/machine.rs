@@ -50,6 +50,8 @@ pub struct LaunchConfig {
     pub seed: u64,
     /// Fault after this many warp-instructions.
     pub max_steps: u64,
+    /// Fault once the launch has run this long (wall clock; `None`: no limit).
+    pub timeout: Option<std::time::Duration>,
     /// Route global accesses through the cache model (false: straight to memory).
     pub cache_model: bool,
     /// Warp-instructions a warp runs before the next warp's turn.
@@ -70,6 +72,7 @@ impl Default for LaunchConfig {
             dynamic_shared: 0,
             seed: 0,
             max_steps: 1_000_000_000,
+            timeout: None,
             cache_model: true,
             quantum: 64,
             progress: None,
@@ -266,6 +269,9 @@ pub struct Machine<'p> {
     clock: u64,
     rng: u64,
     tracker: Option<Tracker>,
+    /// Shared and local memory of each CTA, checked against the GPU's limits.
+    cta_memory: crate::limits::CtaMemory,
+    deadline: crate::limits::Deadline,
 }
 
 /// The result of running one warp for a while.
@@ -311,6 +317,9 @@ impl<'p> Machine<'p> {
             )));
         }
         let sm_count = mem.config().sm_count.max(1);
+        let cta_memory =
+            crate::limits::check_launch(program, &cfg, mem, Self::max_resident(sm_count))?;
+        let deadline = crate::limits::Deadline::start(cfg.timeout);
         Ok(Machine {
             program,
             kernel: k,
@@ -326,7 +335,14 @@ impl<'p> Machine<'p> {
             steps: 0,
             clock: 0,
             tracker: None,
+            cta_memory,
+            deadline,
         })
+    }
+
+    /// CTAs kept resident at once: enough for every SM to hold a few.
+    fn max_resident(sm_count: u32) -> u64 {
+        (u64::from(sm_count) * 2).clamp(1, 4096)
     }
 
     /// Runs the whole grid.
@@ -368,8 +384,7 @@ impl<'p> Machine<'p> {
         let total = gx as u64 * gy as u64 * gz as u64;
         let threads = self.cfg.block.iter().product::<u32>();
         let warps_per_cta = threads.div_ceil(32);
-        // Keep a bounded number of CTAs resident: enough for every SM to hold a few.
-        let max_resident = (self.sm_count as u64 * 2).clamp(1, 4096);
+        let max_resident = Self::max_resident(self.sm_count);
         let mut next: u64 = 0;
         let mut resident: Vec<Cta> = Vec::new();
         loop {
@@ -379,7 +394,7 @@ impl<'p> Machine<'p> {
                     ((next / gx as u64) % gy as u64) as u32,
                     (next / (gx as u64 * gy as u64)) as u32,
                 ];
-                resident.push(self.new_cta(id, next, threads, warps_per_cta));
+                resident.push(self.new_cta(id, next, threads, warps_per_cta)?);
                 next += 1;
             }
             if resident.is_empty() {
@@ -435,11 +450,14 @@ impl<'p> Machine<'p> {
         z ^ (z >> 31)
     }
 
-    fn new_cta(&self, id: [u32; 3], linear: u64, threads: u32, warps: u32) -> Cta {
+    fn new_cta(
+        &self,
+        id: [u32; 3],
+        linear: u64,
+        threads: u32,
+        warps: u32,
+    ) -> Result<Cta, ExecError> {
         let k = &self.program.functions[self.kernel as usize];
-        let shared_bytes = (self.program.static_shared_bytes as u64)
-            .next_multiple_of(self.program.dynamic_shared_align.max(1) as u64)
-            + self.cfg.dynamic_shared as u64;
         let mut ws = Vec::with_capacity(warps as usize);
         for w in 0..warps {
             let first = w * 32;
@@ -447,22 +465,22 @@ impl<'p> Machine<'p> {
             let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
             let mut frame = Frame::new(k, valid);
             frame.func = self.kernel;
-            let local_bytes = self.max_local_bytes();
+            let local_bytes = self.cta_memory.local_bytes_per_thread as u32;
             ws.push(Warp {
                 index: w,
                 exited: 0,
                 waiting: 0,
                 frames: vec![frame],
-                local: vec![0; local_bytes as usize * 32],
+                local: crate::limits::zeroed(u64::from(local_bytes) * 32, "local memory")?,
                 local_bytes,
                 asyncs: vec![LaneAsync::default(); 32],
                 carry: 0,
             });
         }
-        Cta {
+        Ok(Cta {
             id,
             sm: (linear % self.sm_count as u64) as u32,
-            shared: vec![0; shared_bytes as usize],
+            shared: crate::limits::zeroed(self.cta_memory.shared_bytes, "shared memory")?,
             warps: ws,
             barriers: HashMap::new(),
             mbarriers: HashMap::new(),
@@ -475,19 +493,7 @@ impl<'p> Machine<'p> {
             copy_words: HashMap::new(),
             mbar_seen: Default::default(),
             bulk: Default::default(),
-        }
-    }
-
-    /// Local memory per thread: the largest of any function's (frames share one area, each
-    /// function's variables start at 0 — a call does not keep the caller's locals alive
-    /// across the callee in this model unless they fit apart, which nvcc's depot layout does).
-    fn max_local_bytes(&self) -> u32 {
-        self.program
-            .functions
-            .iter()
-            .map(|f| f.local_bytes)
-            .sum::<u32>()
-            .next_multiple_of(16)
+        })
     }
 
     fn thread_of(&self, _cta: &Cta, warp: u32, lane: u32) -> [u32; 3] {
@@ -707,6 +713,21 @@ impl<'p> Machine<'p> {
                 }
             };
             self.steps += 1;
+            if self.deadline.passed(self.steps) {
+                let func = frame.func;
+                let id = self.program.functions[func as usize].code[pc as usize].id;
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    active.trailing_zeros(),
+                    id,
+                    FaultKind::TimeLimit {
+                        millis: self.deadline.limit().as_millis() as u64,
+                        steps: self.steps,
+                        warps: self.warp_positions(cta),
+                    },
+                ));
+            }
             if self.steps > self.cfg.max_steps {
                 let func = frame.func;
                 let id = self.program.functions[func as usize].code[pc as usize].id;

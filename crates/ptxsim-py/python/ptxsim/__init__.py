@@ -27,6 +27,7 @@ from ._native import (
     PtxsimError,
     PtxSyntaxError,
     PtxValidationError,
+    ResourceError,
     Result,
     UnsupportedError,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "PtxValidationError",
     "UnsupportedError",
     "LaunchError",
+    "ResourceError",
     "KernelFault",
     "GPU_PRESETS",
 ]
@@ -194,6 +196,7 @@ def launch(
     hazards: bool = False,
     seed: int = 0,
     max_steps: Optional[int] = None,
+    timeout: Optional[float] = None,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -215,12 +218,17 @@ def launch(
         loads), each with the conflicting access.
     seed: seed of the warp interleaving (0: the fixed default order).
     max_steps: fault after this many warp-instructions (default: 10^9).
+    timeout: fault once the kernel has run this many seconds of wall-clock time (default: no
+        limit); reported like the step limit, as KernelFault.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
 
     Raises PtxSyntaxError or PtxValidationError (``file:line:col: message``, with
-    ``.diagnostics``), UnsupportedError, LaunchError, or KernelFault (naming kernel, CTA,
+    ``.diagnostics``), UnsupportedError, LaunchError, ResourceError (the launch needs more
+    device memory than the GPU model has, more shared or local memory than a block may use,
+    or more memory than the host can provide; names the argument and the sizes), or
+    KernelFault (naming kernel, CTA,
     thread, PTX line and address, also as attributes; ``.printf`` holds what the kernel printed
     before it faulted). The GIL is released while the kernel
     runs.
@@ -238,10 +246,12 @@ def launch(
         hazards=hazards,
         seed=seed,
         max_steps=max_steps,
+        timeout=timeout,
     )
 
 
-def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps):
+def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
+            timeout=None):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -255,6 +265,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         hazards=bool(hazards),
         seed=int(seed),
         max_steps=None if max_steps is None else int(max_steps),
+        timeout=None if timeout is None else float(timeout),
     )
 
 

@@ -241,6 +241,7 @@ def run(
     hazards: bool = False,
     seed: int = 0,
     max_steps: Optional[int] = None,
+    timeout: Optional[float] = None,
     **kwargs,
 ) -> Result:
     """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
@@ -253,7 +254,7 @@ def run(
     kwargs: constexprs and other arguments by name, and Triton compile options.
     gpu: the GPU model (default: the target's generation: a100 for sm_8x, h100 for sm_90,
         b200 for sm_100 and later).
-    hazards, seed, max_steps: as for ``ptxsim.launch``.
+    hazards, seed, max_steps, timeout: as for ``ptxsim.launch``.
 
     Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
     """
@@ -290,4 +291,5 @@ def run(
         hazards=hazards,
         seed=seed,
         max_steps=max_steps,
+        timeout=timeout,
     )
