@@ -177,3 +177,42 @@ impl GlobalMemory {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_capped_by_the_capacity_and_freeing_returns_it() {
+        let mut m = GlobalMemory::new(4096);
+        let a = m.alloc(3000, 256).unwrap(); // padded to 3072
+        let e = m.alloc(1200, 256).unwrap_err();
+        assert_eq!(
+            e,
+            MemError::OutOfMemory {
+                bytes: 1200,
+                in_use: 3072,
+                capacity: 4096
+            }
+        );
+        assert!(e.is_resource_limit());
+        m.alloc(1024, 256).unwrap();
+        m.free(a).unwrap();
+        assert_eq!(m.in_use(), 1024);
+        m.alloc(3072, 256).unwrap();
+        // A size whose padding overflows is a wrong request, not a resource limit.
+        let e = GlobalMemory::new(u64::MAX)
+            .alloc(u64::MAX, 256)
+            .unwrap_err();
+        assert!(!e.is_resource_limit(), "{e}");
+    }
+
+    #[test]
+    fn zeroed_bytes_are_zero_and_empty_is_fine() {
+        assert_eq!(try_zeroed_bytes(0), Some(Vec::new()));
+        let v = try_zeroed_bytes(10_000).unwrap();
+        assert!(v.len() == 10_000 && v.iter().all(|&b| b == 0));
+        // No host has 2^62 bytes: the allocation fails instead of aborting.
+        assert_eq!(try_zeroed_bytes(1 << 62), None);
+    }
+}

@@ -5,8 +5,11 @@
 //! - Grid: at most 2^31 - 1 CTAs in x and 65,535 in y and z (CUDA C++ Programming Guide,
 //!   "Technical Specifications per Compute Capability": maximum x-dimension of a grid of
 //!   thread blocks 2^31 - 1, maximum y- or z-dimension 65535; every compute capability).
-//! - Shared memory of one CTA (static + dynamic): at most the GPU's
-//!   [`GpuConfig::shared_bytes_per_block`] (same table: 163 KB on 8.0, 227 KB on 9.0 and 10.0).
+//! - Dynamic shared memory of one CTA: at most the GPU's [`GpuConfig::shared_bytes_per_block`]
+//!   (same table: 163 KB on 8.0, 227 KB on 9.0 and 10.0). The static part is not added: the
+//!   interpreter lays out the `.shared` variables of every kernel of the module in one area
+//!   (a module of several kernels has more static shared memory than any one kernel uses),
+//!   and ptxas itself rejects a kernel whose static shared memory exceeds 48 KB.
 //! - Local memory: at most 512 KiB per thread (same table: "maximum amount of local memory
 //!   per thread 512 KB"), and the local memory of every thread the model keeps resident must
 //!   fit in the device memory left free, as the driver reserves it in device memory for the
@@ -32,7 +35,7 @@ pub const CLOCK_CHECK_STEPS: u64 = 4096;
 /// The memory one CTA needs, as checked against the limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CtaMemory {
-    /// Static (aligned) plus dynamic shared memory.
+    /// Static (aligned, every kernel's of the module) plus dynamic shared memory.
     pub shared_bytes: u64,
     /// Local memory of each thread.
     pub local_bytes_per_thread: u64,
@@ -56,11 +59,11 @@ pub fn check_launch(
     let shared_bytes = u64::from(program.static_shared_bytes)
         .next_multiple_of(u64::from(program.dynamic_shared_align.max(1)))
         + u64::from(cfg.dynamic_shared);
-    if shared_bytes > gpu.shared_bytes_per_block {
+    if u64::from(cfg.dynamic_shared) > gpu.shared_bytes_per_block {
         return Err(ExecError::Resource(format!(
-            "the launch needs {shared_bytes} bytes of shared memory per CTA ({} static + {} dynamic); \
-             the {} allows at most {} per block",
-            program.static_shared_bytes, cfg.dynamic_shared, gpu.name, gpu.shared_bytes_per_block
+            "the launch asks for {} bytes of dynamic shared memory per CTA; the {} allows at most \
+             {} per block",
+            cfg.dynamic_shared, gpu.name, gpu.shared_bytes_per_block
         )));
     }
     // Local memory per thread: the sum of every function's, rounded to 16 bytes (the
