@@ -7,6 +7,10 @@ use crate::timing::TimingConfig;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
+/// The largest cache a configuration may describe (each L2, and all SMs' L1s together): far
+/// above any GPU (the B200's L2 is 126 MB), low enough that a configuration file cannot make
+/// the model reserve more host memory than a workstation has.
+pub const MAX_CACHE_BYTES: u64 = 4 << 30;
 
 /// How a line address picks its set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -114,6 +118,13 @@ pub struct GpuConfig {
     /// of each L2 set is capped by it ([`GpuConfig::evict_last_ways`]).
     #[serde(skip)]
     pub persisting_l2_bytes: u64,
+    /// Device memory in bytes: the most that buffers, `.global` variables and the model's
+    /// own allocations may take together (what `cudaMemGetInfo` reports as total).
+    pub memory_bytes: u64,
+    /// Most shared memory (static + dynamic) one CTA may use: CUDA C++ Programming Guide,
+    /// "Technical Specifications per Compute Capability" (163 KB on 8.0, 227 KB on 9.0 and
+    /// 10.0).
+    pub shared_bytes_per_block: u64,
     pub dram_latency_cycles: u32,
     /// Bytes an L2 read miss fetches from DRAM at least: the missed sectors' aligned block of
     /// this size (a power of two from `l2.sector_bytes` to `l2.line_bytes`). CUDA's
@@ -146,6 +157,8 @@ impl GpuConfig {
     /// - Latencies: no A100 pointer-chase figure was gathered; the V100 figures 36/221/460
     ///   cycles (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
     ///   Microbenchmarking", 2018, as listed in REFERENCE.md) stand in.
+    /// - Memory 40,960 MiB: what `nvidia-smi` reports as total for an A100-SXM4-40GB (driver
+    ///   580; e.g. the nvidia-smi output in bottlerocket-os/bottlerocket-core-kit PR #834).
     pub fn a100() -> Self {
         Self {
             name: "a100".into(),
@@ -168,6 +181,8 @@ impl GpuConfig {
             },
             persisting_l2_max_bytes: 30 * MIB,
             persisting_l2_bytes: 0,
+            memory_bytes: 40_960 * MIB,
+            shared_bytes_per_block: 163 * KIB,
             dram_latency_cycles: 460,
             l2_fetch_granularity_bytes: 64,
             l2_write_combine_lines: 8,
@@ -187,6 +202,9 @@ impl GpuConfig {
     /// - L2 fetch granularity 64 B: measured (a one-sector miss reads 64 B of DRAM and counts
     ///   two lookup misses; `../shared/hw/h100/l2/fetch_granularity.csv`).
     /// - Latencies 40/281/690 cycles: GH200 pointer chase (REFERENCE.md; same GH100 die).
+    /// - Memory 81,559 MiB: what `nvidia-smi` reports as total for an H100 80GB HBM3 (e.g. the
+    ///   totals listed in modal-labs/modal-client PR #2797); 80 GB of HBM3 less what the
+    ///   driver reserves.
     pub fn h100() -> Self {
         Self {
             name: "h100".into(),
@@ -202,6 +220,8 @@ impl GpuConfig {
                 ..Self::a100().l2
             },
             persisting_l2_max_bytes: 32_768_000,
+            memory_bytes: 81_559 * MIB,
+            shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 690,
             timing: TimingConfig::h100(),
             ..Self::a100()
@@ -216,6 +236,9 @@ impl GpuConfig {
     /// - Persisting set-aside maximum: not measured; 3/4 of L2 (94.5 MiB), the A100's ratio,
     ///   until it is.
     /// - Latencies 40/295/860 cycles: B200 pointer chase (REFERENCE.md).
+    /// - Memory 183,359 MiB: what `nvidia-smi` reports as total for a B200 (driver 580.95;
+    ///   e.g. the output in NVIDIA/TensorRT-LLM issue #10278); the HGX B200 datasheet sells it
+    ///   as 180 GB of HBM3e.
     pub fn b200() -> Self {
         Self {
             name: "b200".into(),
@@ -231,6 +254,8 @@ impl GpuConfig {
                 ..Self::a100().l2
             },
             persisting_l2_max_bytes: 126 * MIB / 4 * 3,
+            memory_bytes: 183_359 * MIB,
+            shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 860,
             timing: TimingConfig::b200(),
             ..Self::a100()
@@ -335,6 +360,18 @@ impl GpuConfig {
             return Err(MemError::Config(
                 "l1 and l2 must use the same line_bytes and sector_bytes".into(),
             ));
+        }
+        if self.l2.size_bytes > MAX_CACHE_BYTES
+            || self.l1.size_bytes.saturating_mul(u64::from(self.sm_count)) > MAX_CACHE_BYTES
+        {
+            return Err(MemError::Config(format!(
+                "the caches are too large to model: l2 {} bytes, l1 {} bytes on each of {} SMs \
+                 (at most {MAX_CACHE_BYTES} bytes for the L2 and for all L1s together)",
+                self.l2.size_bytes, self.l1.size_bytes, self.sm_count
+            )));
+        }
+        if self.memory_bytes == 0 {
+            return Err(MemError::Config("memory_bytes must be > 0".into()));
         }
         let g = self.l2_fetch_granularity_bytes;
         if !g.is_power_of_two() || g < self.l2.sector_bytes || g > self.l2.line_bytes {

@@ -31,6 +31,20 @@ pub enum MemError {
         align: u64,
         why: &'static str,
     },
+    /// An allocation past the GPU's device memory (`GpuConfig::memory_bytes`).
+    #[error(
+        "out of device memory: cannot allocate {bytes} bytes ({}); {in_use} of the GPU's {capacity} bytes ({}) are in use",
+        crate::error::human_bytes(*.bytes),
+        crate::error::human_bytes(*.capacity)
+    )]
+    OutOfMemory {
+        bytes: u64,
+        in_use: u64,
+        capacity: u64,
+    },
+    /// The host could not provide the memory behind an allocation within the GPU's capacity.
+    #[error("the host cannot provide {bytes} bytes ({}) for a device allocation", crate::error::human_bytes(*.bytes))]
+    HostOutOfMemory { bytes: u64 },
     /// A host read or write outside every allocation.
     #[error("host access 0x{addr:x}..+{bytes} is outside every global allocation")]
     HostUnmapped { addr: u64, bytes: u64 },
@@ -43,4 +57,31 @@ pub enum MemError {
     /// A cache-policy value or policy parameters that cannot be encoded.
     #[error("invalid cache policy: {0}")]
     Policy(String),
+}
+
+impl MemError {
+    /// True for errors of running out of a resource (device memory past the GPU's capacity,
+    /// or host memory) rather than of a wrong request.
+    pub fn is_resource_limit(&self) -> bool {
+        matches!(
+            self,
+            MemError::OutOfMemory { .. } | MemError::HostOutOfMemory { .. }
+        )
+    }
+}
+
+/// `bytes` in binary units for messages: "3.7 TiB", "81559 MiB", "512 B".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }

@@ -38,9 +38,9 @@ mod timing;
 mod types;
 
 pub use cache::EvictionClass;
-pub use config::{CacheConfig, GpuConfig, SetHash};
-pub use error::MemError;
-pub use memory::GLOBAL_BASE;
+pub use config::{CacheConfig, GpuConfig, SetHash, MAX_CACHE_BYTES};
+pub use error::{human_bytes, MemError};
+pub use memory::{try_zeroed_bytes, GLOBAL_BASE};
 pub use policy::{
     fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
 };

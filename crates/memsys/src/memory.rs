@@ -22,6 +22,33 @@ struct Allocation {
 pub(crate) struct GlobalMemory {
     allocs: Vec<Allocation>,
     next: u64,
+    /// Device memory of the GPU: allocations (padded to the granule) may not sum past it.
+    capacity: u64,
+    /// Padded bytes of the live allocations.
+    in_use: u64,
+}
+
+/// `len` zeroed bytes, or `None` when the host cannot provide them. The pages come from the
+/// allocator's zeroed path (`calloc`, fresh `mmap` pages for large sizes), so a large
+/// allocation takes host memory only as it is touched, as device memory a kernel never
+/// writes should.
+pub fn try_zeroed_bytes(len: usize) -> Option<Vec<u8>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).ok()?;
+    // SAFETY: `layout` has a non-zero size (len > 0), as `alloc_zeroed` requires. A non-null
+    // result is a block of `len` bytes with alignment 1 from the global allocator, all
+    // zero, which is a valid `u8` each; `Vec::from_raw_parts` with length = capacity = `len`
+    // takes it over with exactly the layout it was allocated with (that of `[u8; len]`), so
+    // the Vec frees it correctly.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout);
+        if ptr.is_null() {
+            return None;
+        }
+        Some(Vec::from_raw_parts(ptr, len, len))
+    }
 }
 
 fn align_up(v: u64, a: u64) -> Option<u64> {
@@ -29,10 +56,12 @@ fn align_up(v: u64, a: u64) -> Option<u64> {
 }
 
 impl GlobalMemory {
-    pub fn new() -> Self {
+    pub fn new(capacity: u64) -> Self {
         Self {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
+            capacity,
+            in_use: 0,
         }
     }
 
@@ -44,24 +73,42 @@ impl GlobalMemory {
         if !align.is_power_of_two() {
             return Err(err("alignment must be a power of two"));
         }
-        if bytes > (1 << 36) {
-            return Err(err("larger than 64 GiB"));
+        let padded = align_up(bytes, GRANULE).ok_or(err("size overflows"))?;
+        if padded > self.capacity - self.in_use {
+            return Err(MemError::OutOfMemory {
+                bytes,
+                in_use: self.in_use,
+                capacity: self.capacity,
+            });
         }
         let base = align_up(self.next, align.max(GRANULE)).ok_or(err("address space exhausted"))?;
-        let padded = align_up(bytes, GRANULE).ok_or(err("size overflows"))?;
-        self.next = base + padded + GUARD;
+        let next = base
+            .checked_add(padded + GUARD)
+            .ok_or(err("address space exhausted"))?;
+        let data = usize::try_from(padded)
+            .ok()
+            .and_then(try_zeroed_bytes)
+            .ok_or(MemError::HostOutOfMemory { bytes })?;
+        self.next = next;
+        self.in_use += padded;
         self.allocs.push(Allocation {
             base,
             size: bytes,
-            data: vec![0; padded as usize],
+            data,
         });
         Ok(base)
+    }
+
+    /// Padded bytes of the live allocations.
+    pub fn in_use(&self) -> u64 {
+        self.in_use
     }
 
     pub fn free(&mut self, base: u64) -> Result<(), MemError> {
         match self.allocs.binary_search_by_key(&base, |a| a.base) {
             Ok(i) => {
-                self.allocs.remove(i);
+                let freed = self.allocs.remove(i);
+                self.in_use -= freed.data.len() as u64;
                 Ok(())
             }
             Err(_) => Err(MemError::HostUnmapped {
@@ -128,5 +175,44 @@ impl GlobalMemory {
                 .ok_or(MemError::HostUnmapped { addr, bytes: len })?,
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_capped_by_the_capacity_and_freeing_returns_it() {
+        let mut m = GlobalMemory::new(4096);
+        let a = m.alloc(3000, 256).unwrap(); // padded to 3072
+        let e = m.alloc(1200, 256).unwrap_err();
+        assert_eq!(
+            e,
+            MemError::OutOfMemory {
+                bytes: 1200,
+                in_use: 3072,
+                capacity: 4096
+            }
+        );
+        assert!(e.is_resource_limit());
+        m.alloc(1024, 256).unwrap();
+        m.free(a).unwrap();
+        assert_eq!(m.in_use(), 1024);
+        m.alloc(3072, 256).unwrap();
+        // A size whose padding overflows is a wrong request, not a resource limit.
+        let e = GlobalMemory::new(u64::MAX)
+            .alloc(u64::MAX, 256)
+            .unwrap_err();
+        assert!(!e.is_resource_limit(), "{e}");
+    }
+
+    #[test]
+    fn zeroed_bytes_are_zero_and_empty_is_fine() {
+        assert_eq!(try_zeroed_bytes(0), Some(Vec::new()));
+        let v = try_zeroed_bytes(10_000).unwrap();
+        assert!(v.len() == 10_000 && v.iter().all(|&b| b == 0));
+        // No host has 2^62 bytes: the allocation fails instead of aborting.
+        assert_eq!(try_zeroed_bytes(1 << 62), None);
     }
 }

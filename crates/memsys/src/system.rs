@@ -405,7 +405,7 @@ impl MemSystem {
             l1_ready: vec![false; sm_count],
             any_l1_ready: false,
             l2,
-            mem: GlobalMemory::new(),
+            mem: GlobalMemory::new(cfg.memory_bytes),
             keep_data,
             stats: Stats::new(&cfg.name, sm_count),
             rng: SplitMix64::new(cfg.seed),
@@ -440,6 +440,12 @@ impl MemSystem {
     /// its device address. Allocations are separated by an unmapped guard gap.
     pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, MemError> {
         self.mem.alloc(bytes, align)
+    }
+
+    /// Bytes of device memory the live allocations take (each padded to 256 bytes); at most
+    /// [`GpuConfig::memory_bytes`].
+    pub fn memory_in_use(&self) -> u64 {
+        self.mem.in_use()
     }
 
     /// Frees the allocation that starts at `base`.

@@ -59,6 +59,12 @@ pub enum FaultKind {
     Breakpoint,
     /// More warp-instructions than `--max-steps`; `warps` says where the CTA's warps were.
     StepLimit { steps: u64, warps: String },
+    /// The launch ran longer than `--timeout` (wall clock); `steps` warp-instructions had run.
+    TimeLimit {
+        millis: u64,
+        steps: u64,
+        warps: String,
+    },
     /// Threads wait at a barrier that other threads of the CTA never reach.
     BarrierDeadlock {
         waiting: u32,
@@ -95,6 +101,11 @@ impl fmt::Display for FaultKind {
                 f,
                 "more than {steps} warp-instructions executed (raise --max-steps if the kernel is meant to run this long); this CTA's {warps}"
             ),
+            FaultKind::TimeLimit { millis, steps, warps } => write!(
+                f,
+                "the launch ran longer than {} s of wall-clock time ({steps} warp-instructions; raise --timeout if the kernel is meant to run this long); this CTA's {warps}",
+                *millis as f64 / 1000.0
+            ),
             FaultKind::BarrierDeadlock { waiting, expected, missing } => write!(
                 f,
                 "barrier never completes: {waiting} of {expected} threads arrived; {missing}"
@@ -124,7 +135,23 @@ pub enum ExecError {
     /// The launch itself is wrong (unknown kernel, bad arguments, sizes).
     #[error("{0}")]
     Launch(String),
+    /// The launch needs more of a resource than the GPU (or the host running the model) has:
+    /// shared or local memory, host memory for the model's state.
+    #[error("{0}")]
+    Resource(String),
     /// The memory model refused a request outside any kernel instruction (setup, readback).
     #[error("memory: {0}")]
     Memory(#[from] memsys::MemError),
+}
+
+impl ExecError {
+    /// True when the launch failed for want of a resource (device memory past the GPU's,
+    /// shared or local memory past its limits, host memory) rather than for a wrong input.
+    pub fn is_resource_limit(&self) -> bool {
+        match self {
+            ExecError::Resource(_) => true,
+            ExecError::Memory(e) => e.is_resource_limit(),
+            _ => false,
+        }
+    }
 }

@@ -44,6 +44,7 @@
 pub mod alu;
 mod error;
 pub mod hazards;
+pub mod limits;
 pub mod lower;
 mod lower_bulk;
 mod lower_ops;
@@ -108,10 +109,17 @@ impl Session {
     }
 
     /// Allocates a device buffer holding `bytes` (256-byte aligned, like cudaMalloc).
+    ///
+    /// Fresh device memory is zero and takes host memory only where it is written, so only
+    /// the pages of `bytes` that hold something other than zeros are copied: a large
+    /// `zeros:` buffer costs no host memory until the kernel touches it.
     pub fn alloc_buffer(&mut self, bytes: &[u8]) -> Result<u64, ExecError> {
+        const PAGE: usize = 4096;
         let addr = self.mem.alloc(bytes.len().max(1) as u64, 256)?;
-        if !bytes.is_empty() {
-            self.mem.write(addr, bytes)?;
+        for (i, page) in bytes.chunks(PAGE).enumerate() {
+            if page.iter().any(|&b| b != 0) {
+                self.mem.write(addr + (i * PAGE) as u64, page)?;
+            }
         }
         Ok(addr)
     }
@@ -191,7 +199,7 @@ impl Session {
             .map(|p| p.offset + p.size)
             .max()
             .unwrap_or(0);
-        let mut buf = vec![0u8; size as usize];
+        let mut buf = crate::limits::zeroed(u64::from(size), "the kernel's parameters")?;
         for (i, (p, a)) in f.params.iter().zip(args).enumerate() {
             let bytes: Vec<u8> = match a {
                 KernelArg::Pointer(addr) => {

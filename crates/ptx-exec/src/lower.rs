@@ -169,6 +169,36 @@ pub fn lower_module(
     Ok(program)
 }
 
+/// Most `.const` bytes a module may declare: "Constant memory is restricted in size,
+/// currently limited to 64 KB which can be used to hold statically-sized constant variables.
+/// There is an additional 640 KB of constant memory, organized as ten independent 64 KB
+/// regions." (PTX ISA, "Constant State Space").
+const MAX_CONST_BYTES: u64 = 64 * 1024 * 11;
+/// Most `.shared` or `.local` bytes the declarations of a module or function may take: far
+/// past any GPU's (227 KB of shared memory per block, 512 KB of local memory per thread); the
+/// launch checks the GPU's own limits.
+const MAX_SPACE_BYTES: u64 = u32::MAX as u64;
+/// Most bytes of `.param` variables in one function body (the call arguments it builds):
+/// far past any call's, and a bound on the per-thread parameter area the interpreter keeps
+/// for each of a warp's 32 lanes.
+const MAX_PARAM_BYTES: u64 = 1 << 20;
+/// Most registers one `.reg` declaration may declare with `%r<N>`.
+const MAX_REG_RANGE: u32 = 1 << 18;
+
+/// The bytes of a variable of `count` elements of `elem` bytes placed at `off` rounded up to
+/// `align`: (offset, end), or `None` when the end passes `limit`.
+fn place(off: u64, align: u64, elem: u64, count: u64, limit: u64) -> Option<(u64, u64)> {
+    let start = off.checked_next_multiple_of(align.max(1))?;
+    let end = start.checked_add(elem.checked_mul(count)?)?;
+    (end <= limit).then_some((start, end))
+}
+
+/// The element count of an array declarator (`None` when the product overflows).
+fn element_count(dims: &[Option<u64>], unsized_as: u64) -> Option<u64> {
+    dims.iter()
+        .try_fold(1u64, |n, d| n.checked_mul(d.unwrap_or(unsized_as)))
+}
+
 fn round_up(v: u64, align: u64) -> u64 {
     if align <= 1 {
         v
@@ -200,6 +230,13 @@ impl ModuleCx<'_> {
         }
     }
 
+    fn too_large(&self, span: Span, space: &str) -> ExecError {
+        self.error(
+            span,
+            format!("the .{space} variables take more than {MAX_SPACE_BYTES} bytes"),
+        )
+    }
+
     fn declare_module_var(
         &mut self,
         v: &ast::VarDecl,
@@ -215,13 +252,11 @@ impl ModuleCx<'_> {
         let align = v.align.map_or(elem, |a| a.value).max(1);
         let is_extern = v.linkage.iter().any(|l| l.value == ast::Linkage::Extern);
         for d in &v.declarators {
-            let count: u64 = d
-                .dims
-                .iter()
-                .map(|x| x.unwrap_or(0))
-                .product::<u64>()
-                .max(if d.dims.is_empty() { 1 } else { 0 });
-            let size = elem * count;
+            let count = element_count(&d.dims, 0)
+                .ok_or_else(|| self.error(d.span, "the array's size overflows 64 bits"))?;
+            let size = elem
+                .checked_mul(count)
+                .ok_or_else(|| self.error(d.span, "the array's size overflows 64 bits"))?;
             let name = d.name.value.to_string();
             match v.space.value.base() {
                 StateSpace::Shared => {
@@ -229,8 +264,15 @@ impl ModuleCx<'_> {
                         self.shared_align = self.shared_align.max(align as u32);
                         self.dynamic_shared.push(name);
                     } else {
-                        let off = round_up(self.shared_offset as u64, align);
-                        self.shared_offset = (off + size) as u32;
+                        let (off, end) = place(
+                            u64::from(self.shared_offset),
+                            align,
+                            elem,
+                            count,
+                            MAX_SPACE_BYTES,
+                        )
+                        .ok_or_else(|| self.too_large(d.span, "shared"))?;
+                        self.shared_offset = end as u32;
                         self.shared_align = self.shared_align.max(align as u32);
                         self.globals.insert(
                             name,
@@ -242,8 +284,22 @@ impl ModuleCx<'_> {
                     }
                 }
                 StateSpace::Const => {
-                    let off = round_up(self.const_bytes.len() as u64, align);
-                    self.const_bytes.resize((off + size) as usize, 0);
+                    let (off, end) = place(
+                        self.const_bytes.len() as u64,
+                        align,
+                        elem,
+                        count,
+                        MAX_CONST_BYTES,
+                    )
+                    .ok_or_else(|| {
+                        self.error(
+                            d.span,
+                            format!(
+                                "the module's .const variables take more than {MAX_CONST_BYTES} bytes (64 KB plus ten 64 KB regions, the PTX ISA's limit)"
+                            ),
+                        )
+                    })?;
+                    self.const_bytes.resize(end as usize, 0);
                     self.globals.insert(
                         name,
                         Binding::Var {
@@ -294,9 +350,18 @@ impl ModuleCx<'_> {
                             self.dynamic_shared.push(name);
                             continue;
                         }
-                        let count: u64 = d.dims.iter().map(|x| x.unwrap_or(1)).product();
-                        let off = round_up(self.shared_offset as u64, align);
-                        self.shared_offset = (off + elem * count) as u32;
+                        let (off, end) = element_count(&d.dims, 1)
+                            .and_then(|count| {
+                                place(
+                                    u64::from(self.shared_offset),
+                                    align,
+                                    elem,
+                                    count,
+                                    MAX_SPACE_BYTES,
+                                )
+                            })
+                            .ok_or_else(|| self.too_large(d.span, "shared"))?;
+                        self.shared_offset = end as u32;
                         self.shared_align = self.shared_align.max(align as u32);
                         self.globals.insert(
                             name,
@@ -321,28 +386,36 @@ impl ModuleCx<'_> {
         f: &ast::Function,
     ) -> Result<(Vec<ParamSlot>, Vec<ParamSlot>, u32), ExecError> {
         let mut offset = 0u32;
-        let mut lay = |list: &[ast::Param]| -> Vec<ParamSlot> {
+        let mut lay = |list: &[ast::Param]| -> Result<Vec<ParamSlot>, ExecError> {
             list.iter()
                 .map(|p| {
-                    let count: u64 = p.dims.iter().map(|x| x.unwrap_or(1)).product();
-                    let size = (p.ty.value.bytes().max(1) as u64 * count) as u32;
-                    let align = p.align.unwrap_or(p.ty.value.bytes().max(1)).max(1);
-                    let off = round_up(offset as u64, align as u64) as u32;
+                    let elem = u64::from(p.ty.value.bytes().max(1));
+                    let align = u64::from(p.align.unwrap_or(p.ty.value.bytes().max(1)).max(1));
+                    let (off, end) = element_count(&p.dims, 1)
+                        .and_then(|count| {
+                            place(u64::from(offset), align, elem, count, MAX_PARAM_BYTES)
+                        })
+                        .ok_or_else(|| {
+                            self.error(
+                                p.name.span,
+                                format!("the parameters take more than {MAX_PARAM_BYTES} bytes"),
+                            )
+                        })?;
                     if p.space.value != StateSpace::Reg {
-                        offset = off + size;
+                        offset = end as u32;
                     }
-                    ParamSlot {
+                    Ok(ParamSlot {
                         name: p.name.value.to_string(),
                         ty: p.ty.value,
-                        offset: off,
-                        size,
+                        offset: off as u32,
+                        size: (end - off) as u32,
                         reg: None,
-                    }
+                    })
                 })
                 .collect()
         };
-        let params = lay(f.params.as_deref().unwrap_or(&[]));
-        let returns = lay(f.returns.as_deref().unwrap_or(&[]));
+        let params = lay(f.params.as_deref().unwrap_or(&[]))?;
+        let returns = lay(f.returns.as_deref().unwrap_or(&[]))?;
         Ok((params, returns, offset))
     }
 
@@ -357,7 +430,8 @@ impl ModuleCx<'_> {
         let mut flat = Vec::new();
         flatten_init(init, &mut flat);
         let elem = ty.bytes().max(1) as usize;
-        let mut out = vec![0u8; elem * (elem_count.max(flat.len() as u64) as usize)];
+        let len = (elem as u64).saturating_mul(elem_count.max(flat.len() as u64));
+        let mut out = crate::limits::zeroed(len, "a variable's initial value")?;
         for (i, e) in flat.iter().enumerate() {
             let v = self.const_value(e, ty)?;
             out[i * elem..(i + 1) * elem].copy_from_slice(&v.to_le_bytes()[..elem.min(8)]);
@@ -764,9 +838,18 @@ impl<'a, 's> FunctionCx<'a, 's> {
         let elem = (ty.bytes().max(1) * lanes) as u64;
         let align = v.align.map_or(elem, |a| a.value).max(1);
         for d in &v.declarators {
-            let count: u64 = d.dims.iter().map(|x| x.unwrap_or(1)).product();
+            let count = element_count(&d.dims, 1);
             match v.space.value.base() {
                 StateSpace::Reg => match d.range {
+                    Some(n) if n > MAX_REG_RANGE => {
+                        return Err(self.error(
+                            d.span,
+                            format!(
+                                "`{}<{n}>` declares more than {MAX_REG_RANGE} registers",
+                                d.name.value
+                            ),
+                        ));
+                    }
                     Some(n) => {
                         for k in 0..n {
                             self.new_reg(&format!("{}{k}", d.name.value), ty);
@@ -783,8 +866,18 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     }
                 },
                 StateSpace::Local => {
-                    let off = round_up(self.local_bytes as u64, align);
-                    self.local_bytes = (off + elem * count) as u32;
+                    let (off, end) = count
+                        .and_then(|count| {
+                            place(
+                                u64::from(self.local_bytes),
+                                align,
+                                elem,
+                                count,
+                                MAX_SPACE_BYTES,
+                            )
+                        })
+                        .ok_or_else(|| self.module.too_large(d.span, "local"))?;
+                    self.local_bytes = end as u32;
                     self.scopes.last_mut().unwrap().insert(
                         d.name.value.to_string(),
                         Binding::Var {
@@ -794,8 +887,17 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     );
                 }
                 StateSpace::Param => {
-                    let off = round_up(self.param_bytes as u64, align);
-                    self.param_bytes = (off + elem * count) as u32;
+                    let (off, end) = count
+                        .and_then(|count| {
+                            place(u64::from(self.param_bytes), align, elem, count, MAX_PARAM_BYTES)
+                        })
+                        .ok_or_else(|| {
+                            self.error(
+                                d.span,
+                                format!("the function's .param variables take more than {MAX_PARAM_BYTES} bytes"),
+                            )
+                        })?;
+                    self.param_bytes = end as u32;
                     self.scopes.last_mut().unwrap().insert(
                         d.name.value.to_string(),
                         Binding::Var {

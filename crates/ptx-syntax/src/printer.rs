@@ -525,7 +525,16 @@ impl Printer<'_> {
             }
             Expr::Binary(op, a, b, _) => {
                 self.expr(a)?;
+                // `a % 8` printed as `a%8` would lex as `a` and the register `%8`: keep the
+                // modulo operator apart (found by the parse_print fuzz target).
+                let spaced = op.token() == "%";
+                if spaced {
+                    self.out.push(' ');
+                }
                 self.out.push_str(op.token());
+                if spaced {
+                    self.out.push(' ');
+                }
                 // A right operand that starts with a sign must stay separate: `a - -8`.
                 if matches!(**b, Expr::Int(ref i) if i.value.value < 0)
                     || matches!(**b, Expr::Unary(..))

@@ -63,6 +63,13 @@ create_exception!(
 );
 create_exception!(
     ptxsim,
+    ResourceError,
+    PtxsimError,
+    "The launch needs more than the GPU model has (device memory, shared or local memory per \
+     block) or than the host can provide; the message names the argument and the sizes."
+);
+create_exception!(
+    ptxsim,
     KernelFault,
     PtxsimError,
     "The kernel faulted; the message and attributes name kernel, CTA, thread, PTX line and address."
@@ -202,7 +209,7 @@ fn gpu_config(spec: &str) -> PyResult<GpuConfig> {
 
 /// `[x]`, `[x, y]` or `[x, y, z]` → three dimensions, each at least 1.
 fn dims(v: &[u32], what: &str) -> PyResult<[u32; 3]> {
-    let d = ptxsim::launch::dims(v, what).map_err(|e| LaunchError::new_err(e.0))?;
+    let d = ptxsim::launch::dims(v, what).map_err(launch_error)?;
     if d.contains(&0) {
         return Err(LaunchError::new_err(format!(
             "{what} ({},{},{}) has a zero dimension",
@@ -210,6 +217,16 @@ fn dims(v: &[u32], what: &str) -> PyResult<[u32; 3]> {
         )));
     }
     Ok(d)
+}
+
+/// A launch-preparation error: `ResourceError` when the launch needs more memory than the
+/// GPU or the host has, `LaunchError` otherwise.
+fn launch_error(e: ptxsim::launch::LaunchError) -> PyErr {
+    if e.resource {
+        ResourceError::new_err(e.message)
+    } else {
+        LaunchError::new_err(e.message)
+    }
 }
 
 /// Turns an interpreter error into the matching exception, with the CLI's message.
@@ -221,6 +238,10 @@ fn exec_error(py: Python<'_>, name: &str, e: ExecError) -> PyErr {
             message,
         } => UnsupportedError::new_err(format!("{name}:{line}:{column}: {message}")),
         ExecError::Launch(m) => LaunchError::new_err(m),
+        ExecError::Resource(m) => ResourceError::new_err(m),
+        ExecError::Memory(m) if m.is_resource_limit() => {
+            ResourceError::new_err(format!("memory: {m}"))
+        }
         ExecError::Fault { ref site, ref kind } => {
             let err = KernelFault::new_err(e.to_string());
             let value = err.value(py);
@@ -324,7 +345,7 @@ impl LaunchResult {
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -340,7 +361,13 @@ fn launch(
     seed: u64,
     max_steps: Option<u64>,
     persisting_l2: u64,
+    timeout: Option<f64>,
 ) -> PyResult<LaunchResult> {
+    let timeout = timeout
+        .map(|t| {
+            ptxsim::launch::seconds(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))
+        })
+        .transpose()?;
     let grid = dims(&grid, "grid")?;
     let block = dims(&block, "block")?;
     let mut gpu_cfg = gpu_config(gpu)?;
@@ -429,7 +456,7 @@ fn launch(
                         bytes,
                     },
                 )
-                .map_err(|e| LaunchError::new_err(e.0))?;
+                .map_err(launch_error)?;
                 specs.push(spec);
                 buffers.push((i, buf));
             }
@@ -464,8 +491,8 @@ fn launch(
     if let Some(m) = max_steps {
         config.max_steps = m;
     }
-    let mut prepared =
-        prepare(session, kernel, specs, config).map_err(|e| LaunchError::new_err(e.0))?;
+    config.timeout = timeout;
+    let mut prepared = prepare(session, kernel, specs, config).map_err(launch_error)?;
 
     // The run itself touches no Python object: let other Python threads go on meanwhile.
     let started = Instant::now();
@@ -585,6 +612,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PtxValidationError", py.get_type::<PtxValidationError>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("LaunchError", py.get_type::<LaunchError>())?;
+    m.add("ResourceError", py.get_type::<ResourceError>())?;
     m.add("KernelFault", py.get_type::<KernelFault>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

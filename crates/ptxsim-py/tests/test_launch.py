@@ -369,6 +369,40 @@ def test_max_steps_fault():
         ptxsim.launch(STALE_PTX, "stale", 2, 1, [np.zeros(1, np.uint32), np.zeros(2, np.uint32)], max_steps=100)
 
 
+SPIN_PTX = """\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry spin()
+{
+$L_spin:
+\tbra.uni $L_spin;
+}
+"""
+
+
+def test_timeout_is_a_kernel_fault():
+    with pytest.raises(ptxsim.KernelFault, match=r"ran longer than 0.2 s of wall-clock time") as e:
+        ptxsim.launch(SPIN_PTX, "spin", 1, 32, [], timeout=0.2)
+    assert e.value.ptx_line == 7
+    with pytest.raises(ValueError, match="timeout"):
+        ptxsim.launch(SPIN_PTX, "spin", 1, 32, [], timeout=-1)
+
+
+def test_buffer_over_the_gpu_memory_is_a_resource_error(tmp_path: Path):
+    gpu = tmp_path / "small.toml"
+    gpu.write_text('preset = "h100"\nmemory_bytes = 1048576\n')
+    big = np.zeros(300_000, np.float32)  # 1.2 MB: over the 1 MiB of device memory
+    with pytest.raises(ptxsim.ResourceError, match="out of device memory: cannot allocate 1200000 bytes") as e:
+        ptxsim.launch(STALE_PTX, "stale", 1, 1, [big, np.zeros(2, np.uint32)], gpu=gpu)
+    assert "argument 0" in str(e.value) and isinstance(e.value, ptxsim.PtxsimError)
+
+
+def test_shared_memory_over_the_block_limit_is_a_resource_error():
+    with pytest.raises(ptxsim.ResourceError, match="allows at most 232448 per block"):
+        ptxsim.launch(SPIN_PTX, "spin", 1, 32, [], shared=300_000)
+
+
 def test_missing_file():
     with pytest.raises(ptxsim.PtxsimError, match="cannot read /nonexistent/k.ptx: No such file"):
         ptxsim.launch("/nonexistent/k.ptx", "k", 1, 1, [])

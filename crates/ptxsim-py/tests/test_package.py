@@ -20,7 +20,7 @@ def test_imported_from_the_installed_wheel():
 
 def test_exceptions_share_one_base():
     for e in (ptxsim.PtxSyntaxError, ptxsim.PtxValidationError, ptxsim.UnsupportedError,
-              ptxsim.LaunchError, ptxsim.KernelFault):
+              ptxsim.LaunchError, ptxsim.ResourceError, ptxsim.KernelFault):
         assert issubclass(e, ptxsim.PtxsimError)
         assert e.__module__ == "ptxsim"
     assert issubclass(ptxsim.PtxsimError, Exception)

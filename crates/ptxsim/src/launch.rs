@@ -11,18 +11,50 @@ use std::path::{Path, PathBuf};
 
 /// An error of preparing or checking a launch (the run itself reports [`ptx_exec::ExecError`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct LaunchError(pub String);
+pub struct LaunchError {
+    pub message: String,
+    /// The launch asks for more memory than the GPU has (or the host can provide), rather
+    /// than being malformed: `ptxsim.ResourceError` in Python.
+    pub resource: bool,
+}
+
+impl LaunchError {
+    /// A malformed launch: bad argument, missing file, wrong sizes.
+    pub fn new(message: impl Into<String>) -> Self {
+        LaunchError {
+            message: message.into(),
+            resource: false,
+        }
+    }
+
+    /// A launch that needs more memory than the GPU (or the host) has.
+    pub fn resource(message: impl Into<String>) -> Self {
+        LaunchError {
+            message: message.into(),
+            resource: true,
+        }
+    }
+
+    /// An interpreter error met while preparing a launch, prefixed with `context`; keeps
+    /// whether it was a resource limit.
+    pub fn from_exec(context: &str, e: &ptx_exec::ExecError) -> Self {
+        LaunchError {
+            message: format!("{context}{e}"),
+            resource: e.is_resource_limit(),
+        }
+    }
+}
 
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for LaunchError {}
 
 fn err<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
-    Err(LaunchError(msg.into()))
+    Err(LaunchError::new(msg))
 }
 
 /// A typed array: element type and little-endian bytes.
@@ -66,7 +98,7 @@ fn parse_list(spec: &str, key: &str, v: &str) -> Result<Vec<u64>, LaunchError> {
     v.split('x')
         .map(|x| {
             x.trim().parse::<u64>().map_err(|_| {
-                LaunchError(format!(
+                LaunchError::new(format!(
                     "`{spec}`: `{key}={v}` is not a list of numbers such as 64x32"
                 ))
             })
@@ -75,14 +107,14 @@ fn parse_list(spec: &str, key: &str, v: &str) -> Result<Vec<u64>, LaunchError> {
 }
 
 /// Parses `tensormap[dims=...,box=...,...]:BUFFER` (docs/launch-format.md).
-fn parse_tensor_map(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
+fn parse_tensor_map(spec: &str, base: &Path, max_bytes: u64) -> Result<ArgSpec, LaunchError> {
     let rest = &spec["tensormap[".len()..];
     let Some((keys, buffer)) = rest.split_once("]:") else {
         return err(format!(
             "`{spec}`: write tensormap[dims=D0xD1,box=B0xB1,...]:BUFFER"
         ));
     };
-    let ArgSpec::Buffer(buffer) = parse_arg(buffer, base)? else {
+    let ArgSpec::Buffer(buffer) = parse_arg_within(buffer, base, max_bytes)? else {
         return err(format!(
             "`{spec}`: the tensor map's memory must be a buffer (PATH.npy, PATH.bin or zeros:TYPE:COUNT)"
         ));
@@ -109,7 +141,7 @@ pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec,
             "estrides" => estrides = Some(parse_list(spec, k, v)?),
             "type" => {
                 elem = Some(ElemType::from_name(v).ok_or_else(|| {
-                    LaunchError(format!(
+                    LaunchError::new(format!(
                         "`{spec}`: unknown element type `{v}` (u8 u16 u32 s32 u64 s64 f16 f32 \
                          f32.ftz f64 bf16 tf32 tf32.ftz)"
                     ))
@@ -150,7 +182,7 @@ pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec,
     let elem = match elem {
         Some(e) => e,
         None => ElemType::from_name(&buffer.ty.to_string()).ok_or_else(|| {
-            LaunchError(format!(
+            LaunchError::new(format!(
                 "`{spec}`: give the element type (type=...): a {} buffer has no tensor-map type",
                 buffer.ty
             ))
@@ -193,7 +225,8 @@ pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec,
     map.elem_type = elem;
     for i in 0..rank {
         let fits = |v: u64, what: &str| -> Result<u32, LaunchError> {
-            u32::try_from(v).map_err(|_| LaunchError(format!("`{spec}`: {what} {v} is too large")))
+            u32::try_from(v)
+                .map_err(|_| LaunchError::new(format!("`{spec}`: {what} {v} is too large")))
         };
         map.global_dim[i] = fits(dims[i], "dimension")?;
         map.box_dim[i] = fits(boxes[i], "box dimension")?;
@@ -224,7 +257,7 @@ pub fn parse_type(name: &str) -> Option<ScalarType> {
 
 /// Parses a scalar value of `ty` ("1.5", "-3", "0x10").
 pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, LaunchError> {
-    let bad = || LaunchError(format!("`{text}` is not a valid {ty} value"));
+    let bad = || LaunchError::new(format!("`{text}` is not a valid {ty} value"));
     let int = |t: &str| -> Option<i128> {
         let (neg, t) = t.strip_prefix('-').map_or((false, t), |r| (true, r));
         let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -265,28 +298,64 @@ pub fn parse_scalar(ty: ScalarType, text: &str) -> Result<u64, LaunchError> {
 }
 
 /// Parses `PATH.npy`, `PATH.bin`, `zeros:TYPE:COUNT`, `null`, `TYPE:VALUE` or
-/// `tensormap[KEY=VALUE,...]:BUFFER`; relative paths
-/// are taken from `base`.
+/// `tensormap[KEY=VALUE,...]:BUFFER`; relative paths are taken from `base`. A buffer may be
+/// as large as the largest preset GPU's memory; [`parse_arg_within`] takes the GPU's.
 pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
+    parse_arg_within(spec, base, GpuConfig::b200().memory_bytes)
+}
+
+/// The bytes of a buffer argument `spec` needs, checked against `max_bytes` (the GPU's
+/// device memory) before any host memory is taken for it.
+fn check_buffer_size(spec: &str, bytes: Option<u64>, max_bytes: u64) -> Result<u64, LaunchError> {
+    match bytes {
+        Some(n) if n <= max_bytes => Ok(n),
+        _ => Err(LaunchError::resource(format!(
+            "`{spec}` needs {} of device memory; the GPU has {max_bytes} bytes ({})",
+            bytes.map_or("more than 2^64 bytes".to_string(), |n| format!(
+                "{n} bytes ({})",
+                memsys::human_bytes(n)
+            )),
+            memsys::human_bytes(max_bytes)
+        ))),
+    }
+}
+
+/// [`parse_arg`] for a GPU with `max_bytes` of device memory: a buffer larger than that is a
+/// resource error naming the argument and both sizes, and so is one the host cannot hold.
+pub fn parse_arg_within(spec: &str, base: &Path, max_bytes: u64) -> Result<ArgSpec, LaunchError> {
     if spec == "null" {
         return Ok(ArgSpec::Null);
     }
     if spec.starts_with("tensormap[") {
-        return parse_tensor_map(spec, base);
+        return parse_tensor_map(spec, base, max_bytes);
     }
     if let Some(rest) = spec.strip_prefix("zeros:") {
         let Some((ty, count)) = rest.split_once(':') else {
             return err(format!("`{spec}`: write zeros:TYPE:COUNT"));
         };
-        let ty =
-            parse_type(ty).ok_or_else(|| LaunchError(format!("`{spec}`: unknown type `{ty}`")))?;
-        let count: usize = count
+        let ty = parse_type(ty)
+            .ok_or_else(|| LaunchError::new(format!("`{spec}`: unknown type `{ty}`")))?;
+        let count: u64 = count
             .parse()
-            .map_err(|_| LaunchError(format!("`{spec}`: `{count}` is not a count")))?;
-        return Ok(ArgSpec::Buffer(Array {
-            ty,
-            bytes: vec![0; count * ty.bytes() as usize],
-        }));
+            .map_err(|_| LaunchError::new(format!("`{spec}`: `{count}` is not a count")))?;
+        let len = check_buffer_size(spec, count.checked_mul(ty.bytes() as u64), max_bytes)?;
+        let bytes = usize::try_from(len)
+            .ok()
+            .and_then(memsys::try_zeroed_bytes)
+            .ok_or_else(|| {
+                LaunchError::resource(format!(
+                    "`{spec}`: the host cannot provide {len} bytes ({})",
+                    memsys::human_bytes(len)
+                ))
+            })?;
+        return Ok(ArgSpec::Buffer(Array { ty, bytes }));
+    }
+    if spec.ends_with(".npy") || spec.ends_with(".bin") {
+        let path = base.join(spec);
+        // The file's size bounds what reading it takes: check it before reading.
+        if let Ok(meta) = std::fs::metadata(&path) {
+            check_buffer_size(spec, Some(meta.len()), max_bytes)?;
+        }
     }
     if spec.ends_with(".npy") {
         return Ok(ArgSpec::Buffer(read_npy(&base.join(spec))?));
@@ -294,7 +363,7 @@ pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
     if spec.ends_with(".bin") {
         let path = base.join(spec);
         let bytes = std::fs::read(&path)
-            .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|e| LaunchError::new(format!("cannot read {}: {e}", path.display())))?;
         return Ok(ArgSpec::Buffer(Array {
             ty: ScalarType::U8,
             bytes,
@@ -317,11 +386,25 @@ pub fn parse_arg(spec: &str, base: &Path) -> Result<ArgSpec, LaunchError> {
 /// Reads a 1-D (or any C-order) `.npy` file as a typed array.
 pub fn read_npy(path: &Path) -> Result<Array, LaunchError> {
     let bytes = std::fs::read(path)
-        .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| LaunchError::new(format!("cannot read {}: {e}", path.display())))?;
     let bad = |e: std::io::Error| {
-        LaunchError(format!("{}: not a readable .npy file: {e}", path.display()))
+        LaunchError::new(format!("{}: not a readable .npy file: {e}", path.display()))
     };
     let npy = npyz::NpyFile::new(&bytes[..]).map_err(bad)?;
+    // The header's shape sizes what reading takes: it must match the data the file holds.
+    let claimed = npy
+        .shape()
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .and_then(|n| n.checked_mul(npy.dtype().num_bytes().unwrap_or(1) as u64));
+    if claimed.is_none_or(|n| n > bytes.len() as u64) {
+        return err(format!(
+            "{}: the header's shape {:?} describes more data than the file's {} bytes",
+            path.display(),
+            npy.shape(),
+            bytes.len()
+        ));
+    }
     let npyz::DType::Plain(ts) = npy.dtype() else {
         return err(format!(
             "{}: structured .npy arrays are not supported",
@@ -374,7 +457,7 @@ pub fn read_npy(path: &Path) -> Result<Array, LaunchError> {
 
 /// Writes a typed array as a 1-D `.npy` file.
 pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
-    let io = |e: std::io::Error| LaunchError(format!("cannot write {}: {e}", path.display()));
+    let io = |e: std::io::Error| LaunchError::new(format!("cannot write {}: {e}", path.display()));
     let n = a.ty.bytes() as usize;
     macro_rules! write {
         ($t:ty) => {{
@@ -423,6 +506,9 @@ pub struct LaunchFile {
     pub seed: u64,
     #[serde(default)]
     pub max_steps: Option<u64>,
+    /// Wall-clock limit of each launch in seconds (`--timeout`).
+    #[serde(default)]
+    pub timeout: Option<f64>,
     #[serde(default)]
     pub gpu: Option<String>,
     /// The persisting-L2 set-aside in bytes (an integer, or a string with a KiB/MiB/GiB
@@ -532,13 +618,20 @@ impl LaunchFile {
     /// Reads a launch file; paths inside are relative to it.
     pub fn read(path: &Path) -> Result<(LaunchFile, PathBuf), LaunchError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| LaunchError(format!("cannot read {}: {e}", path.display())))?;
-        let file: LaunchFile =
-            toml::from_str(&text).map_err(|e| LaunchError(format!("{}: {e}", path.display())))?;
+            .map_err(|e| LaunchError::new(format!("cannot read {}: {e}", path.display())))?;
+        let file: LaunchFile = toml::from_str(&text)
+            .map_err(|e| LaunchError::new(format!("{}: {e}", path.display())))?;
         file.validate()
-            .map_err(|e| LaunchError(format!("{}: {e}", path.display())))?;
+            .map_err(|e| LaunchError::new(format!("{}: {e}", path.display())))?;
         let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         Ok((file, base))
+    }
+
+    /// The `timeout` key as a duration (checked as `--timeout` is).
+    pub fn timeout(&self) -> Result<Option<std::time::Duration>, String> {
+        self.timeout
+            .map(|t| seconds(t).map_err(|e| format!("launch file: timeout: {e}")))
+            .transpose()
     }
 
     /// True for a multi-step file (`[[buffer]]`/`[[step]]`).
@@ -641,6 +734,23 @@ impl LaunchFile {
     }
 }
 
+/// A wall-clock limit in seconds: positive and finite.
+pub fn seconds(t: f64) -> Result<std::time::Duration, String> {
+    if t.is_finite() && t > 0.0 {
+        std::time::Duration::try_from_secs_f64(t).map_err(|e| format!("{t}: {e}"))
+    } else {
+        Err(format!("{t} is not a positive number of seconds"))
+    }
+}
+
+/// Parses `--timeout SECONDS`.
+pub fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let t: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    seconds(t)
+}
+
 /// `X[,Y[,Z]]` or a list of 1 to 3 numbers → three dimensions.
 pub fn dims(v: &[u32], what: &str) -> Result<[u32; 3], LaunchError> {
     match v {
@@ -676,7 +786,7 @@ pub fn prepare(
             ArgSpec::TensorMap { buffer, mut map } => {
                 let addr = session
                     .alloc_buffer(&buffer.bytes)
-                    .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                    .map_err(|e| LaunchError::from_exec(&format!("argument {i}: "), &e))?;
                 map.global_address = addr;
                 let bytes = map.encode().to_vec();
                 // A pointer parameter gets a global copy of the map; an array parameter the map.
@@ -687,7 +797,7 @@ pub fn prepare(
                 if by_pointer {
                     let at = session
                         .alloc_buffer(&bytes)
-                        .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                        .map_err(|e| LaunchError::from_exec(&format!("argument {i}: "), &e))?;
                     args.push(KernelArg::Pointer(at));
                 } else {
                     args.push(KernelArg::Bytes(bytes));
@@ -699,7 +809,7 @@ pub fn prepare(
             ArgSpec::Buffer(a) => {
                 let addr = session
                     .alloc_buffer(&a.bytes)
-                    .map_err(|e| LaunchError(format!("argument {i}: {e}")))?;
+                    .map_err(|e| LaunchError::from_exec(&format!("argument {i}: "), &e))?;
                 args.push(KernelArg::Pointer(addr));
                 buffers.push((i, addr, a));
             }
@@ -729,7 +839,7 @@ impl PreparedLaunch {
         let bytes = self
             .session
             .read_buffer(*addr, a.bytes.len())
-            .map_err(|e| LaunchError(e.to_string()))?;
+            .map_err(|e| LaunchError::new(e.to_string()))?;
         Ok(Array { ty: a.ty, bytes })
     }
 }
@@ -848,15 +958,15 @@ pub fn check_runnable(session: &Session, kernel: &str, ptx: &Path) -> Result<(),
             line,
             column,
             message,
-        } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
-        other => LaunchError(other.to_string()),
+        } => LaunchError::new(format!("{}:{line}:{column}: {message}", ptx.display())),
+        other => LaunchError::from_exec("", &other),
     })
 }
 
 /// Loads a PTX file into a session.
 pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> {
     let text = std::fs::read_to_string(ptx)
-        .map_err(|e| LaunchError(format!("cannot read {}: {e}", ptx.display())))?;
+        .map_err(|e| LaunchError::new(format!("cannot read {}: {e}", ptx.display())))?;
     session_from_source(ptx, &text, gpu)
 }
 
@@ -866,7 +976,7 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
         let idx = ptx_syntax::LineIndex::new(text);
         let e = &errors[0];
         let lc = idx.line_col(e.span.start, text);
-        LaunchError(format!(
+        LaunchError::new(format!(
             "{}:{}:{}: {}",
             ptx.display(),
             lc.line,
@@ -879,8 +989,8 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
             line,
             column,
             message,
-        } => LaunchError(format!("{}:{line}:{column}: {message}", ptx.display())),
-        other => LaunchError(other.to_string()),
+        } => LaunchError::new(format!("{}:{line}:{column}: {message}", ptx.display())),
+        other => LaunchError::from_exec("", &other),
     })
 }
 
@@ -958,8 +1068,13 @@ pub fn prepare_steps(
     base: &Path,
 ) -> Result<PreparedSteps, LaunchError> {
     let mut buffers = Vec::new();
+    let max_bytes = session.mem.config().memory_bytes;
     for b in &file.buffer {
-        let a = match parse_arg(&b.init, base)? {
+        let at = |e: LaunchError| LaunchError {
+            message: format!("buffer `{}`: {}", b.name, e.message),
+            ..e
+        };
+        let a = match parse_arg_within(&b.init, base, max_bytes).map_err(at)? {
             ArgSpec::Buffer(a) => a,
             _ => {
                 return err(format!(
@@ -970,7 +1085,7 @@ pub fn prepare_steps(
         };
         let addr = session
             .alloc_buffer(&a.bytes)
-            .map_err(|e| LaunchError(format!("buffer `{}`: {e}", b.name)))?;
+            .map_err(|e| LaunchError::from_exec(&format!("buffer `{}`: ", b.name), &e))?;
         buffers.push(NamedBuffer {
             name: b.name.clone(),
             addr,
@@ -979,7 +1094,10 @@ pub fn prepare_steps(
     }
     let mut steps = Vec::new();
     for (i, st) in file.step.iter().enumerate() {
-        let at = |e: LaunchError| LaunchError(format!("step {i}: {e}"));
+        let at = |e: LaunchError| LaunchError {
+            message: format!("step {i}: {}", e.message),
+            ..e
+        };
         if let Some(kernel) = &st.kernel {
             let args = st
                 .args
@@ -998,7 +1116,7 @@ pub fn prepare_steps(
             let b = find_buffer(&buffers, name).map_err(at)?;
             let len = st.bytes.unwrap_or(0);
             if st.offset + len > b.init.bytes.len() as u64 {
-                return Err(at(LaunchError(format!(
+                return Err(at(LaunchError::new(format!(
                     "memset of bytes {}..{} of `{name}`, which has {} bytes",
                     st.offset,
                     st.offset + len,
@@ -1033,7 +1151,7 @@ pub fn prepare_steps(
 
 fn find_buffer<'a>(buffers: &'a [NamedBuffer], name: &str) -> Result<&'a NamedBuffer, LaunchError> {
     buffers.iter().find(|b| b.name == name).ok_or_else(|| {
-        LaunchError(format!(
+        LaunchError::new(format!(
             "no buffer named `{name}` (declared: {})",
             buffers
                 .iter()
@@ -1051,7 +1169,7 @@ fn buffer_address(buffers: &[NamedBuffer], text: &str) -> Result<u64, LaunchErro
         Some((n, o)) => (
             n,
             o.parse::<u64>()
-                .map_err(|_| LaunchError(format!("`{text}`: `{o}` is not a byte offset")))?,
+                .map_err(|_| LaunchError::new(format!("`{text}`: `{o}` is not a byte offset")))?,
         ),
         None => (text, 0),
     };
@@ -1188,7 +1306,7 @@ impl PreparedSteps {
         let bytes = self
             .session
             .read_buffer(b.addr, b.init.bytes.len())
-            .map_err(|e| LaunchError(e.to_string()))?;
+            .map_err(|e| LaunchError::new(e.to_string()))?;
         Ok(Array {
             ty: b.init.ty,
             bytes,
@@ -1228,7 +1346,7 @@ mod tests {
 
     #[test]
     fn bad_tensor_map_specs_say_what_is_wrong() {
-        let e = |s: &str| map(s).unwrap_err().0;
+        let e = |s: &str| map(s).unwrap_err().message;
         assert!(e("tensormap[dims=8,box=8]").contains("write tensormap["));
         assert!(e("tensormap[dims=8x2,box=8]:zeros:f32:16").contains("same number"));
         assert!(e("tensormap[dims=8,box=8,swizzle=16B]:zeros:f32:8").contains("swizzle is"));

@@ -17,7 +17,16 @@ fn run_one(path: &Path, cache_model: bool) -> Vec<String> {
         Ok(x) => x,
         Err(e) => return vec![format!("{name}: {e}")],
     };
-    let session = match load_session(&base.join(&file.ptx), memsys::GpuConfig::a100()) {
+    // The GPU of the kernel's generation (as ptxsim.triton picks it): an sm_90a CUTLASS
+    // kernel asks for more dynamic shared memory than an A100 block may have.
+    let gpu = if name.contains(".sm90") {
+        memsys::GpuConfig::h100()
+    } else if name.contains(".sm100") {
+        memsys::GpuConfig::b200()
+    } else {
+        memsys::GpuConfig::a100()
+    };
+    let session = match load_session(&base.join(&file.ptx), gpu) {
         Ok(s) => s,
         Err(e) => return vec![format!("{name}: {e}")],
     };

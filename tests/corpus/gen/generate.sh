@@ -18,7 +18,7 @@ GEN=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CORPUS=$(dirname "$GEN")
 REPO=$(cd "$CORPUS/../.." && pwd)
 CUDA_TOOLS=${CUDA_TOOLS:-}
-for c in "$CUDA_TOOLS" "$REPO/../shared/tools/cuda-tools.sh" /work/shared/tools/cuda-tools.sh; do
+for c in "$CUDA_TOOLS" "$REPO/../shared/tools/cuda-tools.sh"; do
   if [ -n "$c" ] && [ -f "$c" ]; then CUDA_TOOLS=$c; break; fi
 done
 [ -f "$CUDA_TOOLS" ] || { echo "generate.sh: cuda-tools.sh not found; set CUDA_TOOLS" >&2; exit 1; }

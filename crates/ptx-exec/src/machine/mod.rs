@@ -71,6 +71,8 @@ pub struct LaunchConfig {
     pub seed: u64,
     /// Fault after this many warp-instructions.
     pub max_steps: u64,
+    /// Fault once the launch has run this long (wall clock; `None`: no limit).
+    pub timeout: Option<std::time::Duration>,
     /// Route global accesses through the cache model (false: straight to memory).
     pub cache_model: bool,
     /// Warp-instructions a warp runs before the next warp's turn.
@@ -91,6 +93,7 @@ impl Default for LaunchConfig {
             dynamic_shared: 0,
             seed: 0,
             max_steps: 1_000_000_000,
+            timeout: None,
             cache_model: true,
             quantum: 64,
             progress: None,
@@ -287,6 +290,9 @@ pub struct Machine<'p> {
     clock: u64,
     rng: u64,
     tracker: Option<Tracker>,
+    /// Shared and local memory of each CTA, checked against the GPU's limits.
+    cta_memory: crate::limits::CtaMemory,
+    deadline: crate::limits::Deadline,
 }
 
 /// The result of running one warp for a while.
@@ -332,6 +338,9 @@ impl<'p> Machine<'p> {
             )));
         }
         let sm_count = mem.config().sm_count.max(1);
+        let cta_memory =
+            crate::limits::check_launch(program, &cfg, mem, Self::max_resident(sm_count))?;
+        let deadline = crate::limits::Deadline::start(cfg.timeout);
         Ok(Machine {
             program,
             kernel: k,
@@ -347,7 +356,14 @@ impl<'p> Machine<'p> {
             steps: 0,
             clock: 0,
             tracker: None,
+            cta_memory,
+            deadline,
         })
+    }
+
+    /// CTAs kept resident at once: enough for every SM to hold a few.
+    fn max_resident(sm_count: u32) -> u64 {
+        (u64::from(sm_count) * 2).clamp(1, 4096)
     }
 
     /// Runs the whole grid.

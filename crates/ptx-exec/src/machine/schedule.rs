@@ -16,8 +16,7 @@ impl Machine<'_> {
         let total = gx as u64 * gy as u64 * gz as u64;
         let threads = self.cfg.block.iter().product::<u32>();
         let warps_per_cta = threads.div_ceil(32);
-        // Keep a bounded number of CTAs resident: enough for every SM to hold a few.
-        let max_resident = (self.sm_count as u64 * 2).clamp(1, 4096);
+        let max_resident = Self::max_resident(self.sm_count);
         let mut next: u64 = 0;
         let mut resident: Vec<Cta> = Vec::new();
         loop {
@@ -27,7 +26,7 @@ impl Machine<'_> {
                     ((next / gx as u64) % gy as u64) as u32,
                     (next / (gx as u64 * gy as u64)) as u32,
                 ];
-                resident.push(self.new_cta(id, next, threads, warps_per_cta));
+                resident.push(self.new_cta(id, next, threads, warps_per_cta)?);
                 next += 1;
             }
             if resident.is_empty() {
@@ -83,11 +82,14 @@ impl Machine<'_> {
         z ^ (z >> 31)
     }
 
-    pub(super) fn new_cta(&self, id: [u32; 3], linear: u64, threads: u32, warps: u32) -> Cta {
+    pub(super) fn new_cta(
+        &self,
+        id: [u32; 3],
+        linear: u64,
+        threads: u32,
+        warps: u32,
+    ) -> Result<Cta, ExecError> {
         let k = &self.program.functions[self.kernel as usize];
-        let shared_bytes = (self.program.static_shared_bytes as u64)
-            .next_multiple_of(self.program.dynamic_shared_align.max(1) as u64)
-            + self.cfg.dynamic_shared as u64;
         let mut ws = Vec::with_capacity(warps as usize);
         for w in 0..warps {
             let first = w * 32;
@@ -95,22 +97,22 @@ impl Machine<'_> {
             let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
             let mut frame = Frame::new(k, valid);
             frame.func = self.kernel;
-            let local_bytes = self.max_local_bytes();
+            let local_bytes = self.cta_memory.local_bytes_per_thread as u32;
             ws.push(Warp {
                 index: w,
                 exited: 0,
                 waiting: 0,
                 frames: vec![frame],
-                local: vec![0; local_bytes as usize * 32],
+                local: crate::limits::zeroed(u64::from(local_bytes) * 32, "local memory")?,
                 local_bytes,
                 asyncs: vec![LaneAsync::default(); 32],
                 carry: 0,
             });
         }
-        Cta {
+        Ok(Cta {
             id,
             sm: (linear % self.sm_count as u64) as u32,
-            shared: vec![0; shared_bytes as usize],
+            shared: crate::limits::zeroed(self.cta_memory.shared_bytes, "shared memory")?,
             warps: ws,
             barriers: HashMap::new(),
             mbarriers: HashMap::new(),
@@ -123,19 +125,7 @@ impl Machine<'_> {
             copy_words: HashMap::new(),
             mbar_seen: Default::default(),
             bulk: Default::default(),
-        }
-    }
-
-    /// Local memory per thread: the largest of any function's (frames share one area, each
-    /// function's variables start at 0 — a call does not keep the caller's locals alive
-    /// across the callee in this model unless they fit apart, which nvcc's depot layout does).
-    pub(super) fn max_local_bytes(&self) -> u32 {
-        self.program
-            .functions
-            .iter()
-            .map(|f| f.local_bytes)
-            .sum::<u32>()
-            .next_multiple_of(16)
+        })
     }
 
     /// Runs warp `wi` of `cta` for up to one quantum.
@@ -194,6 +184,21 @@ impl Machine<'_> {
                 }
             };
             self.steps += 1;
+            if self.deadline.passed(self.steps) {
+                let func = frame.func;
+                let id = self.program.functions[func as usize].code[pc as usize].id;
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    active.trailing_zeros(),
+                    id,
+                    FaultKind::TimeLimit {
+                        millis: self.deadline.limit().as_millis() as u64,
+                        steps: self.steps,
+                        warps: self.warp_positions(cta),
+                    },
+                ));
+            }
             if self.steps > self.cfg.max_steps {
                 let func = frame.func;
                 let id = self.program.functions[func as usize].code[pc as usize].id;

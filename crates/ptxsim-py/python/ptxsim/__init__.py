@@ -30,6 +30,7 @@ from ._native import (
     PtxsimError,
     PtxSyntaxError,
     PtxValidationError,
+    ResourceError,
     Result,
     UnsupportedError,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "PtxValidationError",
     "UnsupportedError",
     "LaunchError",
+    "ResourceError",
     "KernelFault",
     "GPU_PRESETS",
 ]
@@ -200,6 +202,7 @@ def launch(
     seed: int = 0,
     max_steps: Optional[int] = None,
     persisting_l2: Union[int, str] = 0,
+    timeout: Optional[float] = None,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -225,12 +228,17 @@ def launch(
         ``cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, n)`` sets it: an int, or a string
         with a ``KiB``/``MiB``/``GiB`` suffix (``"4MiB"``). Default 0, as in a fresh CUDA
         context; more than the GPU's ``persisting_l2_max_bytes`` raises LaunchError.
+    timeout: fault once the kernel has run this many seconds of wall-clock time (default: no
+        limit); reported like the step limit, as KernelFault.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
 
     Raises PtxSyntaxError or PtxValidationError (``file:line:col: message``, with
-    ``.diagnostics``), UnsupportedError, LaunchError, or KernelFault (naming kernel, CTA,
+    ``.diagnostics``), UnsupportedError, LaunchError, ResourceError (the launch needs more
+    device memory than the GPU model has, more shared or local memory than a block may use,
+    or more memory than the host can provide; names the argument and the sizes), or
+    KernelFault (naming kernel, CTA,
     thread, PTX line and address, also as attributes; ``.printf`` holds what the kernel printed
     before it faulted). The GIL is released while the kernel
     runs.
@@ -249,6 +257,7 @@ def launch(
         seed=seed,
         max_steps=max_steps,
         persisting_l2=persisting_l2,
+        timeout=timeout,
     )
 
 
@@ -274,7 +283,7 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
-            persisting_l2=0):
+            persisting_l2=0, timeout=None):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -289,6 +298,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         seed=int(seed),
         max_steps=None if max_steps is None else int(max_steps),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
+        timeout=None if timeout is None else float(timeout),
     )
 
 

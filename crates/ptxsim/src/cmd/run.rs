@@ -6,8 +6,8 @@ use clap::{Args as ClapArgs, ValueEnum};
 use memsys::GpuConfig;
 use ptx_exec::{LaunchConfig, RunSummary};
 use ptxsim::launch::{
-    self, check_runnable, compare, dims, load_session, parse_arg, prepare, read_npy, write_npy,
-    ArgSpec, Expect, LaunchFile, PreparedLaunch,
+    self, check_runnable, compare, dims, load_session, parse_arg_within, prepare, read_npy,
+    write_npy, ArgSpec, Expect, LaunchFile, PreparedLaunch,
 };
 use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
 use std::path::{Path, PathBuf};
@@ -45,6 +45,9 @@ pub struct LaunchArgs {
     /// Fault after this many warp-instructions.
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Fault once a launch has run this many seconds of wall-clock time (a fraction is fine).
+    #[arg(long, value_name = "SECONDS", value_parser = launch::parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
     /// GPU model: a100, h100, b200, or a TOML file overriding a preset.
     #[arg(long, default_value = "h100")]
     pub gpu: String,
@@ -159,6 +162,7 @@ pub struct Resolved {
     pub expects: Vec<Expect>,
     pub seed: u64,
     pub max_steps: Option<u64>,
+    pub timeout: Option<std::time::Duration>,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -177,6 +181,7 @@ impl Resolved {
         if let Some(m) = self.max_steps {
             config.max_steps = m;
         }
+        config.timeout = self.timeout;
         config
     }
 
@@ -195,6 +200,7 @@ impl Resolved {
 /// Gathers the launch from the launch file or the options.
 pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let mut file_persisting = None;
+    let mut timeout = args.timeout;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
             let (file, base) = LaunchFile::read(path).map_err(|e| e.to_string())?;
@@ -206,6 +212,9 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                      `compare` take one-kernel launches",
                     path.display()
                 ));
+            }
+            if timeout.is_none() {
+                timeout = file.timeout()?;
             }
             let outs: Vec<String> = file
                 .out
@@ -260,9 +269,12 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let block = dims(&block, "--block").map_err(|e| e.to_string())?;
     let specs = specs
         .iter()
-        .map(|s| parse_arg(s, &base))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .enumerate()
+        .map(|(i, s)| {
+            parse_arg_within(s, &base, gpu.memory_bytes)
+                .map_err(|e| format!("argument {i}: {e} (the {} model)", gpu.name))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Resolved {
         ptx,
         kernel,
@@ -274,6 +286,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         expects,
         seed,
         max_steps,
+        timeout,
         gpu,
         base,
     })
@@ -295,8 +308,19 @@ pub fn run_launch(
     progress.finish();
     match result {
         Ok(s) => Ok((s, started.elapsed())),
-        Err(ptx_exec::ExecError::Launch(msg)) => Err((msg, ExitCode::from(2))),
-        Err(e) => Err((e.to_string(), ExitCode::from(1))),
+        Err(e) => Err(exec_failure(e)),
+    }
+}
+
+/// The message and exit code of a failed launch: 2 for a wrong launch or one past the GPU's
+/// (or the host's) resources, 1 for a kernel fault (including the step and time limits).
+pub fn exec_failure(e: ptx_exec::ExecError) -> (String, ExitCode) {
+    match e {
+        ptx_exec::ExecError::Launch(msg) | ptx_exec::ExecError::Resource(msg) => {
+            (msg, ExitCode::from(2))
+        }
+        e if e.is_resource_limit() => (e.to_string(), ExitCode::from(2)),
+        e => (e.to_string(), ExitCode::from(1)),
     }
 }
 
@@ -318,8 +342,7 @@ pub fn run_launch_steps(
     progress.finish();
     match result {
         Ok(s) => Ok(s.map(|s| (s, started.elapsed()))),
-        Err(ptx_exec::ExecError::Launch(msg)) => Err((msg, ExitCode::from(2))),
-        Err(e) => Err((e.to_string(), ExitCode::from(1))),
+        Err(e) => Err(exec_failure(e)),
     }
 }
 
@@ -550,8 +573,9 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(format!("--out {i}: {e}")),
         };
         let written = if path.extension().is_some_and(|e| e == "bin") {
-            std::fs::write(path, &out.bytes)
-                .map_err(|e| launch::LaunchError(format!("cannot write {}: {e}", path.display())))
+            std::fs::write(path, &out.bytes).map_err(|e| {
+                launch::LaunchError::new(format!("cannot write {}: {e}", path.display()))
+            })
         } else {
             write_npy(path, &out)
         };

@@ -76,6 +76,13 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
     if let Some(m) = launch.max_steps.or(file.max_steps) {
         config.max_steps = m;
     }
+    config.timeout = match launch.timeout {
+        Some(t) => Some(t),
+        None => match file.timeout() {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        },
+    };
     let mut hazards_found = 0;
     // With --report: one run report per kernel step, each with the counters of that step
     // alone. With --cache-control all (the default) L2 is written back and emptied before
