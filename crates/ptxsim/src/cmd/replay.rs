@@ -101,15 +101,14 @@ pub fn run(args: Args) -> ExitCode {
         s.push('\n');
         s
     } else {
-        let head = format!("persisting L2 set-aside: {persisting} B\n");
+        // The set-aside right under the statistics' first line (the GPU's name).
+        let text = stats.render_text();
+        let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        let text = format!("{first}\npersisting L2 set-aside: {persisting} B\n{rest}");
         if ops.is_empty() {
-            format!("{head}{}", stats.render_text())
+            text
         } else {
-            format!(
-                "{head}{}\n{}",
-                stats.render_text(),
-                per_op_text(&stats, &ops)
-            )
+            format!("{text}\n{}", per_op_text(&stats, &ops))
         }
     };
     // A closed pipe (`| head`) is not an error worth a message; other write errors are.

@@ -7,6 +7,7 @@ use crate::launch::PreparedStep;
 use crate::point::{self, OutputBuffer};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ptx_exec::LaunchConfig;
+use ptxsim_report::model::{GpuInfo, LaunchInfo};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -51,12 +52,24 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
             let summary = prepared
                 .run_step(s, &config)
                 .map_err(|e| format!("step {s} ({}): {e}", prepared.steps[s].describe()))?;
-            let (Some(summary), PreparedStep::Launch { kernel, .. }) =
-                (summary, &prepared.steps[s])
+            let (
+                Some(summary),
+                PreparedStep::Launch {
+                    kernel,
+                    grid,
+                    block,
+                    shared,
+                    ..
+                },
+            ) = (summary, &prepared.steps[s])
             else {
                 continue;
             };
-            let report = variant.report(&prepared.session, &summary, interval);
+            let mut report = variant.report(&prepared.session, &summary, interval);
+            report.estimate_time(
+                &launch_info(kernel, *grid, *block, *shared, config.seed),
+                &GpuInfo::from_config(&p.gpu),
+            );
             let buffers = point::step_buffers(&prepared).map_err(|e| e.to_string())?;
             steps.push(StepResult {
                 step: s,
@@ -69,6 +82,13 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
         config.grid = crate::launch::dims(&file.grid, "grid").map_err(|e| e.to_string())?;
         config.block = crate::launch::dims(&file.block, "block").map_err(|e| e.to_string())?;
         config.dynamic_shared = file.shared;
+        let shape = launch_info(
+            &file.kernel,
+            config.grid,
+            config.block,
+            config.dynamic_shared,
+            config.seed,
+        );
         let mut prepared = point::prepare_launch(
             &launch.ptx,
             text,
@@ -79,7 +99,8 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
         )
         .map_err(|e| e.to_string())?;
         let summary = prepared.run().map_err(|e| e.to_string())?;
-        let report = variant.report(&prepared.session, &summary, interval);
+        let mut report = variant.report(&prepared.session, &summary, interval);
+        report.estimate_time(&shape, &GpuInfo::from_config(&p.gpu));
         let buffers = point::launch_buffers(&prepared).map_err(|e| e.to_string())?;
         steps.push(StepResult {
             step: 0,
@@ -198,4 +219,22 @@ pub fn describe(plan: &Plan, i: usize) -> String {
     parts.push(format!("persisting_l2={}", p.persisting_l2));
     parts.push(format!("seed={}", p.seed));
     parts.join(" ")
+}
+
+/// What the time estimate needs of a kernel launch (the same figures `compare` reports).
+fn launch_info(
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    seed: u64,
+) -> LaunchInfo {
+    LaunchInfo {
+        ptx: String::new(),
+        kernel: kernel.to_string(),
+        grid,
+        block,
+        shared_bytes: shared,
+        seed,
+    }
 }
