@@ -303,11 +303,14 @@ impl RangePolicy {
     /// `[a + primary-size .. a + (total-size - 1)]` referred to as trailing secondary range.
     /// `[a - (total-size - primary-size) .. (a - 1)]` referred to as preceding secondary range."
     pub fn classify(&self, addr: u64) -> RangeHit {
-        let primary_end = self.base + u64::from(self.primary_size);
-        let trailing_end = self.base + u64::from(self.total_size);
+        // The GPU encodes a primary size above the total size (or ranges past the top of the
+        // address space) without complaint, so neither may overflow here: such a policy has no
+        // preceding secondary range.
+        let primary_end = self.base.saturating_add(u64::from(self.primary_size));
+        let trailing_end = self.base.saturating_add(u64::from(self.total_size));
         let preceding_start = self
             .base
-            .saturating_sub(u64::from(self.total_size - self.primary_size));
+            .saturating_sub(u64::from(self.total_size.saturating_sub(self.primary_size)));
         if addr >= self.base && addr < primary_end {
             RangeHit::Primary
         } else if (addr >= primary_end && addr < trailing_end)
@@ -477,5 +480,22 @@ mod tests {
         assert_eq!(r.classify(0x1300), RangeHit::Outside);
         assert_eq!(r.classify(0x0E00), RangeHit::Secondary);
         assert_eq!(r.classify(0x0DFF), RangeHit::Outside);
+        // Primary size above the total size (legal to encode, createpolicy_probe.npz has such
+        // cases): the primary range, no preceding secondary range, no overflow.
+        let big = RangePolicy {
+            value: 0,
+            base: 0x1000,
+            primary_size: 0x300,
+            total_size: 0x100,
+        };
+        assert_eq!(big.classify(0x12FF), RangeHit::Primary);
+        assert_eq!(big.classify(0x0FFF), RangeHit::Outside);
+        let top = RangePolicy {
+            value: 0,
+            base: u64::MAX - 0x10,
+            primary_size: 0x100,
+            total_size: 0x200,
+        };
+        assert_eq!(top.classify(u64::MAX - 1), RangeHit::Primary);
     }
 }
