@@ -131,6 +131,39 @@ impl GlobalMemory {
         (addr >= a.base && end <= a.base + a.size).then_some(i)
     }
 
+    /// [`Self::find`], trying allocation `hint` first: a warp's lanes almost always fall in
+    /// the allocation of the lane before them. Allocations do not overlap, so a hit on `hint`
+    /// is the allocation `find` would return.
+    #[inline]
+    pub fn find_near(&self, hint: usize, addr: u64, len: u64) -> Option<usize> {
+        if let Some(a) = self.allocs.get(hint) {
+            if addr >= a.base
+                && addr
+                    .checked_add(len)
+                    .is_some_and(|end| end <= a.base + a.size)
+            {
+                return Some(hint);
+            }
+        }
+        self.find(addr, len)
+    }
+
+    /// The `len` bytes at `addr` in allocation `i`, which [`Self::find`] returned for them.
+    #[inline]
+    pub fn bytes_in(&self, i: usize, addr: u64, len: usize) -> &[u8] {
+        let a = &self.allocs[i];
+        let off = (addr - a.base) as usize;
+        &a.data[off..off + len]
+    }
+
+    /// [`Self::bytes_in`], writable.
+    #[inline]
+    pub fn bytes_in_mut(&mut self, i: usize, addr: u64, len: usize) -> &mut [u8] {
+        let a = &mut self.allocs[i];
+        let off = (addr - a.base) as usize;
+        &mut a.data[off..off + len]
+    }
+
     /// Bytes at `addr` (anywhere in the padded storage of the allocation holding it).
     #[inline]
     pub fn bytes(&self, addr: u64, len: usize) -> Option<&[u8]> {

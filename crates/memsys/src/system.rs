@@ -1234,7 +1234,10 @@ impl MemSystem {
             });
         }
         let mut total = 0usize;
-        for l in lanes {
+        // The allocation holding each lane's bytes (when data is kept), for the data moves.
+        let mut alloc_of = [0u32; MAX_LANES];
+        let mut near = 0usize;
+        for (i, l) in lanes.iter().enumerate() {
             if l.bytes == 0 || l.bytes > MAX_LANE_BYTES {
                 return Err(MemError::BadSize {
                     addr: l.addr,
@@ -1247,11 +1250,19 @@ impl MemSystem {
                     bytes: l.bytes,
                 });
             }
-            if self.keep_data && self.mem.find(l.addr, u64::from(l.bytes)).is_none() {
-                return Err(MemError::Unmapped {
-                    addr: l.addr,
-                    bytes: l.bytes,
-                });
+            if self.keep_data {
+                match self.mem.find_near(near, l.addr, u64::from(l.bytes)) {
+                    Some(a) => {
+                        near = a;
+                        alloc_of[i] = a as u32;
+                    }
+                    None => {
+                        return Err(MemError::Unmapped {
+                            addr: l.addr,
+                            bytes: l.bytes,
+                        })
+                    }
+                }
             }
             total += l.bytes as usize;
         }
@@ -1358,7 +1369,7 @@ impl MemSystem {
         if self.keep_data {
             match &mut data {
                 Data::Out(buf) => {
-                    let stale = self.read_data(lanes, &groups, buf);
+                    let stale = self.read_data(lanes, &alloc_of, &groups, buf);
                     if stale != 0 {
                         out.stale_lanes = stale;
                         let n = u64::from(stale.count_ones());
@@ -1368,19 +1379,21 @@ impl MemSystem {
                 }
                 Data::In(buf) => {
                     let mut off = 0usize;
-                    for l in lanes {
+                    for (l, &a) in lanes.iter().zip(&alloc_of) {
                         let n = l.bytes as usize;
-                        if let Some(dst) = self.mem.bytes_mut(l.addr, n) {
-                            dst.copy_from_slice(&buf[off..off + n]);
-                        }
+                        copy_small(
+                            self.mem.bytes_in_mut(a as usize, l.addr, n),
+                            &buf[off..off + n],
+                        );
                         off += n;
                     }
                 }
                 Data::Atomic(f) => {
-                    for (i, l) in lanes.iter().enumerate() {
-                        if let Some(bytes) = self.mem.bytes_mut(l.addr, l.bytes as usize) {
-                            f(i, bytes);
-                        }
+                    for (i, (l, &a)) in lanes.iter().zip(&alloc_of).enumerate() {
+                        f(
+                            i,
+                            self.mem.bytes_in_mut(a as usize, l.addr, l.bytes as usize),
+                        );
                     }
                 }
                 Data::None => {}
@@ -1462,7 +1475,33 @@ impl MemSystem {
 
     /// Copies each lane's bytes into `buf`: from this SM's L1 copy for sectors that hit in L1
     /// (noting lanes whose bytes differ from the coherent value), else from the image.
-    fn read_data(&self, lanes: &[LaneAccess], groups: &[Group], buf: &mut [u8]) -> u64 {
+    /// `alloc_of[i]` is the allocation holding lane `i`'s bytes.
+    #[inline(always)]
+    fn read_data(
+        &self,
+        lanes: &[LaneAccess],
+        alloc_of: &[u32],
+        groups: &[Group],
+        buf: &mut [u8],
+    ) -> u64 {
+        if groups.iter().all(|g| g.l1_hit == 0) {
+            // No L1 copy is read: every byte comes from the coherent image.
+            let mut off = 0usize;
+            for (l, &a) in lanes.iter().zip(alloc_of) {
+                let n = l.bytes as usize;
+                copy_small(
+                    &mut buf[off..off + n],
+                    self.mem.bytes_in(a as usize, l.addr, n),
+                );
+                off += n;
+            }
+            return 0;
+        }
+        self.read_data_with_hits(lanes, groups, buf)
+    }
+
+    /// [`MemSystem::read_data`] when some sectors hit in L1, piece by sector.
+    fn read_data_with_hits(&self, lanes: &[LaneAccess], groups: &[Group], buf: &mut [u8]) -> u64 {
         let line_bytes = 1u64 << self.geo.line_shift;
         let mut stale = 0u64;
         let mut off = 0usize;
@@ -1494,6 +1533,24 @@ impl MemSystem {
             }
         }
         stale
+    }
+}
+
+/// `dst.copy_from_slice(src)` with the common lane sizes as fixed-size moves (a `memcpy`
+/// call costs more than the copy itself for 4 or 8 bytes).
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) -> bool {
+        match (<&mut [u8; N]>::try_from(dst), <&[u8; N]>::try_from(src)) {
+            (Ok(d), Ok(s)) => {
+                *d = *s;
+                true
+            }
+            _ => false,
+        }
+    }
+    if !(fixed::<4>(dst, src) || fixed::<8>(dst, src) || fixed::<16>(dst, src)) {
+        dst.copy_from_slice(src);
     }
 }
 

@@ -1,5 +1,7 @@
 //! Runs one benchmark kernel once, for profiling (see benches/interp.rs for the workloads):
-//! `cargo run --release -p ptx-exec --example alu_run -- alu [ITERS] [CTAS]` or `-- triad [N]`.
+//! `cargo run --release -p ptx-exec --example alu_run -- alu [ITERS] [CTAS]` or
+//! `-- triad [N] [CTAS]` (the bench's triad is `triad 4194304 1024`: a grid-stride loop of 16
+//! iterations per thread). Set `CACHE_MODEL=1` for the cache model (A100 preset).
 use ptx_exec::{KernelArg, LaunchConfig, Session};
 use ptx_isa::ScalarType;
 
@@ -28,7 +30,10 @@ fn main() {
                 bits: n,
             },
         ];
-        ("triad", kargs, (n / 256).max(1) as u32)
+        let ctas: u32 = args
+            .next()
+            .map_or((n / 256).max(1) as u32, |x| x.parse().expect("CTA count"));
+        ("triad", kargs, ctas)
     } else {
         let iters: u64 = args.next().map_or(64, |x| x.parse().expect("iterations"));
         let ctas: u32 = args.next().map_or(8, |x| x.parse().expect("CTA count"));
@@ -49,6 +54,7 @@ fn main() {
         ..LaunchConfig::default()
     };
     let t = std::time::Instant::now();
+    let cpu = thread_cpu_seconds();
     let r = s.launch(kernel, &kargs, cfg).unwrap();
     let dt = t.elapsed().as_secs_f64();
     eprintln!(
@@ -56,4 +62,24 @@ fn main() {
         r.thread_instructions,
         r.thread_instructions as f64 / dt / 1e6
     );
+    let stats = format!("{:?}", s.mem.stats());
+    let digest = stats.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    eprintln!("  counters digest {digest:016x} (FNV-1a of the memory system's counters)");
+    // On a shared machine wall time says little: the launch's CPU time (Linux only).
+    if let (Some(a), Some(b)) = (cpu, thread_cpu_seconds()) {
+        eprintln!(
+            "  launch CPU time {:.3} s: {:.1} M thread-instructions per CPU-second",
+            b - a,
+            r.thread_instructions as f64 / (b - a) / 1e6
+        );
+    }
+}
+
+/// This thread's CPU time so far, from `/proc/thread-self/schedstat` (nanoseconds on CPU).
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
 }

@@ -7,6 +7,7 @@ use crate::error::{ExecError, FaultKind};
 use crate::memory::{self, classify_generic, space_name};
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess, Request};
+use smallvec::SmallVec;
 
 impl Machine<'_> {
     /// Resolves a shared-space (or generic pointing to shared) address to an offset into the
@@ -221,8 +222,8 @@ impl Machine<'_> {
         let total = eb * sinks.len();
         // Runs of non-sink elements: (first element, count).
         let runs = element_runs(sinks);
-        let mut accesses = Vec::with_capacity(lanes_addr.len() * runs.len());
-        let mut places = Vec::with_capacity(accesses.capacity());
+        let mut accesses: Accesses = SmallVec::with_capacity(lanes_addr.len() * runs.len());
+        let mut places: Places = SmallVec::with_capacity(accesses.capacity());
         for &(l, addr) in lanes_addr {
             for &(first, count) in &runs {
                 accesses.push(LaneAccess::new(
@@ -232,7 +233,16 @@ impl Machine<'_> {
                 places.push((l, l * total + first * eb, count * eb));
             }
         }
-        let mut buf = vec![0u8; places.iter().map(|p| p.2).sum()];
+        // Lanes 0..n with every element: the packed order is the lane-major layout itself.
+        let packed_is_lane_major = runs.len() == 1
+            && runs[0] == (0, sinks.len())
+            && lanes_addr.iter().enumerate().all(|(i, &(l, _))| i == l);
+        if packed_is_lane_major {
+            let len = lanes_addr.len() * total;
+            return self.read_global(cta, wi, id, req, &accesses, &places, &mut data[..len]);
+        }
+        let mut buf: SmallVec<[u8; 1024]> =
+            smallvec::smallvec![0u8; places.iter().map(|p| p.2).sum()];
         self.read_global(cta, wi, id, req, &accesses, &places, &mut buf)?;
         let mut off = 0;
         for &(_, at, len) in &places {
@@ -414,9 +424,14 @@ impl LocalRef<'_> {
     }
 }
 
+/// A warp's lane accesses (a lane per access unless `_` elements split a vector).
+pub(super) type Accesses = SmallVec<[LaneAccess; 32]>;
+/// For each access: (lane, offset in the lane-major data, bytes).
+pub(super) type Places = SmallVec<[(usize, usize, usize); 32]>;
+
 /// The runs of consecutive elements not marked as sinks: (first, count).
-pub(super) fn element_runs(sinks: &[bool]) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
+pub(super) fn element_runs(sinks: &[bool]) -> SmallVec<[(usize, usize); 4]> {
+    let mut runs = SmallVec::new();
     let mut k = 0;
     while k < sinks.len() {
         if sinks[k] {

@@ -2,13 +2,14 @@
 //! `createpolicy`. Addressing and the global path through the cache model live in
 //! `addressing.rs`; the hazard checks they feed in `hazard.rs`.
 
-use super::addressing::{element_runs, LocalRef};
+use super::addressing::{element_runs, Accesses, LocalRef, Places};
 use super::{lanes, Cta, Machine, MAX_LANE_BYTES};
 use crate::alu;
 use crate::error::{ExecError, FaultKind};
 use crate::memory::classify_generic;
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess, MemSystem};
+use smallvec::SmallVec;
 
 impl Machine<'_> {
     pub(super) fn exec_load(
@@ -29,7 +30,7 @@ impl Machine<'_> {
         // Bytes per lane, lane-major; the widest access is 32 bytes per lane (.v8.b32, .v4.b64).
         let mut storage = [0u8; 32 * MAX_LANE_BYTES];
         let data = &mut storage[..32 * total as usize];
-        let mut global_lanes: Vec<(usize, u64)> = Vec::new();
+        let mut global_lanes: SmallVec<[(usize, u64); 32]> = SmallVec::new();
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
@@ -54,7 +55,10 @@ impl Machine<'_> {
                 id,
                 &req,
                 &global_lanes,
-                &ld.dsts.iter().map(|d| *d == Dst::Sink).collect::<Vec<_>>(),
+                &ld.dsts
+                    .iter()
+                    .map(|d| *d == Dst::Sink)
+                    .collect::<SmallVec<[bool; 8]>>(),
                 eb,
                 data,
             )?;
@@ -77,9 +81,7 @@ impl Machine<'_> {
                     }
                     continue;
                 }
-                let mut v = [0u8; 8];
-                v[..eb].copy_from_slice(bytes);
-                let raw = u64::from_le_bytes(v);
+                let raw = le_value(bytes);
                 let ext = match ld.extend {
                     Extend::Sign if eb < 8 => {
                         let sh = 64 - 8 * eb as u32;
@@ -133,11 +135,11 @@ impl Machine<'_> {
                 }
             }
         }
-        let sinks: Vec<bool> = st.srcs.iter().map(Option::is_none).collect();
+        let sinks: SmallVec<[bool; 8]> = st.srcs.iter().map(Option::is_none).collect();
         let runs = element_runs(&sinks);
         let policy = self.policy_value(cta, wi, st.policy, exec);
-        let mut accesses = Vec::new();
-        let mut places = Vec::new();
+        let mut accesses = Accesses::new();
+        let mut places = Places::new();
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
@@ -158,7 +160,8 @@ impl Machine<'_> {
                     self.check_shared_write(cta, access, addr, total as u32);
                 }
                 for &(first, count) in &runs {
-                    let bytes = data[l * total + first * eb..][..count * eb].to_vec();
+                    let bytes: SmallVec<[u8; MAX_LANE_BYTES]> =
+                        SmallVec::from_slice(&data[l * total + first * eb..][..count * eb]);
                     let r = self.local_bytes(
                         cta,
                         wi,
@@ -181,7 +184,16 @@ impl Machine<'_> {
             return Ok(());
         }
         let req = self.request(cta, AccessKind::Store, &st.hints, policy, id);
-        let mut buf = Vec::with_capacity(places.iter().map(|p| p.2).sum());
+        // Lanes 0..n with every element: the packed order is the lane-major layout itself.
+        let packed_is_lane_major = runs.len() == 1
+            && runs[0] == (0, n)
+            && places.iter().enumerate().all(|(i, p)| i == p.0);
+        if packed_is_lane_major {
+            let len = places.len() * total;
+            self.write_global(cta, wi, id, &req, &accesses, &places, &data[..len])?;
+            return Ok(());
+        }
+        let mut buf: SmallVec<[u8; 1024]> = SmallVec::new();
         for &(_, at, len) in &places {
             buf.extend_from_slice(&data[at..at + len]);
         }
@@ -460,5 +472,22 @@ impl Machine<'_> {
             Self::write_dst(cta, wi, self.program, d, &old, exec);
         }
         Ok(())
+    }
+}
+
+/// The little-endian value of 1 to 8 bytes (fixed-size reads for the common sizes: a
+/// `memcpy` call of a variable length costs more than the load).
+#[inline(always)]
+fn le_value(bytes: &[u8]) -> u64 {
+    match bytes.len() {
+        4 => u64::from(u32::from_le_bytes(bytes.try_into().expect("4 bytes"))),
+        8 => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+        2 => u64::from(u16::from_le_bytes(bytes.try_into().expect("2 bytes"))),
+        1 => u64::from(bytes[0]),
+        n => {
+            let mut v = [0u8; 8];
+            v[..n].copy_from_slice(bytes);
+            u64::from_le_bytes(v)
+        }
     }
 }

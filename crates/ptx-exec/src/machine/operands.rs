@@ -13,11 +13,12 @@ impl Machine<'_> {
         match src {
             Src::Reg(s) => out.copy_from_slice(&frame.regs[s as usize * 32..s as usize * 32 + 32]),
             Src::Imm(v) => *out = [v; 32],
-            Src::Special(sp) => {
+            Src::Special(sp) if lane_dependent(sp) => {
                 for (lane, o) in out.iter_mut().enumerate() {
                     *o = self.special(cta, warp, lane as u32, sp);
                 }
             }
+            Src::Special(sp) => *out = [self.special(cta, warp, 0, sp); 32],
         }
     }
 
@@ -119,5 +120,39 @@ impl Machine<'_> {
             }
             None => *out = [addr.offset as u64; 32],
         }
+    }
+}
+
+/// Whether a special register's value differs between the lanes of a warp (the others are
+/// read once per warp). Exhaustive, so that a new register has to be placed here.
+fn lane_dependent(sp: Special) -> bool {
+    match sp {
+        Special::Tid(_)
+        | Special::LaneId
+        | Special::LaneMaskEq
+        | Special::LaneMaskLt
+        | Special::LaneMaskLe
+        | Special::LaneMaskGt
+        | Special::LaneMaskGe => true,
+        Special::Ntid(_)
+        | Special::Ctaid(_)
+        | Special::Nctaid(_)
+        | Special::WarpId
+        | Special::NWarpId
+        | Special::SmId
+        | Special::NSmId
+        | Special::GridId
+        | Special::Clock
+        | Special::Clock64
+        | Special::GlobalTimer
+        | Special::DynamicSmemSize
+        | Special::TotalSmemSize
+        | Special::ClusterId(_)
+        | Special::NClusterId(_)
+        | Special::ClusterCtaId(_)
+        | Special::ClusterNCtaId(_)
+        | Special::ClusterCtaRank
+        | Special::ClusterNCtaRank
+        | Special::Zero => false,
     }
 }
