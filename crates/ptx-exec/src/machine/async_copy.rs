@@ -7,6 +7,7 @@ use crate::error::ExecError;
 use crate::memory::classify_generic;
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess};
+use std::collections::VecDeque;
 
 impl Machine<'_> {
     /// `cp.async` and its groups, `cp.async.mbarrier.arrive`, and `mbarrier`.
@@ -61,7 +62,7 @@ impl Machine<'_> {
                         .iter()
                         .chain(la.groups.iter().flatten())
                         .copied()
-                        .filter(|&id| !cta.copies[id as usize].landed)
+                        .filter(|&id| !cta.copies.get(id).landed)
                         .collect();
                     if !*noinc {
                         cta.mbarriers.entry(mbar).or_default().pending += 1;
@@ -152,8 +153,10 @@ impl Machine<'_> {
                 self.check_shared(cta, wi, l, access, dst as u64, cp.cp_size);
                 self.check_shared_write(cta, access, dst as u64, cp.cp_size);
             }
-            let copy_id = cta.copies.len() as u32;
-            cta.copies.push(PendingCopy {
+            if cta.copies.wants_compaction() {
+                compact_copies(cta);
+            }
+            let copy_id = cta.copies.push(PendingCopy {
                 dst,
                 data: data[l],
                 len: cp.cp_size,
@@ -304,7 +307,7 @@ impl Machine<'_> {
         sorted.sort_unstable();
         for id in sorted {
             let gen = cta.barrier_gen;
-            let c = &mut cta.copies[id as usize];
+            let c = cta.copies.get_mut(id);
             if c.landed {
                 continue;
             }
@@ -330,7 +333,7 @@ impl Machine<'_> {
             if Some(a.mbar) == mbar {
                 self.land_copies(cta, &a.copies, mbar);
             }
-            if a.copies.iter().all(|&c| cta.copies[c as usize].landed) {
+            if a.copies.iter().all(|&c| cta.copies.get(c).landed) {
                 mbarrier_arrive(cta.mbarriers.entry(a.mbar).or_default(), 1);
             } else {
                 keep.push(a);
@@ -343,4 +346,80 @@ impl Machine<'_> {
 pub(super) fn mbarrier_arrive(mb: &mut Mbarrier, count: u32) {
     mb.pending = mb.pending.saturating_sub(count);
     bulk::mbarrier_check(mb);
+}
+
+/// A CTA's `cp.async` copies by id (ids count up from 0 in issue order). Copies that have
+/// landed and that nothing refers to any more are dropped from the front now and then, so the
+/// list holds about the copies in flight rather than every copy the CTA ever issued (16 K at
+/// K = 1024 in Triton's matmul, which made its growth a fifth of the run time).
+pub(super) struct CopyList {
+    /// The id of `items[0]`.
+    base: u32,
+    items: VecDeque<PendingCopy>,
+    /// `push` asks for a compaction once `items` holds this many.
+    compact_at: usize,
+}
+
+impl Default for CopyList {
+    fn default() -> Self {
+        CopyList {
+            base: 0,
+            items: VecDeque::new(),
+            compact_at: Self::MIN_COMPACT,
+        }
+    }
+}
+
+impl CopyList {
+    /// No compaction below this many copies (a short kernel never compacts).
+    const MIN_COMPACT: usize = 1024;
+
+    /// Appends a copy; returns its id.
+    pub(super) fn push(&mut self, c: PendingCopy) -> u32 {
+        self.items.push_back(c);
+        self.base + (self.items.len() - 1) as u32
+    }
+
+    /// The copy with id `id` (one still referred to, so still held).
+    pub(super) fn get(&self, id: u32) -> &PendingCopy {
+        &self.items[(id - self.base) as usize]
+    }
+
+    pub(super) fn get_mut(&mut self, id: u32) -> &mut PendingCopy {
+        &mut self.items[(id - self.base) as usize]
+    }
+
+    pub(super) fn wants_compaction(&self) -> bool {
+        self.items.len() >= self.compact_at
+    }
+
+    /// Drops the copies with ids below `keep_from` (all landed and unreferenced), and sets
+    /// the next compaction at twice what is left (amortized O(1) per copy).
+    fn drop_before(&mut self, keep_from: u32) {
+        let n = (keep_from.saturating_sub(self.base) as usize).min(self.items.len());
+        self.items.drain(..n);
+        self.base += n as u32;
+        self.compact_at = (2 * self.items.len()).max(Self::MIN_COMPACT);
+    }
+}
+
+/// Drops the copies that no longer matter: those below the lowest id that is unlanded or
+/// still referred to (by a thread's uncommitted list or groups, a `cp.async.mbarrier.arrive`
+/// binding, or the hazard tracker's shared-word map).
+fn compact_copies(cta: &mut Cta) {
+    let c = &cta.copies;
+    let first_unlanded = c
+        .items
+        .iter()
+        .position(|p| !p.landed)
+        .map_or(c.base + c.items.len() as u32, |i| c.base + i as u32);
+    let lanes = cta.warps.iter().flat_map(|w| &w.asyncs);
+    let referenced = lanes
+        .flat_map(|la| la.uncommitted.iter().chain(la.groups.iter().flatten()))
+        .chain(cta.async_arrives.iter().flat_map(|a| &a.copies))
+        .chain(cta.copy_words.values())
+        .copied()
+        .min()
+        .unwrap_or(u32::MAX);
+    cta.copies.drop_before(first_unlanded.min(referenced));
 }

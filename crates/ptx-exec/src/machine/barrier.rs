@@ -142,7 +142,7 @@ pub(super) fn barrier_completed(cta: &mut Cta) {
     cta.barrier_gen += 1;
     if !cta.copy_words.is_empty() {
         let copies = &cta.copies;
-        cta.copy_words.retain(|_, c| !copies[*c as usize].landed);
+        cta.copy_words.retain(|_, c| !copies.get(*c).landed);
     }
     if !cta.bulk.load_words.is_empty() {
         let loads = &cta.bulk.loads;

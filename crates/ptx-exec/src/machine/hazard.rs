@@ -119,7 +119,7 @@ impl Machine<'_> {
             let Some(&cid) = cta.copy_words.get(&w) else {
                 continue;
             };
-            let c = &cta.copies[cid as usize];
+            let c = cta.copies.get(cid);
             let visible = c.landed
                 && (c.issuer == thread
                     || cta.barrier_gen > c.landed_gen

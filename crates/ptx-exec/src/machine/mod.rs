@@ -261,7 +261,7 @@ struct Cta {
     warps: Vec<Warp>,
     barriers: HashMap<u32, Barrier>,
     mbarriers: HashMap<u32, Mbarrier>,
-    copies: Vec<PendingCopy>,
+    copies: async_copy::CopyList,
     async_arrives: Vec<AsyncArrive>,
     threads: u32,
     exited_threads: u32,

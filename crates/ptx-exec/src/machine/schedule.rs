@@ -116,7 +116,7 @@ impl Machine<'_> {
             warps: ws,
             barriers: HashMap::new(),
             mbarriers: HashMap::new(),
-            copies: Vec::new(),
+            copies: Default::default(),
             async_arrives: Vec::new(),
             threads,
             exited_threads: 0,
