@@ -30,12 +30,20 @@ impl Machine<'_> {
             }
             Op::CpAsyncWait { n } => {
                 for l in lanes(exec) {
-                    let mut to_land = Vec::new();
-                    let la = &mut cta.warps[wi].asyncs[l];
-                    while la.groups.len() > *n as usize {
-                        to_land.extend(la.groups.pop_front().expect("a group"));
+                    // Oldest group first: the ids rise from group to group, so this is the
+                    // issue order `land_copies` keeps.
+                    while cta.warps[wi].asyncs[l].groups.len() > *n as usize {
+                        let Some(mut g) = cta.warps[wi].asyncs[l].groups.pop_front() else {
+                            break;
+                        };
+                        self.land_copies(cta, &g, None);
+                        // The group's buffer serves the thread's next uncommitted copies.
+                        let la = &mut cta.warps[wi].asyncs[l];
+                        if la.uncommitted.capacity() == 0 {
+                            g.clear();
+                            la.uncommitted = g;
+                        }
                     }
-                    self.land_copies(cta, &to_land, None);
                 }
                 self.complete_async_arrives(cta, None);
             }
@@ -303,9 +311,12 @@ impl Machine<'_> {
     /// Writes copies into shared memory (once each, in issue order). `via_mbar`: the mbarrier
     /// whose wait lands them.
     pub(super) fn land_copies(&mut self, cta: &mut Cta, ids: &[u32], via_mbar: Option<u32>) {
-        let mut sorted = ids.to_vec();
-        sorted.sort_unstable();
-        for id in sorted {
+        if !ids.windows(2).all(|w| w[0] <= w[1]) {
+            let mut sorted = ids.to_vec();
+            sorted.sort_unstable();
+            return self.land_copies(cta, &sorted, via_mbar);
+        }
+        for &id in ids {
             let gen = cta.barrier_gen;
             let c = cta.copies.get_mut(id);
             if c.landed {

@@ -11,7 +11,14 @@ impl Machine<'_> {
         let warp = &cta.warps[wi];
         let frame = warp.frames.last().expect("a frame");
         match src {
-            Src::Reg(s) => out.copy_from_slice(&frame.regs[s as usize * 32..s as usize * 32 + 32]),
+            Src::Reg(s) => {
+                // Two 128-byte halves: each is copied inline, where one 256-byte copy is a
+                // `memcpy` call (most instructions read two or three registers).
+                let regs = &frame.regs[s as usize * 32..s as usize * 32 + 32];
+                let (lo, hi) = out.split_at_mut(16);
+                copy16(lo, &regs[..16]);
+                copy16(hi, &regs[16..]);
+            }
             Src::Imm(v) => *out = [v; 32],
             Src::Special(sp) if lane_dependent(sp) => {
                 for (lane, o) in out.iter_mut().enumerate() {
@@ -121,6 +128,13 @@ impl Machine<'_> {
             None => *out = [addr.offset as u64; 32],
         }
     }
+}
+
+/// Copies 16 register values as one fixed-size move.
+#[inline(always)]
+fn copy16(dst: &mut [u64], src: &[u64]) {
+    let d: &mut [u64; 16] = dst.try_into().expect("16 lanes");
+    *d = *<&[u64; 16]>::try_from(src).expect("16 lanes");
 }
 
 /// Whether a special register's value differs between the lanes of a warp (the others are
