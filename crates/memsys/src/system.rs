@@ -1233,6 +1233,19 @@ impl MemSystem {
                 max: MAX_LANES,
             });
         }
+        // The first and last lanes' lines are usually every line of the request: bring their
+        // L1 and L2 sets into the host's caches while the lanes are checked and coalesced
+        // (a large L2's sets are far apart in host memory). A hint: nothing observable.
+        if let (Some(first), Some(last)) = (lanes.first(), lanes.last()) {
+            for addr in [first.addr, last.addr] {
+                let line = addr >> self.geo.line_shift;
+                self.l2.prefetch_set(self.l2.set_of(line));
+                if self.l1_ready[at.sm] {
+                    let l1 = &self.l1[at.sm];
+                    l1.prefetch_set(l1.set_of(line));
+                }
+            }
+        }
         let mut total = 0usize;
         // The allocation holding each lane's bytes (when data is kept), for the data moves.
         let mut alloc_of = [0u32; MAX_LANES];
