@@ -16,6 +16,7 @@
 
 use crate::half::table_16;
 use crate::round::{self, Format, Overflow, Rnd, BF16, F16, F32, F64};
+use std::sync::OnceLock;
 
 /// The `mma.sync.aligned` shapes and types implemented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -270,35 +271,43 @@ pub fn mma_sync(
     let k = kind.k() as usize;
     let f = kind.ab_format();
     let p = kind.per_reg();
+    let lay = FloatLayout::of(kind);
+    let (na, nb) = (kind.a_elems() as usize, kind.b_elems() as usize);
     let mut am = [[0f64; 16]; 16];
     let mut bm = [[0f64; 8]; 16];
     let mut cm = [[0f64; 8]; 16];
-    // Exact element values by table (`half::table_16` = `to_f64` of every pattern).
-    let tf32 = kind == MmaKind::M16n8k8F32Tf32;
-    let ab_table = if tf32 { None } else { Some(table_16(f)) };
     let f16_table = table_16(F16);
-    let val = |bits: u32| -> f64 {
-        match ab_table {
-            None => f32::from_bits(bits & 0xffff_e000) as f64,
-            Some(t) => t[(bits & 0xffff) as usize],
+    if kind == MmaKind::M16n8k8F32Tf32 {
+        // `.tf32`: one element per register, its upper 19 bits.
+        let val = |bits: u32| f32::from_bits(bits & 0xffff_e000) as f64;
+        for l in 0..32 {
+            for (i, &(row, col)) in lay.a[l][..na].iter().enumerate() {
+                am[row as usize][col as usize] = val(elem_bits(&a[l], p, i as u32));
+            }
+            for (i, &(row, col)) in lay.b[l][..nb].iter().enumerate() {
+                bm[row as usize][col as usize] = val(elem_bits(&b[l], p, i as u32));
+            }
         }
-    };
-    for lane in 0..32u32 {
-        let l = lane as usize;
-        for i in 0..kind.a_elems() {
-            let e = kind.a_elem(lane, i);
-            am[e.row as usize][e.col as usize] = val(elem_bits(&a[l], p, i));
+    } else {
+        // Exact element values by table (`half::table_16` = `to_f64` of every pattern); two
+        // 16-bit elements per register, the lower index in bits [15:0].
+        let t = table_16(f);
+        let half = |regs: &[u32], i: usize| (regs[i / 2] >> (16 * (i % 2))) as u16 as usize;
+        for l in 0..32 {
+            for (i, &(row, col)) in lay.a[l][..na].iter().enumerate() {
+                am[row as usize][col as usize] = t[half(&a[l], i)];
+            }
+            for (i, &(row, col)) in lay.b[l][..nb].iter().enumerate() {
+                bm[row as usize][col as usize] = t[half(&b[l], i)];
+            }
         }
-        for i in 0..kind.b_elems() {
-            let e = kind.b_elem(lane, i);
-            bm[e.row as usize][e.col as usize] = val(elem_bits(&b[l], p, i));
-        }
-        for i in 0..4 {
-            let e = kind.c_elem(lane, i);
-            cm[e.row as usize][e.col as usize] = if kind.f16_accumulator() {
-                f16_table[elem_bits(&c[l], 2, i) as usize]
+    }
+    for l in 0..32 {
+        for (i, &(row, col)) in lay.c[l].iter().enumerate() {
+            cm[row as usize][col as usize] = if kind.f16_accumulator() {
+                f16_table[elem_bits(&c[l], 2, i as u32) as usize]
             } else {
-                f32::from_bits(c[l][i as usize]) as f64
+                f32::from_bits(c[l][i]) as f64
             };
         }
     }
@@ -316,20 +325,70 @@ pub fn mma_sync(
         *out = acc;
     }
     let mut d = [[0u32; 4]; 32];
-    for lane in 0..32u32 {
-        for i in 0..4 {
-            let e = kind.c_elem(lane, i);
-            let acc = dm[e.row as usize][e.col as usize];
-            let l = lane as usize;
+    for (l, d_lane) in d.iter_mut().enumerate() {
+        for (i, &(row, col)) in lay.c[l].iter().enumerate() {
+            let acc = dm[row as usize][col as usize];
             if kind.f16_accumulator() {
                 let h = round_acc(F16, acc);
-                d[l][(i / 2) as usize] |= h << (16 * (i % 2));
+                d_lane[i / 2] |= h << (16 * (i % 2));
             } else {
-                d[l][i as usize] = round_acc(F32, acc);
+                d_lane[i] = round_acc(F32, acc);
             }
         }
     }
     d
+}
+
+/// Where each lane's fragment elements sit in A, B and C/D (`(row, col)` as [`MmaKind::a_elem`],
+/// [`MmaKind::b_elem`] and [`MmaKind::c_elem`] give them) for the floating-point kinds, computed
+/// once per layout: placing 512 elements per warp instruction through those functions was half
+/// of `mma_sync`'s time.
+struct FloatLayout {
+    a: [[(u8, u8); 8]; 32],
+    b: [[(u8, u8); 4]; 32],
+    c: [[(u8, u8); 4]; 32],
+}
+
+impl FloatLayout {
+    /// The layout of a floating-point `kind` (three exist: `k16`, `k8` and `k8.tf32`).
+    fn of(kind: MmaKind) -> &'static FloatLayout {
+        static LAYOUTS: OnceLock<[FloatLayout; 3]> = OnceLock::new();
+        let all = LAYOUTS.get_or_init(|| {
+            [
+                MmaKind::M16n8k16F32F16,
+                MmaKind::M16n8k8F32F16,
+                MmaKind::M16n8k8F32Tf32,
+            ]
+            .map(FloatLayout::build)
+        });
+        match (kind.k(), kind) {
+            (16, _) => &all[0],
+            (_, MmaKind::M16n8k8F32Tf32) => &all[2],
+            _ => &all[1],
+        }
+    }
+
+    fn build(kind: MmaKind) -> FloatLayout {
+        let at = |e: Elem| (e.row as u8, e.col as u8);
+        let mut lay = FloatLayout {
+            a: [[(0, 0); 8]; 32],
+            b: [[(0, 0); 4]; 32],
+            c: [[(0, 0); 4]; 32],
+        };
+        for lane in 0..32u32 {
+            let l = lane as usize;
+            for i in 0..kind.a_elems() {
+                lay.a[l][i as usize] = at(kind.a_elem(lane, i));
+            }
+            for i in 0..kind.b_elems() {
+                lay.b[l][i as usize] = at(kind.b_elem(lane, i));
+            }
+            for i in 0..4 {
+                lay.c[l][i as usize] = at(kind.c_elem(lane, i));
+            }
+        }
+        lay
+    }
 }
 
 #[inline]
