@@ -2,11 +2,13 @@
 //! the covering `wait_group`/`wait_all` or mbarrier wait), `cp.async.mbarrier.arrive`, and the
 //! `mbarrier` instructions. Bulk copies and TMA are in `bulk.rs`.
 
+use super::addressing::{Accesses, Places};
 use super::{bulk, lanes, AsyncArrive, Cta, Machine, Mbarrier, PendingCopy};
 use crate::error::ExecError;
 use crate::memory::classify_generic;
 use crate::program::*;
 use memsys::{AccessKind, LaneAccess};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 impl Machine<'_> {
@@ -112,8 +114,8 @@ impl Machine<'_> {
             None => 0,
         };
         let policy = self.policy_value(cta, wi, cp.policy, exec);
-        let mut reads = Vec::new();
-        let mut dsts = Vec::new();
+        let mut reads: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
+        let mut dsts: SmallVec<[(usize, u32, u32, u64); 32]> = SmallVec::new();
         for l in lanes(exec) {
             let dst =
                 self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?;
@@ -136,16 +138,16 @@ impl Machine<'_> {
                 reads.push((l, src, n));
             }
         }
-        let mut data = vec![[0u8; 16]; 32];
+        let mut data = [[0u8; 16]; 32];
         if !reads.is_empty() {
             let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
-            let accesses: Vec<LaneAccess> = reads
+            let accesses: Accesses = reads
                 .iter()
                 .map(|&(_, a, n)| LaneAccess::new(a, n))
                 .collect();
-            let places: Vec<(usize, usize, usize)> =
-                reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
-            let mut buf = vec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
+            let places: Places = reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
+            let mut buf: SmallVec<[u8; 512]> =
+                smallvec::smallvec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
             self.read_global(cta, wi, id, &req, &accesses, &places, &mut buf)?;
             let mut off = 0;
             for &(l, _, n) in &reads {
