@@ -105,7 +105,10 @@ impl Machine<'_> {
                 frames: vec![frame],
                 local: crate::limits::zeroed(u64::from(local_bytes) * 32, "local memory")?,
                 local_bytes,
-                asyncs: vec![LaneAsync::default(); 32],
+                // Built, not cloned: cloning a LaneAsync clones its four empty collections.
+                asyncs: std::iter::repeat_with(LaneAsync::default)
+                    .take(32)
+                    .collect(),
                 carry: 0,
             });
         }
