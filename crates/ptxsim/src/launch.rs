@@ -466,7 +466,7 @@ pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
                 .chunks_exact(n)
                 .map(|c| <$t>::from_le_bytes(c.try_into().expect("element size")))
                 .collect();
-            npyz::to_file_1d(path, v).map_err(io)
+            crate::output::write_atomic_with(path, |tmp| npyz::to_file_1d(tmp, v)).map_err(io)
         }};
     }
     match a.ty {
