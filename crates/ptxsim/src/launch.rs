@@ -208,10 +208,20 @@ pub fn tensor_map_spec(spec: &str, keys: &str, buffer: Array) -> Result<ArgSpec,
             ))
         }
         None => {
+            // Packed rows: each stride is the bytes of the dimensions below it.
             let mut s = Vec::new();
             let mut acc = eb;
             for d in &dims[..rank - 1] {
-                acc *= d;
+                let Some(next) = acc.checked_mul(*d) else {
+                    return err(format!(
+                        "`{spec}`: dims {} give a tensor larger than 2^64 bytes",
+                        dims.iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join("x")
+                    ));
+                };
+                acc = next;
                 s.push(acc);
             }
             s
@@ -466,7 +476,7 @@ pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
                 .chunks_exact(n)
                 .map(|c| <$t>::from_le_bytes(c.try_into().expect("element size")))
                 .collect();
-            npyz::to_file_1d(path, v).map_err(io)
+            crate::output::write_atomic_with(path, |tmp| npyz::to_file_1d(tmp, v)).map_err(io)
         }};
     }
     match a.ty {
@@ -1354,5 +1364,8 @@ mod tests {
         assert!(e("tensormap[dims=8,box=8,what=1]:zeros:f32:8").contains("unknown key"));
         assert!(e("tensormap[dims=8,box=8]:zeros:s8:8").contains("give the element type"));
         assert!(e("tensormap[dims=8,box=8]:null").contains("must be a buffer"));
+        // Found by the launch_file fuzz target: the packed strides of huge dims overflowed.
+        let big = "tensormap[dims=4294967295x4294967295x4294967295,box=8x8x8]:zeros:f32:4";
+        assert!(e(big).contains("larger than 2^64 bytes"), "{}", e(big));
     }
 }

@@ -4,6 +4,7 @@
 //! Python package's `ptxsim.sweep`).
 
 pub mod launch;
+pub mod output;
 pub mod point;
 pub mod sweep;
 pub mod trace_out;

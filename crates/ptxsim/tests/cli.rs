@@ -103,6 +103,52 @@ fn clean_file_exits_0_and_fmt_prints_it() {
         .contains(".visible .entry k"));
 }
 
+/// `fmt -o` onto its own input rewrites it in place through a temporary file: the result is
+/// what `fmt` prints, the file keeps its permissions, nothing is left beside it; an unwritable
+/// destination is an error that leaves the input as it was.
+#[test]
+fn fmt_in_place_replaces_the_file_safely() {
+    let dir = temp_dir("fmt-in-place");
+    let src = format!("{HEAD}.visible .entry k()\n{{\n  ret;   }}\n");
+    let f = write(&dir, "k.ptx", src.as_bytes());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
+    let printed = ptxsim()
+        .args(["fmt", &f])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    ptxsim().args(["fmt", &f, "-o", &f]).assert().success();
+    assert_eq!(std::fs::read(&f).unwrap(), printed);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["k.ptx"]);
+    let missing = dir.join("no/such/dir/k.ptx").display().to_string();
+    let out = ptxsim()
+        .args(["fmt", &f, "-o", &missing])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("cannot write"));
+    assert_eq!(std::fs::read(&f).unwrap(), printed);
+}
+
 #[test]
 fn non_utf8_and_missing_files_fail_cleanly() {
     let dir = temp_dir("binary");

@@ -52,7 +52,10 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(dir) = &args.emit_ptx {
         let written = std::fs::create_dir_all(dir).and_then(|_| {
             variants.iter().skip(1).try_for_each(|v| {
-                std::fs::write(dir.join(format!("{}.ptx", v.name)), &v.rewritten.text)
+                ptxsim::output::write_atomic(
+                    &dir.join(format!("{}.ptx", v.name)),
+                    v.rewritten.text.as_bytes(),
+                )
             })
         });
         if let Err(e) = written {

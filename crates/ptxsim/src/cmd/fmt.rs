@@ -48,7 +48,7 @@ pub fn run(args: Args) -> ExitCode {
     let printed = ptx_syntax::print(&module);
     match args.output {
         Some(path) => {
-            if let Err(e) = std::fs::write(&path, printed) {
+            if let Err(e) = ptxsim::output::write_atomic(&path, printed.as_bytes()) {
                 eprintln!("error: cannot write {}: {e}", path.display());
                 return ExitCode::from(1);
             }

@@ -81,7 +81,7 @@ pub fn report(session: &Session, kernel: &str, json: Option<&Path>) -> Result<us
                 .collect(),
         };
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n")
+        ptxsim::output::write_atomic(path, (text + "\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(hazards.len())

@@ -436,9 +436,8 @@ pub fn deliver_report(text: &str, format: ReportFormat, args: &Args) -> Result<(
 /// Writes a rendered report to `out` or stdout.
 pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
     match out {
-        Some(path) => {
-            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }
+        Some(path) => ptxsim::output::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
@@ -496,9 +495,10 @@ pub fn run(args: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    // The trace file is created before the launch, so a bad path fails before a long run.
+    // The trace's file is created (beside its destination) before the launch, so a bad path
+    // fails before a long run; it replaces the destination once written.
     let trace_file = match &args.trace_out {
-        Some(path) => match std::fs::File::create(path) {
+        Some(path) => match ptxsim::output::pending(path) {
             Ok(f) => {
                 prepared.session.mem.record_trace(true);
                 Some((path, f))
@@ -522,8 +522,10 @@ pub fn run(args: Args) -> ExitCode {
         if result.is_err() {
             header.push_str(" (the launch faulted: the requests before the fault)");
         }
-        let w = std::io::BufWriter::with_capacity(1 << 16, file);
-        if let Err(e) = ptxsim::trace_out::write_trace(w, &header, &accesses) {
+        let w = std::io::BufWriter::with_capacity(1 << 16, file.as_file());
+        let written = ptxsim::trace_out::write_trace(w, &header, &accesses)
+            .and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
+        if let Err(e) = written {
             eprintln!("error: cannot write the trace to {}: {e}", path.display());
             return ExitCode::from(1);
         }
@@ -573,7 +575,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(format!("--out {i}: {e}")),
         };
         let written = if path.extension().is_some_and(|e| e == "bin") {
-            std::fs::write(path, &out.bytes).map_err(|e| {
+            ptxsim::output::write_atomic(path, &out.bytes).map_err(|e| {
                 launch::LaunchError::new(format!("cannot write {}: {e}", path.display()))
             })
         } else {

@@ -141,7 +141,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             Err(e) => return fail(format!("--out {name}: {e}")),
         };
         let written = if path.extension().is_some_and(|e| e == "bin") {
-            std::fs::write(path, &out.bytes).map_err(|e| e.to_string())
+            ptxsim::output::write_atomic(path, &out.bytes).map_err(|e| e.to_string())
         } else {
             write_npy(path, &out).map_err(|e| e.to_string())
         };

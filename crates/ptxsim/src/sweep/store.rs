@@ -204,17 +204,21 @@ fn cell(v: &Value) -> String {
 
 fn write_csv(path: &Path, columns: &[String], rows: &[Vec<Value>]) -> Result<(), String> {
     let err = |e: csv::Error| format!("cannot write {}: {e}", path.display());
-    let mut w = csv::Writer::from_path(path).map_err(err)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(columns).map_err(err)?;
     for row in rows {
         w.write_record(row.iter().map(cell)).map_err(err)?;
     }
-    w.flush()
+    let bytes = w
+        .into_inner()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::output::write_atomic(path, &bytes)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::output::write_atomic(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Writes `results.csv`, `results.json` (deterministic: the same rows from any run and
