@@ -39,8 +39,9 @@ fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
         .run()
         .unwrap_or_else(|e| panic!("{launch} seed {seed} threads {threads}: {e}"));
     let mut out = format!(
-        "warp {} thread {} cp.async {} stale {:?} hazards {:?} printf {:?}\nper instruction {:?}\n",
+        "warp {} (serial {}) thread {} cp.async {} stale {:?} hazards {:?} printf {:?}\nper instruction {:?}\n",
         s.warp_instructions,
+        s.serial_warp_instructions,
         s.thread_instructions,
         s.cp_async_bytes,
         s.stale_reads,

@@ -27,6 +27,10 @@
 //!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
+//!   Each round runs in two phases (`rounds.rs`): every CTA's CTA-local work in parallel over
+//!   the launch's host threads, each warp stopping before its first instruction that reaches
+//!   the memory system or printf; then the rest of those warps' turns serially in turn order.
+//!   The schedule does not depend on the thread count, so neither do outputs and counters.
 //!
 //! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`
 //! runs the grid, `step.rs` runs one instruction and dispatches it to the handler of its
@@ -126,6 +130,10 @@ pub struct RunSummary {
     /// What device `printf` printed, one entry per call and thread, in execution order (a
     /// warp's lanes in lane order); the CUDA runtime prints it when the kernel completes.
     pub printf: Vec<String>,
+    /// Warp-instructions that ran in the serial phase of their round (the others ran in the
+    /// parallel phase; see `rounds.rs`): the part more threads cannot speed up. The same for
+    /// every thread count.
+    pub serial_warp_instructions: u64,
     /// Host threads the launch ran on.
     pub threads: u32,
     /// Why it ran on fewer threads than [`LaunchConfig::threads`] asked for, when a reason

@@ -3,7 +3,9 @@
 //! warp stands when a launch deadlocks or faults (`deadlock`, `site`, `fault`).
 //!
 //! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
-//! `run_warp` how long a warp runs; neither knows any instruction.
+//! `run_round` splits a round into its two phases (`rounds.rs`: CTA-local work in parallel,
+//! then the rest serially), `run_warp` decides how long a warp runs; none of them knows any
+//! instruction beyond asking `reaches_outside_cta` whether one leaves the CTA.
 
 use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
 use crate::error::{ExecError, FaultKind, FaultSite};
@@ -99,12 +101,14 @@ impl<'p> Machine<'p> {
         if let Some((_, e)) = first_fault {
             return Err(e);
         }
+        let parallel_end = self.steps;
         for (pos, &(ci, wi)) in order.iter().enumerate() {
             if left[pos] > 0 {
                 let (state, _) = self.run_warp(&mut resident[ci], wi, Phase::Global, left[pos])?;
                 any_progress |= state == WarpState::Progress;
             }
         }
+        self.summary.serial_warp_instructions += self.steps - parallel_end;
         Ok(any_progress)
     }
 
