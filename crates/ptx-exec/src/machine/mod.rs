@@ -29,7 +29,8 @@
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
 //!   Each round runs in two phases (`rounds.rs`): every CTA's CTA-local work in parallel over
 //!   the launch's host threads, each warp stopping before its first instruction that reaches
-//!   the memory system or printf; then the rest of those warps' turns serially in turn order.
+//!   the memory system or printf; then, serially in turn order, those warps run such
+//!   instructions and the CTA-local ones close between them.
 //!   The schedule does not depend on the thread count, so neither do outputs and counters.
 //!
 //! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`

@@ -9,20 +9,26 @@
 //!    outside its CTA ([`Machine::reaches_outside_cta`]): the memory system (global and generic
 //!    accesses that resolve to global memory, atomics and reductions on global memory,
 //!    `cp.async`, bulk copies and TMA, L1-invalidating fences, prefetches, range cache
-//!    policies, which the memory system encodes) and the launch's
-//!    ordered outputs (`printf`, `assert`). Everything a CTA does in this phase depends only on
+//!    policies, which the memory system encodes) and the launch's ordered outputs (`printf`,
+//!    `assert`). Everything a CTA does in this phase depends only on
 //!    the CTA and the state at the start of the round, so which thread runs it, and when,
 //!    changes nothing. Each thread counts its own steps and per-instruction executions;
 //!    integer sums do not depend on the order they are added in.
 //! 2. **Global phase, serial, in the round's turn order.** Each warp that stopped at such an
-//!    instruction runs the rest of its turn (what is left of its quantum) on the launch's own
-//!    machine, whatever instructions it holds. Running only the instructions that reach
-//!    outside the CTA here, and leaving the rest for the next round, would serialize less, but
-//!    it interleaves warps' global accesses one instruction at a time: contended `atom.cas`
-//!    loops then fail far more often (12x the instructions on the corpus's
-//!    `atomic_cas_loops`), and the counters of the hardware-agreement corpus move away from
-//!    the H100's (L2 sectors within 10 % on 80 % of the launches instead of 82 %). A turn that
-//!    holds no such instruction runs wholly in parallel.
+//!    instruction runs it on the launch's own machine, then goes on, within what is left of
+//!    its quantum, through the instructions that reach outside the CTA and the CTA-local ones
+//!    between them: it stops before a CTA-local instruction after which none follows within
+//!    [`GLOBAL_RUN_GAP`] instructions along the fall-through and branch paths (a static look
+//!    at the code, so the same for every thread count). The rest of its turn waits for the
+//!    next round's first phase. Two simpler rules were measured and rejected: running only
+//!    the instructions that reach outside the CTA splits a CAS loop's `atom.cas` from the
+//!    `setp`/`bra` around it, so other warps' CASes land in between and contended loops fail
+//!    far more often (11-12x the warp-instructions on the corpus's `atomic_cas_loops`, whose
+//!    benign stale first read the hazard tracker then reports), and the counters of the
+//!    hardware-agreement corpus move away from the H100's (L2 sectors within 10 % on 80.3 %
+//!    of the launches instead of 82.3 %); running the whole rest of the turn serially keeps
+//!    the old interleaving but leaves 29 % of the 1024³ fp16 matmul's warp-instructions in the
+//!    serial phase. A turn that holds no such instruction runs wholly in parallel.
 //!
 //! One thread runs the same two phases, so a launch gives the same outputs, counters, hazards
 //! and faults for every thread count by construction. `%clock`, `%clock64` and `%globaltimer`
@@ -220,41 +226,12 @@ impl<'p> Machine<'p> {
         inst: &Inst,
         active: u32,
     ) -> bool {
-        let by_address = |space: Space, addr: Addr| (space, addr);
-        let (space, addr) = match &inst.op {
-            Op::Ld(ld) => by_address(ld.space, ld.addr),
-            Op::St(st) => by_address(st.space, st.addr),
-            Op::Atom { space, addr, .. } | Op::AtomVec { space, addr, .. } => {
-                by_address(*space, *addr)
-            }
-            Op::WmmaLoad(w) | Op::WmmaStore(w) => match w.space {
-                Space::Shared | Space::Local => return false,
-                _ => return self.executes(cta, wi, inst, active),
-            },
-            Op::Fence { invalidate_l1 } => return *invalidate_l1,
-            Op::Call { func, .. } => {
-                // A declared-only callee is `vprintf` or `__assertfail` (`builtin_call`).
-                return self.program.functions[*func as usize].code.is_empty()
-                    && self.executes(cta, wi, inst, active);
-            }
-            // Encoded by the memory system (the L2's geometry).
-            Op::Prefetch { .. }
-            | Op::CreatePolicyRange { .. }
-            | Op::CpAsync(_)
-            | Op::BulkCopy(_)
-            | Op::TensorCopy(_)
-            | Op::BulkPrefetch { .. }
-            | Op::BulkWait { .. }
-            | Op::TensormapReplace { .. }
-            | Op::TensormapCopy { .. } => return self.executes(cta, wi, inst, active),
-            _ => return false,
-        };
-        match space {
-            Space::Global => self.executes(cta, wi, inst, active),
-            Space::Shared | Space::Local | Space::Const | Space::KernelParam => false,
+        match reach(self.program, inst) {
+            Reach::Cta => false,
+            Reach::Outside => self.executes(cta, wi, inst, active),
             // Generic addresses, and `ld.param` of a kernel parameter's generic address: by
             // where the executing lanes' addresses point.
-            Space::Generic | Space::Param => {
+            Reach::ByAddress(space, addr) => {
                 let exec = self.executing(cta, wi, inst, active);
                 if exec == 0 {
                     return false;
@@ -264,6 +241,33 @@ impl<'p> Machine<'p> {
                 super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
             }
         }
+    }
+
+    /// Whether an instruction that may reach outside the CTA (by its opcode and space alone)
+    /// follows the one at `pc` in function `func` within [`GLOBAL_RUN_GAP`] instructions, along
+    /// the fall-through and branch paths.
+    pub(super) fn outside_ahead(&self, func: u32, pc: Pc) -> bool {
+        let code = &self.program.functions[func as usize].code;
+        successors(&code[pc as usize], pc)
+            .into_iter()
+            .flatten()
+            .any(|next| self.outside_within(code, next, GLOBAL_RUN_GAP))
+    }
+
+    fn outside_within(&self, code: &[Inst], pc: Pc, left: usize) -> bool {
+        let Some(inst) = code.get(pc as usize) else {
+            return false;
+        };
+        if left == 0 {
+            return false;
+        }
+        if !matches!(reach(self.program, inst), Reach::Cta) {
+            return true;
+        }
+        successors(inst, pc)
+            .into_iter()
+            .flatten()
+            .any(|next| self.outside_within(code, next, left - 1))
     }
 
     /// The lanes of `active` whose guard lets them execute `inst`.
@@ -276,6 +280,73 @@ impl<'p> Machine<'p> {
 
     fn executes(&self, cta: &Cta, wi: usize, inst: &Inst, active: u32) -> bool {
         self.executing(cta, wi, inst, active) != 0
+    }
+}
+
+/// How far the serial phase looks ahead: a warp there goes on through CTA-local instructions
+/// while one of the next this many (along fall-through and branch paths) may reach outside
+/// the CTA, so that a short sequence such as a CAS loop (`atom.cas; setp; @p bra` back to it)
+/// or a run of loads with address arithmetic between them stays together, as it did when a
+/// warp's whole turn ran at once.
+pub(super) const GLOBAL_RUN_GAP: usize = 8;
+
+/// Where control may go after `inst` at `pc`: the next instruction, a branch's target (both
+/// when the branch is guarded); nowhere after `ret`, `exit` or `trap`.
+fn successors(inst: &Inst, pc: Pc) -> [Option<Pc>; 2] {
+    let guarded = inst.guard.is_some();
+    match inst.op {
+        Op::Bra { target, .. } => [Some(target), guarded.then_some(pc + 1)],
+        Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if !guarded => [None, None],
+        _ => [Some(pc + 1), None],
+    }
+}
+
+/// Where an instruction's effects may go, by its opcode and state space.
+enum Reach {
+    /// Only the CTA's own state.
+    Cta,
+    /// The memory system or the launch's ordered outputs, when a lane executes it.
+    Outside,
+    /// Depends on where the lanes' addresses point.
+    ByAddress(Space, Addr),
+}
+
+fn reach(program: &Program, inst: &Inst) -> Reach {
+    let (space, addr) = match &inst.op {
+        Op::Ld(ld) => (ld.space, ld.addr),
+        Op::St(st) => (st.space, st.addr),
+        Op::Atom { space, addr, .. } | Op::AtomVec { space, addr, .. } => (*space, *addr),
+        Op::WmmaLoad(w) | Op::WmmaStore(w) => match w.space {
+            Space::Shared | Space::Local => return Reach::Cta,
+            _ => return Reach::Outside,
+        },
+        Op::Fence { invalidate_l1 } => {
+            return if *invalidate_l1 {
+                Reach::Outside
+            } else {
+                Reach::Cta
+            }
+        }
+        // A declared-only callee is `vprintf` or `__assertfail` (`builtin_call`).
+        Op::Call { func, .. } if program.functions[*func as usize].code.is_empty() => {
+            return Reach::Outside
+        }
+        // Range cache policies are encoded by the memory system (the L2's geometry).
+        Op::Prefetch { .. }
+        | Op::CreatePolicyRange { .. }
+        | Op::CpAsync(_)
+        | Op::BulkCopy(_)
+        | Op::TensorCopy(_)
+        | Op::BulkPrefetch { .. }
+        | Op::BulkWait { .. }
+        | Op::TensormapReplace { .. }
+        | Op::TensormapCopy { .. } => return Reach::Outside,
+        _ => return Reach::Cta,
+    };
+    match space {
+        Space::Global => Reach::Outside,
+        Space::Shared | Space::Local | Space::Const | Space::KernelParam => Reach::Cta,
+        Space::Generic | Space::Param => Reach::ByAddress(space, addr),
     }
 }
 

@@ -4,7 +4,7 @@
 //!
 //! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
 //! `run_round` splits a round into its two phases (`rounds.rs`: CTA-local work in parallel,
-//! then the rest serially), `run_warp` decides how long a warp runs; none of them knows any
+//! then global accesses serially), `run_warp` decides how long a warp runs; none of them knows any
 //! instruction beyond asking `reaches_outside_cta` whether one leaves the CTA.
 
 use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
@@ -17,7 +17,8 @@ use std::sync::atomic::Ordering;
 enum Phase {
     /// In parallel over CTAs: up to the first instruction that reaches outside the CTA.
     CtaLocal,
-    /// Serial, in turn order: the rest of the turn, whatever it holds.
+    /// Serial, in turn order: the instructions that reach outside the CTA, and the CTA-local
+    /// ones between them (`GLOBAL_RUN_GAP`).
     Global,
 }
 
@@ -196,7 +197,8 @@ impl<'p> Machine<'p> {
     /// Runs warp `wi` of `cta` for up to `budget` iterations in `phase`. Returns how the turn
     /// ended and, in the first phase, the budget left when the warp stopped before an
     /// instruction that reaches outside its CTA (0 otherwise). In the global phase the warp
-    /// runs whatever comes, as every warp did before the rounds had two phases.
+    /// runs such instructions, and CTA-local ones while another such instruction follows
+    /// within `GLOBAL_RUN_GAP`; it stops before any other work.
     fn run_warp(
         &mut self,
         cta: &mut Cta,
@@ -219,6 +221,10 @@ impl<'p> Machine<'p> {
             };
             let alive = frame.mask & !frame.done & !warp.exited;
             let runnable = alive & !warp.waiting & !frame.sync_wait;
+            if phase == Phase::Global && runnable == 0 {
+                // Returning from a call and releasing parked lanes are CTA-local work.
+                return Ok((ended(progressed, WarpState::Blocked), 0));
+            }
             if alive == 0 {
                 self.pop_frame(cta, wi);
                 progressed = true;
@@ -259,8 +265,15 @@ impl<'p> Machine<'p> {
             let func = frame.func;
             let program = self.program;
             let inst = &program.functions[func as usize].code[pc as usize];
-            if phase == Phase::CtaLocal && self.reaches_outside_cta(cta, wi, inst, active) {
-                return Ok((ended(progressed, WarpState::Blocked), budget - used));
+            let outside = self.reaches_outside_cta(cta, wi, inst, active);
+            match phase {
+                Phase::CtaLocal if outside => {
+                    return Ok((ended(progressed, WarpState::Blocked), budget - used));
+                }
+                Phase::Global if !outside && !self.outside_ahead(func, pc) => {
+                    return Ok((ended(progressed, WarpState::Blocked), 0));
+                }
+                _ => {}
             }
             self.steps += 1;
             if self.deadline.passed(self.steps) {
