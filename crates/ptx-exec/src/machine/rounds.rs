@@ -23,7 +23,7 @@
 //!    next round's first phase. Two simpler rules were measured and rejected: running only
 //!    the instructions that reach outside the CTA splits a CAS loop's `atom.cas` from the
 //!    `setp`/`bra` around it, so other warps' CASes land in between and contended loops fail
-//!    far more often (11-12x the warp-instructions on the corpus's `atomic_cas_loops`, whose
+//!    far more often (12x the warp-instructions on the corpus's `atomic_cas_loops`, whose
 //!    benign stale first read the hazard tracker then reports), and the counters of the
 //!    hardware-agreement corpus move away from the H100's (L2 sectors within 10 % on 80.3 %
 //!    of the launches instead of 82.3 %); running the whole rest of the turn serially keeps
