@@ -1,6 +1,7 @@
-//! Interpreter throughput in thread-instructions per second on one core, for an ALU-heavy
+//! Interpreter throughput in thread-instructions per second, for an ALU-heavy
 //! kernel and a memory-heavy kernel (benches/kernels/bench_kernels.cu, compiled by nvcc),
-//! with the cache model off and on. `cargo bench -p ptx-exec --bench interp`.
+//! with the cache model off and on, on one host thread and (`, 2 threads`) on two.
+//! `cargo bench -p ptx-exec --bench interp`.
 //!
 //! Workloads: `alu_heavy` — 64 CTAs × 256 threads, 256 iterations of a dependent chain of
 //! xorshift/mad/cvt/fma/setp/selp (≈ 58 M thread-instructions); `triad` — c = a + s·b over
@@ -83,10 +84,9 @@ fn triad(c: &mut Criterion) {
             cache_model: model,
             ..LaunchConfig::default()
         };
-        let count = s
-            .launch("triad", &args, cfg.clone())
-            .unwrap()
-            .thread_instructions;
+        let first = s.launch("triad", &args, cfg.clone()).unwrap();
+        let count = first.thread_instructions;
+        serial_share("triad", &first);
         g.throughput(Throughput::Elements(count));
         g.bench_function(
             if model {
@@ -96,6 +96,12 @@ fn triad(c: &mut Criterion) {
             },
             |bch| bch.iter(|| s.launch("triad", &args, cfg.clone()).unwrap()),
         );
+        if model {
+            let cfg = LaunchConfig { threads: 2, ..cfg };
+            g.bench_function("cache model on, 2 threads", |bch| {
+                bch.iter(|| s.launch("triad", &args, cfg.clone()).unwrap())
+            });
+        }
     }
     g.finish();
 }
@@ -154,10 +160,9 @@ fn matmul_fp16(c: &mut Criterion) {
         cache_model: true,
         ..LaunchConfig::default()
     };
-    let count = s
-        .launch("matmul_kernel", &args, cfg.clone())
-        .unwrap()
-        .thread_instructions;
+    let first = s.launch("matmul_kernel", &args, cfg.clone()).unwrap();
+    let count = first.thread_instructions;
+    serial_share("matmul_fp16_1024", &first);
     // Integers up to 2048 are exact in f16: spot-check rows against the host product.
     let out = s.read_buffer(cbuf, N * N * 2).unwrap();
     for i in (0..N).step_by(97) {
@@ -176,7 +181,28 @@ fn matmul_fp16(c: &mut Criterion) {
     g.bench_function("h100 cache model on", |bch| {
         bch.iter(|| s.launch("matmul_kernel", &args, cfg.clone()).unwrap())
     });
+    // Two threads: the same output bytes (the schedule does not depend on the thread count).
+    let cfg = LaunchConfig { threads: 2, ..cfg };
+    s.fill_buffer(cbuf, 0, N * N * 2).unwrap();
+    let two = s.launch("matmul_kernel", &args, cfg.clone()).unwrap();
+    assert_eq!(two.thread_instructions, count);
+    assert_eq!(two.threads, 2);
+    assert_eq!(s.read_buffer(cbuf, N * N * 2).unwrap(), out);
+    g.bench_function("h100 cache model on, 2 threads", |bch| {
+        bch.iter(|| s.launch("matmul_kernel", &args, cfg.clone()).unwrap())
+    });
     g.finish();
+}
+
+/// Prints the share of the warp-instructions that ran in the serial phase of their rounds:
+/// the part a second thread cannot speed up.
+fn serial_share(what: &str, s: &ptx_exec::RunSummary) {
+    println!(
+        "{what}: {} of {} warp-instructions ({:.1} %) ran in the serial phase",
+        s.serial_warp_instructions,
+        s.warp_instructions,
+        100.0 * s.serial_warp_instructions as f64 / s.warp_instructions.max(1) as f64
+    );
 }
 
 /// An f16 bit pattern's value (normal numbers and zero: the matmul's integer outputs).

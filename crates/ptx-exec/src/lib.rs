@@ -18,8 +18,12 @@
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
 //! machine/           one launch:
 //!   mod.rs           LaunchConfig, RunSummary, Machine, Cta, Warp, Frame; new, run*
-//!   schedule.rs      run_grid (resident CTAs, turn order), run_warp (a warp's turn, step
-//!                    limit, progress counter), fault sites, the deadlock report
+//!   schedule.rs      run_grid (resident CTAs, turn order, rounds), run_warp (a warp's turn,
+//!                    step limit, progress counter), fault sites, the deadlock report
+//!   rounds.rs        a round's two phases: CTA-local work in parallel over CTAs on the
+//!                    launch's host threads, then the global accesses (and the CTA-local
+//!                    instructions close between them), serially in turn order; what stops
+//!                    a turn: `reaches_outside_cta`
 //!   step.rs          step (guard, counters, warp-sync gate, advance) and execute: the
 //!                    dispatcher from instruction family to handler (fences: a no-op arm)
 //!   operands.rs      registers, immediates, special registers, predicates, addresses
@@ -36,6 +40,13 @@
 //!   matrix.rs        ldmatrix, stmatrix, mma, wmma, wgmma
 //!   hazard.rs        the machine's hooks into hazards.rs
 //! ```
+//!
+//! **Threads.** [`LaunchConfig::threads`] host threads run a launch. Each scheduling round first
+//! runs every CTA's warps in parallel (one CTA on one thread) up to the first instruction that
+//! reaches outside the CTA (global memory, the caches, printf), then runs those instructions
+//! (and the CTA-local ones close between them) warp after warp in the round's turn order
+//! (`machine/rounds.rs`). The schedule is
+//! the same for every thread count, so outputs and counters are too.
 //!
 //! [`Session`] owns a lowered module and its device memory: allocate buffers, launch kernels
 //! with typed arguments, read buffers back. Faults name the kernel, CTA, thread, PTX line,

@@ -298,6 +298,12 @@ struct LaunchResult {
     /// Bytes copied by `cp.async`.
     #[pyo3(get)]
     cp_async_bytes: u64,
+    /// Host threads the run used (see `threads_note` when fewer than asked for).
+    #[pyo3(get)]
+    threads: u32,
+    /// Why the run used one thread although more were asked for (hazard tracking), or None.
+    #[pyo3(get)]
+    threads_note: Option<String>,
     /// Wall-clock seconds the run took (not deterministic; everything else is).
     #[pyo3(get)]
     elapsed: f64,
@@ -345,7 +351,7 @@ impl LaunchResult {
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -362,7 +368,20 @@ fn launch(
     max_steps: Option<u64>,
     persisting_l2: u64,
     timeout: Option<f64>,
+    threads: Option<u32>,
 ) -> PyResult<LaunchResult> {
+    let max = ptx_exec::machine::MAX_THREADS;
+    let threads = match threads {
+        None => {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(max as usize) as u32)
+        }
+        Some(n) if (1..=max).contains(&n) => n,
+        Some(n) => {
+            return Err(LaunchError::new_err(format!(
+                "threads = {n}: give 1 to {max} host threads"
+            )))
+        }
+    };
     let timeout = timeout
         .map(|t| {
             ptxsim::launch::seconds(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))
@@ -486,6 +505,7 @@ fn launch(
         dynamic_shared: shared,
         seed,
         hazards,
+        threads,
         ..LaunchConfig::default()
     };
     if let Some(m) = max_steps {
@@ -548,6 +568,8 @@ fn launch(
         warp_instructions: run.warp_instructions,
         thread_instructions: run.thread_instructions,
         cp_async_bytes: run.cp_async_bytes,
+        threads: run.threads,
+        threads_note: run.threads_note.clone(),
         elapsed,
         stats: report::to_py(py, &doc.stats)?.unbind(),
         lines: report::to_py(py, &doc.lines)?.unbind(),

@@ -251,6 +251,27 @@ def test_same_input_and_seed_give_the_same_report():
     assert reports[2]["run"]["seed"] == 8
 
 
+def test_thread_count_changes_nothing_but_the_threads_used():
+    reports = []
+    for threads in (1, 2, 3):
+        x, y, out = vadd_args()
+        r = ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None], seed=3,
+                          threads=threads)
+        np.testing.assert_array_equal(out, x + y)
+        assert (r.threads, r.threads_note) == (threads, None)
+        reports.append(json.loads(r.to_json()))
+    assert reports[0] == reports[1] == reports[2]
+    # Hazard tracking runs on one thread, and says so.
+    x, y, out = vadd_args()
+    r = ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None], threads=2,
+                      hazards=True)
+    assert r.threads == 1 and "hazard tracking" in r.threads_note
+    for bad in (0, 5000):
+        with pytest.raises(ptxsim.LaunchError, match=f"threads = {bad}: give 1 to 1024"):
+            ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None],
+                          threads=bad)
+
+
 def test_stats_and_per_line_table():
     x, y, out = vadd_args()
     r = ptxsim.launch(VADD, "vadd_evict_last", 2, 128, [x, y, out, 1536, None, None], gpu="a100")

@@ -130,15 +130,20 @@ fn every_point_is_a_row_with_the_metrics_compare_reports() {
 }
 
 #[test]
-fn rows_do_not_depend_on_jobs_and_a_rerun_comes_from_the_cache() {
+fn rows_do_not_depend_on_jobs_or_threads_and_a_rerun_comes_from_the_cache() {
     let one = scratch("jobs1");
     let three = scratch("jobs3");
     assert!(sweep(&spec("vadd.toml"), &one, &["--jobs", "1"])
         .status
         .success());
-    assert!(sweep(&spec("vadd.toml"), &three, &["--jobs", "3"])
-        .status
-        .success());
+    // Three points at once, each on two interpreter threads.
+    assert!(sweep(
+        &spec("vadd.toml"),
+        &three,
+        &["--jobs", "3", "--threads", "2"]
+    )
+    .status
+    .success());
     for file in ["results.csv", "results.json"] {
         assert_eq!(
             std::fs::read(one.join(file)).unwrap(),
@@ -324,8 +329,14 @@ fn bad_specs_and_options_are_explained_with_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{text}: {stderr}");
         assert!(stderr.contains(message), "{text}: {stderr}");
     }
-    let o = sweep(&spec("vadd.toml"), &dir.join("t"), &["--threads", "4"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--threads 4"));
+    for bad in ["0", "2000"] {
+        let o = sweep(&spec("vadd.toml"), &dir.join("t"), &["--threads", bad]);
+        assert_eq!(o.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            stderr.contains(&format!("--threads {bad}: give 1 to 1024")),
+            "{stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -27,6 +27,11 @@
 //!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
+//!   Each round runs in two phases (`rounds.rs`): every CTA's CTA-local work in parallel over
+//!   the launch's host threads, each warp stopping before its first instruction that reaches
+//!   the memory system or printf; then, serially in turn order, those warps run such
+//!   instructions and the CTA-local ones close between them.
+//!   The schedule does not depend on the thread count, so neither do outputs and counters.
 //!
 //! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`
 //! runs the grid, `step.rs` runs one instruction and dispatches it to the handler of its
@@ -49,6 +54,7 @@ mod hazard;
 mod matrix;
 mod mem_ops;
 mod operands;
+mod rounds;
 mod schedule;
 mod step;
 mod warp_sync;
@@ -83,7 +89,14 @@ pub struct LaunchConfig {
     /// Track cache-semantics hazards (stale L1 reads, nc loads of written data, unfinished
     /// cp.async copies, weak spins); see [`crate::hazards`].
     pub hazards: bool,
+    /// Host threads that run the CTA-local phase of each round (1 to [`MAX_THREADS`]). The
+    /// schedule does not depend on it: outputs and counters are the same for every value
+    /// (see `schedule.rs`).
+    pub threads: u32,
 }
+
+/// The most host threads a launch may use.
+pub const MAX_THREADS: u32 = 1024;
 
 impl Default for LaunchConfig {
     fn default() -> Self {
@@ -98,6 +111,7 @@ impl Default for LaunchConfig {
             quantum: 64,
             progress: None,
             hazards: false,
+            threads: 1,
         }
     }
 }
@@ -117,6 +131,15 @@ pub struct RunSummary {
     /// What device `printf` printed, one entry per call and thread, in execution order (a
     /// warp's lanes in lane order); the CUDA runtime prints it when the kernel completes.
     pub printf: Vec<String>,
+    /// Warp-instructions that ran in the serial phase of their round (the others ran in the
+    /// parallel phase; see `rounds.rs`): the part more threads cannot speed up. The same for
+    /// every thread count.
+    pub serial_warp_instructions: u64,
+    /// Host threads the launch ran on.
+    pub threads: u32,
+    /// Why it ran on fewer threads than [`LaunchConfig::threads`] asked for, when a reason
+    /// other than the grid's size made it so.
+    pub threads_note: Option<String>,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -277,12 +300,43 @@ struct Cta {
     bulk: bulk::BulkState,
 }
 
+/// The memory system as a machine sees it: the launch's own machine holds it; the workers
+/// that run the CTA-local phase of a round in parallel (`rounds.rs`) do not, and they never
+/// reach it, because that phase stops every warp before an instruction that may
+/// (`Machine::reaches_outside_cta`).
+pub enum MemAccess<'p> {
+    Attached(&'p mut MemSystem),
+    Detached,
+}
+
+impl std::ops::Deref for MemAccess<'_> {
+    type Target = MemSystem;
+    fn deref(&self) -> &MemSystem {
+        match self {
+            MemAccess::Attached(m) => m,
+            MemAccess::Detached => unreachable!("{DETACHED}"),
+        }
+    }
+}
+
+impl std::ops::DerefMut for MemAccess<'_> {
+    fn deref_mut(&mut self) -> &mut MemSystem {
+        match self {
+            MemAccess::Attached(m) => m,
+            MemAccess::Detached => unreachable!("{DETACHED}"),
+        }
+    }
+}
+
+const DETACHED: &str = "the CTA-local phase ran an instruction that reaches the memory system \
+                        (Machine::reaches_outside_cta must stop the warp before it)";
+
 /// Runs one kernel launch over `mem`.
 pub struct Machine<'p> {
     program: &'p Program,
     kernel: u32,
     cfg: LaunchConfig,
-    pub mem: &'p mut MemSystem,
+    pub mem: MemAccess<'p>,
     kernel_params: Vec<u8>,
     sm_count: u32,
     summary: RunSummary,
@@ -324,6 +378,12 @@ impl<'p> Machine<'p> {
             )));
         }
         program.check_runnable(k)?;
+        if cfg.threads == 0 || cfg.threads > MAX_THREADS {
+            return Err(ExecError::Launch(format!(
+                "threads = {}: a launch runs on 1 to {MAX_THREADS} host threads",
+                cfg.threads
+            )));
+        }
         let threads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
         if threads == 0 || threads > 1024 {
             return Err(ExecError::Launch(format!(
@@ -346,7 +406,7 @@ impl<'p> Machine<'p> {
             kernel: k,
             rng: cfg.seed ^ 0x9E37_79B9_7F4A_7C15,
             cfg,
-            mem,
+            mem: MemAccess::Attached(mem),
             kernel_params,
             sm_count,
             summary: RunSummary {

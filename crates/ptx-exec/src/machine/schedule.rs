@@ -3,20 +3,33 @@
 //! warp stands when a launch deadlocks or faults (`deadlock`, `site`, `fault`).
 //!
 //! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
-//! `run_warp` how long a warp runs; neither knows any instruction.
+//! `run_round` splits a round into its two phases (`rounds.rs`: CTA-local work in parallel,
+//! then global accesses serially), `run_warp` decides how long a warp runs; none of them knows any
+//! instruction beyond asking `reaches_outside_cta` whether one leaves the CTA.
 
 use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
 use crate::error::{ExecError, FaultKind, FaultSite};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-impl Machine<'_> {
+/// The phase of a round a warp's turn runs in (see `rounds.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// In parallel over CTAs: up to the first instruction that reaches outside the CTA.
+    CtaLocal,
+    /// Serial, in turn order: the instructions that reach outside the CTA, and the CTA-local
+    /// ones between them (`GLOBAL_RUN_GAP`).
+    Global,
+}
+
+impl<'p> Machine<'p> {
     pub(super) fn run_grid(&mut self) -> Result<(), ExecError> {
         let [gx, gy, gz] = self.cfg.grid;
         let total = gx as u64 * gy as u64 * gz as u64;
         let threads = self.cfg.block.iter().product::<u32>();
         let warps_per_cta = threads.div_ceil(32);
         let max_resident = Self::max_resident(self.sm_count);
+        let workers = self.workers(max_resident.min(total))?;
         let mut next: u64 = 0;
         let mut resident: Vec<Cta> = Vec::new();
         loop {
@@ -35,12 +48,8 @@ impl Machine<'_> {
             if let Some(p) = &self.cfg.progress {
                 p.store(self.steps, Ordering::Relaxed);
             }
-            let mut any_progress = false;
             let order = self.turn_order(&resident);
-            for (ci, wi) in order {
-                let state = self.run_warp(&mut resident[ci], wi)?;
-                any_progress |= state == WarpState::Progress;
-            }
+            let any_progress = self.run_round(&workers, &mut resident, &order)?;
             // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
             // pending bulk stores write global memory.
             for c in resident.iter_mut() {
@@ -55,7 +64,53 @@ impl Machine<'_> {
                 return Err(self.deadlock(cta));
             }
         }
+        if let Some(p) = &self.cfg.progress {
+            p.store(self.steps, Ordering::Relaxed);
+        }
+        self.merge_counters(workers);
         Ok(())
+    }
+
+    /// One round: every resident warp's turn in `order`, in the two phases of `rounds.rs`.
+    /// Returns whether any warp made progress.
+    fn run_round(
+        &mut self,
+        workers: &super::rounds::Workers<'p>,
+        resident: &mut [Cta],
+        order: &[(usize, usize)],
+    ) -> Result<bool, ExecError> {
+        let mut plans: Vec<Vec<(u32, usize)>> = vec![Vec::new(); resident.len()];
+        for (pos, &(ci, wi)) in order.iter().enumerate() {
+            plans[ci].push((pos as u32, wi));
+        }
+        let ctas = self.run_local_phase(workers, resident, &plans);
+        let mut any_progress = false;
+        let mut first_fault: Option<(u32, ExecError)> = None;
+        let mut left = vec![0u32; order.len()];
+        for cta in ctas {
+            self.steps += cta.steps;
+            any_progress |= cta.progress;
+            for (pos, l) in cta.parked {
+                left[pos as usize] = l;
+            }
+            if let Some((pos, e)) = cta.fault {
+                if first_fault.as_ref().is_none_or(|(p, _)| pos < *p) {
+                    first_fault = Some((pos, e));
+                }
+            }
+        }
+        if let Some((_, e)) = first_fault {
+            return Err(e);
+        }
+        let parallel_end = self.steps;
+        for (pos, &(ci, wi)) in order.iter().enumerate() {
+            if left[pos] > 0 {
+                let (state, _) = self.run_warp(&mut resident[ci], wi, Phase::Global, left[pos])?;
+                any_progress |= state == WarpState::Progress;
+            }
+        }
+        self.summary.serial_warp_instructions += self.steps - parallel_end;
+        Ok(any_progress)
     }
 
     pub(super) fn turn_order(&mut self, ctas: &[Cta]) -> Vec<(usize, usize)> {
@@ -131,35 +186,59 @@ impl Machine<'_> {
         })
     }
 
-    /// Runs warp `wi` of `cta` for up to one quantum.
-    pub(super) fn run_warp(&mut self, cta: &mut Cta, wi: usize) -> Result<WarpState, ExecError> {
+    /// Runs warp `wi` of `cta` for its turn in the first phase of a round (`rounds.rs`): up
+    /// to a quantum, stopping before an instruction that reaches outside the CTA.
+    pub(super) fn run_warp_local(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+    ) -> Result<super::rounds::LocalTurn, ExecError> {
+        let (state, left) = self.run_warp(cta, wi, Phase::CtaLocal, self.cfg.quantum)?;
+        Ok(super::rounds::LocalTurn { state, left })
+    }
+
+    /// Runs warp `wi` of `cta` for up to `budget` iterations in `phase`. Returns how the turn
+    /// ended and, in the first phase, the budget left when the warp stopped before an
+    /// instruction that reaches outside its CTA (0 otherwise). In the global phase the warp
+    /// runs such instructions, and CTA-local ones while another such instruction follows
+    /// within `GLOBAL_RUN_GAP`; it stops before any other work.
+    fn run_warp(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        phase: Phase,
+        budget: u32,
+    ) -> Result<(WarpState, u32), ExecError> {
         let mut progressed = false;
-        for _ in 0..self.cfg.quantum {
+        let ended = |progressed: bool, otherwise: WarpState| {
+            if progressed {
+                WarpState::Progress
+            } else {
+                otherwise
+            }
+        };
+        for used in 0..budget {
             let warp = &mut cta.warps[wi];
             let Some(frame) = warp.frames.last_mut() else {
-                return Ok(if progressed {
-                    WarpState::Progress
-                } else {
-                    WarpState::Done
-                });
+                return Ok((ended(progressed, WarpState::Done), 0));
             };
             let alive = frame.mask & !frame.done & !warp.exited;
+            let runnable = alive & !warp.waiting & !frame.sync_wait;
+            if phase == Phase::Global && runnable == 0 {
+                // Returning from a call and releasing parked lanes are CTA-local work.
+                return Ok((ended(progressed, WarpState::Blocked), 0));
+            }
             if alive == 0 {
                 self.pop_frame(cta, wi);
                 progressed = true;
                 continue;
             }
-            let runnable = alive & !warp.waiting & !frame.sync_wait;
             if runnable == 0 {
                 if frame.sync_wait != 0 && self.release_sync_waits(cta, wi)? {
                     progressed = true;
                     continue;
                 }
-                return Ok(if progressed {
-                    WarpState::Progress
-                } else {
-                    WarpState::Blocked
-                });
+                return Ok((ended(progressed, WarpState::Blocked), 0));
             }
             let (pc, active) = match frame.uniform {
                 Some(pc) if warp.waiting == 0 && frame.sync_wait == 0 => (pc, runnable),
@@ -186,10 +265,22 @@ impl Machine<'_> {
                     (min_pc, m)
                 }
             };
+            let func = frame.func;
+            let program = self.program;
+            let inst = &program.functions[func as usize].code[pc as usize];
+            let outside = self.reaches_outside_cta(cta, wi, inst, active);
+            match phase {
+                Phase::CtaLocal if outside => {
+                    return Ok((ended(progressed, WarpState::Blocked), budget - used));
+                }
+                Phase::Global if !outside && !self.outside_ahead(func, pc) => {
+                    return Ok((ended(progressed, WarpState::Blocked), 0));
+                }
+                _ => {}
+            }
             self.steps += 1;
             if self.deadline.passed(self.steps) {
-                let func = frame.func;
-                let id = self.program.functions[func as usize].code[pc as usize].id;
+                let id = inst.id;
                 return Err(self.fault(
                     cta,
                     wi as u32,
@@ -203,8 +294,7 @@ impl Machine<'_> {
                 ));
             }
             if self.steps > self.cfg.max_steps {
-                let func = frame.func;
-                let id = self.program.functions[func as usize].code[pc as usize].id;
+                let id = inst.id;
                 return Err(self.fault(
                     cta,
                     wi as u32,
@@ -219,7 +309,7 @@ impl Machine<'_> {
             self.step(cta, wi, pc, active)?;
             progressed = true;
         }
-        Ok(WarpState::Progress)
+        Ok((ended(progressed, WarpState::Blocked), 0))
     }
 
     pub(super) fn thread_of(&self, _cta: &Cta, warp: u32, lane: u32) -> [u32; 3] {

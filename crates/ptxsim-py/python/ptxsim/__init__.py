@@ -203,6 +203,7 @@ def launch(
     max_steps: Optional[int] = None,
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
+    threads: Optional[int] = None,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -230,6 +231,10 @@ def launch(
         context; more than the GPU's ``persisting_l2_max_bytes`` raises LaunchError.
     timeout: fault once the kernel has run this many seconds of wall-clock time (default: no
         limit); reported like the step limit, as KernelFault.
+    threads: host threads that run the kernel (default: the available cores), as ``ptxsim run
+        --threads``; 1 to 1024. Outputs, counters, hazards and faults are the same for every
+        count. ``Result.threads`` says how many it used (one with ``hazards=True``; see
+        ``Result.threads_note``).
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -258,6 +263,7 @@ def launch(
         max_steps=max_steps,
         persisting_l2=persisting_l2,
         timeout=timeout,
+        threads=threads,
     )
 
 
@@ -283,7 +289,7 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
-            persisting_l2=0, timeout=None):
+            persisting_l2=0, timeout=None, threads=None):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -299,7 +305,18 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         max_steps=None if max_steps is None else int(max_steps),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
         timeout=None if timeout is None else float(timeout),
+        threads=None if threads is None else _thread_count(threads),
     )
+
+
+def _thread_count(threads: Any) -> int:
+    """``threads=``: an int from 1 to 1024."""
+    if isinstance(threads, bool):
+        raise TypeError("threads must be an int, not bool")
+    n = operator.index(threads)
+    if not 1 <= n <= 1024:
+        raise LaunchError(f"threads = {n}: give 1 to 1024 host threads")
+    return n
 
 
 def check(

@@ -47,6 +47,8 @@ class Result:
     warp_instructions: int
     thread_instructions: int
     cp_async_bytes: int
+    threads: int
+    threads_note: Optional[str]
     elapsed: float
     stats: dict[str, Any]
     lines: list[dict[str, Any]]
@@ -68,6 +70,7 @@ def launch(
     max_steps: Optional[int] = None,
     persisting_l2: int = 0,
     timeout: Optional[float] = None,
+    threads: Optional[int] = None,
 ) -> Result: ...
 def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
 def gpu_presets() -> list[str]: ...

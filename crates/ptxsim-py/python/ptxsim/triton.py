@@ -268,6 +268,7 @@ def run(
     max_steps: Optional[int] = None,
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
+    threads: Optional[int] = None,
     **kwargs,
 ) -> Result:
     """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
@@ -280,7 +281,7 @@ def run(
     kwargs: constexprs and other arguments by name, and Triton compile options.
     gpu: the GPU model (default: the target's generation: a100 for sm_8x, h100 for sm_90,
         b200 for sm_100 and later).
-    hazards, seed, max_steps, persisting_l2, timeout: as for ``ptxsim.launch`` (``persisting_l2``: the
+    hazards, seed, max_steps, persisting_l2, timeout, threads: as for ``ptxsim.launch`` (``persisting_l2``: the
         persisting-L2 set-aside in bytes, default 0 as in a fresh CUDA context).
 
     Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
@@ -302,6 +303,7 @@ def run(
         max_steps=max_steps,
         persisting_l2=persisting_l2,
         timeout=timeout,
+        threads=threads,
     )
 
 

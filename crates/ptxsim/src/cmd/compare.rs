@@ -86,10 +86,11 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
         eprintln!(
-            "ran `{}` as `{name}`: {} warp-instructions in {:.3} s",
+            "ran `{}` as `{name}`: {} warp-instructions in {:.3} s{}",
             r.kernel,
             summary.warp_instructions,
-            elapsed.as_secs_f64()
+            elapsed.as_secs_f64(),
+            super::run::threads_text(&summary)
         );
         if k == 0 && !r.expects.is_empty() {
             match check_expects(&prepared, &r.expects, &r.base, &|l| eprintln!("{l}")) {

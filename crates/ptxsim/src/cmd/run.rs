@@ -56,6 +56,39 @@ pub struct LaunchArgs {
     /// `persisting_l2`; default 0, as in a fresh CUDA context.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes_arg)]
     pub persisting_l2: Option<u64>,
+    /// Host threads that run the launch (default: the available cores). Outputs and counters
+    /// are the same for every count: CTAs run their CTA-local work in parallel, and every
+    /// access to global memory in a fixed order.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<u32>,
+}
+
+/// clap's parser for `--threads`: 1 to [`ptx_exec::machine::MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<u32, String> {
+    let max = ptx_exec::machine::MAX_THREADS;
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}`: give a number of threads from 1 to {max}"
+        )),
+    }
+}
+
+/// How many host threads a launch ran on, for its status line: " on 2 threads", or why it ran
+/// on one.
+pub fn threads_text(summary: &RunSummary) -> String {
+    match (&summary.threads_note, summary.threads) {
+        (Some(note), _) => format!(" ({note})"),
+        (None, 1) => " on 1 thread".to_string(),
+        (None, n) => format!(" on {n} threads"),
+    }
+}
+
+/// The thread count a launch runs on: `--threads`, or the cores available to this process.
+pub fn threads_or_default(threads: Option<u32>) -> u32 {
+    threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(1024) as u32)
+    })
 }
 
 /// clap's parser for byte counts (`4194304`, `4MiB`).
@@ -163,6 +196,8 @@ pub struct Resolved {
     pub seed: u64,
     pub max_steps: Option<u64>,
     pub timeout: Option<std::time::Duration>,
+    /// Host threads (`--threads`, default the available cores).
+    pub threads: u32,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -176,6 +211,7 @@ impl Resolved {
             dynamic_shared: self.shared,
             seed: self.seed,
             cache_model,
+            threads: self.threads,
             ..LaunchConfig::default()
         };
         if let Some(m) = self.max_steps {
@@ -287,6 +323,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         seed,
         max_steps,
         timeout,
+        threads: threads_or_default(args.threads),
         gpu,
         base,
     })
@@ -554,7 +591,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let (grid, block) = (r.grid, r.block);
     say(format!(
-        "ran `{}` grid ({},{},{}) block ({},{},{}): {} warp-instructions, {} thread-instructions in {:.3} s",
+        "ran `{}` grid ({},{},{}) block ({},{},{}): {} warp-instructions, {} thread-instructions in {:.3} s{}",
         r.kernel,
         grid[0],
         grid[1],
@@ -564,7 +601,8 @@ pub fn run(args: Args) -> ExitCode {
         block[2],
         summary.warp_instructions,
         summary.thread_instructions,
-        elapsed.as_secs_f64()
+        elapsed.as_secs_f64(),
+        threads_text(&summary)
     ));
     if let Some(line) = trace_line {
         say(line);

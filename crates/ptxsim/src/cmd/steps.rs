@@ -71,6 +71,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         seed: launch.seed.unwrap_or(file.seed),
         cache_model: !args.no_cache_model,
         hazards: args.hazards,
+        threads: crate::cmd::run::threads_or_default(launch.threads),
         ..Default::default()
     };
     if let Some(m) = launch.max_steps.or(file.max_steps) {
@@ -115,10 +116,11 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         match result {
             Ok(Some((s, elapsed))) => {
                 say(format!(
-                    "step {i}: {what}: {} warp-instructions, {} thread-instructions in {:.3} s",
+                    "step {i}: {what}: {} warp-instructions, {} thread-instructions in {:.3} s{}",
                     s.warp_instructions,
                     s.thread_instructions,
-                    elapsed.as_secs_f64()
+                    elapsed.as_secs_f64(),
+                    super::run::threads_text(&s)
                 ));
                 if args.report.is_some() {
                     if let Some(report) =

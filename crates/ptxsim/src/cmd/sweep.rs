@@ -18,8 +18,8 @@ pub struct Args {
     /// Points run at once (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Interpreter threads per point. Reserved: the interpreter runs a launch on one thread
-    /// in this version, so only 1 is accepted.
+    /// Interpreter threads per point (default 1: points run in parallel, --jobs at once).
+    /// Results do not depend on it.
     #[arg(long, default_value_t = 1)]
     threads: usize,
 }
@@ -29,15 +29,16 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    if let Err(e) = sweep::check_threads(args.threads) {
-        return fail(e);
-    }
+    let threads = match sweep::check_threads(args.threads) {
+        Ok(n) => n,
+        Err(e) => return fail(e),
+    };
     let jobs = args.jobs.unwrap_or_else(sweep::default_jobs);
     if jobs == 0 {
         return fail("--jobs must be at least 1".into());
     }
     let plan = match Spec::read(&args.spec).and_then(|s| Plan::new(&s)) {
-        Ok(p) => p,
+        Ok(p) => Plan { threads, ..p },
         Err(e) => return fail(e),
     };
     let distinct = |f: &dyn Fn(&sweep::Point) -> String| {

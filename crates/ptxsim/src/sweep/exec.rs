@@ -35,6 +35,7 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
     let mut config = LaunchConfig {
         seed: p.seed,
         cache_model: true,
+        threads: plan.threads,
         ..LaunchConfig::default()
     };
     if let Some(m) = file.max_steps {

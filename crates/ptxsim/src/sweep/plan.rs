@@ -56,18 +56,22 @@ pub struct Plan {
     /// The heatmap axes the spec asks for.
     pub report_x: Option<String>,
     pub report_y: Option<String>,
+    /// Interpreter threads per point (`--threads`, default 1: points already run in parallel,
+    /// `--jobs` of them at once). Not part of a point's key: results do not depend on it.
+    pub threads: u32,
 }
 
-/// Interpreter threads per point. The interpreter runs a launch on one thread; the option is
-/// accepted (as `--threads 1`) so that scripts keep working when threaded interpretation lands.
-pub fn check_threads(threads: usize) -> Result<(), String> {
-    if threads == 1 {
-        Ok(())
-    } else {
-        Err(format!(
-            "--threads {threads}: the interpreter runs each launch on one thread in this version; \
-             give --threads 1 (points run in parallel with --jobs)"
-        ))
+/// Checks `--threads` (interpreter threads per point): 1 to
+/// [`ptx_exec::machine::MAX_THREADS`]. Each point's launch runs on that many threads; points
+/// run `--jobs` at once, so a sweep uses up to jobs × threads cores.
+pub fn check_threads(threads: usize) -> Result<u32, String> {
+    let max = ptx_exec::machine::MAX_THREADS;
+    match u32::try_from(threads) {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "--threads {threads}: give 1 to {max} interpreter threads per point (points run in \
+             parallel with --jobs)"
+        )),
     }
 }
 
@@ -238,6 +242,7 @@ impl Plan {
             points,
             report_x: spec.file.report.x.clone(),
             report_y: spec.file.report.y.clone(),
+            threads: 1,
         })
     }
 

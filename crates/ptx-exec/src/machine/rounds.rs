@@ -1,0 +1,356 @@
+//! The two phases of a scheduling round, and the host threads that run the first.
+//!
+//! A round (`schedule.rs`, `run_grid`) gives every resident warp one turn of up to a quantum of
+//! instructions, in a turn order the seed permutes. It runs in two phases:
+//!
+//! 1. **CTA-local phase, in parallel over CTAs.** Each CTA's warps take their turns in the
+//!    round's order restricted to that CTA, on one host thread (so shared memory, barriers and
+//!    mbarriers see one fixed order). A warp stops *before* an instruction that reaches state
+//!    outside its CTA ([`Machine::reaches_outside_cta`]): the memory system (global and generic
+//!    accesses that resolve to global memory, atomics and reductions on global memory,
+//!    `cp.async`, bulk copies and TMA, L1-invalidating fences, prefetches, range cache
+//!    policies, which the memory system encodes) and the launch's ordered outputs (`printf`,
+//!    `assert`). Everything a CTA does in this phase depends only on
+//!    the CTA and the state at the start of the round, so which thread runs it, and when,
+//!    changes nothing. Each thread counts its own steps and per-instruction executions;
+//!    integer sums do not depend on the order they are added in.
+//! 2. **Global phase, serial, in the round's turn order.** Each warp that stopped at such an
+//!    instruction runs it on the launch's own machine, then goes on, within what is left of
+//!    its quantum, through the instructions that reach outside the CTA and the CTA-local ones
+//!    between them: it stops before a CTA-local instruction after which none follows within
+//!    [`GLOBAL_RUN_GAP`] instructions along the fall-through and branch paths (a static look
+//!    at the code, so the same for every thread count). The rest of its turn waits for the
+//!    next round's first phase. Two simpler rules were measured and rejected: running only
+//!    the instructions that reach outside the CTA splits a CAS loop's `atom.cas` from the
+//!    `setp`/`bra` around it, so other warps' CASes land in between and contended loops fail
+//!    far more often (12x the warp-instructions on the corpus's `atomic_cas_loops`, whose
+//!    benign stale first read the hazard tracker then reports), and the counters of the
+//!    hardware-agreement corpus move away from the H100's (L2 sectors within 10 % on 80.3 %
+//!    of the launches instead of 82.3 %); running the whole rest of the turn serially keeps
+//!    the old interleaving but leaves 29 % of the 1024³ fp16 matmul's warp-instructions in the
+//!    serial phase. A turn that holds no such instruction runs wholly in parallel.
+//!
+//! One thread runs the same two phases, so a launch gives the same outputs, counters, hazards
+//! and faults for every thread count by construction. `%clock`, `%clock64` and `%globaltimer`
+//! read the launch's step count: in the first phase that is the count at the start of the
+//! round plus the CTA's own steps in it (deterministic, and never behind what the warp read
+//! before); in the second, the exact count. The step limit is checked against the same
+//! counts, so it trips at most one round late and on the same warp for every thread count.
+//! When several CTAs fault in the first phase, the fault reported is the one whose warp comes
+//! first in the turn order.
+//!
+//! Hazard tracking records accesses in one order into one tracker, so with
+//! [`LaunchConfig::hazards`] on a launch runs on one thread (the schedule is the same).
+
+use super::{Cta, Machine, MemAccess, RunSummary, WarpState};
+use crate::error::ExecError;
+use crate::program::*;
+use std::sync::Mutex;
+
+/// Where a warp's turn in a round's first phase ended.
+pub(super) struct LocalTurn {
+    pub state: WarpState,
+    /// Quantum left when the warp stopped before an instruction that reaches outside its
+    /// CTA (0: it did not).
+    pub left: u32,
+}
+
+/// What one CTA did in a round's first phase.
+pub(super) struct CtaRound {
+    /// Warp-instructions it executed.
+    pub steps: u64,
+    pub progress: bool,
+    /// (position in the round's turn order, quantum left) of each warp that stopped before
+    /// an instruction that reaches outside the CTA.
+    pub parked: Vec<(u32, u32)>,
+    /// The first fault, with the position of its warp in the turn order; the CTA's later
+    /// turns in the round do not run.
+    pub fault: Option<(u32, ExecError)>,
+}
+
+/// The host threads of a launch: a machine per thread without the memory system, and the
+/// pool they run on (none for one thread).
+pub(super) struct Workers<'p> {
+    machines: Vec<Mutex<Machine<'p>>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl<'p> Machine<'p> {
+    /// A machine for one host thread of the first phase: the launch's program, configuration
+    /// and limits, its own counters, no memory system.
+    fn worker(&self) -> Machine<'p> {
+        Machine {
+            program: self.program,
+            kernel: self.kernel,
+            cfg: self.cfg.clone(),
+            mem: MemAccess::Detached,
+            kernel_params: self.kernel_params.clone(),
+            sm_count: self.sm_count,
+            summary: RunSummary {
+                per_instruction: vec![0; self.program.instrs.len()],
+                ..RunSummary::default()
+            },
+            steps: 0,
+            clock: self.clock,
+            rng: 0,
+            tracker: None,
+            cta_memory: self.cta_memory,
+            deadline: self.deadline.clone(),
+        }
+    }
+
+    /// The host threads for this launch (`threads` of them, at least one), and the note for
+    /// the run summary when the configuration asked for more than can be used.
+    pub(super) fn workers(&mut self, resident: u64) -> Result<Workers<'p>, ExecError> {
+        let asked = self.cfg.threads.max(1);
+        let mut threads = u64::from(asked).min(resident.max(1)) as u32;
+        if self.tracker.is_some() && threads > 1 {
+            threads = 1;
+            self.summary.threads_note =
+                Some("ran on 1 thread: hazard tracking records every access in one order".into());
+        }
+        self.summary.threads = threads;
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads as usize)
+                    .thread_name(|i| format!("ptxsim-cta-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        ExecError::Resource(format!("cannot start {threads} host threads: {e}"))
+                    })?,
+            )
+        } else {
+            None
+        };
+        let machines = (0..threads).map(|_| Mutex::new(self.worker())).collect();
+        Ok(Workers { machines, pool })
+    }
+
+    /// The first phase of a round: every CTA's turns (`plans[ci]`: (position in the turn
+    /// order, warp) in turn order), on the workers. `self.steps` is the count at the round's
+    /// start.
+    pub(super) fn run_local_phase(
+        &mut self,
+        workers: &Workers<'p>,
+        resident: &mut [Cta],
+        plans: &[Vec<(u32, usize)>],
+    ) -> Vec<CtaRound> {
+        let base = self.steps;
+        // Hazard tracking runs on one thread (see `workers`): its tracker goes with it.
+        let tracker = self.tracker.take();
+        match &workers.pool {
+            None => {
+                let mut w = lock(&workers.machines[0]);
+                w.tracker = tracker;
+                let rounds = resident
+                    .iter_mut()
+                    .zip(plans)
+                    .map(|(cta, plan)| w.run_cta_local(cta, plan, base))
+                    .collect();
+                self.tracker = w.tracker.take();
+                rounds
+            }
+            Some(pool) => {
+                use rayon::prelude::*;
+                debug_assert!(tracker.is_none());
+                pool.install(|| {
+                    resident
+                        .par_iter_mut()
+                        .zip(plans)
+                        .map(|(cta, plan)| {
+                            let i = rayon::current_thread_index().unwrap_or(0);
+                            let mut w = lock(&workers.machines[i % workers.machines.len()]);
+                            w.run_cta_local(cta, plan, base)
+                        })
+                        .collect()
+                })
+            }
+        }
+    }
+
+    /// One CTA's turns of the first phase.
+    fn run_cta_local(&mut self, cta: &mut Cta, plan: &[(u32, usize)], base: u64) -> CtaRound {
+        self.steps = base;
+        let mut round = CtaRound {
+            steps: 0,
+            progress: false,
+            parked: Vec::new(),
+            fault: None,
+        };
+        for &(pos, wi) in plan {
+            match self.run_warp_local(cta, wi) {
+                Ok(turn) => {
+                    round.progress |= turn.state == WarpState::Progress;
+                    if turn.left > 0 {
+                        round.parked.push((pos, turn.left));
+                    }
+                }
+                Err(e) => {
+                    round.fault = Some((pos, e));
+                    break;
+                }
+            }
+        }
+        round.steps = self.steps - base;
+        round
+    }
+
+    /// Adds the counters of the workers' machines into the launch's summary.
+    pub(super) fn merge_counters(&mut self, workers: Workers<'p>) {
+        for m in workers.machines {
+            let w = m.into_inner().unwrap_or_else(|e| e.into_inner());
+            for (total, n) in self
+                .summary
+                .per_instruction
+                .iter_mut()
+                .zip(&w.summary.per_instruction)
+            {
+                *total += n;
+            }
+            self.summary.thread_instructions += w.summary.thread_instructions;
+            // The first phase runs no global access, copy or printf (`reaches_outside_cta`).
+            debug_assert!(w.summary.printf.is_empty() && w.summary.stale_reads.is_empty());
+            self.summary.cp_async_bytes += w.summary.cp_async_bytes;
+        }
+    }
+
+    /// Whether `inst`, executed by the `active` lanes of warp `wi`, may reach state outside
+    /// the warp's CTA: the memory system or the launch's ordered outputs. Conservative: a
+    /// `true` only moves the instruction to the serial phase. Lanes whose guard is false do
+    /// nothing, so an instruction no lane executes stays local.
+    pub(super) fn reaches_outside_cta(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        inst: &Inst,
+        active: u32,
+    ) -> bool {
+        match reach(self.program, inst) {
+            Reach::Cta => false,
+            Reach::Outside => self.executes(cta, wi, inst, active),
+            // Generic addresses, and `ld.param` of a kernel parameter's generic address: by
+            // where the executing lanes' addresses point.
+            Reach::ByAddress(space, addr) => {
+                let exec = self.executing(cta, wi, inst, active);
+                if exec == 0 {
+                    return false;
+                }
+                let mut a = [0u64; 32];
+                self.addr_values(cta, wi, addr, &mut a);
+                super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
+            }
+        }
+    }
+
+    /// Whether an instruction that may reach outside the CTA (by its opcode and space alone)
+    /// follows the one at `pc` in function `func` within [`GLOBAL_RUN_GAP`] instructions, along
+    /// the fall-through and branch paths.
+    pub(super) fn outside_ahead(&self, func: u32, pc: Pc) -> bool {
+        let code = &self.program.functions[func as usize].code;
+        successors(&code[pc as usize], pc)
+            .into_iter()
+            .flatten()
+            .any(|next| self.outside_within(code, next, GLOBAL_RUN_GAP))
+    }
+
+    fn outside_within(&self, code: &[Inst], pc: Pc, left: usize) -> bool {
+        let Some(inst) = code.get(pc as usize) else {
+            return false;
+        };
+        if left == 0 {
+            return false;
+        }
+        if !matches!(reach(self.program, inst), Reach::Cta) {
+            return true;
+        }
+        successors(inst, pc)
+            .into_iter()
+            .flatten()
+            .any(|next| self.outside_within(code, next, left - 1))
+    }
+
+    /// The lanes of `active` whose guard lets them execute `inst`.
+    fn executing(&self, cta: &Cta, wi: usize, inst: &Inst, active: u32) -> u32 {
+        match inst.guard {
+            Some(g) => active & Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), g),
+            None => active,
+        }
+    }
+
+    fn executes(&self, cta: &Cta, wi: usize, inst: &Inst, active: u32) -> bool {
+        self.executing(cta, wi, inst, active) != 0
+    }
+}
+
+/// How far the serial phase looks ahead: a warp there goes on through CTA-local instructions
+/// while one of the next this many (along fall-through and branch paths) may reach outside
+/// the CTA, so that a short sequence such as a CAS loop (`atom.cas; setp; @p bra` back to it)
+/// or a run of loads with address arithmetic between them stays together, as it did when a
+/// warp's whole turn ran at once.
+pub(super) const GLOBAL_RUN_GAP: usize = 8;
+
+/// Where control may go after `inst` at `pc`: the next instruction, a branch's target (both
+/// when the branch is guarded); nowhere after `ret`, `exit` or `trap`.
+fn successors(inst: &Inst, pc: Pc) -> [Option<Pc>; 2] {
+    let guarded = inst.guard.is_some();
+    match inst.op {
+        Op::Bra { target, .. } => [Some(target), guarded.then_some(pc + 1)],
+        Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if !guarded => [None, None],
+        _ => [Some(pc + 1), None],
+    }
+}
+
+/// Where an instruction's effects may go, by its opcode and state space.
+enum Reach {
+    /// Only the CTA's own state.
+    Cta,
+    /// The memory system or the launch's ordered outputs, when a lane executes it.
+    Outside,
+    /// Depends on where the lanes' addresses point.
+    ByAddress(Space, Addr),
+}
+
+fn reach(program: &Program, inst: &Inst) -> Reach {
+    let (space, addr) = match &inst.op {
+        Op::Ld(ld) => (ld.space, ld.addr),
+        Op::St(st) => (st.space, st.addr),
+        Op::Atom { space, addr, .. } | Op::AtomVec { space, addr, .. } => (*space, *addr),
+        Op::WmmaLoad(w) | Op::WmmaStore(w) => match w.space {
+            Space::Shared | Space::Local => return Reach::Cta,
+            _ => return Reach::Outside,
+        },
+        Op::Fence { invalidate_l1 } => {
+            return if *invalidate_l1 {
+                Reach::Outside
+            } else {
+                Reach::Cta
+            }
+        }
+        // A declared-only callee is `vprintf` or `__assertfail` (`builtin_call`).
+        Op::Call { func, .. } if program.functions[*func as usize].code.is_empty() => {
+            return Reach::Outside
+        }
+        // Range cache policies are encoded by the memory system (the L2's geometry).
+        Op::Prefetch { .. }
+        | Op::CreatePolicyRange { .. }
+        | Op::CpAsync(_)
+        | Op::BulkCopy(_)
+        | Op::TensorCopy(_)
+        | Op::BulkPrefetch { .. }
+        | Op::BulkWait { .. }
+        | Op::TensormapReplace { .. }
+        | Op::TensormapCopy { .. } => return Reach::Outside,
+        _ => return Reach::Cta,
+    };
+    match space {
+        Space::Global => Reach::Outside,
+        Space::Shared | Space::Local | Space::Const | Space::KernelParam => Reach::Cta,
+        Space::Generic | Space::Param => Reach::ByAddress(space, addr),
+    }
+}
+
+/// A worker's machine; a worker that panicked has already failed the launch.
+fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,154 @@
+//! `--threads N` / `LaunchConfig::threads`: a launch gives the same outputs and the same
+//! counters (every memory-system counter, per SM and per instruction, the L2 timeline, the
+//! run summary, printf) for every thread count, with the default order and with a seed; and
+//! the CLI refuses a thread count it cannot use.
+
+use ptxsim::launch::{dims, load_session, parse_arg, prepare, LaunchFile};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/run")
+}
+
+/// Everything a launch produced that must not depend on the thread count, as text.
+fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
+    let path = run_dir().join(launch);
+    let (file, base) = LaunchFile::read(&path).unwrap();
+    let gpu = if launch.contains(".sm90") {
+        memsys::GpuConfig::h100()
+    } else {
+        memsys::GpuConfig::a100()
+    };
+    let session = load_session(&base.join(&file.ptx), gpu).unwrap();
+    let specs: Vec<_> = file
+        .args
+        .iter()
+        .map(|a| parse_arg(a, &base).unwrap())
+        .collect();
+    let config = ptx_exec::LaunchConfig {
+        grid: dims(&file.grid, "grid").unwrap(),
+        block: dims(&file.block, "block").unwrap(),
+        dynamic_shared: file.shared,
+        seed,
+        threads,
+        ..Default::default()
+    };
+    let mut prepared = prepare(session, &file.kernel, specs, config).unwrap();
+    let s = prepared
+        .run()
+        .unwrap_or_else(|e| panic!("{launch} seed {seed} threads {threads}: {e}"));
+    let mut out = format!(
+        "warp {} (serial {}) thread {} cp.async {} stale {:?} hazards {:?} printf {:?}\nper instruction {:?}\n",
+        s.warp_instructions,
+        s.serial_warp_instructions,
+        s.thread_instructions,
+        s.cp_async_bytes,
+        s.stale_reads,
+        s.hazards,
+        s.printf,
+        s.per_instruction
+    );
+    out += &format!("stats {:?}\n", prepared.session.mem.stats());
+    for i in 0..file.args.len() {
+        if let Ok(a) = prepared.output(i) {
+            out += &format!("arg {i}: {:?}\n", a.bytes);
+        }
+    }
+    (out, s.threads)
+}
+
+/// An mma matmul with a cp.async pipeline (Triton), global and shared atomics, contended
+/// atom.cas loops, a cp.async gemm and a CUB block reduction through shared memory.
+const LAUNCHES: [&str; 6] = [
+    "triton.matmul_fp16.sm80.toml",
+    "nvcc.atomics.lineinfo.sm80.histogram_shared.toml",
+    "nvcc.atomics.lineinfo.sm80.atomic_cas_loops.toml",
+    "nvcc.cp_async_gemm.sm80.sgemm_cp_async.toml",
+    "nvcc.cub_block.sm80.cub_block_reduce.toml",
+    "triton.fp8_matmul_e4m3.sm90.toml",
+];
+
+#[test]
+fn outputs_and_counters_do_not_depend_on_the_thread_count() {
+    for launch in LAUNCHES {
+        for seed in [0, 7] {
+            let (one, used) = run(launch, seed, 1);
+            assert_eq!(used, 1);
+            for threads in [2, 3, 4] {
+                let (many, used) = run(launch, seed, threads);
+                assert!(used > 1, "{launch}: ran on {used} threads");
+                if many != one {
+                    let line = one
+                        .lines()
+                        .zip(many.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    let start = |t: &str| -> String {
+                        t.lines()
+                            .nth(line)
+                            .unwrap_or("")
+                            .chars()
+                            .take(300)
+                            .collect()
+                    };
+                    panic!(
+                        "{launch} seed {seed}: {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
+                        start(&one),
+                        start(&many)
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hazard_tracking_runs_on_one_thread_and_says_so() {
+    let path = run_dir().join("nvcc.atomics.lineinfo.sm80.histogram_shared.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(["run", "--launch"])
+        .arg(&path)
+        .args(["--threads", "2", "--hazards"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("(ran on 1 thread: hazard tracking records every access in one order)"),
+        "{stdout}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(["run", "--launch"])
+        .arg(&path)
+        .args(["--threads", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(" on 2 threads\n"), "{stdout}");
+}
+
+#[test]
+fn a_thread_count_out_of_range_or_not_a_number_is_an_error() {
+    let path = run_dir().join("nvcc.atomics.lineinfo.sm80.histogram_shared.toml");
+    for (command, bad) in [
+        ("run", "0"),
+        ("run", "lots"),
+        ("compare", "1.5"),
+        ("run", "1025"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+            .args([command, "--launch"])
+            .arg(&path)
+            .args(["--threads", bad])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command} {bad}: {stderr}");
+        assert!(
+            stderr.contains("give a number of threads from 1 to 1024"),
+            "{command} {bad}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
