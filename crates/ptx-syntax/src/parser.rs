@@ -1229,28 +1229,30 @@ fn set_flag(slot: &mut Option<Span>, q: Spanned<Qualifier>, anomalies: &mut Vec<
 fn classify(opcode: &Token<'_>, modifiers: &[Spanned<&str>], operands: Vec<Operand>) -> Op {
     let first_mod = modifiers.first().map(|m| m.value);
     match opcode.text {
-        "ld" => Op::Ld(load_store(modifiers, operands)),
-        "st" => Op::St(load_store(modifiers, operands)),
+        "ld" => Op::Ld(Box::new(load_store(modifiers, operands))),
+        "st" => Op::St(Box::new(load_store(modifiers, operands))),
         "cp" if first_mod == Some(".async") => {
             let has = |t: &str| modifiers.iter().any(|m| m.value == t);
             if has(".bulk") {
                 generic(opcode, modifiers, operands)
             } else if has(".commit_group") {
-                Op::CpAsyncCommitGroup(group_op(modifiers, operands))
+                Op::CpAsyncCommitGroup(Box::new(group_op(modifiers, operands)))
             } else if has(".wait_group") {
-                Op::CpAsyncWaitGroup(group_op(modifiers, operands))
+                Op::CpAsyncWaitGroup(Box::new(group_op(modifiers, operands)))
             } else if has(".wait_all") {
-                Op::CpAsyncWaitAll(group_op(modifiers, operands))
+                Op::CpAsyncWaitAll(Box::new(group_op(modifiers, operands)))
             } else if has(".mbarrier") {
-                Op::CpAsyncMbarrierArrive(mbarrier_arrive(modifiers, operands))
+                Op::CpAsyncMbarrierArrive(Box::new(mbarrier_arrive(modifiers, operands)))
             } else {
-                Op::CpAsync(cp_async(modifiers, operands))
+                Op::CpAsync(Box::new(cp_async(modifiers, operands)))
             }
         }
-        "createpolicy" => Op::CreatePolicy(create_policy(modifiers, operands)),
-        "prefetch" | "prefetchu" => {
-            Op::Prefetch(prefetch(opcode.text == "prefetchu", modifiers, operands))
-        }
+        "createpolicy" => Op::CreatePolicy(Box::new(create_policy(modifiers, operands))),
+        "prefetch" | "prefetchu" => Op::Prefetch(Box::new(prefetch(
+            opcode.text == "prefetchu",
+            modifiers,
+            operands,
+        ))),
         _ => generic(opcode, modifiers, operands),
     }
 }
