@@ -47,7 +47,7 @@ measure() {
   echo "$w $r"
 }
 
-read -r sim sim_rss < <(measure "$runs" target/release/ptxsim check "$out")
+read -r sim sim_rss < <(measure "$runs" "${CARGO_TARGET_DIR:-target}/release/ptxsim" check "$out")
 echo "ptxsim check:          ${sim} s, peak RSS ${sim_rss} KB ($(awk -v r="$sim_rss" -v b="$bytes" 'BEGIN {printf "%.2f", r*1024/b}')x the file), median of $runs"
 if command -v ptxas >/dev/null; then
   read -r ptx ptx_rss < <(measure "$ptxas_runs" ptxas -O0 -arch=sm_80 "$out" -o /dev/null)

@@ -12,12 +12,15 @@ use crate::lexer::{Tok, Token};
 use crate::span::{Span, Spanned};
 use crate::ParseError;
 use ptx_isa::{Flag, PtxVersion, Qualifier, ScalarType, StateSpace, VarType};
+use smallvec::SmallVec;
 use smol_str::SmolStr;
 use winnow::error::{ErrMode, ParserError};
 use winnow::stream::{Stream, TokenSlice};
 
 pub(crate) type Input<'t, 's> = TokenSlice<'t, Token<'s>>;
-type PResult<T> = Result<T, ErrMode<PError>>;
+/// Errors are boxed: every parser function returns a `PResult`, and a `Result` as large as a
+/// `PError` (80 bytes) would be copied through each `?` on the success path.
+type PResult<T> = Result<T, ErrMode<Box<PError>>>;
 
 /// A parse failure: where and why.
 #[derive(Debug, Clone)]
@@ -28,17 +31,17 @@ pub(crate) struct PError {
     pub ptxas: Option<String>,
 }
 
-impl<'t, 's> ParserError<Input<'t, 's>> for PError {
+impl<'t, 's> ParserError<Input<'t, 's>> for Box<PError> {
     type Inner = Self;
 
     fn from_input(input: &Input<'t, 's>) -> Self {
         let t = peek(input);
-        PError {
+        Box::new(PError {
             span: t.span(),
             message: format!("unexpected {}", describe(t)),
             help: None,
             ptxas: None,
-        }
+        })
     }
 
     fn into_inner(self) -> Result<Self::Inner, Self> {
@@ -58,21 +61,21 @@ impl From<PError> for ParseError {
 }
 
 fn fail<T>(span: Span, message: impl Into<String>) -> PResult<T> {
-    Err(ErrMode::Cut(PError {
+    Err(ErrMode::Cut(Box::new(PError {
         span,
         message: message.into(),
         help: None,
         ptxas: None,
-    }))
+    })))
 }
 
 fn fail_help<T>(span: Span, message: impl Into<String>, help: impl Into<String>) -> PResult<T> {
-    Err(ErrMode::Cut(PError {
+    Err(ErrMode::Cut(Box::new(PError {
         span,
         message: message.into(),
         help: Some(help.into()),
         ptxas: None,
-    }))
+    })))
 }
 
 /// How a token is named in messages: its text, or its kind for the end of input.
@@ -892,12 +895,12 @@ fn cexpr_bp(
         lhs = match consteval::binary(op, lhs, rhs, span, issues) {
             Ok(v) => v,
             Err(_) => {
-                return Err(ErrMode::Cut(PError {
+                return Err(ErrMode::Cut(Box::new(PError {
                     span,
                     message: "division by zero in a constant expression".into(),
                     help: None,
                     ptxas: Some("Constant expression has division by zero".into()),
-                }))
+                })))
             }
         };
     }
@@ -1049,7 +1052,8 @@ fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         None
     };
     let opcode = ident(i, "an instruction")?;
-    let mut modifiers: Vec<Spanned<&str>> = Vec::with_capacity(8);
+    // On the stack: only the typed fields built from them are kept.
+    let mut modifiers: SmallVec<[Spanned<&str>; 8]> = SmallVec::new();
     let mut opcode_span = opcode.span();
     while at(i, Tok::Dot) {
         if is_directive_word(peek(i).text) {
@@ -1116,12 +1120,12 @@ fn fold_constants(ops: &mut [Operand], issues: &mut Vec<ConstIssue>) -> PResult<
                     }
                     Ok(None) => {}
                     Err(_) => {
-                        return Err(ErrMode::Cut(PError {
+                        return Err(ErrMode::Cut(Box::new(PError {
                             span,
                             message: "division by zero in a constant expression".into(),
                             help: None,
                             ptxas: Some("Constant expression has division by zero".into()),
-                        }))
+                        })))
                     }
                 }
             }
@@ -1225,28 +1229,30 @@ fn set_flag(slot: &mut Option<Span>, q: Spanned<Qualifier>, anomalies: &mut Vec<
 fn classify(opcode: &Token<'_>, modifiers: &[Spanned<&str>], operands: Vec<Operand>) -> Op {
     let first_mod = modifiers.first().map(|m| m.value);
     match opcode.text {
-        "ld" => Op::Ld(load_store(modifiers, operands)),
-        "st" => Op::St(load_store(modifiers, operands)),
+        "ld" => Op::Ld(Box::new(load_store(modifiers, operands))),
+        "st" => Op::St(Box::new(load_store(modifiers, operands))),
         "cp" if first_mod == Some(".async") => {
             let has = |t: &str| modifiers.iter().any(|m| m.value == t);
             if has(".bulk") {
                 generic(opcode, modifiers, operands)
             } else if has(".commit_group") {
-                Op::CpAsyncCommitGroup(group_op(modifiers, operands))
+                Op::CpAsyncCommitGroup(Box::new(group_op(modifiers, operands)))
             } else if has(".wait_group") {
-                Op::CpAsyncWaitGroup(group_op(modifiers, operands))
+                Op::CpAsyncWaitGroup(Box::new(group_op(modifiers, operands)))
             } else if has(".wait_all") {
-                Op::CpAsyncWaitAll(group_op(modifiers, operands))
+                Op::CpAsyncWaitAll(Box::new(group_op(modifiers, operands)))
             } else if has(".mbarrier") {
-                Op::CpAsyncMbarrierArrive(mbarrier_arrive(modifiers, operands))
+                Op::CpAsyncMbarrierArrive(Box::new(mbarrier_arrive(modifiers, operands)))
             } else {
-                Op::CpAsync(cp_async(modifiers, operands))
+                Op::CpAsync(Box::new(cp_async(modifiers, operands)))
             }
         }
-        "createpolicy" => Op::CreatePolicy(create_policy(modifiers, operands)),
-        "prefetch" | "prefetchu" => {
-            Op::Prefetch(prefetch(opcode.text == "prefetchu", modifiers, operands))
-        }
+        "createpolicy" => Op::CreatePolicy(Box::new(create_policy(modifiers, operands))),
+        "prefetch" | "prefetchu" => Op::Prefetch(Box::new(prefetch(
+            opcode.text == "prefetchu",
+            modifiers,
+            operands,
+        ))),
         _ => generic(opcode, modifiers, operands),
     }
 }
@@ -1742,7 +1748,7 @@ const MAX_ERRORS: usize = 200;
 
 fn block_recovering(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<Block> {
     let open = expect(i, Tok::LBrace, "`{`")?;
-    let mut statements = Vec::new();
+    let mut statements = Vec::with_capacity(statement_estimate(i));
     loop {
         let t = peek(i);
         match t.kind {
@@ -1770,7 +1776,7 @@ fn block_recovering(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<B
             Ok(Some(s)) => statements.push(s),
             Ok(None) => {}
             Err(ErrMode::Cut(e)) | Err(ErrMode::Backtrack(e)) => {
-                errors.push(e);
+                errors.push(*e);
                 if errors.list.len() >= MAX_ERRORS {
                     return fail(peek(i).span(), "too many errors; stopping");
                 }
@@ -1780,6 +1786,25 @@ fn block_recovering(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<B
             Err(ErrMode::Incomplete(_)) => unreachable!("complete input"),
         }
     }
+}
+
+/// How many statements the block that starts at `i` (after its `{`) holds, counted as its
+/// `;` and `:` at depth 0 within the next 64 Ki tokens, so that the statement vector is
+/// allocated once instead of doubling (a `Statement` is a few hundred bytes, and each doubling
+/// copies them all). The bound keeps deeply nested input linear; past it the vector grows.
+fn statement_estimate(i: &Input<'_, '_>) -> usize {
+    let mut depth = 0usize;
+    let mut count = 0usize;
+    for (_, t) in i.iter_offsets().take(1 << 16) {
+        match t.kind {
+            Tok::LBrace => depth += 1,
+            Tok::RBrace if depth == 0 => break,
+            Tok::RBrace => depth -= 1,
+            Tok::Semi | Tok::Colon if depth == 0 => count += 1,
+            _ => {}
+        }
+    }
+    count
 }
 
 /// Skips to just after the next `;` at this nesting depth, or to the `}` that closes it.
@@ -2300,7 +2325,7 @@ pub(crate) fn module(tokens: &[Token<'_>]) -> (Module, Vec<ParseError>) {
             Ok(Some(it)) => items.push(it),
             Ok(None) => {}
             Err(ErrMode::Cut(e)) | Err(ErrMode::Backtrack(e)) => {
-                push_error(&mut list, e);
+                push_error(&mut list, *e);
                 if list.len() >= MAX_ERRORS {
                     break;
                 }

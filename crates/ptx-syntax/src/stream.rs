@@ -56,11 +56,12 @@ impl<'s> ItemReader<'s> {
             return Some(t);
         }
         let kind = self.lexer.next()?;
-        let range = self.lexer.span();
+        // `slice` is the lexer's own text of the token (no second bounds and char-boundary
+        // check, as indexing `text` again would make).
         Some(Token {
             kind: kind.unwrap_or(Tok::Error),
-            text: &self.text[range.clone()],
-            start: range.start as u32,
+            text: self.lexer.slice(),
+            start: self.lexer.span().start as u32,
         })
     }
 

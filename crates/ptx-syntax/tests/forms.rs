@@ -52,14 +52,14 @@ fn instr(text: &str) -> Instruction {
 
 fn ld(text: &str) -> LoadStore {
     match instr(text).op {
-        Op::Ld(l) => l,
+        Op::Ld(l) => *l,
         other => panic!("not ld: {other:?}"),
     }
 }
 
 fn st(text: &str) -> LoadStore {
     match instr(text).op {
-        Op::St(s) => s,
+        Op::St(s) => *s,
         other => panic!("not st: {other:?}"),
     }
 }

@@ -1139,7 +1139,7 @@ mod tests {
         body(text)
             .into_iter()
             .find_map(|(l, i)| match i.op {
-                Op::Ld(x) | Op::St(x) if l == line => Some(x),
+                Op::Ld(x) | Op::St(x) if l == line => Some(*x),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("no ld/st on line {line}"))
@@ -1149,7 +1149,7 @@ mod tests {
         body(text)
             .into_iter()
             .find_map(|(l, i)| match i.op {
-                Op::CpAsync(x) if l == line => Some(x),
+                Op::CpAsync(x) if l == line => Some(*x),
                 _ => None,
             })
             .unwrap()

@@ -7,6 +7,12 @@ mod cmd;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: `check` builds and frees a syntax tree per
+/// function (a few small allocations per instruction), and glibc's malloc and free were ~14 %
+/// of `ptxsim check`'s instructions under callgrind, mimalloc's ~5 % (crates/ptx-check/BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Emulates NVIDIA PTX cache-control instructions on a CPU: validates them as ptxas does,
 /// runs kernels over a model of the GPU memory hierarchy, and reports what each hint did.
 #[derive(Parser)]

@@ -11,6 +11,7 @@ use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::fmt::Write as _;
 
 /// An instruction's modifier words, as written.
 pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
@@ -26,7 +27,19 @@ pub(crate) struct OpcodeGates {
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
     by_opcode: FxHashMap<&'static str, OpcodeGates>,
+    /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
+    /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
+    /// register operands these are all a row's condition reads, so the answer is the same for every
+    /// instruction of a shape, and a module repeats a few shapes many times (evaluating the
+    /// conditions was a tenth of `check`'s time).
+    holding: FxHashMap<Box<str>, SmallVec<[u16; 2]>>,
+    /// The key being built (reused).
+    key: String,
 }
+
+/// Shapes remembered at most: past this the conditions are evaluated each time, so memory
+/// stays bounded on a module of many distinct instructions.
+const MAX_SHAPES: usize = 4096;
 
 impl GateIndex {
     pub fn new(target: SmTarget, version: PtxVersion) -> Self {
@@ -47,7 +60,11 @@ impl GateIndex {
                 )
             })
             .collect();
-        GateIndex { by_opcode }
+        GateIndex {
+            by_opcode,
+            holding: FxHashMap::default(),
+            key: String::new(),
+        }
     }
 
     /// True if ptxas knows `opcode` (case-sensitive, as ptxas is).
@@ -80,20 +97,39 @@ impl Checker<'_> {
             .gates
             .get_or_insert_with(|| GateIndex::new(target, version));
         if let Some(gates) = index.by_opcode.get(opcode).filter(|g| !g.rows.is_empty()) {
+            let operands = i.op.operands();
             let mut special = Vec::new();
             if gates.tests_special {
-                special_registers(i.op.operands(), scopes, &mut special);
+                special_registers(operands, scopes, &mut special);
             }
-            let facts = Facts {
-                modifiers: mods,
-                operands: i.op.operands().len(),
-                special,
-            };
-            for g in &gates.rows {
-                if facts.holds(g.when, target, version) {
-                    self.diags
-                        .push(gate_message(g, i.opcode_span, start, target, version));
+            let holding = if !special.is_empty() {
+                holding_rows(gates, mods, operands.len(), special, target, version)
+            } else {
+                index.key.clear();
+                index.key.push_str(opcode);
+                for m in mods {
+                    index.key.push_str(m);
                 }
+                // `#` is in no opcode or modifier: the key reads back one way.
+                let _ = write!(index.key, "#{}", operands.len());
+                match index.holding.get(index.key.as_str()) {
+                    Some(rows) => rows.clone(),
+                    None => {
+                        let rows =
+                            holding_rows(gates, mods, operands.len(), Vec::new(), target, version);
+                        if index.holding.len() < MAX_SHAPES {
+                            index
+                                .holding
+                                .insert(index.key.as_str().into(), rows.clone());
+                        }
+                        rows
+                    }
+                }
+            };
+            for &row in &holding {
+                let g = gates.rows[usize::from(row)];
+                self.diags
+                    .push(gate_message(g, i.opcode_span, start, target, version));
             }
         }
         if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
@@ -106,6 +142,29 @@ impl Checker<'_> {
             ));
         }
     }
+}
+
+/// The indices (into `gates.rows`, in order) of the rows whose condition holds.
+fn holding_rows(
+    gates: &OpcodeGates,
+    mods: &[&str],
+    operands: usize,
+    special: Vec<&str>,
+    target: SmTarget,
+    version: PtxVersion,
+) -> SmallVec<[u16; 2]> {
+    let facts = Facts {
+        modifiers: mods,
+        operands,
+        special,
+    };
+    gates
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| facts.holds(g.when, target, version))
+        .map(|(row, _)| u16::try_from(row).expect("an opcode has fewer than 65536 gate rows"))
+        .collect()
 }
 
 /// The message of a row that fails on `target` and `version` and whose condition holds.

@@ -1174,7 +1174,9 @@ impl<'a> Checker<'a> {
             }
             self.diags.extend(extra);
         }
-        let index = ptx_syntax::LineIndex::new(self.text);
+        // Built only when a narrow-address warning needs a line number (a pass over the whole
+        // text, ~1.5 % of checking a large module).
+        let index = std::cell::OnceCell::new();
         let fatal32 = |sm: u32| {
             let ptxas = if sm >= 90 {
                 " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on sm_90 or higher architectures."
@@ -1192,7 +1194,9 @@ impl<'a> Checker<'a> {
             .without_line()
         };
         let narrow_warning = |bits: u32, at: u32, size: u32| {
-            let line = index.line(at);
+            let line = index
+                .get_or_init(|| ptx_syntax::LineIndex::new(self.text))
+                .line(at);
             Diagnostic::warning(
                 codes::NARROW_ADDRESS,
                 Span::new(at, at),
