@@ -337,11 +337,16 @@ impl Machine<'_> {
         }
         let mut a = [0u64; 32];
         self.addr_values(cta, wi, addr, &mut a);
+        // "The prefetch instruction brings the cache line containing the specified address
+        // ... into the specified cache level" (PTX ISA, prefetch): each lane asks for its whole
+        // line (on an H100, Nsight counts 4 L2 sectors per warp and line for every prefetch
+        // form, `ld_forms.prefetch_forms`: 112 = 4 warps x 7 prefetches x 4).
+        let line = u64::from(self.mem.config().l2.line_bytes.min(memsys::MAX_LANE_BYTES));
         let mut acc = Vec::new();
         for l in lanes(exec) {
             let (sp, ad) = self.resolve(space, a[l]);
             if sp == Space::Global {
-                acc.push(LaneAccess::new(ad & !31, 32));
+                acc.push(LaneAccess::new(ad & !(line - 1), line as u32));
             }
         }
         if acc.is_empty() {
