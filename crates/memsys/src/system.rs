@@ -384,6 +384,9 @@ pub struct MemSystem {
     rng: SplitMix64,
     range_policies: Vec<RangePolicy>,
     groups: Vec<Group>,
+    /// The atomic being executed was aggregated by the compiler into one operation per warp
+    /// ([`MemSystem::atomic_warp_aggregated`]): one L2 pass per line.
+    aggregated: bool,
     hit_data: Vec<u8>,
     /// Routes by request shape (traces repeat a few shapes, so this skips most routing work).
     routes: Box<[RouteSlot; ROUTE_SLOTS]>,
@@ -451,6 +454,7 @@ impl MemSystem {
             rng: SplitMix64::new(cfg.seed),
             range_policies: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
+            aggregated: false,
             hit_data: Vec::new(),
             routes: Box::new([empty; ROUTE_SLOTS]),
             memo: Vec::new(),
@@ -649,6 +653,26 @@ impl MemSystem {
             });
         }
         self.execute(req, lanes, Data::Atomic(update))
+    }
+
+    /// [`MemSystem::atomic`] for an atomic the compiler performs once per warp: every lane's
+    /// update is applied, but L2 makes one pass over each line, as for one lane. ptxas 13.5
+    /// (sm_75, sm_80, sm_90) turns a warp's 32-bit integer `add` on one address (result used or
+    /// not: a leader `ATOMG` plus a shuffle scan) and `and`/`or`/`xor`/`min`/`max` whose result
+    /// is unused (`REDUX` + one leader `RED`) into a single operation; `inc`, `dec`, `exch`,
+    /// `cas`, floating-point and 64-bit operations with varying operands stay per lane. On an
+    /// H100 `apply_property_sum`'s `atomicAdd(out, x[i])` over 10 warps counts 10 red sectors.
+    /// The caller decides (memsys knows no instructions).
+    pub fn atomic_warp_aggregated(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        update: &mut dyn FnMut(usize, &mut [u8]),
+    ) -> Result<Outcome, MemError> {
+        self.aggregated = true;
+        let r = self.atomic(req, lanes, update);
+        self.aggregated = false;
+        r
     }
 
     /// One access without data (trace replay): `bytes` at `addr` with the request's hints.
@@ -1350,7 +1374,7 @@ impl MemSystem {
                 }
             }
         }
-        if route.op == Op::Atomic {
+        if route.op == Op::Atomic && !self.aggregated {
             for g in groups.iter_mut() {
                 g.passes = atomic_passes(lanes, g.line, geo.line_shift);
             }

@@ -149,7 +149,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "lts__t_sectors_op_read.sum",
         unit: "sectors",
-        description: "L2 sectors looked up by reads (loads, cp.async, prefetches: the whole line, atomics: once per pass, a pass per lane on the same address)",
+        description: "L2 sectors looked up by reads (loads, cp.async, prefetches: the whole line, atomics: once per pass, a pass per lane on the same address unless ptxas aggregates the warp's operation)",
         nsight: true,
         per_line: true,
         compute: |c, _, _| count(c.l2.read_sectors),
