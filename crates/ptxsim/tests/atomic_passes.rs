@@ -1,5 +1,5 @@
 //! How many L2 sectors a warp's atomic costs, by the SASS ptxas 13.5 emits for it (sm_75,
-//! sm_80 and sm_90; probe kernels below, `cuobjdump -sass`): a 32-bit integer `add` on one
+//! sm_80 and sm_90; `tests/sass/table.md` from `tests/sass/gen_mem_probe.py`): a 32-bit integer `add` on one
 //! address is aggregated into one leader operation (`REDUX.SUM` + `@P0 RED` when unused,
 //! leader `ATOMG` + shuffle scan when used); `and`/`or`/`xor`/`min`/`max` only when the old
 //! value is unread (`REDUX` + `@P0 RED`; a used `atom.or` stays a per-lane `ATOMG.E.OR`);
