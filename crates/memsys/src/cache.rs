@@ -797,6 +797,9 @@ pub(crate) struct SectorCache {
     line_bytes: usize,
     /// `sets * ways * line_bytes` bytes when the level keeps data, else empty.
     data: Vec<u8>,
+    /// Per way (when the level keeps data): the sectors whose copy was filled through the
+    /// read-only path (`ld.global.nc`), which the SM's own stores do not update.
+    read_only: Vec<u8>,
 }
 
 impl SectorCache {
@@ -837,6 +840,11 @@ impl SectorCache {
             line_bytes,
             data: if keep_data {
                 vec![0; sets * ways * line_bytes]
+            } else {
+                Vec::new()
+            },
+            read_only: if keep_data {
+                vec![0; sets * ways]
             } else {
                 Vec::new()
             },
@@ -1100,6 +1108,25 @@ impl SectorCache {
 
     pub fn keeps_data(&self) -> bool {
         !self.data.is_empty()
+    }
+
+    /// Records how the sectors `filled` of a line's copy were filled: through the read-only
+    /// path (`read_only`) or not. Every fill of a sector sets its mark anew, so a mark never
+    /// outlives the copy it describes.
+    #[inline]
+    pub fn mark_read_only(&mut self, s: Slot, filled: u8, read_only: bool) {
+        if let Some(m) = self.read_only.get_mut(s.set * self.ways + s.way) {
+            *m = if read_only { *m | filled } else { *m & !filled };
+        }
+    }
+
+    /// The sectors of a line's copy that were filled through the read-only path.
+    #[inline]
+    pub fn read_only_sectors(&self, s: Slot) -> u8 {
+        self.read_only
+            .get(s.set * self.ways + s.way)
+            .copied()
+            .unwrap_or(0)
     }
 }
 

@@ -128,6 +128,9 @@ struct Route {
     /// (H100: `triton.vadd_cv_wb_cg` 1,504 L1 sectors = 752 `.cv` + 752 `.ca`, hit rate 37.5 %;
     /// `pipeline_mbarrier`'s `cp.async.cg` 64 sectors, 0 hits).
     l1_bypass_lookup: bool,
+    /// `ld.global.nc`: the L1 sectors this read fills belong to the read-only path, whose
+    /// copy the SM's own later stores do not update (H100, `fetch_probe.cu` `same_sm`).
+    read_only_fill: bool,
 }
 
 /// A route cache entry: the packed request shape, its policy value and its route.
@@ -198,6 +201,42 @@ struct Group {
     line: u64,
     mask: u8,
     l1_hit: u8,
+    /// How many times L2 performs an atomic on the line's sectors ([`atomic_passes`]); 1
+    /// for every other access.
+    passes: u8,
+}
+
+/// The passes L2 makes over one line of a warp's atomic: lanes that target the same address
+/// are serialized, one operation per address per pass, so the passes are the most active
+/// lanes on one address, and Nsight counts the sectors of every pass. Measured on an H100
+/// (`tests/hw/h100/counters/corpus_counters.csv`, `lts__t_sectors_srcunit_tex_op_red`):
+/// `atomics64` (16 warps, eight 64-bit `RED`s per lane on one address each) 4,096 red sectors =
+/// 16 x 8 x 32; `atomic_add_fp` (31 full warps and one of 8 lanes: `RED.INC` on one address,
+/// `RED.ADD.F32` on 8 addresses of one sector, `RED.ADD.F64` on 4, five leader-only `RED`s
+/// that ptxas aggregated) 1,535 = 31 x (32 + 4 + 8 + 5) + (8 + 1 + 2 + 5). The passes after
+/// the first find the line in L2 (lookup hits: 1,534 of the 1,535).
+fn atomic_passes(lanes: &[LaneAccess], line: u64, line_shift: u32) -> u8 {
+    let mut addrs = [0u64; MAX_LANES];
+    let mut n = 0;
+    for l in lanes {
+        if l.addr >> line_shift == line {
+            addrs[n] = l.addr;
+            n += 1;
+        }
+    }
+    let addrs = &mut addrs[..n];
+    addrs.sort_unstable();
+    let mut most = 1;
+    let mut run = 0;
+    for i in 0..n {
+        run = if i > 0 && addrs[i] == addrs[i - 1] {
+            run + 1
+        } else {
+            1
+        };
+        most = most.max(run);
+    }
+    most as u8
 }
 
 /// What a request reports back: [`Outcome`] and the level that served it ([`Track`]), or
@@ -345,6 +384,9 @@ pub struct MemSystem {
     rng: SplitMix64,
     range_policies: Vec<RangePolicy>,
     groups: Vec<Group>,
+    /// The atomic being executed was aggregated by the compiler into one operation per warp
+    /// ([`MemSystem::atomic_warp_aggregated`]): one L2 pass per line.
+    aggregated: bool,
     hit_data: Vec<u8>,
     /// Routes by request shape (traces repeat a few shapes, so this skips most routing work).
     routes: Box<[RouteSlot; ROUTE_SLOTS]>,
@@ -390,6 +432,7 @@ impl MemSystem {
                 invalidate_l1_after: false,
                 touches_l1: false,
                 l1_bypass_lookup: false,
+                read_only_fill: false,
             },
         };
         Ok(Self {
@@ -411,6 +454,7 @@ impl MemSystem {
             rng: SplitMix64::new(cfg.seed),
             range_policies: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
+            aggregated: false,
             hit_data: Vec::new(),
             routes: Box::new([empty; ROUTE_SLOTS]),
             memo: Vec::new(),
@@ -609,6 +653,26 @@ impl MemSystem {
             });
         }
         self.execute(req, lanes, Data::Atomic(update))
+    }
+
+    /// [`MemSystem::atomic`] for an atomic the compiler performs once per warp: every lane's
+    /// update is applied, but L2 makes one pass over each line, as for one lane. ptxas 13.5
+    /// (sm_75, sm_80, sm_90) turns a warp's 32-bit integer `add` on one address (result used or
+    /// not: a leader `ATOMG` plus a shuffle scan) and `and`/`or`/`xor`/`min`/`max` whose result
+    /// is unused (`REDUX` + one leader `RED`) into a single operation; `inc`, `dec`, `exch`,
+    /// `cas`, floating-point and 64-bit operations with varying operands stay per lane. On an
+    /// H100 `apply_property_sum`'s `atomicAdd(out, x[i])` over 10 warps counts 10 red sectors.
+    /// The caller decides (memsys knows no instructions).
+    pub fn atomic_warp_aggregated(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        update: &mut dyn FnMut(usize, &mut [u8]),
+    ) -> Result<Outcome, MemError> {
+        self.aggregated = true;
+        let r = self.atomic(req, lanes, update);
+        self.aggregated = false;
+        r
     }
 
     /// One access without data (trace replay): `bytes` at `addr` with the request's hints.
@@ -1090,10 +1154,18 @@ impl MemSystem {
             invalidate_l1_after: false,
             touches_l1: false,
             l1_bypass_lookup: false,
+            read_only_fill: false,
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
-                let op = req.operator.unwrap_or(CacheOperator::Ca);
+                let op = match req.operator.unwrap_or(CacheOperator::Ca) {
+                    // ptxas drops `.cg` from `ld.global.cg.nc`: on sm_75, sm_80 and sm_90 it
+                    // is the same `LDG.E.CONSTANT` as `ld.global.nc` (docs/fences.md's probe
+                    // method; `ld_forms.ld_global_nc_forms`' 16 nc loads: all `.CONSTANT`, none
+                    // bypassing L1), and the H100 hits L1 on them (144 of 156 sectors).
+                    CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
+                    op => op,
+                };
                 if mmio {
                     route.l2 = L2Path::Uncached;
                 } else if coherent {
@@ -1158,7 +1230,12 @@ impl MemSystem {
                 route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
             }
         }
-        if !self.geo.l1_enabled {
+        // A prefetch to L1 does not leave the line in L1 for the loads after it: on an H100
+        // (`ld_forms.prefetch_forms`, sm_75/80/90 builds, caches flushed) the `ld.global` that
+        // follows `prefetch.global.L1`, `prefetch.L1` and `prefetchu.L1` (SASS `CCTL.E.PF1`) of
+        // its own address hits 0 of its 13 L1 sectors, and the prefetches are no L1
+        // global-load lookups (13 sectors: the load's). Every form reaches L2.
+        if !self.geo.l1_enabled || req.kind == AccessKind::Prefetch {
             route.l1 = L1Path::Bypass;
         }
         route.l1_bypass_lookup = self.geo.l1_enabled
@@ -1166,6 +1243,9 @@ impl MemSystem {
             && route.l1 == L1Path::Bypass
             && route.l2 != L2Path::Uncached
             && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
+        route.read_only_fill = req.non_coherent
+            && route.op == Op::Read
+            && matches!(route.l1, L1Path::Cached { allocate: true });
         route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
             || route.l1_bypass_lookup
             || (self.geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
@@ -1313,8 +1393,14 @@ impl MemSystem {
                         line,
                         mask: bit,
                         l1_hit: 0,
+                        passes: 1,
                     }),
                 }
+            }
+        }
+        if route.op == Op::Atomic && !self.aggregated {
+            for g in groups.iter_mut() {
+                g.passes = atomic_passes(lanes, g.line, geo.line_shift);
             }
         }
         if self.recorded.is_some() {
@@ -1368,7 +1454,11 @@ impl MemSystem {
                     Op::Write { through } => {
                         reached_l2 |= w.write_group(&route, g.line, g.mask, through, lanes, input);
                     }
-                    Op::Atomic => reached_l2 |= w.atomic_group(&route, g.line, g.mask),
+                    Op::Atomic => {
+                        for _ in 0..g.passes {
+                            reached_l2 |= w.atomic_group(&route, g.line, g.mask);
+                        }
+                    }
                 }
             }
             w.finish(&route, reached_l2);
@@ -1463,7 +1553,11 @@ impl MemSystem {
         let max = u64::from(MAX_LANE_BYTES);
         // The longest piece of a run: whole sectors up to MAX_LANE_BYTES.
         let chunk = if sb <= max { max / sb * sb } else { max };
-        for g in groups {
+        // An atomic's passes (`atomic_passes`) are recorded as that many accesses.
+        for g in groups
+            .iter()
+            .flat_map(|g| std::iter::repeat(g).take(usize::from(g.passes)))
+        {
             let line_addr = g.line << geo.line_shift;
             let mut m = u32::from(g.mask);
             while m != 0 {
@@ -1994,6 +2088,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             self.bump(|c| c.l1.sector_fills += nm);
             if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot()) {
                 self.fill_l1_data(slot, line, miss);
+                self.l1.mark_read_only(slot, miss, route.read_only_fill);
             }
         }
         self.l2_read(route, line, miss);
@@ -2202,8 +2297,16 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                     c.l1.write_misses += n - nh;
                 });
                 self.tally.reached(1);
-                if let (Some(s), Some(input), true) = (slot, input, resident != 0) {
-                    self.update_l1_copy(s, line, resident, lanes, input);
+                // The read-only path's copy is not updated by the SM's own store: on an H100,
+                // `ld.global.nc y; st y; ld.global.nc y` (one thread) returns the old value,
+                // while `ld.ca x; st x; ld.ca x` returns the new one (hw README section 6,
+                // `fetch_probe.cu` `same_sm`). The sector stays resident with the old bytes.
+                let updated = match slot {
+                    Some(s) => resident & !self.l1.read_only_sectors(s),
+                    None => 0,
+                };
+                if let (Some(s), Some(input), true) = (slot, input, updated != 0) {
+                    self.update_l1_copy(s, line, updated, lanes, input);
                 }
             }
             OwnL1::Update => {}

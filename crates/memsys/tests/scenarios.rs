@@ -150,13 +150,71 @@ fn nc_load_goes_through_the_read_only_l1_path() {
     load_u32(&mut m, &nc, x);
     let (_, o) = load_u32(&mut m, &nc, x);
     assert_eq!(o.l1_hits, 1);
-    // With .cg it caches at L2 only.
+    // `.cg` does not take it off the read-only path: ptxas emits `ld.global.cg.nc` as the same
+    // LDG.E.CONSTANT as `ld.global.nc` (sm_75/80/90), and the H100 hits L1 on it.
     let nc_cg = Request {
         non_coherent: true,
         ..ld_op(1, CacheOperator::Cg)
     };
     load_u32(&mut m, &nc_cg, line(base, 2));
-    assert!(m.l1_line(1, line(base, 2)).is_none());
+    assert!(m.l1_line(1, line(base, 2)).is_some());
+    let (_, o) = load_u32(&mut m, &nc_cg, line(base, 2));
+    assert_eq!(o.l1_hits, 1);
+    // A plain `ld.global.cg` stays at L2 only.
+    load_u32(&mut m, &ld_op(1, CacheOperator::Cg), line(base, 3));
+    assert!(m.l1_line(1, line(base, 3)).is_none());
+}
+
+/// Prefetches leave nothing in L1 (H100, `ld_forms.prefetch_forms`: the load after
+/// `prefetch.global.L1` of its own address hits 0 of 13 L1 sectors; the prefetches are no L1
+/// global-load lookups) and fill L2.
+#[test]
+fn prefetches_fill_l2_and_not_l1() {
+    let (mut m, base) = system(tiny());
+    let x = line(base, 4);
+    for op in [CacheOperator::Ca, CacheOperator::Cg] {
+        let pf = Request {
+            kind: AccessKind::Prefetch,
+            ..ld_op(0, op)
+        };
+        m.load(&pf, &[LaneAccess::new(x, 128)], &mut []).unwrap();
+        assert!(m.l1_line(0, x).is_none(), "{op:?}");
+        assert_eq!(m.l2_line(x).unwrap().valid_sectors, 0b1111, "{op:?}");
+    }
+    assert_eq!(total(&m).l1.read_sectors, 0);
+    let (_, o) = load_u32(&mut m, &ld(0), x);
+    assert_eq!((o.l1_hits, o.l2_hits), (0, 1));
+}
+
+/// A warp's atomic on one line is performed in passes, one operation per address per pass
+/// (H100: `atomics64`, 32 lanes on one address: 32 red sectors per instruction; see
+/// `atomic_passes`): 32 lanes on one word count 32 L2 sectors, the first a miss; 32 lanes on
+/// 8 words of one sector 4; 32 lanes on 32 words 1 per sector touched.
+#[test]
+fn a_warps_atomic_counts_one_pass_per_lane_on_the_same_address() {
+    let atom = Request {
+        kind: AccessKind::Atomic,
+        ..ld(0)
+    };
+    let mut nop = |_: usize, _: &mut [u8]| {};
+    for (words, sectors, passes) in [(1u64, 1u64, 32u64), (8, 1, 4), (32, 4, 1)] {
+        let (mut m, base) = system(tiny());
+        let lanes: Vec<LaneAccess> = (0..32)
+            .map(|i| LaneAccess::new(base + 4 * (i % words), 4))
+            .collect();
+        let o = m.atomic(&atom, &lanes, &mut nop).unwrap();
+        let c = total(&m).l2;
+        assert_eq!(c.read_sectors, sectors * passes, "{words} words");
+        assert_eq!(
+            c.read_misses, sectors,
+            "{words} words: the first pass misses"
+        );
+        assert_eq!(
+            u64::from(o.l2_hits),
+            sectors * (passes - 1),
+            "{words} words"
+        );
+    }
 }
 
 // ------------------------------------------------------------------ stores

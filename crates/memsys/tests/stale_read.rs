@@ -153,3 +153,59 @@ fn host_writes_discard_the_l1_copies_of_the_written_sectors() {
         );
     }
 }
+
+/// The read-only path within one SM, as an H100 runs `fetch_probe.cu`'s `same_sm` (one thread,
+/// hw README section 6): `ld.global.ca x; st x; ld.global.ca x` returns the stored value, and
+/// `ld.global.nc y; st y; ld.global.nc y` returns the old one — the SM's own store does not
+/// update the copy the read-only path filled. The copy goes with an L1 invalidation (a fence's
+/// `CCTL.IVALL`, a kernel boundary), and a sector the next `.ca` miss refills is normal again.
+#[test]
+fn a_store_does_not_update_the_read_only_paths_copy_of_the_same_sm() {
+    let (mut m, base) = system(tiny());
+    let (x, y) = (line(base, 3), line(base, 3) + 128);
+    m.write(x, &100u32.to_le_bytes()).unwrap();
+    m.write(y, &132u32.to_le_bytes()).unwrap();
+    let nc = Request {
+        non_coherent: true,
+        ..ld(0)
+    };
+    // ld.ca x; st x; ld.ca x: the new value (the own copy is updated).
+    assert_eq!(load_u32(&mut m, &ld(0), x).0, 100);
+    store_u32(&mut m, &st(0), x, 101);
+    let (v, o) = load_u32(&mut m, &ld(0), x);
+    assert_eq!((v, o.l1_hits, o.stale_lanes), (101, 1, 0));
+    // ld.nc y; st y; ld.nc y: the old value, an L1 hit on the stale copy.
+    assert_eq!(load_u32(&mut m, &nc, y).0, 132);
+    store_u32(&mut m, &st(0), y, 133);
+    let (v, o) = load_u32(&mut m, &nc, y);
+    assert_eq!((v, o.l1_hits, o.stale_lanes), (132, 1, 1));
+    let mut back = [0u8; 4];
+    m.read(y, &mut back).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(back),
+        133,
+        "the store reached the coherent image"
+    );
+    // Another SM reads the new value.
+    assert_eq!(load_u32(&mut m, &nc, y).0, 132);
+    assert_eq!(
+        load_u32(
+            &mut m,
+            &Request {
+                non_coherent: true,
+                ..ld(1)
+            },
+            y
+        )
+        .0,
+        133
+    );
+    // An invalidation of SM 0's L1 (fence.acq_rel.gpu's CCTL.IVALL) ends it.
+    m.invalidate_l1(0).unwrap();
+    assert_eq!(load_u32(&mut m, &nc, y).0, 133);
+    // Refilled by a normal load, the sector follows the SM's stores again.
+    m.invalidate_l1(0).unwrap();
+    assert_eq!(load_u32(&mut m, &ld(0), y).0, 133);
+    store_u32(&mut m, &st(0), y, 134);
+    assert_eq!(load_u32(&mut m, &nc, y).0, 134);
+}

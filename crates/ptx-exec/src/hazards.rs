@@ -212,19 +212,20 @@ impl Tracker {
         let last_writer = words(addr, bytes)
             .filter_map(|w| self.writers.get(&w).copied())
             .next();
-        if non_coherent {
-            if let Some(w) = last_writer {
-                self.report(
-                    HazardClass::NcAfterWrite,
-                    access,
-                    addr,
-                    bytes,
-                    "global",
-                    Some(w.access),
-                );
-            }
+        let nc_after_write = non_coherent && last_writer.is_some();
+        if let (true, Some(w)) = (nc_after_write, last_writer) {
+            self.report(
+                HazardClass::NcAfterWrite,
+                access,
+                addr,
+                bytes,
+                "global",
+                Some(w.access),
+            );
         }
-        if stale {
+        // A stale `ld.global.nc` after a store is the nc-after-write hazard just reported (the
+        // read-only path's copy is not updated by stores, even the SM's own): one report.
+        if stale && !nc_after_write {
             // The store that changed the coherent value after this SM cached the line: the
             // last writer from another CTA.
             let conflict = words(addr, bytes)

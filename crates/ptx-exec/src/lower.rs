@@ -735,6 +735,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 *t = target;
             }
         }
+        mark_unread_atom_results(&mut self.code, infos);
         Ok(Lowered {
             code: self.code,
             slots: self.slots,
@@ -1585,5 +1586,44 @@ impl OperandCx for FunctionCx<'_, '_> {
                 "`_` is not allowed here",
             )),
         }
+    }
+}
+
+/// Marks the `atom`s of one function whose destination register no other instruction of it
+/// names (as an operand or a destination): their old value is never read, as ptxas's liveness
+/// sees it when it turns them into `RED`s. A textual check over the function's instructions,
+/// conservative: any other mention counts as a read.
+fn mark_unread_atom_results(code: &mut [Inst], infos: &[InstrInfo]) {
+    let ids: Vec<usize> = code.iter().map(|i| i.id as usize).collect();
+    for k in 0..code.len() {
+        let Op::Atom {
+            d: Some(_),
+            result_unread,
+            ..
+        } = &mut code[k].op
+        else {
+            continue;
+        };
+        let text = &infos[ids[k]].text;
+        let Some(dst) = text
+            .split_once(char::is_whitespace)
+            .and_then(|(_, rest)| rest.split(',').next())
+            .map(str::trim)
+            .filter(|d| d.starts_with('%'))
+        else {
+            continue;
+        };
+        let named = |t: &str| {
+            t.match_indices(dst).any(|(at, _)| {
+                !t[at + dst.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        };
+        *result_unread = ids
+            .iter()
+            .enumerate()
+            .all(|(j, &id)| j == k || !named(&infos[id].text));
     }
 }

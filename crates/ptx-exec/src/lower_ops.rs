@@ -1253,6 +1253,7 @@ fn lower_atom(
         b: cx.src(b, ty)?,
         c: c.map(|c| cx.src(c, ty)).transpose()?,
         hints,
+        result_unread: d.is_none(),
     })
 }
 

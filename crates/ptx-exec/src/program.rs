@@ -695,6 +695,10 @@ pub enum Op {
         b: Src,
         c: Option<Src>,
         hints: MemHints,
+        /// No instruction of the function reads the old value (`red`, or an `atom` whose
+        /// destination register is never an operand elsewhere): ptxas then emits a `RED`,
+        /// which it may aggregate per warp (memsys `atomic_warp_aggregated`).
+        result_unread: bool,
     },
     /// `atom`/`red` `.v2/.v4/.v8` (sm_90): one atomic operation per element at consecutive
     /// addresses (each element is atomic, the vector as a whole is not).

@@ -125,7 +125,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "lts__t_sector_hit_rate.pct",
         unit: "%",
-        description: "L2 sector hit rate as Nsight Compute counts it: lookup hits / (lookup hits + lookup misses); written sectors count as hits, and every sector a read miss fetched (the whole 64 B granule on an H100) as a miss",
+        description: "L2 sector hit rate as Nsight Compute counts it: lookup hits / (lookup hits + lookup misses); written sectors count as hits, and every sector a read miss fetched (the whole 64 B granule on an H100) as a miss. Over the SMs' global and local traffic only: instruction fetches and constant-bank loads also reach L2 on a GPU and are not modelled, so compare with Nsight's lts__t_sectors_srcunit_tex lookup hits and misses; reads of a line still being filled, which Nsight counts as misses, are hits here (no fill latency)",
         nsight: true,
         per_line: true,
         compute: |c, _, _| c.l2.lookup_hit_rate().map(|r| MetricValue::Percent(r * 100.0)),
@@ -149,7 +149,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "lts__t_sectors_op_read.sum",
         unit: "sectors",
-        description: "L2 sectors looked up by reads (loads, cp.async, prefetches, atomics)",
+        description: "L2 sectors looked up by reads (loads, cp.async, prefetches: the whole line, atomics: once per pass, a pass per lane on the same address unless ptxas aggregates the warp's operation)",
         nsight: true,
         per_line: true,
         compute: |c, _, _| count(c.l2.read_sectors),

@@ -250,6 +250,24 @@ const INTENTIONALLY_BUGGY: &[(&str, HazardClass)] = &[
         "nvcc.seed_cp_async.sm100.pipeline_forgotten_wait.toml",
         HazardClass::CpAsyncIncomplete,
     ),
+    // Seed kernels of the non-coherent L1, with what an H100 read (hw README section 6;
+    // `corpus_coherence_kernels_read_what_the_h100_read` below checks the values).
+    (
+        "nvcc.seed_coherence.sm80.mp_no_fence_reader.toml",
+        HazardClass::StaleL1,
+    ),
+    (
+        "nvcc.seed_coherence.sm90.mp_no_fence_reader.toml",
+        HazardClass::StaleL1,
+    ),
+    (
+        "nvcc.seed_coherence.sm80.same_sm_nc.toml",
+        HazardClass::NcAfterWrite,
+    ),
+    (
+        "nvcc.seed_coherence.sm90.same_sm_nc.toml",
+        HazardClass::NcAfterWrite,
+    ),
     (
         "nvcc.seed_cp_async.sm80.cp_async_forgotten_wait.toml",
         HazardClass::CpAsyncIncomplete,
@@ -361,4 +379,92 @@ fn the_correct_corpus_runs_without_reports() {
         unexpected.join("\n")
     );
     assert_eq!(flagged.len(), INTENTIONALLY_BUGGY.len());
+}
+
+/// The corpus's coherence seeds (`tests/corpus/gen/cuda/seed_coherence.cu`, nvcc) read what the
+/// H100 read (hw README section 6; the expected values in their launch files come from those
+/// measurements): message passing across SMs with `__threadfence()` on the reader reads the new
+/// value and is not flagged; without it the reader's `ld.ca` hits its stale line (stale-l1
+/// naming the writer CTA's store); within one SM, `ld.global.nc y; st y; ld.global.nc y`
+/// reads the old value (nc-after-write) while the `.ca` pair reads the new one.
+#[test]
+fn corpus_coherence_kernels_read_what_the_h100_read() {
+    use ptxsim::launch::{dims, load_session, parse_arg, prepare, LaunchFile};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/run");
+    for target in ["sm80", "sm90"] {
+        for kernel in ["mp_fence_reader", "mp_no_fence_reader", "same_sm_nc"] {
+            let name = format!("nvcc.seed_coherence.{target}.{kernel}.toml");
+            let (file, base) = LaunchFile::read(&dir.join(&name)).unwrap();
+            let gpu = if target == "sm90" {
+                memsys::GpuConfig::h100()
+            } else {
+                memsys::GpuConfig::a100()
+            };
+            let session = load_session(&base.join(&file.ptx), gpu).unwrap();
+            let specs: Vec<_> = file
+                .args
+                .iter()
+                .map(|a| parse_arg(a, &base).unwrap())
+                .collect();
+            let cfg = LaunchConfig {
+                grid: dims(&file.grid, "grid").unwrap(),
+                block: dims(&file.block, "block").unwrap(),
+                hazards: true,
+                ..LaunchConfig::default()
+            };
+            let mut launch = prepare(session, &file.kernel, specs, cfg).unwrap();
+            launch.run().unwrap();
+            let input = |i: usize| -> Vec<i32> {
+                launch
+                    .buffers
+                    .iter()
+                    .find(|b| b.0 == i)
+                    .unwrap()
+                    .2
+                    .bytes
+                    .chunks_exact(4)
+                    .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                    .collect()
+            };
+            let output = |i: usize| -> Vec<i32> {
+                launch
+                    .output(i)
+                    .unwrap()
+                    .bytes
+                    .chunks_exact(4)
+                    .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                    .collect()
+            };
+            let hz = &launch.session.last_hazards;
+            match kernel {
+                "mp_fence_reader" | "mp_no_fence_reader" => {
+                    let data = input(0);
+                    let (old, new) = (data[0], data[1]);
+                    assert_ne!(old, new);
+                    let fenced = kernel == "mp_fence_reader";
+                    let want = vec![old, if fenced { new } else { old }];
+                    assert_eq!(output(2), want, "{name}");
+                    if fenced {
+                        assert!(hz.is_empty(), "{name}: {hz:?}");
+                    } else {
+                        assert_eq!(classes(hz), vec![HazardClass::StaleL1], "{name}");
+                        let h = &hz[0];
+                        assert_eq!(h.access.cta, [0, 0, 0], "{name}: the reader");
+                        let w = h.conflict.expect("the writer's store");
+                        assert_eq!(w.cta, [1, 0, 0], "{name}: the writer");
+                    }
+                }
+                _ => {
+                    let x = input(0);
+                    let (a, c) = (x[0], x[32]);
+                    assert_eq!(output(1), vec![a, a + 1, c, c], "{name}");
+                    assert_eq!(classes(hz), vec![HazardClass::NcAfterWrite], "{name}");
+                    let h = &hz[0];
+                    assert!(launch.session.program.instrs[h.access.instr as usize]
+                        .text
+                        .starts_with("ld.global.nc"));
+                }
+            }
+        }
+    }
 }

@@ -4,8 +4,9 @@
 //!
 //! Issue 15's targets are L2 sectors (from L1) within 10 % on at least 90 % of the kernels,
 //! the L2 hit rate within 5 points on at least 80 % and the L1 global-load hit rate within 2
-//! points on at least 97 %; the floors below are what the model reaches today (printed by the
-//! test and by `scripts/hw-agreement`), so a change that loses agreement fails here.
+//! points on at least 97 %; the floors below are those targets where the model reaches them and
+//! what it reaches today otherwise (printed by the test and by `scripts/hw-agreement`), so a
+//! change that loses agreement fails here.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -159,8 +160,9 @@ fn corpus_counters_agree_with_the_h100() {
         share(hit_ok),
         share(l1_ok)
     );
-    // Before issue 15's accounting rules: 75 %, 23 %, 94 %; now 82 %, 79 %, 96 %.
-    assert!(share(l2_ok) >= 82.0, "L2 sectors: {:.1} %", share(l2_ok));
-    assert!(share(hit_ok) >= 78.0, "L2 hit rate: {:.1} %", share(hit_ok));
-    assert!(share(l1_ok) >= 96.0, "L1 hit rate: {:.1} %", share(l1_ok));
+    // Before issue 15's accounting rules: 75 %, 23 %, 94 %; after the first rules 82 %, 79 %,
+    // 96 %; now 84.4 %, 81.3 %, 97.4 % (the hit-rate and L1 targets reached: asserted).
+    assert!(share(l2_ok) >= 84.4, "L2 sectors: {:.1} %", share(l2_ok));
+    assert!(share(hit_ok) >= 80.0, "L2 hit rate: {:.1} %", share(hit_ok));
+    assert!(share(l1_ok) >= 97.0, "L1 hit rate: {:.1} %", share(l1_ok));
 }

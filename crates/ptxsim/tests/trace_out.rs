@@ -14,8 +14,9 @@
 //! sectors of one line are not contiguous (several accesses to the line: a fractional policy
 //! below 1.0 draws once per access, a 128/256 B prefetch of the first run can fill what a later
 //! run then hits) and for `createpolicy.range` policies (the replay decodes the 64-bit value by
-//! its 128-block window; the run knew the exact range). The launches below are real kernels;
-//! the last test runs every corpus launch, and all agree.
+//! its 128-block window; the run knew the exact range), and where a fence invalidated an SM's L1
+//! (no access records it). The launches below are real kernels; the last test runs every
+//! corpus launch, and all agree but the fenced message-passing seeds.
 
 use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{Counters, GpuConfig, MemSystem, Request, Stats};
@@ -189,12 +190,20 @@ fn the_cli_writes_a_trace_that_replays_to_the_same_counters() {
 }
 
 /// Every corpus launch (tests/corpus/run/*.toml, on its launch file's GPU or the A100): its
-/// recorded trace prints and parses back, and replays to the run's sector counters. All of
-/// them agree today; a launch added later that legitimately differs (see the top of this file)
-/// belongs in `ALLOWED_TO_DIFFER` with the reason.
+/// recorded trace prints and parses back, and replays to the run's sector counters. A launch
+/// that legitimately differs (see the top of this file) belongs in `ALLOWED_TO_DIFFER` with the
+/// reason.
 #[test]
 fn every_corpus_launch_replays_to_the_same_counters() {
-    const ALLOWED_TO_DIFFER: &[&str] = &[];
+    // A fence's L1 invalidation (`CCTL.IVALL` after `fence.sc.gpu`, docs/fences.md) is not an
+    // access: a trace has no record of it, so the replay keeps lines the run dropped. The
+    // message-passing seeds fence on the writer (both) and on the reader (`mp_fence_reader`).
+    const ALLOWED_TO_DIFFER: &[&str] = &[
+        "nvcc.seed_coherence.sm80.mp_fence_reader.toml",
+        "nvcc.seed_coherence.sm80.mp_no_fence_reader.toml",
+        "nvcc.seed_coherence.sm90.mp_fence_reader.toml",
+        "nvcc.seed_coherence.sm90.mp_no_fence_reader.toml",
+    ];
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus/run"))
         .unwrap()
         .flatten()

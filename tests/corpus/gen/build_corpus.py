@@ -37,6 +37,9 @@ NVCC_JOBS = [
     ("annotated_ptr.cu", "annotated_ptr", CP_ASYNC, ["-std=c++17"]),
     ("cp_async_forms.cu", "cp_async_forms", CP_ASYNC, []),
     ("seed_cp_async.cu", "seed_cp_async", CP_ASYNC, []),
+    # The non-coherent L1 against an H100: message passing with and without the reader's fence,
+    # the read-only path within one SM (hw README section 6).
+    ("seed_coherence.cu", "seed_coherence", [80, 90], []),
     ("sm100_wide.cu", "sm100_wide", [100], []),
     # Kernels as users write them (warp intrinsics, atomics, 64-bit division, fp16/bf16 math,
     # padded shared-memory transpose, dp4a/match/__int128/rounding conversions), with -lineinfo.

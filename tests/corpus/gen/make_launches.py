@@ -747,6 +747,51 @@ def _(r):
 
 
 # ----------------------------------------------------------------------------------------------
+# seed_coherence.cu: the expected values are what an H100 returned (tests/hw/h100/README.md,
+# from ../shared/hw/h100/README.md section 6), not a model's.
+
+H100_MP = ("H100 (hw README section 6): a reader SM that cached the line with ld.ca, saw the writer's flag "
+           "through volatile loads and ")
+
+
+def _message_passing(r, fence):
+    old, new = (int(v) for v in r.integers(1, 2 ** 20, 2))
+    data = np.array([old, new], dtype=np.int32)
+    out = np.array([old, new if fence else old], dtype=np.int32)
+    why = ("executed fence.acq_rel.gpu (CCTL.IVALL) read the new data, 256 of 256 trials" if fence else
+           "had no fence read the stale line, 256 of 256 trials")
+    return dict(grid=[2], block=[32],
+                args=[In("data", data), Zeros("flags", np.int32, 2), Zeros("out", np.int32, 2)],
+                expect=[Expect(2, out, why=H100_MP + why)],
+                comment="Message passing across SMs: CTA 0 reads data[0] with ld.global.ca, raises flags[0], waits "
+                        "for flags[1]; CTA 1 waits for flags[0], stores data[1] into data[0], fences, raises "
+                        "flags[1]; CTA 0 reads data[0] again with ld.global.ca"
+                        + (" after __threadfence()." if fence else " with no fence (stale-l1)."))
+
+
+@spec("seed_coherence", "mp_fence_reader")
+def _(r):
+    return _message_passing(r, True)
+
+
+@spec("seed_coherence", "mp_no_fence_reader")
+def _(r):
+    return _message_passing(r, False)
+
+
+@spec("seed_coherence", "same_sm_nc")
+def _(r):
+    x = r.integers(1, 2 ** 20, 64).astype(np.int32)
+    a, c = int(x[0]), int(x[32])
+    out = np.array([a, a + 1, c, c], dtype=np.int32)
+    return dict(grid=[1], block=[1], args=[In("x", x), Zeros("out", np.int32, 4)],
+                expect=[Expect(1, out, why="H100 (fetch_probe.cu same_sm, hw README section 6): ld.ca after the "
+                                           "same SM's store reads the new value, ld.global.nc the OLD one")],
+                comment="The read-only path within one SM (one thread): a = ld.ca x, st x = a + 1, b = ld.ca x; "
+                        "c = ld.global.nc y, st y = c + 1, d = ld.global.nc y (nc-after-write).")
+
+
+# ----------------------------------------------------------------------------------------------
 # seed_cp_async.cu
 
 FORGOTTEN = ("ptxsim models cp.async completion only at cp.async.wait_group/wait_all (or an mbarrier phase), "

@@ -612,7 +612,11 @@ impl RefSystem {
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
-                let op = req.operator.unwrap_or(CacheOperator::Ca);
+                // `ld.global.cg.nc` is `ld.global.nc` (ptxas emits the same LDG.E.CONSTANT).
+                let op = match req.operator.unwrap_or(CacheOperator::Ca) {
+                    CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
+                    op => op,
+                };
                 if mmio {
                     route.l2 = L2Path::Uncached;
                 } else if coherent {
@@ -679,7 +683,8 @@ impl RefSystem {
                 route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
             }
         }
-        if !self.l1_enabled {
+        // Prefetches never leave the line in L1 (H100, `ld_forms.prefetch_forms`).
+        if !self.l1_enabled || req.kind == AccessKind::Prefetch {
             route.l1 = L1Path::Bypass;
         }
         route.l1_bypass_lookup = self.l1_enabled

@@ -232,8 +232,21 @@ impl Machine<'_> {
                 b: x,
                 c: y,
                 hints,
+                result_unread,
             } => self.exec_atom(
-                cta, wi, inst.id, *op, *ty, *space, *d, *addr, *x, *y, *hints, exec,
+                cta,
+                wi,
+                inst.id,
+                *op,
+                *ty,
+                *space,
+                *d,
+                *addr,
+                *x,
+                *y,
+                *hints,
+                *result_unread,
+                exec,
             )?,
             Op::AtomVec {
                 op,
@@ -249,7 +262,19 @@ impl Machine<'_> {
                         offset: addr.offset + (k as u64 * ty.bytes() as u64) as i64,
                     };
                     self.exec_atom(
-                        cta, wi, inst.id, *op, *ty, *space, *d, at, *b, None, *hints, exec,
+                        cta,
+                        wi,
+                        inst.id,
+                        *op,
+                        *ty,
+                        *space,
+                        *d,
+                        at,
+                        *b,
+                        None,
+                        *hints,
+                        d.is_none(),
+                        exec,
                     )?;
                 }
             }
@@ -349,11 +374,16 @@ impl Machine<'_> {
         }
         let mut a = [0u64; 32];
         self.addr_values(cta, wi, addr, &mut a);
+        // "The prefetch instruction brings the cache line containing the specified address
+        // ... into the specified cache level" (PTX ISA, prefetch): each lane asks for its whole
+        // line (on an H100, Nsight counts 4 L2 sectors per warp and line for every prefetch
+        // form, `ld_forms.prefetch_forms`: 112 = 4 warps x 7 prefetches x 4).
+        let line = u64::from(self.mem.config().l2.line_bytes.min(memsys::MAX_LANE_BYTES));
         let mut acc = Vec::new();
         for l in lanes(exec) {
             let (sp, ad) = self.resolve(space, a[l]);
             if sp == Space::Global {
-                acc.push(LaneAccess::new(ad & !31, 32));
+                acc.push(LaneAccess::new(ad & !(line - 1), line as u32));
             }
         }
         if acc.is_empty() {
@@ -388,6 +418,7 @@ impl Machine<'_> {
         b: Src,
         c: Option<Src>,
         hints: MemHints,
+        result_unread: bool,
         exec: u32,
     ) -> Result<(), ExecError> {
         let mut a = [0u64; 32];
@@ -444,9 +475,24 @@ impl Machine<'_> {
                     let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
                     bytes.copy_from_slice(&new.to_le_bytes()[..eb]);
                 };
-                self.mem
-                    .atomic(&req, &acc, &mut update)
-                    .map_err(|e| self.mem_fault(cta, wi, id, &acc, &places, e))?;
+                // ptxas performs a warp's 32-bit integer `add` on one address once (a leader
+                // lane and a scan), and `and`/`or`/`xor`/`min`/`max` too when nothing reads the
+                // result (`red`): memsys `atomic_warp_aggregated` has the SASS evidence.
+                let int32 = eb == 4 && ty.kind() != ptx_isa::TypeKind::Float;
+                let aggregable = match op {
+                    AtomOp::Add => int32,
+                    AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Min | AtomOp::Max => {
+                        int32 && result_unread
+                    }
+                    _ => false,
+                };
+                let uniform = global.len() > 1 && global.iter().all(|&(_, ad)| ad == global[0].1);
+                let r = if aggregable && uniform {
+                    self.mem.atomic_warp_aggregated(&req, &acc, &mut update)
+                } else {
+                    self.mem.atomic(&req, &acc, &mut update)
+                };
+                r.map_err(|e| self.mem_fault(cta, wi, id, &acc, &places, e))?;
                 for (k, &(l, _)) in global.iter().enumerate() {
                     old[l] = olds[k];
                 }
