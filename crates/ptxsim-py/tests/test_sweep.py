@@ -109,9 +109,14 @@ def test_python_m_ptxsim_sweep(tmp_path):
         rows = list(csv.DictReader(f))
     assert [(r["variant"], r["outputs_equal"]) for r in rows] == [
         ("original", "true"), ("cg", "false"), ("original", "true"), ("cg", "false")]
+    # --threads: interpreter threads per point; the rows do not depend on it.
     r = subprocess.run([sys.executable, "-m", "ptxsim", "sweep", str(spec), "--out", str(tmp_path / "t"),
-                        "--threads", "2"], capture_output=True, text=True)
-    assert r.returncode == 2 and "--threads 2" in r.stderr
+                        "--jobs", "2", "--threads", "2"], capture_output=True, text=True)
+    assert r.returncode == 1 and "2 point(s) of the sweep failed" in r.stderr, r.stderr
+    assert (tmp_path / "t" / "results.csv").read_bytes() == (tmp_path / "o" / "results.csv").read_bytes()
+    r = subprocess.run([sys.executable, "-m", "ptxsim", "sweep", str(spec), "--out", str(tmp_path / "z"),
+                        "--threads", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--threads" in r.stderr, r.stderr
 
 
 def test_rows_are_a_dataframe_when_pandas_is_there(tmp_path, monkeypatch):
