@@ -1,12 +1,10 @@
 //! `ptxsim check` on the cache-control rules: all findings of a file, ptxas's exact lines with
 //! `--format ptxas`, the `--target`/`--ptx-version` overrides, JSON codes, exit codes.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod common;
+use common::ptxsim;
 
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
+use std::path::PathBuf;
 
 fn write(test: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("ptxsim-check-{}-{test}", std::process::id()));

@@ -1,24 +1,9 @@
 //! The `ptxsim` binary as a user runs it: exit codes, file:line:col diagnostics, formats.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+use common::{ptxsim, run_ok, temp_dir, write};
 
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-/// A fresh directory for one test's files.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
+use std::path::Path;
 
 const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
@@ -91,13 +76,7 @@ fn clean_file_exits_0_and_fmt_prints_it() {
         format!("{HEAD}.visible .entry k()\n{{\n\tret;\n}}\n").as_bytes(),
     );
     ptxsim().args(["check", &f]).assert().success();
-    let out = ptxsim()
-        .args(["fmt", &f])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = run_ok(&["fmt", &f]).stdout;
     assert!(String::from_utf8(out)
         .unwrap()
         .contains(".visible .entry k"));
@@ -116,13 +95,7 @@ fn fmt_in_place_replaces_the_file_safely() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
     }
-    let printed = ptxsim()
-        .args(["fmt", &f])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let printed = run_ok(&["fmt", &f]).stdout;
     ptxsim().args(["fmt", &f, "-o", &f]).assert().success();
     assert_eq!(std::fs::read(&f).unwrap(), printed);
     #[cfg(unix)]
