@@ -2,7 +2,7 @@
 //! named FILE:LINE:COL with exit code 2.
 
 mod common;
-use common::{ptxsim, run_ok, temp_dir, write};
+use common::{run_exits, run_ok, temp_dir, write};
 
 /// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines):
 /// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate); the miss
@@ -136,12 +136,7 @@ fn trace_errors_name_file_line_and_column_and_exit_2() {
     ];
     for (i, (trace, want)) in cases.iter().enumerate() {
         let f = write(&dir, &format!("bad{i}.trace"), trace);
-        let out = ptxsim()
-            .args(["replay", &f])
-            .assert()
-            .code(2)
-            .get_output()
-            .clone();
+        let out = run_exits(2, &["replay", &f]);
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(&format!("{f}:{want}")), "case {i}: {err}");
         assert!(out.stdout.is_empty(), "no report on error");
@@ -154,12 +149,7 @@ fn a_line_that_is_not_utf8_is_named_by_line_and_column() {
     let f = dir.join("bin.trace");
     std::fs::write(&f, b"0 ld.global.u32 0x0 4\n0 ld.gl\xffobal.u32 0x0 4\n").unwrap();
     let f = f.display().to_string();
-    let out = ptxsim()
-        .args(["replay", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["replay", &f]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(&format!("{f}:2:8: the trace is not UTF-8 text")),
@@ -171,22 +161,12 @@ fn a_line_that_is_not_utf8_is_named_by_line_and_column() {
 fn bad_gpu_exits_2_and_a_missing_trace_exits_1() {
     let dir = temp_dir("args");
     let f = write(&dir, "t.trace", TRACE);
-    let out = ptxsim()
-        .args(["replay", &f, "--gpu", "z100"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["replay", &f, "--gpu", "z100"]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("unknown GPU preset 'z100'"));
     let missing = dir.join("missing.trace").display().to_string();
-    let out = ptxsim()
-        .args(["replay", &missing])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    let out = run_exits(1, &["replay", &missing]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains(&format!("cannot read {missing}")));

@@ -4,7 +4,7 @@
 //! appears on a terminal only.
 
 mod common;
-use common::{demo, ptxsim, root, run_ok, temp_dir};
+use common::{demo, ptxsim, root, run_exits, run_ok, temp_dir};
 
 use serde_json::Value;
 use std::path::Path;
@@ -356,8 +356,9 @@ fn a_rewrite_that_changes_the_result_is_an_error() {
     // stale L1 copy. Routing loads around L1 (.cg) reads the new value: the output changes.
     let dir = temp_dir("stale");
     let json = dir.join("stale.json");
-    let out = ptxsim()
-        .args([
+    let out = run_exits(
+        1,
+        &[
             "compare",
             "--launch",
             &data("stale_flag.sm80.toml"),
@@ -369,11 +370,8 @@ fn a_rewrite_that_changes_the_result_is_an_error() {
             "json",
             "--report-out",
             json.to_str().unwrap(),
-        ])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+        ],
+    );
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(
         table.contains(
@@ -415,19 +413,17 @@ fn bad_variants_are_explained_with_exit_2() {
             "no ld, st, cp.async or prefetch instruction on line 5",
         ),
     ] {
-        let out = ptxsim()
-            .args([
+        let out = run_exits(
+            2,
+            &[
                 "compare",
                 "--launch",
                 &corpus("triton.vadd_evict_last.sm80.toml"),
                 "--variant",
                 variant,
-            ])
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
+            ],
+        )
+        .stderr;
         let err = String::from_utf8(out).unwrap();
         assert!(err.contains(message), "{variant}: {err}");
     }

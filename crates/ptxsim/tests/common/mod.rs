@@ -54,3 +54,8 @@ pub fn demo() -> String {
 pub fn run_ok(args: &[&str]) -> Output {
     ptxsim().args(args).assert().success().get_output().clone()
 }
+
+/// Runs `ptxsim` with `args` and asserts that it exits with `code`; returns what it printed.
+pub fn run_exits(code: i32, args: &[&str]) -> Output {
+    ptxsim().args(args).assert().code(code).get_output().clone()
+}
