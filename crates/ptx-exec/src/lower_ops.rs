@@ -25,6 +25,15 @@ impl<'g> Mods<'g> {
         self.list.contains(&m)
     }
 
+    /// The value paired with the first of `choices` whose modifier the instruction carries,
+    /// else `otherwise` (the modifier-to-mode tables of `shfl`, `vote`, `prmt`, `testp`...).
+    fn pick<T: Copy>(&self, choices: &[(&str, T)], otherwise: T) -> T {
+        choices
+            .iter()
+            .find(|(m, _)| self.has(m))
+            .map_or(otherwise, |&(_, v)| v)
+    }
+
     /// The types written, in order (`cvt.f32.s32` → [F32, S32]).
     fn types(&self) -> Vec<ScalarType> {
         self.list
@@ -662,15 +671,17 @@ pub(crate) fn lower_generic(
         }
         "prmt" => {
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
-            let mode = match () {
-                _ if m.has(".f4e") => PrmtMode::F4e,
-                _ if m.has(".b4e") => PrmtMode::B4e,
-                _ if m.has(".rc8") => PrmtMode::Rc8,
-                _ if m.has(".ecl") => PrmtMode::Ecl,
-                _ if m.has(".ecr") => PrmtMode::Ecr,
-                _ if m.has(".rc16") => PrmtMode::Rc16,
-                _ => PrmtMode::Generic,
-            };
+            let mode = m.pick(
+                &[
+                    (".f4e", PrmtMode::F4e),
+                    (".b4e", PrmtMode::B4e),
+                    (".rc8", PrmtMode::Rc8),
+                    (".ecl", PrmtMode::Ecl),
+                    (".ecr", PrmtMode::Ecr),
+                    (".rc16", PrmtMode::Rc16),
+                ],
+                PrmtMode::Generic,
+            );
             Op::Prmt {
                 mode,
                 d: cx.dst(d)?,
@@ -694,14 +705,16 @@ pub(crate) fn lower_generic(
             let ty = one_type(cx, &m, g, span)?;
             let [d, a] = fixed_operands(cx, g, span)?;
             use ptx_semantics::float::TestpOp;
-            let kind = match () {
-                _ if m.has(".finite") => TestpOp::Finite,
-                _ if m.has(".infinite") => TestpOp::Infinite,
-                _ if m.has(".number") => TestpOp::Number,
-                _ if m.has(".notanumber") => TestpOp::NotANumber,
-                _ if m.has(".normal") => TestpOp::Normal,
-                _ => TestpOp::Subnormal,
-            };
+            let kind = m.pick(
+                &[
+                    (".finite", TestpOp::Finite),
+                    (".infinite", TestpOp::Infinite),
+                    (".number", TestpOp::Number),
+                    (".notanumber", TestpOp::NotANumber),
+                    (".normal", TestpOp::Normal),
+                ],
+                TestpOp::Subnormal,
+            );
             Op::Testp {
                 kind,
                 ty,
@@ -845,13 +858,10 @@ pub(crate) fn lower_generic(
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
-                let op = if m.has(".popc") {
-                    BarRedOp::Popc
-                } else if m.has(".and") {
-                    BarRedOp::And
-                } else {
-                    BarRedOp::Or
-                };
+                let op = m.pick(
+                    &[(".popc", BarRedOp::Popc), (".and", BarRedOp::And)],
+                    BarRedOp::Or,
+                );
                 let (d, id, count, p) = match ops.as_slice() {
                     [d, id, p] => (d, id, None, p),
                     [d, id, c, p] => (d, id, Some(c), p),
@@ -906,15 +916,14 @@ pub(crate) fn lower_generic(
             }
         }
         "shfl" => {
-            let mode = if m.has(".up") {
-                ShflMode::Up
-            } else if m.has(".down") {
-                ShflMode::Down
-            } else if m.has(".bfly") {
-                ShflMode::Bfly
-            } else {
-                ShflMode::Idx
-            };
+            let mode = m.pick(
+                &[
+                    (".up", ShflMode::Up),
+                    (".down", ShflMode::Down),
+                    (".bfly", ShflMode::Bfly),
+                ],
+                ShflMode::Idx,
+            );
             let (d, a, b, c, mask) = match ops.as_slice() {
                 [d, a, b, c, mask] => (d, a, b, c, mask),
                 _ => return Err(cx.error(span, "shfl.sync takes d, a, b, c, membermask".into())),
@@ -931,15 +940,14 @@ pub(crate) fn lower_generic(
             }
         }
         "vote" => {
-            let mode = if m.has(".all") {
-                VoteMode::All
-            } else if m.has(".any") {
-                VoteMode::Any
-            } else if m.has(".uni") {
-                VoteMode::Uni
-            } else {
-                VoteMode::Ballot
-            };
+            let mode = m.pick(
+                &[
+                    (".all", VoteMode::All),
+                    (".any", VoteMode::Any),
+                    (".uni", VoteMode::Uni),
+                ],
+                VoteMode::Ballot,
+            );
             let (d, a, mask) = match ops.as_slice() {
                 [d, a, mask] => (d, a, Some(mask)),
                 [d, a] => (d, a, None),
@@ -974,19 +982,16 @@ pub(crate) fn lower_generic(
         "redux" => {
             let ty = one_type(cx, &m, g, span)?;
             let [d, a, mask] = fixed_operands(cx, g, span)?;
-            let op = if m.has(".add") {
-                AtomOp::Add
-            } else if m.has(".min") {
-                AtomOp::Min
-            } else if m.has(".max") {
-                AtomOp::Max
-            } else if m.has(".and") {
-                AtomOp::And
-            } else if m.has(".or") {
-                AtomOp::Or
-            } else {
-                AtomOp::Xor
-            };
+            let op = m.pick(
+                &[
+                    (".add", AtomOp::Add),
+                    (".min", AtomOp::Min),
+                    (".max", AtomOp::Max),
+                    (".and", AtomOp::And),
+                    (".or", AtomOp::Or),
+                ],
+                AtomOp::Xor,
+            );
             Op::Redux {
                 op,
                 ty,
@@ -998,13 +1003,7 @@ pub(crate) fn lower_generic(
         "mbarrier" => lower_mbarrier(cx, g, &m, span)?,
         "ldmatrix" => {
             let [d, a] = fixed_operands(cx, g, span)?;
-            let num = if m.has(".x4") {
-                4
-            } else if m.has(".x2") {
-                2
-            } else {
-                1
-            };
+            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             let ds = match d {
                 Operand::Vector(v, _) => v
                     .iter()
@@ -1031,13 +1030,7 @@ pub(crate) fn lower_generic(
         }
         "stmatrix" => {
             let [a, r] = fixed_operands(cx, g, span)?;
-            let num = if m.has(".x4") {
-                4
-            } else if m.has(".x2") {
-                2
-            } else {
-                1
-            };
+            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             if !m.has(".m8n8") || !m.has(".b16") {
                 return Err(unsupported(cx, g, span));
             }
@@ -1124,15 +1117,14 @@ fn lower_atom(
         },
         // An acquiring atomic above .cta scope invalidates the SM's L1 afterwards (ptxas
         // emits CCTL.IVALL after it, docs/fences.md); at .cta it does not.
-        scope: if m.has(".cta") {
-            memsys::Scope::Cta
-        } else if m.has(".cluster") {
-            memsys::Scope::Cluster
-        } else if m.has(".sys") {
-            memsys::Scope::Sys
-        } else {
-            memsys::Scope::Gpu
-        },
+        scope: m.pick(
+            &[
+                (".cta", memsys::Scope::Cta),
+                (".cluster", memsys::Scope::Cluster),
+                (".sys", memsys::Scope::Sys),
+            ],
+            memsys::Scope::Gpu,
+        ),
         ..MemHints::default()
     };
     let width = [(".v2", 2usize), (".v4", 4), (".v8", 8)]
