@@ -25,7 +25,12 @@ impl Machine<'_> {
             Op::Mov { d, a: s, bits } => {
                 read_srcs!(self, cta, wi; a = *s);
                 let m = width_mask(*bits);
-                Self::write_lanes(cta, wi, program, *d, exec, |l| a[l] & m);
+                // All 32 lanes (a loop the compiler vectorizes); write_dst keeps `exec`'s.
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    for l in 0..32 {
+                        out[l] = a[l] & m;
+                    }
+                });
             }
             Op::Pack {
                 d,
@@ -94,7 +99,11 @@ impl Machine<'_> {
                     } else {
                         (&a, k as u32 * part_bits)
                     };
-                    Self::write_lanes(cta, wi, program, *d, exec, |l| (src[l] >> shift) & pm);
+                    Self::write_warp(cta, wi, program, *d, exec, |out| {
+                        for l in 0..32 {
+                            out[l] = (src[l] >> shift) & pm;
+                        }
+                    });
                 }
             }
             Op::MovPred { d, a: p } => {

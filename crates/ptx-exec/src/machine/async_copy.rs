@@ -63,7 +63,7 @@ impl Machine<'_> {
                 generic,
                 noinc,
             } => {
-                let a = self.addr_values(cta, wi, *addr);
+                read_addrs!(self, cta, wi; a = *addr);
                 for l in lanes(exec) {
                     let mbar = self.shared_offset(cta, wi, inst.id, l as u32, a[l], *generic, 8)?;
                     let la = &cta.warps[wi].asyncs[l];
@@ -101,8 +101,7 @@ impl Machine<'_> {
         cp: &CpAsyncInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let d = self.addr_values(cta, wi, cp.dst);
-        let s = self.addr_values(cta, wi, cp.src);
+        read_addrs!(self, cta, wi; d = cp.dst, s = cp.src);
         read_srcs!(self, cta, wi; sz = or_imm(cp.src_size, cp.cp_size as u64));
         let ignore = match cp.ignore_src {
             Some(p) => Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p),
@@ -196,7 +195,7 @@ impl Machine<'_> {
         b: Option<Src>,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         read_srcs!(self, cta, wi; bv = or_imm(b, 0));
         let mut out = [0u64; 32];
         let mut pv = 0u32;

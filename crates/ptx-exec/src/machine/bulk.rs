@@ -17,7 +17,7 @@
 //! Every executing thread issues its own copy (the ISA's per-thread semantics; kernels
 //! predicate these instructions to one thread).
 
-use super::operands::or_imm;
+use super::operands::{or_imm, or_zero};
 use super::{lanes, Cta, Machine, Mbarrier};
 use crate::alu;
 use crate::error::{ExecError, FaultKind};
@@ -417,9 +417,7 @@ impl Machine<'_> {
         inst: &BulkCopyInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let d = self.addr_values(cta, wi, inst.dst);
-        let s = self.addr_values(cta, wi, inst.src);
-        let mb = self.opt_addr_values(cta, wi, inst.mbar);
+        read_addrs!(self, cta, wi; d = inst.dst, s = inst.src, mb = or_zero(inst.mbar));
         let (ignore_left, ignore_right) = inst.ignore_oob.unzip();
         read_srcs!(self, cta, wi;
             size = inst.size,
@@ -716,7 +714,7 @@ impl Machine<'_> {
         if !self.cfg.cache_model {
             return Ok(());
         }
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         read_srcs!(self, cta, wi; n = size);
         let policy = self.policy_value(cta, wi, policy, exec);
         let mut acc = Vec::new();

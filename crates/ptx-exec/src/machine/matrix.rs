@@ -101,7 +101,7 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         // Lanes 8i..8i+7 give the row addresses of matrix i; each row is 8 b16 elements.
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         let mut rows = [[0u16; 8]; 32];
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
@@ -147,7 +147,7 @@ impl Machine<'_> {
         addr: Addr,
         generic: bool,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         let regs: Vec<[u64; 32]> = srcs.iter().map(|&s| self.src_values(cta, wi, s)).collect();
         let mut rows = [[0u16; 8]; 32];
         for (m, reg) in regs.iter().enumerate() {
@@ -245,7 +245,7 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         use ptx_semantics::wmma::{wmma_gather, wmma_scatter};
         self.wmma_whole_warp(cta, wi, id, exec)?;
-        let a = self.addr_values(cta, wi, w.addr);
+        read_addrs!(self, cta, wi; a = w.addr);
         let default_ld = if w.row_major { w.cols } else { w.rows } as u64;
         read_srcs!(self, cta, wi; st = or_imm(w.stride, default_ld));
         if let Some(l) = (1..32).find(|&l| a[l] != a[0] || st[l] as u32 != st[0] as u32) {

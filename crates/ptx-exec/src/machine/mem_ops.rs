@@ -21,7 +21,7 @@ impl Machine<'_> {
         ld: &LoadInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, ld.addr);
+        read_addrs!(self, cta, wi; a = ld.addr);
         let n = ld.dsts.len();
         let eb = ld.elem_bytes as usize;
         let total = (eb * n) as u32;
@@ -103,7 +103,7 @@ impl Machine<'_> {
         st: &StoreInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, st.addr);
+        read_addrs!(self, cta, wi; a = st.addr);
         let eb = st.elem_bytes as usize;
         let n = st.srcs.len();
         let total = eb * n;
@@ -301,7 +301,7 @@ impl Machine<'_> {
                 primary_size,
                 total_size,
             } => {
-                let a = self.addr_values(cta, wi, *addr);
+                read_addrs!(self, cta, wi; a = *addr);
                 read_srcs!(self, cta, wi; b = *primary_size, c = *total_size);
                 // ptxas folds log2 of a literal total size at compile time.
                 let total_operand = if matches!(total_size, Src::Imm(_)) {
@@ -363,7 +363,7 @@ impl Machine<'_> {
         if !self.cfg.cache_model {
             return Ok(());
         }
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         // "The prefetch instruction brings the cache line containing the specified address
         // ... into the specified cache level" (PTX ISA, prefetch): each lane asks for its whole
         // line (on an H100, Nsight counts 4 L2 sectors per warp and line for every prefetch
@@ -411,7 +411,7 @@ impl Machine<'_> {
         result_unread: bool,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         read_srcs!(self, cta, wi; bv = b);
         read_srcs!(self, cta, wi; cv = or_imm(c, 0));
         let eb = ty.bytes() as usize;

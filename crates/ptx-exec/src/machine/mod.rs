@@ -58,6 +58,16 @@ macro_rules! read_srcs {
     };
 }
 
+/// `read_srcs!` for address operands: each `$name` a new `[u64; 32]` of base + offset.
+macro_rules! read_addrs {
+    ($m:expr, $cta:expr, $wi:expr; $($name:ident = $addr:expr),+ $(,)?) => {
+        $(
+            let mut $name = [0u64; 32];
+            $m.addr_values($cta, $wi, $addr, &mut $name);
+        )+
+    };
+}
+
 mod addressing;
 mod alu_ops;
 mod async_copy;

@@ -153,26 +153,18 @@ impl Machine<'_> {
         *p = (*p & !mask) | (value & mask);
     }
 
-    /// Base + offset for every lane.
+    /// Base + offset for every lane (`read_addrs!` declares `out` and calls this).
     #[inline]
-    pub(super) fn addr_values(&self, cta: &Cta, wi: usize, addr: Addr) -> [u64; 32] {
-        let mut out = [0u64; 32];
-        if let Some(slot) = addr.base {
-            self.read_src(cta, wi, Src::Reg(slot), &mut out);
+    pub(super) fn addr_values(&self, cta: &Cta, wi: usize, addr: Addr, out: &mut [u64; 32]) {
+        match addr.base {
+            Some(slot) => {
+                self.read_src(cta, wi, Src::Reg(slot), out);
+                for v in out.iter_mut() {
+                    *v = v.wrapping_add(addr.offset as u64);
+                }
+            }
+            None => *out = [addr.offset as u64; 32],
         }
-        for v in out.iter_mut() {
-            *v = v.wrapping_add(addr.offset as u64);
-        }
-        out
-    }
-
-    /// `addr_values` of an optional address operand; 0 in every lane where it is absent.
-    pub(super) fn opt_addr_values(&self, cta: &Cta, wi: usize, addr: Option<Addr>) -> [u64; 32] {
-        let absent = Addr {
-            base: None,
-            offset: 0,
-        };
-        self.addr_values(cta, wi, addr.unwrap_or(absent))
     }
 
     /// A source operand's value in the first lane of `exec`: the operand of a warp-uniform
@@ -182,6 +174,15 @@ impl Machine<'_> {
         read_srcs!(self, cta, wi; v = src);
         v[exec.trailing_zeros() as usize]
     }
+}
+
+/// An optional address operand as an address: 0 (in every lane) where the instruction leaves
+/// it out.
+pub(super) fn or_zero(addr: Option<Addr>) -> Addr {
+    addr.unwrap_or(Addr {
+        base: None,
+        offset: 0,
+    })
 }
 
 /// An optional source operand as a source: the immediate `absent` (in every lane) where the

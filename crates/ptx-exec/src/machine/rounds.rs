@@ -236,7 +236,7 @@ impl<'p> Machine<'p> {
                 if exec == 0 {
                     return false;
                 }
-                let a = self.addr_values(cta, wi, addr);
+                read_addrs!(self, cta, wi; a = addr);
                 super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
             }
         }

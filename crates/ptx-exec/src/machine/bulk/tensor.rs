@@ -113,9 +113,7 @@ impl Machine<'_> {
         inst: &TensorCopyInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let tm = self.addr_values(cta, wi, inst.tmap);
-        let sm = self.addr_values(cta, wi, inst.smem);
-        let mb = self.opt_addr_values(cta, wi, inst.mbar);
+        read_addrs!(self, cta, wi; tm = inst.tmap, sm = inst.smem, mb = or_zero(inst.mbar));
         read_srcs!(self, cta, wi; mask = or_imm(inst.cta_mask, 0));
         let coords: Vec<[u64; 32]> = inst
             .coords
@@ -285,7 +283,7 @@ impl Machine<'_> {
         value: Src,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let a = self.addr_values(cta, wi, addr);
+        read_addrs!(self, cta, wi; a = addr);
         read_srcs!(self, cta, wi; v = value);
         for l in lanes(exec) {
             let (sp, at) = match space {
@@ -375,8 +373,7 @@ impl Machine<'_> {
         size: u32,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let d = self.addr_values(cta, wi, dst);
-        let s = self.addr_values(cta, wi, src);
+        read_addrs!(self, cta, wi; d = dst, s = src);
         let mut done: Vec<(u64, u64)> = Vec::new();
         for l in lanes(exec) {
             if done.contains(&(d[l], s[l])) {
