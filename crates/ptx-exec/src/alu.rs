@@ -35,7 +35,7 @@ pub type Lanes = [u64; 32];
 /// [`int2`] for the lanes of `exec`, dispatching on the operation once.
 pub fn int2_lanes(op: IntOp2, ty: ScalarType, a: &Lanes, b: &Lanes, out: &mut Lanes, exec: u32) {
     let t = int_ty(ty);
-    let m = mask(t.bits);
+    let m = width_mask(t.bits);
     macro_rules! map {
         ($f:expr) => {
             each(exec, |l| out[l] = $f(a[l], b[l]))
@@ -206,9 +206,9 @@ pub fn int2(op: IntOp2, ty: ScalarType, a: u64, b: u64) -> u64 {
         }
         IntOp2::Min => int::min(t, a, b),
         IntOp2::Max => int::max(t, a, b),
-        IntOp2::And => int::and(a, b) & mask(t.bits),
-        IntOp2::Or => int::or(a, b) & mask(t.bits),
-        IntOp2::Xor => int::xor(a, b) & mask(t.bits),
+        IntOp2::And => int::and(a, b) & width_mask(t.bits),
+        IntOp2::Or => int::or(a, b) & width_mask(t.bits),
+        IntOp2::Xor => int::xor(a, b) & width_mask(t.bits),
         IntOp2::Shl => int::shl(t, a, b as u32),
         IntOp2::Shr => int::shr(t, a, b as u32),
         IntOp2::Mul24 { signed, hi } => int::mul24(signed, hi, a as u32, b as u32) as u64,
@@ -217,8 +217,10 @@ pub fn int2(op: IntOp2, ty: ScalarType, a: u64, b: u64) -> u64 {
     }
 }
 
+/// The low `bits` bits set: the value mask of a `bits`-wide register or type (all 64 for
+/// 64 and wider).
 #[inline]
-fn mask(bits: u32) -> u64 {
+pub(crate) fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {
@@ -586,7 +588,7 @@ pub fn cvt(
             let (dt, at) = (int_ty(dty), int_ty(aty));
             let v = int::cvt_int(dt, at, a, mode.sat);
             if dt.signed && d_bits > dt.bits {
-                (int::sext(v, dt.bits) as u64) & mask(d_bits)
+                (int::sext(v, dt.bits) as u64) & width_mask(d_bits)
             } else {
                 v
             }
@@ -595,7 +597,7 @@ pub fn cvt(
             let dt = int_ty(dty);
             let v = cvt::f2i(dt, src, a, int_rounding.unwrap_or(Rounding::Rz), mode.ftz);
             if dt.signed && d_bits > dt.bits {
-                (int::sext(v, dt.bits) as u64) & mask(d_bits)
+                (int::sext(v, dt.bits) as u64) & width_mask(d_bits)
             } else {
                 v
             }

@@ -237,6 +237,46 @@ impl ModuleCx<'_> {
         )
     }
 
+    /// Places a `.shared` variable of `count` elements of `elem` bytes after those placed so
+    /// far and binds `name` to its offset (`count` None: its size overflows 64 bits).
+    fn place_static_shared(
+        &mut self,
+        name: String,
+        span: Span,
+        align: u64,
+        elem: u64,
+        count: Option<u64>,
+    ) -> Result<(), ExecError> {
+        let (off, end) = count
+            .and_then(|count| {
+                place(
+                    u64::from(self.shared_offset),
+                    align,
+                    elem,
+                    count,
+                    MAX_SPACE_BYTES,
+                )
+            })
+            .ok_or_else(|| self.too_large(span, "shared"))?;
+        self.shared_offset = end as u32;
+        self.shared_align = self.shared_align.max(align as u32);
+        self.globals.insert(
+            name,
+            Binding::Var {
+                space: Space::Shared,
+                addr: off,
+            },
+        );
+        Ok(())
+    }
+
+    /// A `.shared` array whose size the launch gives (`extern`, or no size): laid out after
+    /// the static ones when the launch's dynamic shared memory is known.
+    fn declare_dynamic_shared(&mut self, name: String, align: u64) {
+        self.shared_align = self.shared_align.max(align as u32);
+        self.dynamic_shared.push(name);
+    }
+
     fn declare_module_var(
         &mut self,
         v: &ast::VarDecl,
@@ -261,26 +301,9 @@ impl ModuleCx<'_> {
             match v.space.value.base() {
                 StateSpace::Shared => {
                     if is_extern || d.dims.iter().any(|x| x.is_none()) {
-                        self.shared_align = self.shared_align.max(align as u32);
-                        self.dynamic_shared.push(name);
+                        self.declare_dynamic_shared(name, align);
                     } else {
-                        let (off, end) = place(
-                            u64::from(self.shared_offset),
-                            align,
-                            elem,
-                            count,
-                            MAX_SPACE_BYTES,
-                        )
-                        .ok_or_else(|| self.too_large(d.span, "shared"))?;
-                        self.shared_offset = end as u32;
-                        self.shared_align = self.shared_align.max(align as u32);
-                        self.globals.insert(
-                            name,
-                            Binding::Var {
-                                space: Space::Shared,
-                                addr: off,
-                            },
-                        );
+                        self.place_static_shared(name, d.span, align, elem, Some(count))?;
                     }
                 }
                 StateSpace::Const => {
@@ -346,30 +369,11 @@ impl ModuleCx<'_> {
                     for d in &v.declarators {
                         let name = format!("{func}\u{0}{}", d.name.value);
                         if v.linkage.iter().any(|l| l.value == ast::Linkage::Extern) {
-                            self.shared_align = self.shared_align.max(align as u32);
-                            self.dynamic_shared.push(name);
+                            self.declare_dynamic_shared(name, align);
                             continue;
                         }
-                        let (off, end) = element_count(&d.dims, 1)
-                            .and_then(|count| {
-                                place(
-                                    u64::from(self.shared_offset),
-                                    align,
-                                    elem,
-                                    count,
-                                    MAX_SPACE_BYTES,
-                                )
-                            })
-                            .ok_or_else(|| self.too_large(d.span, "shared"))?;
-                        self.shared_offset = end as u32;
-                        self.shared_align = self.shared_align.max(align as u32);
-                        self.globals.insert(
-                            name,
-                            Binding::Var {
-                                space: Space::Shared,
-                                addr: off,
-                            },
-                        );
+                        let count = element_count(&d.dims, 1);
+                        self.place_static_shared(name, d.span, align, elem, count)?;
                     }
                 }
                 Statement::Block(b) => self.layout_function_shared(func, b)?,
@@ -1233,10 +1237,28 @@ impl<'a, 's> FunctionCx<'a, 's> {
         }
     }
 
+    /// The type of an `ld` or `st` (`what`), which the instruction must name.
+    fn ld_st_type(
+        &self,
+        ls: &ast::LoadStore,
+        span: Span,
+        what: &str,
+    ) -> Result<ScalarType, ExecError> {
+        ls.ty
+            .map(|t| t.value)
+            .ok_or_else(|| self.error(span, format!("{what} without a type")))
+    }
+
+    /// The optional third operand of an `ld` or `st`: a 64-bit cache policy.
+    fn ld_st_policy(&self, ls: &ast::LoadStore) -> Result<Option<Src>, ExecError> {
+        ls.operands
+            .get(2)
+            .map(|p| self.src(p, ScalarType::B64))
+            .transpose()
+    }
+
     fn load(&mut self, l: &ast::LoadStore, span: Span) -> Result<Op, ExecError> {
-        let ty =
-            l.ty.map(|t| t.value)
-                .ok_or_else(|| self.error(span, "ld without a type"))?;
+        let ty = self.ld_st_type(l, span, "ld")?;
         let space = space_of(l.space.map(|s| s.value));
         let (dst_op, addr_op) = match l.operands.as_slice() {
             [d, a] | [d, a, _] => (d, a),
@@ -1247,10 +1269,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 ))
             }
         };
-        let policy = match l.operands.get(2) {
-            Some(p) => Some(self.src(p, ScalarType::B64)?),
-            None => None,
-        };
+        let policy = self.ld_st_policy(l)?;
         let (addr, space) = self.addr(addr_op, space)?;
         let (dsts, dst_bits) = match dst_op {
             Operand::Vector(elems, _) => {
@@ -1288,9 +1307,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
     }
 
     fn store(&mut self, s: &ast::LoadStore, span: Span) -> Result<Op, ExecError> {
-        let ty =
-            s.ty.map(|t| t.value)
-                .ok_or_else(|| self.error(span, "st without a type"))?;
+        let ty = self.ld_st_type(s, span, "st")?;
         let space = space_of(s.space.map(|x| x.value));
         let (addr_op, val_op) = match s.operands.as_slice() {
             [a, v] | [a, v, _] => (a, v),
@@ -1301,10 +1318,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
                 ))
             }
         };
-        let policy = match s.operands.get(2) {
-            Some(p) => Some(self.src(p, ScalarType::B64)?),
-            None => None,
-        };
+        let policy = self.ld_st_policy(s)?;
         let (addr, space) = self.addr(addr_op, space)?;
         let srcs = match val_op {
             Operand::Vector(elems, _) => elems

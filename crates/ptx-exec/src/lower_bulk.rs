@@ -4,7 +4,7 @@
 //! completion instructions", "tensormap.replace").
 
 use crate::lower::OperandCx;
-use crate::lower_ops::unsupported;
+use crate::lower_ops::{unsupported, REDUCE_OPS};
 use crate::program::*;
 use crate::tensormap::Field;
 use crate::ExecError;
@@ -46,19 +46,7 @@ fn spaces(g: &GenericInstruction) -> Vec<Space> {
 }
 
 fn reduce_op(g: &GenericInstruction) -> Option<AtomOp> {
-    [
-        (".add", AtomOp::Add),
-        (".min", AtomOp::Min),
-        (".max", AtomOp::Max),
-        (".inc", AtomOp::Inc),
-        (".dec", AtomOp::Dec),
-        (".and", AtomOp::And),
-        (".or", AtomOp::Or),
-        (".xor", AtomOp::Xor),
-    ]
-    .iter()
-    .find(|(t, _)| g.has(t))
-    .map(|(_, o)| *o)
+    REDUCE_OPS.iter().find(|(t, _)| g.has(t)).map(|(_, o)| *o)
 }
 
 /// Reads the operands in order, checking their kinds.

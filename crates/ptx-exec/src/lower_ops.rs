@@ -25,6 +25,15 @@ impl<'g> Mods<'g> {
         self.list.contains(&m)
     }
 
+    /// The value paired with the first of `choices` whose modifier the instruction carries,
+    /// else `otherwise` (the modifier-to-mode tables of `shfl`, `vote`, `prmt`, `testp`...).
+    fn pick<T: Copy>(&self, choices: &[(&str, T)], otherwise: T) -> T {
+        choices
+            .iter()
+            .find(|(m, _)| self.has(m))
+            .map_or(otherwise, |&(_, v)| v)
+    }
+
     /// The types written, in order (`cvt.f32.s32` → [F32, S32]).
     fn types(&self) -> Vec<ScalarType> {
         self.list
@@ -115,6 +124,15 @@ fn pair_part(name: &ptx_syntax::ast::Name) -> Operand {
     }
 }
 
+/// A destination that may carry a predicate, `d|p` (`shfl`, `match`, `elect`): the register
+/// and, where written, the predicate.
+fn dst_and_pred(cx: &dyn OperandCx, d: &Operand) -> Result<(Dst, Option<PredIdx>), ExecError> {
+    match d {
+        Operand::PredPair(x, p, _) => Ok((cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?)),
+        d => Ok((cx.dst(d)?, None)),
+    }
+}
+
 fn operands<'g>(
     cx: &dyn OperandCx,
     g: &'g GenericInstruction,
@@ -134,6 +152,17 @@ fn operands<'g>(
     Ok(&g.operands)
 }
 
+/// The operands of an instruction that takes exactly `N`, as an array to destructure (an
+/// error naming the instruction when it has another number).
+fn fixed_operands<'g, const N: usize>(
+    cx: &dyn OperandCx,
+    g: &'g GenericInstruction,
+    span: Span,
+) -> Result<&'g [Operand; N], ExecError> {
+    let ops = operands(cx, g, span, N)?;
+    Ok(ops.try_into().expect("`operands` checked the count"))
+}
+
 fn one_type(
     cx: &dyn OperandCx,
     m: &Mods<'_>,
@@ -145,6 +174,19 @@ fn one_type(
         .copied()
         .ok_or_else(|| cx.error(span, format!("`{}` needs a type", g.opcode.value)))
 }
+
+/// The reduction operations of `red` and `cp.reduce.async.bulk` by modifier (`atom` also
+/// takes `.exch` and `.cas`).
+pub(crate) const REDUCE_OPS: [(&str, AtomOp); 8] = [
+    (".add", AtomOp::Add),
+    (".min", AtomOp::Min),
+    (".max", AtomOp::Max),
+    (".inc", AtomOp::Inc),
+    (".dec", AtomOp::Dec),
+    (".and", AtomOp::And),
+    (".or", AtomOp::Or),
+    (".xor", AtomOp::Xor),
+];
 
 pub(crate) fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
     let mut text = g.opcode.value.to_string();
@@ -166,9 +208,7 @@ pub(crate) fn lower_generic(
     Ok(match opcode {
         "mov" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             if ty == ScalarType::Pred {
                 let d = cx
                     .pred_dst(d)?
@@ -218,9 +258,7 @@ pub(crate) fn lower_generic(
                     mode: m.float_mode(),
                 });
             }
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             Op::Cvt {
                 d: cx.dst(d)?,
                 a: cx.src(a, aty)?,
@@ -232,9 +270,7 @@ pub(crate) fn lower_generic(
             }
         }
         "cvta" => {
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             let ty = one_type(cx, &m, g, span)?;
             Op::Cvta {
                 d: cx.dst(d)?,
@@ -248,9 +284,7 @@ pub(crate) fn lower_generic(
             // `mapa{.space}.type d, a, b`: the address of `a`'s variable in the shared memory
             // of cluster CTA `b`.
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
+            let [d, a, b] = fixed_operands(cx, g, span)?;
             Op::Mapa {
                 d: cx.dst(d)?,
                 a: cx.src(a, ty)?,
@@ -258,9 +292,7 @@ pub(crate) fn lower_generic(
             }
         }
         "isspacep" => {
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             Op::IsSpace {
                 d: cx
                     .pred_dst(d)?
@@ -273,9 +305,7 @@ pub(crate) fn lower_generic(
         "add" | "sub" | "mad" if m.has(".cc") => lower_carry(cx, g, &m, span, opcode)?,
         "mul24" | "bmsk" | "szext" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
+            let [d, a, b] = fixed_operands(cx, g, span)?;
             let op = match opcode {
                 "mul24" => IntOp2::Mul24 {
                     signed: ty == ScalarType::S32,
@@ -299,9 +329,7 @@ pub(crate) fn lower_generic(
         }
         "mad24" | "dp4a" | "dp2a" => {
             let types = m.types();
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             let (op, ta, tb) = match (opcode, types.as_slice()) {
                 ("mad24", [t]) if !m.has(".sat") => (
                     IntOp3::Mad24 {
@@ -347,9 +375,7 @@ pub(crate) fn lower_generic(
             }
         }
         "fns" => {
-            let [d, mask, base, offset] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, mask, base, offset] = fixed_operands(cx, g, span)?;
             Op::Int3 {
                 op: IntOp3::Fns,
                 ty: ScalarType::B32,
@@ -363,9 +389,7 @@ pub(crate) fn lower_generic(
         | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, &m, span, opcode)?,
         "lop3" if m.has(".or") || m.has(".and") => {
             // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
-            let [dp, a, b, c, lut, q] = operands(cx, g, span, 6)? else {
-                unreachable!()
-            };
+            let [dp, a, b, c, lut, q] = fixed_operands(cx, g, span)?;
             let Operand::PredPair(x, p, _) = dp else {
                 return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
             };
@@ -390,9 +414,7 @@ pub(crate) fn lower_generic(
             }
         }
         "lop3" => {
-            let [d, a, b, c, lut] = operands(cx, g, span, 5)? else {
-                unreachable!()
-            };
+            let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
             let lut = match lut {
                 Operand::Int(v) => v.value.value as u8,
                 _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
@@ -409,13 +431,8 @@ pub(crate) fn lower_generic(
         "match" => {
             let ty = one_type(cx, &m, g, span)?;
             let all = m.has(".all");
-            let [d, a, mask] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
-            let (d, dp) = match d {
-                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
-                d => (cx.dst(d)?, None),
-            };
+            let [d, a, mask] = fixed_operands(cx, g, span)?;
+            let (d, dp) = dst_and_pred(cx, d)?;
             Op::Match {
                 all,
                 d: Some(d),
@@ -426,9 +443,7 @@ pub(crate) fn lower_generic(
         }
         "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
             // Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
-            let [d, a, b] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
+            let [d, a, b] = fixed_operands(cx, g, span)?;
             let op = match opcode {
                 "add" => X2Op::Add,
                 "sub" => X2Op::Sub,
@@ -450,9 +465,7 @@ pub(crate) fn lower_generic(
         "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
         | "shr" | "copysign" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
+            let [d, a, b] = fixed_operands(cx, g, span)?;
             if ty == ScalarType::Pred {
                 let op = match opcode {
                     "and" => BoolOp::And,
@@ -532,9 +545,7 @@ pub(crate) fn lower_generic(
         }
         "sad" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Int3 {
                 op: IntOp3::Sad,
                 ty,
@@ -546,9 +557,7 @@ pub(crate) fn lower_generic(
         }
         "mad" | "fma" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             if ty.kind() == TypeKind::Float {
                 return Ok(Op::Fma {
                     ty,
@@ -582,9 +591,7 @@ pub(crate) fn lower_generic(
         "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp"
         | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             if ty == ScalarType::Pred && opcode == "not" {
                 return Ok(Op::PredNot {
                     d: cx
@@ -641,9 +648,7 @@ pub(crate) fn lower_generic(
         }
         "bfe" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Bfe {
                 ty,
                 d: cx.dst(d)?,
@@ -654,9 +659,7 @@ pub(crate) fn lower_generic(
         }
         "bfi" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, f, a, b, c] = operands(cx, g, span, 5)? else {
-                unreachable!()
-            };
+            let [d, f, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Bfi {
                 ty,
                 d: cx.dst(d)?,
@@ -667,18 +670,18 @@ pub(crate) fn lower_generic(
             }
         }
         "prmt" => {
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
-            let mode = match () {
-                _ if m.has(".f4e") => PrmtMode::F4e,
-                _ if m.has(".b4e") => PrmtMode::B4e,
-                _ if m.has(".rc8") => PrmtMode::Rc8,
-                _ if m.has(".ecl") => PrmtMode::Ecl,
-                _ if m.has(".ecr") => PrmtMode::Ecr,
-                _ if m.has(".rc16") => PrmtMode::Rc16,
-                _ => PrmtMode::Generic,
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
+            let mode = m.pick(
+                &[
+                    (".f4e", PrmtMode::F4e),
+                    (".b4e", PrmtMode::B4e),
+                    (".rc8", PrmtMode::Rc8),
+                    (".ecl", PrmtMode::Ecl),
+                    (".ecr", PrmtMode::Ecr),
+                    (".rc16", PrmtMode::Rc16),
+                ],
+                PrmtMode::Generic,
+            );
             Op::Prmt {
                 mode,
                 d: cx.dst(d)?,
@@ -688,9 +691,7 @@ pub(crate) fn lower_generic(
             }
         }
         "shf" => {
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Shf {
                 left: m.has(".l"),
                 clamp: m.has(".clamp"),
@@ -702,18 +703,18 @@ pub(crate) fn lower_generic(
         }
         "testp" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
             use ptx_semantics::float::TestpOp;
-            let kind = match () {
-                _ if m.has(".finite") => TestpOp::Finite,
-                _ if m.has(".infinite") => TestpOp::Infinite,
-                _ if m.has(".number") => TestpOp::Number,
-                _ if m.has(".notanumber") => TestpOp::NotANumber,
-                _ if m.has(".normal") => TestpOp::Normal,
-                _ => TestpOp::Subnormal,
-            };
+            let kind = m.pick(
+                &[
+                    (".finite", TestpOp::Finite),
+                    (".infinite", TestpOp::Infinite),
+                    (".number", TestpOp::Number),
+                    (".notanumber", TestpOp::NotANumber),
+                    (".normal", TestpOp::Normal),
+                ],
+                TestpOp::Subnormal,
+            );
             Op::Testp {
                 kind,
                 ty,
@@ -789,9 +790,7 @@ pub(crate) fn lower_generic(
         }
         "selp" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, b, p] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, p] = fixed_operands(cx, g, span)?;
             Op::Selp {
                 bits: ty.bits(),
                 d: cx.dst(d)?,
@@ -805,9 +804,7 @@ pub(crate) fn lower_generic(
             let [ty, cty] = types[..] else {
                 return Err(cx.error(span, "slct needs two types".into()));
             };
-            let [d, a, b, c] = operands(cx, g, span, 4)? else {
-                unreachable!()
-            };
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Slct {
                 ty,
                 cty,
@@ -822,9 +819,7 @@ pub(crate) fn lower_generic(
             if opcode == "brx" {
                 return Err(unsupported(cx, g, span));
             }
-            let [t] = operands(cx, g, span, 1)? else {
-                unreachable!()
-            };
+            let [t] = fixed_operands(cx, g, span)?;
             Op::Bra {
                 target: cx.branch_target(t)?,
                 uniform: m.has(".uni"),
@@ -863,13 +858,10 @@ pub(crate) fn lower_generic(
         "bar" | "barrier" => {
             let red = m.has(".red");
             if red {
-                let op = if m.has(".popc") {
-                    BarRedOp::Popc
-                } else if m.has(".and") {
-                    BarRedOp::And
-                } else {
-                    BarRedOp::Or
-                };
+                let op = m.pick(
+                    &[(".popc", BarRedOp::Popc), (".and", BarRedOp::And)],
+                    BarRedOp::Or,
+                );
                 let (d, id, count, p) = match ops.as_slice() {
                     [d, id, p] => (d, id, None, p),
                     [d, id, c, p] => (d, id, Some(c), p),
@@ -915,13 +907,8 @@ pub(crate) fn lower_generic(
         }
         "elect" => {
             // `elect.sync d|p, membermask`.
-            let [dp, mask] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
-            let (d, p) = match dp {
-                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
-                d => (cx.dst(d)?, None),
-            };
+            let [dp, mask] = fixed_operands(cx, g, span)?;
+            let (d, p) = dst_and_pred(cx, dp)?;
             Op::Elect {
                 d,
                 p,
@@ -929,23 +916,19 @@ pub(crate) fn lower_generic(
             }
         }
         "shfl" => {
-            let mode = if m.has(".up") {
-                ShflMode::Up
-            } else if m.has(".down") {
-                ShflMode::Down
-            } else if m.has(".bfly") {
-                ShflMode::Bfly
-            } else {
-                ShflMode::Idx
-            };
+            let mode = m.pick(
+                &[
+                    (".up", ShflMode::Up),
+                    (".down", ShflMode::Down),
+                    (".bfly", ShflMode::Bfly),
+                ],
+                ShflMode::Idx,
+            );
             let (d, a, b, c, mask) = match ops.as_slice() {
                 [d, a, b, c, mask] => (d, a, b, c, mask),
                 _ => return Err(cx.error(span, "shfl.sync takes d, a, b, c, membermask".into())),
             };
-            let (dd, dp) = match d {
-                Operand::PredPair(x, p, _) => (cx.dst(&pair_part(x))?, cx.pred_dst(&pair_part(p))?),
-                d => (cx.dst(d)?, None),
-            };
+            let (dd, dp) = dst_and_pred(cx, d)?;
             Op::Shfl {
                 mode,
                 d: dd,
@@ -957,15 +940,14 @@ pub(crate) fn lower_generic(
             }
         }
         "vote" => {
-            let mode = if m.has(".all") {
-                VoteMode::All
-            } else if m.has(".any") {
-                VoteMode::Any
-            } else if m.has(".uni") {
-                VoteMode::Uni
-            } else {
-                VoteMode::Ballot
-            };
+            let mode = m.pick(
+                &[
+                    (".all", VoteMode::All),
+                    (".any", VoteMode::Any),
+                    (".uni", VoteMode::Uni),
+                ],
+                VoteMode::Ballot,
+            );
             let (d, a, mask) = match ops.as_slice() {
                 [d, a, mask] => (d, a, Some(mask)),
                 [d, a] => (d, a, None),
@@ -994,29 +976,22 @@ pub(crate) fn lower_generic(
             }
         }
         "activemask" => {
-            let [d] = operands(cx, g, span, 1)? else {
-                unreachable!()
-            };
+            let [d] = fixed_operands(cx, g, span)?;
             Op::Activemask { d: cx.dst(d)? }
         }
         "redux" => {
             let ty = one_type(cx, &m, g, span)?;
-            let [d, a, mask] = operands(cx, g, span, 3)? else {
-                unreachable!()
-            };
-            let op = if m.has(".add") {
-                AtomOp::Add
-            } else if m.has(".min") {
-                AtomOp::Min
-            } else if m.has(".max") {
-                AtomOp::Max
-            } else if m.has(".and") {
-                AtomOp::And
-            } else if m.has(".or") {
-                AtomOp::Or
-            } else {
-                AtomOp::Xor
-            };
+            let [d, a, mask] = fixed_operands(cx, g, span)?;
+            let op = m.pick(
+                &[
+                    (".add", AtomOp::Add),
+                    (".min", AtomOp::Min),
+                    (".max", AtomOp::Max),
+                    (".and", AtomOp::And),
+                    (".or", AtomOp::Or),
+                ],
+                AtomOp::Xor,
+            );
             Op::Redux {
                 op,
                 ty,
@@ -1027,16 +1002,8 @@ pub(crate) fn lower_generic(
         }
         "mbarrier" => lower_mbarrier(cx, g, &m, span)?,
         "ldmatrix" => {
-            let [d, a] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
-            let num = if m.has(".x4") {
-                4
-            } else if m.has(".x2") {
-                2
-            } else {
-                1
-            };
+            let [d, a] = fixed_operands(cx, g, span)?;
+            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             let ds = match d {
                 Operand::Vector(v, _) => v
                     .iter()
@@ -1062,16 +1029,8 @@ pub(crate) fn lower_generic(
             }
         }
         "stmatrix" => {
-            let [a, r] = operands(cx, g, span, 2)? else {
-                unreachable!()
-            };
-            let num = if m.has(".x4") {
-                4
-            } else if m.has(".x2") {
-                2
-            } else {
-                1
-            };
+            let [a, r] = fixed_operands(cx, g, span)?;
+            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             if !m.has(".m8n8") || !m.has(".b16") {
                 return Err(unsupported(cx, g, span));
             }
@@ -1134,22 +1093,12 @@ fn lower_atom(
     is_red: bool,
 ) -> Result<Op, ExecError> {
     let ty = one_type(cx, m, g, span)?;
-    let op = [
-        (".add", AtomOp::Add),
-        (".min", AtomOp::Min),
-        (".max", AtomOp::Max),
-        (".inc", AtomOp::Inc),
-        (".dec", AtomOp::Dec),
-        (".and", AtomOp::And),
-        (".or", AtomOp::Or),
-        (".xor", AtomOp::Xor),
-        (".exch", AtomOp::Exch),
-        (".cas", AtomOp::Cas),
-    ]
-    .iter()
-    .find(|(t, _)| m.has(t))
-    .map(|(_, o)| *o)
-    .ok_or_else(|| cx.error(span, format!("`{}` needs an operation", g.opcode.value)))?;
+    let op = REDUCE_OPS
+        .iter()
+        .chain(&[(".exch", AtomOp::Exch), (".cas", AtomOp::Cas)])
+        .find(|(t, _)| m.has(t))
+        .map(|(_, o)| *o)
+        .ok_or_else(|| cx.error(span, format!("`{}` needs an operation", g.opcode.value)))?;
     let space = match m.space().map(StateSpace::base) {
         Some(StateSpace::Global) => Space::Global,
         Some(StateSpace::Shared) => Space::Shared,
@@ -1168,15 +1117,14 @@ fn lower_atom(
         },
         // An acquiring atomic above .cta scope invalidates the SM's L1 afterwards (ptxas
         // emits CCTL.IVALL after it, docs/fences.md); at .cta it does not.
-        scope: if m.has(".cta") {
-            memsys::Scope::Cta
-        } else if m.has(".cluster") {
-            memsys::Scope::Cluster
-        } else if m.has(".sys") {
-            memsys::Scope::Sys
-        } else {
-            memsys::Scope::Gpu
-        },
+        scope: m.pick(
+            &[
+                (".cta", memsys::Scope::Cta),
+                (".cluster", memsys::Scope::Cluster),
+                (".sys", memsys::Scope::Sys),
+            ],
+            memsys::Scope::Gpu,
+        ),
         ..MemHints::default()
     };
     let width = [(".v2", 2usize), (".v4", 4), (".v8", 8)]
@@ -1465,9 +1413,7 @@ fn lower_mma(
     if !(m.has(".row") && m.has(".col")) {
         return Err(unsupported(cx, g, span));
     }
-    let [d, a, b, c] = operands(cx, g, span, 4)? else {
-        unreachable!()
-    };
+    let [d, a, b, c] = fixed_operands(cx, g, span)?;
     let ds = match d {
         Operand::Vector(v, _) => v
             .iter()
@@ -1560,9 +1506,7 @@ fn lower_wmma(
             d,
             satfinite: m.has(".satfinite"),
         };
-        let [od, oa, ob, oc] = operands(cx, g, span, 4)? else {
-            unreachable!()
-        };
+        let [od, oa, ob, oc] = fixed_operands(cx, g, span)?;
         let ds = slots(cx, od)?;
         let (a_s, b_s, c_s) = (
             vector_srcs(cx, oa, ScalarType::B32)?,
@@ -1670,9 +1614,7 @@ fn lower_video(
     let [dt, at, bt] = types.as_slice() else {
         return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
     };
-    let [d, a, b, c] = operands(cx, g, span, 4)? else {
-        unreachable!()
-    };
+    let [d, a, b, c] = fixed_operands(cx, g, span)?;
     // `d.b3210`/`d.h10` masks and `a.bxyzw` selectors arrive as register components.
     let component = |o: &Operand| match o {
         Operand::Name(n) => n.component.clone(),

@@ -1,12 +1,10 @@
 //! `ptxsim check` on the cache-control rules: all findings of a file, ptxas's exact lines with
 //! `--format ptxas`, the `--target`/`--ptx-version` overrides, JSON codes, exit codes.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod common;
+use common::{ptxsim, run_exits};
 
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
+use std::path::PathBuf;
 
 fn write(test: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("ptxsim-check-{}-{test}", std::process::id()));
@@ -111,12 +109,7 @@ fn json_carries_codes_and_help() {
         "json",
         &module("sm_70", "7.0", "\tld.global.nc.lu.b32 %r1, [%rd1];\n"),
     );
-    let out = ptxsim()
-        .args(["check", "--format", "json", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", "--format", "json", &f]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &v["files"][0]["diagnostics"][0];
     assert_eq!(d["code"], "E0203");

@@ -1,24 +1,9 @@
 //! The `ptxsim` binary as a user runs it: exit codes, file:line:col diagnostics, formats.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+use common::{ptxsim, run_exits, run_ok, temp_dir, write};
 
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-/// A fresh directory for one test's files.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
+use std::path::Path;
 
 const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
@@ -45,23 +30,13 @@ fn syntax_error_reports_file_line_col_excerpt_and_exits_2() {
         "bad.ptx",
         format!("{HEAD}.entry k() {{\n\tmov.u32 %r1, 0x;\n}}\n").as_bytes(),
     );
-    let out = ptxsim()
-        .args(["check", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", &f]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(&format!("{f}:5:15")), "{err}");
     assert!(err.contains("mov.u32 %r1, 0x;"), "source line shown: {err}");
     assert!(err.contains("invalid number `0x`"), "{err}");
 
-    let out = ptxsim()
-        .args(["check", "--format", "ptxas", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", "--format", "ptxas", &f]);
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
@@ -70,12 +45,7 @@ fn syntax_error_reports_file_line_col_excerpt_and_exits_2() {
         )
     );
 
-    let out = ptxsim()
-        .args(["check", "--format", "json", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", "--format", "json", &f]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "ptxsim-check/1");
     assert_eq!(v["files"][0]["diagnostics"][0]["line"], 5);
@@ -91,13 +61,7 @@ fn clean_file_exits_0_and_fmt_prints_it() {
         format!("{HEAD}.visible .entry k()\n{{\n\tret;\n}}\n").as_bytes(),
     );
     ptxsim().args(["check", &f]).assert().success();
-    let out = ptxsim()
-        .args(["fmt", &f])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = run_ok(&["fmt", &f]).stdout;
     assert!(String::from_utf8(out)
         .unwrap()
         .contains(".visible .entry k"));
@@ -116,13 +80,7 @@ fn fmt_in_place_replaces_the_file_safely() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
     }
-    let printed = ptxsim()
-        .args(["fmt", &f])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let printed = run_ok(&["fmt", &f]).stdout;
     ptxsim().args(["fmt", &f, "-o", &f]).assert().success();
     assert_eq!(std::fs::read(&f).unwrap(), printed);
     #[cfg(unix)]
@@ -137,12 +95,7 @@ fn fmt_in_place_replaces_the_file_safely() {
         .collect();
     assert_eq!(names, ["k.ptx"]);
     let missing = dir.join("no/such/dir/k.ptx").display().to_string();
-    let out = ptxsim()
-        .args(["fmt", &f, "-o", &missing])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    let out = run_exits(1, &["fmt", &f, "-o", &missing]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("cannot write"));
@@ -153,23 +106,13 @@ fn fmt_in_place_replaces_the_file_safely() {
 fn non_utf8_and_missing_files_fail_cleanly() {
     let dir = temp_dir("binary");
     let f = write(&dir, "bin.ptx", b".version 8.0\n\xff\xfe\x00\x01");
-    let out = ptxsim()
-        .args(["check", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", &f]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("not UTF-8") && err.contains(&format!("{f}:2:1")),
         "{err}"
     );
-    let out = ptxsim()
-        .args(["check", "/nonexistent/x.ptx"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["check", "/nonexistent/x.ptx"]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("cannot read /nonexistent/x.ptx"));

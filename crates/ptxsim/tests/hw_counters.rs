@@ -8,14 +8,13 @@
 //! what it reaches today otherwise (printed by the test and by `scripts/hw-agreement`), so a
 //! change that loses agreement fails here.
 
+mod common;
+use common::root;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn pct(n: f64, d: f64) -> f64 {
     if d > 0.0 {

@@ -34,6 +34,14 @@ fn run(body: &str, regs: &str, threads: u32, words: usize) -> Vec<u32> {
         .collect()
 }
 
+/// Stores the `k`-th of `regs` of every thread at `out[tid * regs.len() + k]`.
+fn stores(regs: &[u32]) -> String {
+    let stride = regs.len() as u32;
+    (0..stride)
+        .map(|k| store(regs[k as usize], stride, k))
+        .collect()
+}
+
 /// Stores `%r{reg}` of every thread at `out[tid * stride + slot]`.
 fn store(reg: u32, stride: u32, slot: u32) -> String {
     format!(
@@ -52,9 +60,7 @@ fn sad_all_widths() {
                 cvt.s64.s32 %rd2, %r2;\ncvt.s64.s32 %rd3, %r3;\nsad.s64 %rd4, %rd2, %rd3, 7;\n\
                 cvt.u32.u64 %r6, %rd4;\n"
         .to_string()
-        + &store(4, 3, 0)
-        + &store(5, 3, 1)
-        + &store(6, 3, 2);
+        + &stores(&[4, 5, 6]);
     let out = run(&body, "", 32, 96);
     for t in 0..32i64 {
         let (a, b) = (t - 20, 3 * t - 50);
@@ -84,11 +90,7 @@ fn redux_and_vote_use_each_lanes_membermask() {
                 vote.sync.all.pred %p3, %p2, %r3;\nselp.u32 %r8, 1, 0, %p3;\n\
                 vote.sync.any.pred %p4, %p1, %r3;\nselp.u32 %r9, 1, 0, %p4;\n"
         .to_string()
-        + &store(4, 5, 0)
-        + &store(5, 5, 1)
-        + &store(7, 5, 2)
-        + &store(8, 5, 3)
-        + &store(9, 5, 4);
+        + &stores(&[4, 5, 7, 8, 9]);
     let out = run(&body, "", 32, 160);
     for t in 0..32u32 {
         let tile = t / 16;
@@ -112,9 +114,7 @@ fn match_any_and_all() {
                 selp.u32 %r11, %r10, %r4, %p2;\n\
                 match.all.sync.b32 %r5|%p1, %r11, %r9;\nselp.u32 %r6, 1, 0, %p1;\n"
         .to_string()
-        + &store(3, 3, 0)
-        + &store(6, 3, 1)
-        + &store(5, 3, 2);
+        + &stores(&[3, 6, 5]);
     let out = run(&body, "", 32, 96);
     for t in 0..32u32 {
         let want: u32 = (0..32).filter(|j| j % 4 == t % 4).map(|j| 1u32 << j).sum();
@@ -146,16 +146,7 @@ fn carry_chains_add_sub_mad() {
                 cvt.u32.u64 %r22, %rd6;\ncvt.u32.u64 %r23, %rd7;\ncvt.u32.u64 %r24, %rd8;\n\
                 shr.u64 %rd9, %rd8, 32;\ncvt.u32.u64 %r25, %rd9;\n"
         .to_string()
-        + &store(20, 10, 0)
-        + &store(21, 10, 1)
-        + &store(22, 10, 2)
-        + &store(23, 10, 3)
-        + &store(24, 10, 4)
-        + &store(25, 10, 5)
-        + &store(13, 10, 6)
-        + &store(14, 10, 7)
-        + &store(16, 10, 8)
-        + &store(17, 10, 9);
+        + &stores(&[20, 21, 22, 23, 24, 25, 13, 14, 16, 17]);
     let out = run(&body, "", 32, 320);
     for t in 0..32u128 {
         let x = (t << 64) | (u64::MAX as u128 - t);
@@ -195,7 +186,7 @@ fn dot_products_mul24_lop3_bmsk_szext() {
                 lop3.b32 %r11, %r1, %r2, %r3, 0xe8;\n\
                 bmsk.clamp.b32 %r12, %r1, 5;\nszext.wrap.s32 %r13, %r2, %r1;\n"
         .to_string()
-        + &(4..14).map(|r| store(r, 10, r - 4)).collect::<String>();
+        + &stores(&[4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     let out = run(&body, "", 32, 320);
     for t in 0..32u32 {
         let a = t.wrapping_mul(33390467);
@@ -303,10 +294,7 @@ fn fp8_pack_and_unpack() {
                 mov.b16 %rs2, 0x3CC1;\ncvt.rn.f16x2.e5m2x2 %r6, %rs2;\n\
                 cvt.rn.satfinite.e5m2x2.f16x2 %rs3, %r6;\ncvt.u32.u16 %r7, %rs3;\n"
         .to_string()
-        + &store(4, 4, 0)
-        + &store(5, 4, 1)
-        + &store(6, 4, 2)
-        + &store(7, 4, 3);
+        + &stores(&[4, 5, 6, 7]);
     let out = run(&body, regs, 1, 4);
     assert_eq!(out[0], 0x40DA, "e4m3x2 pack");
     assert_eq!(out[1], 0x4000_CD00, "f16x2 from e4m3x2");
@@ -322,8 +310,7 @@ fn min_max_xorsign_abs() {
                 min.xorsign.abs.f32 %r3, %r2, 0f3F800000;\n\
                 max.xorsign.abs.f32 %r4, %r2, 0fBF000000;\n"
             .to_string()
-            + &store(3, 2, 0)
-            + &store(4, 2, 1);
+            + &stores(&[3, 4]);
     let out = run(&body, "", 32, 64);
     for t in 0..32 {
         let x = (t as f32 - 16.0) * 0.25;
@@ -387,11 +374,7 @@ fn lop3_with_a_predicate_result() {
                 lop3.or.b32 _|%p3, %r4, %r3, %r4, 0x88, %p1;\nselp.u32 %r8, 1, 0, %p3;\n\
                 lop3.or.b32 %r9|%p4, %r2, %r3, %r4, 0x96, %p1;\nselp.u32 %r10, 1, 0, %p4;\n"
         .to_string()
-        + &store(6, 5, 0)
-        + &store(7, 5, 1)
-        + &store(8, 5, 2)
-        + &store(9, 5, 3)
-        + &store(10, 5, 4);
+        + &stores(&[6, 7, 8, 9, 10]);
     let out = try_run_module(&module("", "", &body), 32, 160).unwrap();
     for t in 0..32u32 {
         let (a, b, c, q) = (t.wrapping_mul(0x9E37_79B1), !t << 3, t & 5, t & 1 == 1);
@@ -414,7 +397,7 @@ fn bar_warp_sync_waits_only_for_its_warp() {
     let body = "setp.ge.u32 %p1, %r1, 32;\n@%p1 bra SKIP;\nbar.warp.sync -1;\nSKIP:\nbar.sync 0;\n\
                 add.u32 %r2, %r1, 7;\n"
         .to_string()
-        + &store(2, 1, 0);
+        + &stores(&[2]);
     let out = try_run_module(&module("", "", &body), 64, 64).unwrap();
     assert_eq!(out, (7..71).collect::<Vec<u32>>());
 }
@@ -437,8 +420,7 @@ fn warp_sync_instructions_after_an_out_of_line_block() {
                 redux.sync.max.u32 %r6, %r3, -1;\n\
                 shfl.sync.bfly.b32 %r7, %r3, 1, 31, -1;\n\
                 match.any.sync.b32 %r8, %r4, -1;";
-    let body =
-        out_of_line(sync) + &store(5, 4, 0) + &store(6, 4, 1) + &store(7, 4, 2) + &store(8, 4, 3);
+    let body = out_of_line(sync) + &stores(&[5, 6, 7, 8]);
     let out = try_run_module(&module("", "", &body), 32, 128).unwrap();
     let v: Vec<u32> = (0..32)
         .map(|t| if t % 3 == 0 { t * 1000 } else { t })
@@ -464,7 +446,7 @@ fn vote_waits_for_the_lanes_of_its_mask_until_they_exit() {
     let body = "setp.lt.u32 %p1, %r1, 16;\nand.b32 %r2, %r1, 3;\nsetp.eq.u32 %p2, %r2, 1;\n\
                 @%p1 vote.sync.ballot.b32 %r3, %p2, -1;\n@!%p1 bra END;\n"
         .to_string()
-        + &store(3, 1, 0)
+        + &stores(&[3])
         + "END:\n";
     let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
     for (t, &o) in out.iter().enumerate() {
@@ -480,7 +462,7 @@ fn warp_sync_at_two_different_instructions_is_a_clear_fault() {
                 shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\nbra.uni JOIN;\n\
                 LOW:\nshfl.sync.idx.b32 %r2, %r1, 31, 31, -1;\nJOIN:\n"
         .to_string()
-        + &store(2, 1, 0);
+        + &stores(&[2]);
     let err = try_run_module(&module("", "", &body), 32, 32).unwrap_err();
     assert!(
         err.contains("warp-synchronous instruction never completes"),
@@ -498,7 +480,7 @@ fn warp_sync_in_a_call_made_by_part_of_the_mask_is_a_clear_fault() {
                 call.uni (%r3), ballot, (%r2);\nbra.uni JOIN;\n\
                 HIGH:\ncall.uni (%r3), ballot, (%r2);\nJOIN:\n"
         .to_string()
-        + &store(3, 1, 0);
+        + &stores(&[3]);
     let err = try_run_module(&module(funcs, "", &body), 32, 32).unwrap_err();
     assert!(err.contains("not executing this call"), "{err}");
 }
@@ -611,13 +593,7 @@ fn fns_video_simd_and_packed_min_max() {
                 min.relu.s16x2 %r10, %r2, %r3;\n\
                 add.u16x2 %r11, %r2, %r3;\n"
             .to_string()
-            + &store(5, 7, 0)
-            + &store(6, 7, 1)
-            + &store(7, 7, 2)
-            + &store(8, 7, 3)
-            + &store(9, 7, 4)
-            + &store(10, 7, 5)
-            + &store(11, 7, 6);
+            + &stores(&[5, 6, 7, 8, 9, 10, 11]);
     let out = try_run_module(&module("", "", &body), 32, 224).unwrap();
     let bytes = |v: u32| -> [i64; 4] { std::array::from_fn(|k| (v >> (8 * k) & 0xff) as i64) };
     let halves = |v: u32| -> [i64; 2] { std::array::from_fn(|k| (v >> (16 * k) & 0xffff) as i64) };
@@ -697,9 +673,7 @@ fn elect_sync_picks_one_leader_per_mask() {
                 elect.sync _|%p3, 0xfffffff8;\nselp.u32 %r4, 1, 0, %p3;\n\
                 griddepcontrol.launch_dependents;\n"
         .to_string()
-        + &store(2, 3, 0)
-        + &store(3, 3, 1)
-        + &store(4, 3, 2)
+        + &stores(&[2, 3, 4])
         + "END:\n";
     let out = try_run_module(&module("", "", &body), 32, 96).unwrap();
     for t in 0..32usize {
@@ -723,8 +697,7 @@ fn labels_are_local_to_their_block() {
                 {\n.reg .pred q;\nL:\nadd.u32 %r3, %r3, 10;\nsetp.lt.u32 q, %r3, 50;\n@q bra L;\n}\n\
                 bra L;\nmov.u32 %r3, 7;\nL:\n"
         .to_string()
-        + &store(2, 2, 0)
-        + &store(3, 2, 1);
+        + &stores(&[2, 3]);
     let out = run(&body, "", 1, 2);
     assert_eq!(out, vec![3, 50]);
 }
@@ -745,7 +718,7 @@ fn cluster_barriers_of_a_one_cta_cluster_synchronize_the_cta() {
                 add.u32 %r6, %r1, 1;\nand.b32 %r6, %r6, 63;\nshl.b32 %r6, %r6, 2;\n\
                 add.u32 %r6, %r2, %r6;\nld.shared.u32 %r7, [%r6];\n"
         .to_string()
-        + &store(7, 1, 0);
+        + &stores(&[7]);
     let out = run(&body, ".shared .align 4 .b8 sh[256];", 64, 64);
     let want: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100).collect();
     assert_eq!(out, want);
@@ -770,12 +743,7 @@ fn bar_red_reduces_over_every_thread_of_the_cta() {
                 selp.u32 %r4, 1, 0, %p4;\nselp.u32 %r5, 1, 0, %p5;\n\
                 selp.u32 %r6, 1, 0, %p6;\nselp.u32 %r7, 1, 0, %p7;\n"
         .to_string()
-        + &store(4, 6, 0)
-        + &store(5, 6, 1)
-        + &store(6, 6, 2)
-        + &store(2, 6, 3)
-        + &store(3, 6, 4)
-        + &store(7, 6, 5);
+        + &stores(&[4, 5, 6, 2, 3, 7]);
     let out = run(&body, "", 128, 6 * 128);
     let thirds = (0..128).filter(|t| t % 3 == 0).count() as u32;
     for t in 0..128 {
@@ -801,10 +769,7 @@ fn labels_are_scoped_to_their_block() {
     let body = block(3, 2) + &block(5, 3) + &block(2, 4);
     let body = body
         + "LOOP:\nadd.u32 %r5, %r5, 1;\nsetp.lt.u32 %p1, %r5, 7;\n@%p1 bra LOOP;\n"
-        + &store(2, 4, 0)
-        + &store(3, 4, 1)
-        + &store(4, 4, 2)
-        + &store(5, 4, 3);
+        + &stores(&[2, 3, 4, 5]);
     let out = try_run_module(&module("", "", &body), 32, 4 * 32).unwrap();
     for t in 0..32 {
         assert_eq!(&out[4 * t..4 * t + 4], [3, 5, 2, 7], "thread {t}");
@@ -819,7 +784,7 @@ fn mapa_maps_rank_zero_and_faults_for_other_ranks() {
                 mov.u32 a, bar;\nmapa.shared::cluster.u32 m, a, 0;\n\
                 sub.u32 %r2, m, a;\n}\n"
         .to_string()
-        + &store(2, 1, 0);
+        + &stores(&[2]);
     let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
     assert!(out.iter().all(|&v| v == 0), "{out:?}");
     let body = "{\n.shared .align 8 .b64 bar;\n.reg .b32 a, m;\n\
@@ -852,9 +817,7 @@ fn createpolicy_range_literal_and_register_total_sizes() {
                 createpolicy.fractional.L2::evict_last.b64 %rd5, 0.12505;\n\
                 mov.b64 {%r3, %r4}, %rd3;\nmov.b64 {%r5, %r6}, %rd4;\nmov.b64 {%r7, %r8}, %rd5;\n"
         .to_string()
-        + &store(4, 3, 0)
-        + &store(6, 3, 1)
-        + &store(8, 3, 2);
+        + &stores(&[4, 6, 8]);
     let out = run(&body, "", 1, 3);
     let code = |hi: u32| (hi >> 20) & 0xF;
     assert_eq!(code(out[0]), 9, "register total: {:#x}", out[0]);

@@ -3,19 +3,14 @@
 //! and the wall-clock `--timeout`. Each is a clear error naming what was asked and the limit
 //! (exit 2), or a kernel fault like the step limit (exit 1 for the timeout); nothing aborts.
 
+mod common;
+use common::{ptxsim, root, stderr_of, temp_dir};
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn vadd() -> PathBuf {
-    repo().join("tests/corpus/triton/vadd_evict_last.sm80.ptx")
-}
-
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
+    root().join("tests/corpus/triton/vadd_evict_last.sm80.ptx")
 }
 
 const SPIN: &str = ".version 8.0
@@ -28,8 +23,26 @@ $L_spin:
 }
 ";
 
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// `SPIN` written to a fresh directory for `test`.
+fn spin_file(test: &str) -> PathBuf {
+    let ptx = temp_dir(test).join("spin.ptx");
+    std::fs::write(&ptx, SPIN).unwrap();
+    ptx
+}
+
+/// `ptxsim run` of the `spin` kernel in `ptx` on `grid` blocks of one warp.
+fn run_spin(ptx: &Path, grid: &str) -> Command {
+    let mut cmd = ptxsim();
+    cmd.args([
+        "run",
+        ptx.to_str().unwrap(),
+        "--kernel",
+        "spin",
+        "--grid",
+        grid,
+    ])
+    .args(["--block", "32"]);
+    cmd
 }
 
 /// `vadd_evict_last(x, y, out, n, scratch, scratch)` with `first` as argument 0.
@@ -104,7 +117,7 @@ fn the_cap_is_the_selected_gpu_memory() {
 
 #[test]
 fn memory_bytes_in_a_gpu_file_caps_the_buffers_together() {
-    let dir = tempdir("memory_bytes");
+    let dir = temp_dir("memory_bytes");
     let gpu = dir.join("small.toml");
     std::fs::write(&gpu, "preset = \"h100\"\nmemory_bytes = 1048576\n").unwrap();
     // Each buffer fits alone, the two together do not: the second allocation fails.
@@ -127,20 +140,10 @@ fn memory_bytes_in_a_gpu_file_caps_the_buffers_together() {
 
 #[test]
 fn shared_memory_past_the_block_limit_is_an_error() {
-    let dir = tempdir("shared");
-    let ptx = dir.join("spin.ptx");
-    std::fs::write(&ptx, SPIN).unwrap();
+    let ptx = spin_file("shared");
     for (gpu, limit) in [("h100", 227 * 1024), ("a100", 163 * 1024)] {
-        let out = ptxsim()
-            .args([
-                "run",
-                ptx.to_str().unwrap(),
-                "--kernel",
-                "spin",
-                "--grid",
-                "1",
-            ])
-            .args(["--block", "32", "--shared"])
+        let out = run_spin(&ptx, "1")
+            .args(["--shared"])
             .arg((limit + 1).to_string())
             .args(["--gpu", gpu])
             .output()
@@ -156,21 +159,8 @@ fn shared_memory_past_the_block_limit_is_an_error() {
 
 #[test]
 fn grids_past_a_gpu_are_an_error() {
-    let dir = tempdir("grid");
-    let ptx = dir.join("spin.ptx");
-    std::fs::write(&ptx, SPIN).unwrap();
-    let out = ptxsim()
-        .args([
-            "run",
-            ptx.to_str().unwrap(),
-            "--kernel",
-            "spin",
-            "--grid",
-            "1,65536",
-        ])
-        .args(["--block", "32"])
-        .output()
-        .unwrap();
+    let ptx = spin_file("grid");
+    let out = run_spin(&ptx, "1,65536").output().unwrap();
     let err = stderr_of(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("y and z at most 65535"), "{err}");
@@ -178,20 +168,10 @@ fn grids_past_a_gpu_are_an_error() {
 
 #[test]
 fn timeout_is_a_kernel_fault_like_the_step_limit() {
-    let dir = tempdir("timeout");
-    let ptx = dir.join("spin.ptx");
-    std::fs::write(&ptx, SPIN).unwrap();
+    let ptx = spin_file("timeout");
     let started = std::time::Instant::now();
-    let out = ptxsim()
-        .args([
-            "run",
-            ptx.to_str().unwrap(),
-            "--kernel",
-            "spin",
-            "--grid",
-            "1",
-        ])
-        .args(["--block", "32", "--timeout", "0.3"])
+    let out = run_spin(&ptx, "1")
+        .args(["--timeout", "0.3"])
         .output()
         .unwrap();
     let err = stderr_of(&out);
@@ -203,7 +183,7 @@ fn timeout_is_a_kernel_fault_like_the_step_limit() {
     assert!(err.contains("PTX line 7"), "{err}");
     assert!(started.elapsed().as_secs() < 60);
     // The same limit from a launch file.
-    let launch = dir.join("spin.toml");
+    let launch = ptx.with_file_name("spin.toml");
     std::fs::write(
         &launch,
         "ptx = \"spin.ptx\"\nkernel = \"spin\"\ngrid = [1]\nblock = [32]\ntimeout = 0.3\n",
@@ -216,16 +196,7 @@ fn timeout_is_a_kernel_fault_like_the_step_limit() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
     assert!(stderr_of(&out).contains("ran longer than 0.3 s"));
     for bad in ["0", "-1", "nan", "soon"] {
-        let out = ptxsim()
-            .args([
-                "run",
-                ptx.to_str().unwrap(),
-                "--kernel",
-                "spin",
-                "--grid",
-                "1",
-            ])
-            .args(["--block", "32"])
+        let out = run_spin(&ptx, "1")
             .arg(format!("--timeout={bad}"))
             .output()
             .unwrap();
@@ -235,7 +206,7 @@ fn timeout_is_a_kernel_fault_like_the_step_limit() {
 
 #[test]
 fn a_gpu_file_with_caches_too_large_to_model_is_an_error() {
-    let dir = tempdir("gpu-l2");
+    let dir = temp_dir("gpu-l2");
     let gpu = dir.join("huge.toml");
     std::fs::write(
         &gpu,
@@ -251,10 +222,4 @@ fn a_gpu_file_with_caches_too_large_to_model_is_an_error() {
     let err = stderr_of(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("too large to model"), "{err}");
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-limits-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -3,30 +3,10 @@
 //! multi-step launch files (the command line wins), shown in every report, bounded by the GPU's
 //! `persisting_l2_max_bytes`.
 
-use assert_cmd::Command;
+mod common;
+use common::{demo, ptxsim, root, temp_dir};
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn demo() -> String {
-    root()
-        .join("examples/matmul_fp16.sm80.toml")
-        .display()
-        .to_string()
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-persist-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn json_report(args: &[&str]) -> Value {
     let out = ptxsim().args(args).output().unwrap();

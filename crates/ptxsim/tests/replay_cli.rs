@@ -1,24 +1,8 @@
 //! `ptxsim replay` as a user runs it: statistics as text and JSON, GPU choice, trace errors
 //! named FILE:LINE:COL with exit code 2.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-replay-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
+mod common;
+use common::{run_exits, run_ok, temp_dir, write};
 
 /// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines):
 /// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate); the miss
@@ -42,12 +26,7 @@ const TRACE: &str = "\
 fn replay_prints_the_statistics_and_a_per_op_table() {
     let dir = temp_dir("text");
     let f = write(&dir, "t.trace", TRACE);
-    let out = ptxsim()
-        .args(["replay", &f])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&["replay", &f]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("gpu: a100   requests: 5"), "{text}");
     assert!(
@@ -82,12 +61,7 @@ fn replay_prints_the_statistics_and_a_per_op_table() {
 fn replay_json_has_ops_and_counters() {
     let dir = temp_dir("json");
     let f = write(&dir, "t.trace", TRACE);
-    let out = ptxsim()
-        .args(["replay", &f, "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&["replay", &f, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "ptxsim-replay/1");
     assert_eq!(
@@ -110,12 +84,7 @@ fn replay_json_has_ops_and_counters() {
 fn replay_takes_a_preset_or_a_toml_file() {
     let dir = temp_dir("gpu");
     let f = write(&dir, "t.trace", TRACE);
-    let out = ptxsim()
-        .args(["replay", &f, "--gpu", "h100"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&["replay", &f, "--gpu", "h100"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()
         .starts_with("gpu: h100"));
@@ -125,12 +94,7 @@ fn replay_takes_a_preset_or_a_toml_file() {
         "gpu.toml",
         "preset = \"b200\"\nname = \"b200-no-l1\"\n[l1]\nsize_bytes = 0\n",
     );
-    let out = ptxsim()
-        .args(["replay", &f, "--gpu", &toml, "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&["replay", &f, "--gpu", &toml, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stats"]["gpu"], "b200-no-l1");
     assert_eq!(v["stats"]["total"]["l1"]["requests"], 0);
@@ -172,12 +136,7 @@ fn trace_errors_name_file_line_and_column_and_exit_2() {
     ];
     for (i, (trace, want)) in cases.iter().enumerate() {
         let f = write(&dir, &format!("bad{i}.trace"), trace);
-        let out = ptxsim()
-            .args(["replay", &f])
-            .assert()
-            .code(2)
-            .get_output()
-            .clone();
+        let out = run_exits(2, &["replay", &f]);
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(&format!("{f}:{want}")), "case {i}: {err}");
         assert!(out.stdout.is_empty(), "no report on error");
@@ -190,12 +149,7 @@ fn a_line_that_is_not_utf8_is_named_by_line_and_column() {
     let f = dir.join("bin.trace");
     std::fs::write(&f, b"0 ld.global.u32 0x0 4\n0 ld.gl\xffobal.u32 0x0 4\n").unwrap();
     let f = f.display().to_string();
-    let out = ptxsim()
-        .args(["replay", &f])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["replay", &f]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(&format!("{f}:2:8: the trace is not UTF-8 text")),
@@ -207,22 +161,12 @@ fn a_line_that_is_not_utf8_is_named_by_line_and_column() {
 fn bad_gpu_exits_2_and_a_missing_trace_exits_1() {
     let dir = temp_dir("args");
     let f = write(&dir, "t.trace", TRACE);
-    let out = ptxsim()
-        .args(["replay", &f, "--gpu", "z100"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
+    let out = run_exits(2, &["replay", &f, "--gpu", "z100"]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("unknown GPU preset 'z100'"));
     let missing = dir.join("missing.trace").display().to_string();
-    let out = ptxsim()
-        .args(["replay", &missing])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    let out = run_exits(1, &["replay", &missing]);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains(&format!("cannot read {missing}")));

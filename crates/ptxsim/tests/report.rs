@@ -3,17 +3,11 @@
 //! claim, a rewrite that changes a kernel's result is an error, and the progress display
 //! appears on a terminal only.
 
-use assert_cmd::Command;
+mod common;
+use common::{demo, ptxsim, root, run_exits, run_ok, temp_dir};
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
 
 fn corpus(name: &str) -> String {
     root()
@@ -29,19 +23,6 @@ fn data(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-fn demo() -> String {
-    root()
-        .join("examples/matmul_fp16.sm80.toml")
-        .display()
-        .to_string()
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-report-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn schema() -> jsonschema::Validator {
@@ -60,12 +41,7 @@ fn validate(v: &Value) {
 }
 
 fn run_json(launch: &str) -> Value {
-    let out = ptxsim()
-        .args(["run", "--launch", launch, "--report", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&["run", "--launch", launch, "--report", "json"]);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.contains("ran `"),
@@ -237,19 +213,14 @@ fn the_schema_rejects_malformed_reports() {
 
 #[test]
 fn text_report_names_metrics_lines_and_sources() {
-    let out = ptxsim()
-        .args([
-            "run",
-            "--launch",
-            &corpus("triton.vadd_evict_last.sm80.toml"),
-            "--report",
-            "text",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = run_ok(&[
+        "run",
+        "--launch",
+        &corpus("triton.vadd_evict_last.sm80.toml"),
+        "--report",
+        "text",
+    ])
+    .stdout;
     let text = String::from_utf8(out).unwrap();
     for needle in [
         "l1tex__t_sector_hit_rate.pct",
@@ -283,20 +254,15 @@ fn text_report_names_metrics_lines_and_sources() {
 fn html_report_is_self_contained_with_its_charts() {
     let dir = temp_dir("html");
     let path = dir.join("r.html");
-    let out = ptxsim()
-        .args([
-            "run",
-            "--launch",
-            &demo(),
-            "--report",
-            "html",
-            "--report-out",
-            path.to_str().unwrap(),
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&[
+        "run",
+        "--launch",
+        &demo(),
+        "--report",
+        "html",
+        "--report-out",
+        path.to_str().unwrap(),
+    ]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()
         .contains("ran `matmul_kernel`"));
@@ -326,26 +292,21 @@ fn html_report_is_self_contained_with_its_charts() {
 fn compare_demo_prints_the_table_and_all_outputs_match() {
     let dir = temp_dir("demo");
     let json = dir.join("demo.json");
-    let out = ptxsim()
-        .args([
-            "compare",
-            "--launch",
-            &demo(),
-            "--variant",
-            "l1=cp.async=ca",
-            "--variant",
-            "persist=cp.async=policy:fraction:1.0:evict_last",
-            "--variant",
-            "prefetch=cp.async=.L2::256B",
-            "--report",
-            "json",
-            "--report-out",
-            json.to_str().unwrap(),
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = run_ok(&[
+        "compare",
+        "--launch",
+        &demo(),
+        "--variant",
+        "l1=cp.async=ca",
+        "--variant",
+        "persist=cp.async=policy:fraction:1.0:evict_last",
+        "--variant",
+        "prefetch=cp.async=.L2::256B",
+        "--report",
+        "json",
+        "--report-out",
+        json.to_str().unwrap(),
+    ]);
     let table = String::from_utf8(out.stdout).unwrap();
     for needle in [
         "original",
@@ -395,8 +356,9 @@ fn a_rewrite_that_changes_the_result_is_an_error() {
     // stale L1 copy. Routing loads around L1 (.cg) reads the new value: the output changes.
     let dir = temp_dir("stale");
     let json = dir.join("stale.json");
-    let out = ptxsim()
-        .args([
+    let out = run_exits(
+        1,
+        &[
             "compare",
             "--launch",
             &data("stale_flag.sm80.toml"),
@@ -408,11 +370,8 @@ fn a_rewrite_that_changes_the_result_is_an_error() {
             "json",
             "--report-out",
             json.to_str().unwrap(),
-        ])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+        ],
+    );
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(
         table.contains(
@@ -454,19 +413,17 @@ fn bad_variants_are_explained_with_exit_2() {
             "no ld, st, cp.async or prefetch instruction on line 5",
         ),
     ] {
-        let out = ptxsim()
-            .args([
+        let out = run_exits(
+            2,
+            &[
                 "compare",
                 "--launch",
                 &corpus("triton.vadd_evict_last.sm80.toml"),
                 "--variant",
                 variant,
-            ])
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
+            ],
+        )
+        .stderr;
         let err = String::from_utf8(out).unwrap();
         assert!(err.contains(message), "{variant}: {err}");
     }

@@ -3,17 +3,11 @@
 //! the original's, results independent of `--jobs`, finished points cached by a hash of their
 //! inputs, failing points reported while the rest run.
 
-use assert_cmd::Command;
+mod common;
+use common::{ptxsim, root};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn ptxsim() -> Command {
-    Command::cargo_bin("ptxsim").unwrap()
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The small-L2 GPU of vadd.toml, as its `gpu` axis names it.
 const SMALL_L2: &str = "a100-l2-64k.toml";

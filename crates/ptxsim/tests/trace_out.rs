@@ -18,14 +18,13 @@
 //! (no access records it). The launches below are real kernels; the last test runs every
 //! corpus launch, and all agree but the fenced message-passing seeds.
 
+mod common;
+use common::root;
+
 use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{Counters, GpuConfig, MemSystem, Request, Stats};
 use ptxsim::launch::{dims, load_session, parse_arg, prepare, LaunchFile};
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The launch file's GPU (a preset name or a TOML file next to it), else the A100.
 fn gpu_of(file: &LaunchFile, base: &Path) -> GpuConfig {

@@ -1355,16 +1355,13 @@ def _(r):
                         "rounding numpy repeats.")
 
 
-@spec("nn_ops", "rotary_f32")
-def _(r):
-    seq, heads, dim = 8, 2, 32
+def _rotary_data(r, seq, heads, dim, pos):
+    """x drawn so that neither rotated component cancels; the reference and its ulp bound for
+    cos/sin within 2 ulp (CUDA cosf/sinf, libdevice __nv_cosf/__nv_sinf)."""
     half = dim // 2
-    pos = (np.arange(seq) * 37 + 5).astype(np.int32)
-    inv_freq = (1.0 / 10000.0 ** (np.arange(half) * 2.0 / dim)).astype(F32)  # host-side, as frameworks do
-    ang = pos.astype(F32)[:, None] * inv_freq[None, :]  # mul.f32 (cvt.rn.f32.s32 exact): reproduced exactly
-    c = np.cos(ang.astype(np.float64))
-    s = np.sin(ang.astype(np.float64))
-    # Inputs drawn so that neither rotated component cancels: |out| >= (|x0 c| + |x1 s|) / 4.
+    inv_freq = (1.0 / 10000.0 ** (np.arange(half) * 2.0 / dim)).astype(F32)
+    ang = pos.astype(F32)[:, None] * inv_freq[None, :]
+    c, s = np.cos(ang.astype(np.float64)), np.sin(ang.astype(np.float64))
     x = np.zeros((seq, heads, dim), F32)
     for si in range(seq):
         for h in range(heads):
@@ -1380,15 +1377,22 @@ def _(r):
     cb, sb = c[:, None, :], s[:, None, :]
     x0, x1 = X[..., :half], X[..., half:]
     out = np.concatenate([x0 * cb - x1 * sb, x1 * cb + x0 * sb], -1)
-    c32, s32 = c.astype(F32), s.astype(F32)
-    # |error| <= |x0| * 2 ulp(c) + |x1| * 2 ulp(s) (sincosf: 2 ulp, CUDA Programming Guide) plus
-    # half an ulp for each product and for the sum (fewer with FMA contraction).
-    p0, p1 = np.abs(x0 * cb), np.abs(x1 * sb)
-    uc, us = _ulp32(np.broadcast_to(c32[:, None, :], x0.shape)), _ulp32(np.broadcast_to(s32[:, None, :], x0.shape))
-    e0 = np.abs(x0) * 2 * uc + np.abs(x1) * 2 * us + 0.5 * (_ulp32(p0) + _ulp32(p1))
+    uc = _ulp32(np.broadcast_to(c.astype(F32)[:, None, :], x0.shape))
+    us = _ulp32(np.broadcast_to(s.astype(F32)[:, None, :], x0.shape))
+    e0 = np.abs(x0) * 2 * uc + np.abs(x1) * 2 * us + 0.5 * (_ulp32(np.abs(x0 * cb)) + _ulp32(np.abs(x1 * sb)))
     e1 = np.abs(x1) * 2 * uc + np.abs(x0) * 2 * us + 0.5 * (_ulp32(np.abs(x1 * cb)) + _ulp32(np.abs(x0 * sb)))
     err = np.concatenate([e0, e1], -1) + 0.5 * _ulp32(out)
-    bound = _ulp_steps(out.astype(F32).ravel(), err.ravel())
+    return x, inv_freq, out.astype(F32), _ulp_steps(out.astype(F32).ravel(), err.ravel())
+
+
+@spec("nn_ops", "rotary_f32")
+def _(r):
+    seq, heads, dim = 8, 2, 32
+    half = dim // 2
+    pos = (np.arange(seq) * 37 + 5).astype(np.int32)
+    x, inv_freq, out, bound = _rotary_data(r, seq, heads, dim, pos)
+    ang = pos.astype(F32)[:, None] * inv_freq[None, :]  # mul.f32 (cvt.rn.f32.s32 exact): reproduced exactly
+    c32, s32 = np.cos(ang.astype(np.float64)).astype(F32), np.sin(ang.astype(np.float64)).astype(F32)
     return dict(grid=[seq * heads * half // 128], block=[128],
                 args=[In("x", x.ravel()), In("pos", pos), In("inv_freq", inv_freq),
                       Zeros("out", F32, seq * heads * dim), Zeros("cos_cache", F32, seq * half),
@@ -2394,36 +2398,6 @@ def _(r):
                 requires_ptx_text=["div.full.f32", "sqrt.approx.ftz.f32"],
                 comment="RMS norm, 6 rows x 200 in a 256-wide block (masked tail), tl.sum over x*x, "
                         "1 / tl.sqrt (approximate) as users write it; integer inputs, one all-zero row.")
-
-
-def _rotary_data(r, seq, heads, dim, pos):
-    """x drawn so that neither rotated component cancels; the reference and its ulp bound for
-    cos/sin within 2 ulp (CUDA cosf/sinf, libdevice __nv_cosf/__nv_sinf)."""
-    half = dim // 2
-    inv_freq = (1.0 / 10000.0 ** (np.arange(half) * 2.0 / dim)).astype(F32)
-    ang = pos.astype(F32)[:, None] * inv_freq[None, :]
-    c, s = np.cos(ang.astype(np.float64)), np.sin(ang.astype(np.float64))
-    x = np.zeros((seq, heads, dim), F32)
-    for si in range(seq):
-        for h in range(heads):
-            for i in range(half):
-                while True:
-                    x0, x1 = r.standard_normal(2).astype(F32).astype(np.float64)
-                    mag = abs(x0 * c[si, i]) + abs(x1 * s[si, i])
-                    o0, o1 = x0 * c[si, i] - x1 * s[si, i], x1 * c[si, i] + x0 * s[si, i]
-                    if min(abs(o0), abs(o1)) >= mag / 4 and mag > 0.1:
-                        break
-                x[si, h, i], x[si, h, i + half] = x0, x1
-    X = x.astype(np.float64)
-    cb, sb = c[:, None, :], s[:, None, :]
-    x0, x1 = X[..., :half], X[..., half:]
-    out = np.concatenate([x0 * cb - x1 * sb, x1 * cb + x0 * sb], -1)
-    uc = _ulp32(np.broadcast_to(c.astype(F32)[:, None, :], x0.shape))
-    us = _ulp32(np.broadcast_to(s.astype(F32)[:, None, :], x0.shape))
-    e0 = np.abs(x0) * 2 * uc + np.abs(x1) * 2 * us + 0.5 * (_ulp32(np.abs(x0 * cb)) + _ulp32(np.abs(x1 * sb)))
-    e1 = np.abs(x1) * 2 * uc + np.abs(x0) * 2 * us + 0.5 * (_ulp32(np.abs(x1 * cb)) + _ulp32(np.abs(x0 * sb)))
-    err = np.concatenate([e0, e1], -1) + 0.5 * _ulp32(out)
-    return x, inv_freq, out.astype(F32), _ulp_steps(out.astype(F32).ravel(), err.ravel())
 
 
 @triton_spec("rotary")

@@ -198,11 +198,7 @@ impl Machine<'_> {
         policy: Option<Src>,
         exec: u32,
     ) -> Option<u64> {
-        policy.map(|p| {
-            let mut v = [0u64; 32];
-            self.read_src(cta, wi, p, &mut v);
-            v[exec.trailing_zeros() as usize]
-        })
+        policy.map(|p| self.first_lane_value(cta, wi, p, exec))
     }
 
     /// Reads global memory for `lanes` (lane, address): through the cache model (one warp

@@ -1,35 +1,14 @@
 //! Register-to-register instructions: moves and packing, conversions, integer, floating-point,
-//! comparison and predicate logic. Each handler reads its sources for the whole warp, computes
-//! the executing lanes (through `crate::alu` and `ptx_semantics`) and writes the destination;
-//! none touches memory or control flow.
+//! comparison and predicate logic. Each handler reads its sources for the whole warp
+//! (`read_srcs!`), computes the executing lanes (through `crate::alu` and `ptx_semantics`) and
+//! writes the destination (`write_lanes` for lane-by-lane values, `write_warp` for the
+//! `alu::*_lanes` functions that compute a whole warp); none touches memory or control flow.
 
-use super::{bool_op, lanes, Cta, Machine};
-use crate::alu;
+use super::{bool_op, lanes, lanes_where, Cta, Machine};
+use crate::alu::{self, width_mask};
 use crate::error::{ExecError, FaultKind};
 use crate::memory::{self, classify_generic};
 use crate::program::*;
-
-/// Reads the sources, computes each executing lane with `$f(lane)`, writes the destination.
-macro_rules! lanewise {
-    ($m:ident, $cta:ident, $wi:ident, $exec:ident, $out:ident; $d:ident; $($src:ident => $buf:ident),+; $f:expr) => {{
-        $($m.read_src($cta, $wi, *$src, &mut $buf);)+
-        let f = $f;
-        for l in lanes($exec) {
-            $out[l] = f(l);
-        }
-        Machine::write_dst($cta, $wi, $m.program, *$d, &$out, $exec);
-    }};
-}
-
-/// Reads the sources, computes the whole warp with `$call` (an `alu::*_lanes` function),
-/// writes the destination.
-macro_rules! warpwise {
-    ($m:ident, $cta:ident, $wi:ident, $exec:ident, $out:ident; $d:ident; $($src:ident => $buf:ident),+; $call:expr) => {{
-        $($m.read_src($cta, $wi, *$src, &mut $buf);)+
-        $call;
-        Machine::write_dst($cta, $wi, $m.program, *$d, &$out, $exec);
-    }};
-}
 
 impl Machine<'_> {
     /// Moves, vector packs and unpacks, predicate moves.
@@ -42,21 +21,16 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Mov { d, a: s, bits } => {
-                self.read_src(cta, wi, *s, &mut a);
-                let m = if *bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << bits) - 1
-                };
-                for l in 0..32 {
-                    out[l] = a[l] & m;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                read_srcs!(self, cta, wi; a = *s);
+                let m = width_mask(*bits);
+                // All 32 lanes (a loop the compiler vectorizes); write_dst keeps `exec`'s.
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    for l in 0..32 {
+                        out[l] = a[l] & m;
+                    }
+                });
             }
             Op::Pack {
                 d,
@@ -64,11 +38,7 @@ impl Machine<'_> {
                 part_bits,
                 d_bits,
             } => {
-                let pm = if *part_bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << part_bits) - 1
-                };
+                let pm = width_mask(*part_bits);
                 if *d_bits > 64 {
                     // .b128 from two .b64 (or four .b32) parts: low slot then high slot.
                     let per_slot = 64 / part_bits;
@@ -76,7 +46,7 @@ impl Machine<'_> {
                     let mut hi = [0u64; 32];
                     for (k, p) in parts.iter().enumerate() {
                         let Some(p) = p else { continue };
-                        self.read_src(cta, wi, *p, &mut a);
+                        read_srcs!(self, cta, wi; a = *p);
                         let (dst, shift) = if (k as u32) < per_slot {
                             (&mut lo, k as u32 * part_bits)
                         } else {
@@ -89,9 +59,10 @@ impl Machine<'_> {
                     Self::write_dst(cta, wi, program, Dst::Reg(*d), &lo, exec);
                     Self::write_dst(cta, wi, program, Dst::Reg(*d + 1), &hi, exec);
                 } else {
+                    let mut out = [0u64; 32];
                     for (k, p) in parts.iter().enumerate() {
                         let Some(p) = p else { continue };
-                        self.read_src(cta, wi, *p, &mut a);
+                        read_srcs!(self, cta, wi; a = *p);
                         for l in 0..32 {
                             out[l] |= (a[l] & pm) << (k as u32 * part_bits);
                         }
@@ -104,11 +75,7 @@ impl Machine<'_> {
                 a: s,
                 part_bits,
             } => {
-                let pm = if *part_bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << part_bits) - 1
-                };
+                let pm = width_mask(*part_bits);
                 let wide = match s {
                     Src::Reg(slot) => {
                         let f = &program.functions
@@ -118,7 +85,8 @@ impl Machine<'_> {
                     }
                     _ => false,
                 };
-                self.read_src(cta, wi, *s, &mut a);
+                read_srcs!(self, cta, wi; a = *s);
+                let mut b = [0u64; 32];
                 if wide {
                     if let Src::Reg(slot) = s {
                         self.read_src(cta, wi, Src::Reg(slot + 1), &mut b);
@@ -131,10 +99,11 @@ impl Machine<'_> {
                     } else {
                         (&a, k as u32 * part_bits)
                     };
-                    for l in 0..32 {
-                        out[l] = (src[l] >> shift) & pm;
-                    }
-                    Self::write_dst(cta, wi, program, *d, &out, exec);
+                    Self::write_warp(cta, wi, program, *d, exec, |out| {
+                        for l in 0..32 {
+                            out[l] = (src[l] >> shift) & pm;
+                        }
+                    });
                 }
             }
             Op::MovPred { d, a: p } => {
@@ -157,9 +126,6 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Cvt {
                 d,
@@ -170,7 +136,10 @@ impl Machine<'_> {
                 int_rounding,
                 d_bits,
             } => {
-                warpwise!(self, cta, wi, exec, out; d; s => a; alu::cvt_lanes( *dty, *aty, *mode, *int_rounding, *d_bits, &a, &mut out, exec, ))
+                read_srcs!(self, cta, wi; a = *s);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::cvt_lanes(*dty, *aty, *mode, *int_rounding, *d_bits, &a, out, exec)
+                });
             }
             Op::CvtPack {
                 d,
@@ -179,7 +148,10 @@ impl Machine<'_> {
                 dty,
                 mode,
             } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a, y => b; |l: usize| alu::cvt_pack(*dty, *mode, a[l], b[l]))
+                read_srcs!(self, cta, wi; a = *x, b = *y);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::cvt_pack(*dty, *mode, a[l], b[l])
+                });
             }
             Op::Cvta {
                 d,
@@ -188,27 +160,19 @@ impl Machine<'_> {
                 to_generic,
                 bits,
             } => {
-                self.read_src(cta, wi, *s, &mut a);
-                let m = if *bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << bits) - 1
-                };
-                for l in lanes(exec) {
-                    out[l] = if *to_generic {
-                        memory::to_generic(*space, a[l])
+                read_srcs!(self, cta, wi; a = *s);
+                let m = width_mask(*bits);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    if *to_generic {
+                        memory::to_generic(*space, a[l]) & m
                     } else {
-                        match classify_generic(a[l]) {
-                            (sp, off) if sp == *space || *space == Space::Global => off,
-                            (_, off) => off,
-                        }
-                    } & m;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                        // To a state space: the offset within the address's window.
+                        classify_generic(a[l]).1 & m
+                    }
+                });
             }
             Op::Mapa { d, a: s, rank } => {
-                self.read_src(cta, wi, *s, &mut a);
-                self.read_src(cta, wi, *rank, &mut b);
+                read_srcs!(self, cta, wi; a = *s, b = *rank);
                 if let Some(l) = lanes(exec).find(|&l| b[l] as u32 != 0) {
                     return Err(self.fault(
                         cta,
@@ -225,18 +189,14 @@ impl Machine<'_> {
                 Self::write_dst(cta, wi, program, *d, &a, exec);
             }
             Op::IsSpace { d, a: s, space } => {
-                self.read_src(cta, wi, *s, &mut a);
-                let mut v = 0u32;
-                for l in lanes(exec) {
+                read_srcs!(self, cta, wi; a = *s);
+                let v = lanes_where(exec, |l| {
                     let (sp, _) = classify_generic(a[l]);
-                    let is = match space {
+                    match space {
                         Space::Param => sp == Space::KernelParam,
                         other => sp == *other,
-                    };
-                    if is {
-                        v |= 1 << l;
                     }
-                }
+                });
                 Self::write_pred(frame!(cta, wi), *d, v, exec);
             }
             _ => unreachable!("`execute` routes only conversions here"),
@@ -254,13 +214,10 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Int1 { op, ty, d, a: x } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a; |l: usize| alu::int1(*op, *ty, a[l]))
+                read_srcs!(self, cta, wi; a = *x);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| alu::int1(*op, *ty, a[l]));
             }
             Op::Int2 {
                 op,
@@ -269,7 +226,10 @@ impl Machine<'_> {
                 a: x,
                 b: y,
             } => {
-                warpwise!(self, cta, wi, exec, out; d; x => a, y => b; alu::int2_lanes(*op, *ty, &a, &b, &mut out, exec))
+                read_srcs!(self, cta, wi; a = *x, b = *y);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::int2_lanes(*op, *ty, &a, &b, out, exec)
+                });
             }
             Op::Int3 {
                 op,
@@ -279,7 +239,10 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                warpwise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; alu::int3_lanes(*op, *ty, &a, &b, &c, &mut out, exec))
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::int3_lanes(*op, *ty, &a, &b, &c, out, exec)
+                });
             }
             Op::Bfe {
                 ty,
@@ -288,7 +251,10 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::bfe(*ty, a[l], b[l], c[l]))
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::bfe(*ty, a[l], b[l], c[l])
+                });
             }
             Op::Bfi {
                 ty,
@@ -298,15 +264,10 @@ impl Machine<'_> {
                 c: p,
                 e: n,
             } => {
-                let mut e = [0u64; 32];
-                self.read_src(cta, wi, *f, &mut a);
-                self.read_src(cta, wi, *x, &mut b);
-                self.read_src(cta, wi, *p, &mut c);
-                self.read_src(cta, wi, *n, &mut e);
-                for l in lanes(exec) {
-                    out[l] = alu::bfi(*ty, a[l], b[l], c[l], e[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                read_srcs!(self, cta, wi; a = *f, b = *x, c = *p, e = *n);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::bfi(*ty, a[l], b[l], c[l], e[l])
+                });
             }
             Op::Prmt {
                 mode,
@@ -315,7 +276,10 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::prmt(*mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64
+                });
             }
             Op::Shf {
                 left,
@@ -325,7 +289,10 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; |l: usize| alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64)
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::shf(*left, *clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64
+                });
             }
             _ => unreachable!("`execute` routes only integer ops here"),
         }
@@ -342,10 +309,6 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Carry {
                 op,
@@ -357,23 +320,20 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
                 let flags = cta.warps[wi].carry;
                 let mut new_flags = flags & !exec;
-                for l in lanes(exec) {
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
                     let cf = *cin && flags >> l & 1 == 1;
                     let (v, co) = alu::carry(*op, *ty, a[l], b[l], c[l], cf);
-                    out[l] = v;
                     if co {
                         new_flags |= 1 << l;
                     }
-                }
+                    v
+                });
                 if *cout {
                     cta.warps[wi].carry = new_flags;
                 }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Video {
                 op,
@@ -389,11 +349,9 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                for l in lanes(exec) {
-                    out[l] = ptx_semantics::int::video_simd(
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    ptx_semantics::int::video_simd(
                         *op,
                         *n,
                         *d_signed,
@@ -405,9 +363,8 @@ impl Machine<'_> {
                         a[l] as u32,
                         b[l] as u32,
                         c[l] as u32,
-                    ) as u64;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                    ) as u64
+                });
             }
             Op::Lop3Pred {
                 lut,
@@ -419,18 +376,15 @@ impl Machine<'_> {
                 c: z,
                 q,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
                 let mut nonzero = 0u32;
-                for l in lanes(exec) {
-                    out[l] = ptx_semantics::int::lop3(a[l] as u32, b[l] as u32, c[l] as u32, *lut)
-                        as u64;
-                    if out[l] != 0 {
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    let v = ptx_semantics::int::lop3(a[l] as u32, b[l] as u32, c[l] as u32, *lut);
+                    if v != 0 {
                         nonzero |= 1 << l;
                     }
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                    v as u64
+                });
                 if let Some(p) = p {
                     let qm = Self::pred_mask(frame!(cta, wi), *q);
                     let pv = bool_op(*op, nonzero, qm);
@@ -451,10 +405,7 @@ impl Machine<'_> {
         inst: &Inst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
+        let program = self.program;
         match &inst.op {
             Op::Float1 {
                 op,
@@ -463,7 +414,10 @@ impl Machine<'_> {
                 d,
                 a: x,
             } => {
-                lanewise!(self, cta, wi, exec, out; d; x => a; |l: usize| alu::float1(*op, *ty, *mode, a[l]))
+                read_srcs!(self, cta, wi; a = *x);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::float1(*op, *ty, *mode, a[l])
+                });
             }
             Op::Float2 {
                 op,
@@ -473,7 +427,10 @@ impl Machine<'_> {
                 a: x,
                 b: y,
             } => {
-                warpwise!(self, cta, wi, exec, out; d; x => a, y => b; alu::float2_lanes(*op, *ty, *mode, &a, &b, &mut out, exec))
+                read_srcs!(self, cta, wi; a = *x, b = *y);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::float2_lanes(*op, *ty, *mode, &a, &b, out, exec)
+                });
             }
             Op::Fma {
                 ty,
@@ -483,16 +440,14 @@ impl Machine<'_> {
                 b: y,
                 c: z,
             } => {
-                warpwise!(self, cta, wi, exec, out; d; x => a, y => b, z => c; alu::fma_lanes(*ty, *mode, &a, &b, &c, &mut out, exec))
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::fma_lanes(*ty, *mode, &a, &b, &c, out, exec)
+                });
             }
             Op::Testp { kind, ty, d, a: x } => {
-                self.read_src(cta, wi, *x, &mut a);
-                let mut v = 0u32;
-                for l in lanes(exec) {
-                    if alu::testp(*kind, *ty, a[l]) {
-                        v |= 1 << l;
-                    }
-                }
+                read_srcs!(self, cta, wi; a = *x);
+                let v = lanes_where(exec, |l| alu::testp(*kind, *ty, a[l]));
                 Self::write_pred(frame!(cta, wi), *d, v, exec);
             }
             _ => unreachable!("`execute` routes only floating-point ops here"),
@@ -510,10 +465,6 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Setp {
                 cmp,
@@ -525,8 +476,7 @@ impl Machine<'_> {
                 b: y,
                 combine,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
+                read_srcs!(self, cta, wi; a = *x, b = *y);
                 let v = alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec);
                 let f = frame!(cta, wi);
                 let (mut t, mut nt) = (v, !v);
@@ -551,17 +501,15 @@ impl Machine<'_> {
                 b: y,
                 combine,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
+                read_srcs!(self, cta, wi; a = *x, b = *y);
                 let pm = combine.map(|(op, p)| (op, Self::pred_mask(frame!(cta, wi), p)));
-                for l in lanes(exec) {
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
                     let mut t = alu::compare(*cmp, *ty, false, a[l], b[l]);
                     if let Some((op, m)) = pm {
                         t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
                     }
-                    out[l] = alu::set_value(*dty, t);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                    alu::set_value(*dty, t)
+                });
             }
             Op::Selp {
                 bits,
@@ -570,35 +518,26 @@ impl Machine<'_> {
                 b: y,
                 p,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
+                read_srcs!(self, cta, wi; a = *x, b = *y);
                 let pm = Self::pred_mask(frame!(cta, wi), *p);
-                let m = if *bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << bits) - 1
-                };
-                for l in lanes(exec) {
-                    out[l] = if pm & (1 << l) != 0 { a[l] } else { b[l] } & m;
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                let m = width_mask(*bits);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    let v = if pm & (1 << l) != 0 { a[l] } else { b[l] };
+                    v & m
+                });
             }
             Op::Slct {
-                ty,
+                ty: _,
                 cty,
                 d,
                 a: x,
                 b: y,
                 c: z,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
-                let _ = ty;
-                for l in lanes(exec) {
-                    out[l] = alu::slct(*cty, false, a[l], b[l], c[l]);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    alu::slct(*cty, false, a[l], b[l], c[l])
+                });
             }
             Op::PredLogic { op, d, a: x, b: y } => {
                 let f = frame!(cta, wi);

@@ -3,6 +3,7 @@
 //! `mbarrier` instructions. Bulk copies and TMA are in `bulk.rs`.
 
 use super::addressing::{Accesses, Places};
+use super::operands::or_imm;
 use super::{bulk, lanes, AsyncArrive, Cta, Machine, Mbarrier, PendingCopy};
 use crate::error::ExecError;
 use crate::memory::classify_generic;
@@ -20,7 +21,6 @@ impl Machine<'_> {
         inst: &Inst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
         match &inst.op {
             Op::CpAsync(cp) => self.exec_cp_async(cta, wi, inst.id, cp, exec)?,
             Op::CpAsyncCommit => {
@@ -63,7 +63,7 @@ impl Machine<'_> {
                 generic,
                 noinc,
             } => {
-                self.addr_values(cta, wi, *addr, &mut a);
+                read_addrs!(self, cta, wi; a = *addr);
                 for l in lanes(exec) {
                     let mbar = self.shared_offset(cta, wi, inst.id, l as u32, a[l], *generic, 8)?;
                     let la = &cta.warps[wi].asyncs[l];
@@ -101,14 +101,8 @@ impl Machine<'_> {
         cp: &CpAsyncInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut d = [0u64; 32];
-        let mut s = [0u64; 32];
-        let mut sz = [cp.cp_size as u64; 32];
-        self.addr_values(cta, wi, cp.dst, &mut d);
-        self.addr_values(cta, wi, cp.src, &mut s);
-        if let Some(src_size) = cp.src_size {
-            self.read_src(cta, wi, src_size, &mut sz);
-        }
+        read_addrs!(self, cta, wi; d = cp.dst, s = cp.src);
+        read_srcs!(self, cta, wi; sz = or_imm(cp.src_size, cp.cp_size as u64));
         let ignore = match cp.ignore_src {
             Some(p) => Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p),
             None => 0,
@@ -181,9 +175,7 @@ impl Machine<'_> {
             cta.warps[wi].asyncs[l].uncommitted.push(copy_id);
             if let Some(t) = &mut self.tracker {
                 t.copy_issued(access, src, n);
-                for w in (dst / 4)..(dst + cp.cp_size).div_ceil(4) {
-                    cta.copy_words.insert(w, copy_id);
-                }
+                bulk::claim_words(&mut cta.copy_words, dst, cp.cp_size, copy_id);
             }
         }
         Ok(())
@@ -203,12 +195,8 @@ impl Machine<'_> {
         b: Option<Src>,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        let mut bv = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
-        if let Some(b) = b {
-            self.read_src(cta, wi, b, &mut bv);
-        }
+        read_addrs!(self, cta, wi; a = addr);
+        read_srcs!(self, cta, wi; bv = or_imm(b, 0));
         let mut out = [0u64; 32];
         let mut pv = 0u32;
         let mut land = Vec::new();

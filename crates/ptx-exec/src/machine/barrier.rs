@@ -14,23 +14,14 @@ impl Machine<'_> {
         inst: &Inst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
         match &inst.op {
             Op::BarSync {
                 id,
                 count,
                 arrive_only,
             } => {
-                self.read_src(cta, wi, *id, &mut a);
-                let count_v = match count {
-                    Some(cnt) => {
-                        self.read_src(cta, wi, *cnt, &mut b);
-                        Some(b[exec.trailing_zeros() as usize] as u32)
-                    }
-                    None => None,
-                };
-                let bid = a[exec.trailing_zeros() as usize] as u32;
+                let bid = self.first_lane_value(cta, wi, *id, exec) as u32;
+                let count_v = count.map(|cnt| self.first_lane_value(cta, wi, cnt, exec) as u32);
                 self.barrier(cta, wi, bid, count_v, exec, *arrive_only);
             }
             Op::BarRed {
@@ -44,13 +35,9 @@ impl Machine<'_> {
                 // Arrive like bar.sync with the lanes' predicates counted; the result is
                 // written to every participating thread when the barrier completes (PTX ISA,
                 // `bar.red`: the reduction over all threads of the barrier).
-                self.read_src(cta, wi, *id, &mut a);
-                let count_v = count.map(|cnt| {
-                    self.read_src(cta, wi, cnt, &mut b);
-                    b[exec.trailing_zeros() as usize] as u32
-                });
+                let bid = self.first_lane_value(cta, wi, *id, exec) as u32;
+                let count_v = count.map(|cnt| self.first_lane_value(cta, wi, cnt, exec) as u32);
                 let pm = Self::pred_mask(frame!(cta, wi), *p) & exec;
-                let bid = a[exec.trailing_zeros() as usize] as u32;
                 let bar = cta.barriers.entry(bid).or_default();
                 bar.red_true += pm.count_ones();
                 bar.red_false += (exec & !pm).count_ones();

@@ -17,6 +17,7 @@
 //! Every executing thread issues its own copy (the ISA's per-thread semantics; kernels
 //! predicate these instructions to one thread).
 
+use super::operands::{or_imm, or_zero};
 use super::{lanes, Cta, Machine, Mbarrier};
 use crate::alu;
 use crate::error::{ExecError, FaultKind};
@@ -85,6 +86,14 @@ pub(super) struct BulkState {
     pending_loads: HashMap<u32, Vec<u32>>,
     /// Landings so far (orders landings against successful mbarrier waits).
     pub(super) land_seq: u64,
+}
+
+/// Hazard tracking: records the pending copy `id` as the owner of every 4-byte shared word
+/// that `[off, off + len)` touches.
+pub(super) fn claim_words(words: &mut HashMap<u32, u32>, off: u32, len: u32, id: u32) {
+    for w in (off / 4)..(off + len).div_ceil(4) {
+        words.insert(w, id);
+    }
 }
 
 /// Splits `[addr, addr + len)` into pieces that stay inside one 128-byte line (nothing when the
@@ -344,9 +353,7 @@ impl Machine<'_> {
                 t.copy_issued(access, g, n);
             }
             for &(off, _, n) in &pieces {
-                for w in (off / 4)..(off + n).div_ceil(4) {
-                    cta.bulk.load_words.insert(w, lid);
-                }
+                claim_words(&mut cta.bulk.load_words, off, n, lid);
             }
         }
         cta.bulk.loads.push(BulkLoad {
@@ -410,26 +417,14 @@ impl Machine<'_> {
         inst: &BulkCopyInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut d = [0u64; 32];
-        let mut s = [0u64; 32];
-        let mut size = [0u64; 32];
-        let mut mb = [0u64; 32];
-        let mut left = [0u64; 32];
-        let mut right = [0u64; 32];
-        let mut mask = [0u64; 32];
-        self.addr_values(cta, wi, inst.dst, &mut d);
-        self.addr_values(cta, wi, inst.src, &mut s);
-        self.read_src(cta, wi, inst.size, &mut size);
-        if let Some(m) = inst.mbar {
-            self.addr_values(cta, wi, m, &mut mb);
-        }
-        if let Some((l, r)) = inst.ignore_oob {
-            self.read_src(cta, wi, l, &mut left);
-            self.read_src(cta, wi, r, &mut right);
-        }
-        if let Some(m) = inst.cta_mask {
-            self.read_src(cta, wi, m, &mut mask);
-        }
+        read_addrs!(self, cta, wi; d = inst.dst, s = inst.src, mb = or_zero(inst.mbar));
+        let (ignore_left, ignore_right) = inst.ignore_oob.unzip();
+        read_srcs!(self, cta, wi;
+            size = inst.size,
+            left = or_imm(ignore_left, 0),
+            right = or_imm(ignore_right, 0),
+            mask = or_imm(inst.cta_mask, 0),
+        );
         let policy = self.policy_value(cta, wi, inst.policy, exec);
         for l in lanes(exec) {
             let n = size[l] & 0xFFFF_FFFF;
@@ -464,7 +459,7 @@ impl Machine<'_> {
                     if inst.dir == BulkDirection::GlobalToShared {
                         let (lo, hi) = (left[l] & 15, right[l] & 15);
                         let src = s[l];
-                        if src % 16 != 0 {
+                        if !src.is_multiple_of(16) {
                             return Err(self.misaligned_global(cta, wi, l as u32, id, src, 16));
                         }
                         if n > lo + hi {
@@ -550,9 +545,7 @@ impl Machine<'_> {
         let sid = cta.bulk.stores.len() as u32;
         if self.tracker.is_some() {
             for &(off, _, n) in &reads {
-                for w in (off / 4)..(off + n).div_ceil(4) {
-                    cta.bulk.store_words.insert(w, sid);
-                }
+                claim_words(&mut cta.bulk.store_words, off, n, sid);
             }
         }
         cta.bulk.stores.push(BulkStore {
@@ -721,10 +714,8 @@ impl Machine<'_> {
         if !self.cfg.cache_model {
             return Ok(());
         }
-        let mut a = [0u64; 32];
-        let mut n = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
-        self.read_src(cta, wi, size, &mut n);
+        read_addrs!(self, cta, wi; a = addr);
+        read_srcs!(self, cta, wi; n = size);
         let policy = self.policy_value(cta, wi, policy, exec);
         let mut acc = Vec::new();
         for l in lanes(exec) {

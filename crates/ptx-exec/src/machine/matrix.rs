@@ -3,6 +3,7 @@
 //! gathers the fragments from registers and memory and scatters the results.
 
 use super::addressing::LocalRef;
+use super::operands::or_imm;
 use super::{lanes, Cta, Machine, FULL};
 use crate::alu;
 use crate::error::{ExecError, FaultKind};
@@ -52,13 +53,7 @@ impl Machine<'_> {
             } => {
                 self.wmma_whole_warp(cta, wi, inst.id, exec)?;
                 let read = |this: &Self, srcs: &[Src]| -> Vec<[u64; 32]> {
-                    srcs.iter()
-                        .map(|s| {
-                            let mut v = [0u64; 32];
-                            this.read_src(cta, wi, *s, &mut v);
-                            v
-                        })
-                        .collect()
+                    srcs.iter().map(|&s| this.src_values(cta, wi, s)).collect()
                 };
                 let (ra, rb, rc) = (read(self, xa), read(self, xb), read(self, xc));
                 let d = ptx_semantics::wmma::wmma_mma(*op, &ra, &rb, &rc, ds.len());
@@ -106,8 +101,7 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         // Lanes 8i..8i+7 give the row addresses of matrix i; each row is 8 b16 elements.
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
+        read_addrs!(self, cta, wi; a = addr);
         let mut rows = [[0u16; 8]; 32];
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
@@ -153,12 +147,8 @@ impl Machine<'_> {
         addr: Addr,
         generic: bool,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
-        let mut regs = vec![[0u64; 32]; srcs.len()];
-        for (v, s) in regs.iter_mut().zip(srcs) {
-            self.read_src(cta, wi, *s, v);
-        }
+        read_addrs!(self, cta, wi; a = addr);
+        let regs: Vec<[u64; 32]> = srcs.iter().map(|&s| self.src_values(cta, wi, s)).collect();
         let mut rows = [[0u16; 8]; 32];
         for (m, reg) in regs.iter().enumerate() {
             for (l, &v) in reg.iter().enumerate() {
@@ -255,14 +245,9 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         use ptx_semantics::wmma::{wmma_gather, wmma_scatter};
         self.wmma_whole_warp(cta, wi, id, exec)?;
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, w.addr, &mut a);
-        let mut st = [0u64; 32];
+        read_addrs!(self, cta, wi; a = w.addr);
         let default_ld = if w.row_major { w.cols } else { w.rows } as u64;
-        match w.stride {
-            Some(s) => self.read_src(cta, wi, s, &mut st),
-            None => st = [default_ld; 32],
-        }
+        read_srcs!(self, cta, wi; st = or_imm(w.stride, default_ld));
         if let Some(l) = (1..32).find(|&l| a[l] != a[0] || st[l] as u32 != st[0] as u32) {
             return Err(self.fault(
                 cta,
@@ -317,11 +302,7 @@ impl Machine<'_> {
             let regs: Vec<[u64; 32]> = w
                 .regs
                 .iter()
-                .map(|&slot| {
-                    let mut v = [0u64; 32];
-                    self.read_src(cta, wi, Src::Reg(slot), &mut v);
-                    v
-                })
+                .map(|&slot| self.src_values(cta, wi, Src::Reg(slot)))
                 .collect();
             let m = wmma_gather(&regs, w.ty, w.rows, w.cols);
             let mut buf = vec![0u8; (runs * bytes) as usize];
@@ -427,11 +408,8 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         use ptx_semantics::wgmma::{mma_async_any, AOperand, WgmmaError, WgmmaOperands, WgmmaType};
         let first = exec.trailing_zeros() as usize;
-        let mut v = [0u64; 32];
-        self.read_src(cta, wi, a_desc, &mut v);
-        let a = v[first];
-        self.read_src(cta, wi, b_desc, &mut v);
-        let b = v[first];
+        let a = self.first_lane_value(cta, wi, a_desc, exec);
+        let b = self.first_lane_value(cta, wi, b_desc, exec);
         let scale = match scale_d {
             Some(p) => {
                 Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), p) & (1 << first) != 0
@@ -486,7 +464,7 @@ impl Machine<'_> {
         let mut a_frag = [[0u32; 4]; 32];
         if let Some(regs) = a_regs {
             for (r, src) in regs.iter().enumerate().take(4) {
-                self.read_src(cta, wi, *src, &mut v);
+                read_srcs!(self, cta, wi; v = *src);
                 for (lane, frag) in a_frag.iter_mut().enumerate() {
                     frag[r] = v[lane] as u32;
                 }

@@ -3,8 +3,9 @@
 //! `addressing.rs`; the hazard checks they feed in `hazard.rs`.
 
 use super::addressing::{element_runs, Accesses, LocalRef, Places};
+use super::operands::or_imm;
 use super::{lanes, Cta, Machine, MAX_LANE_BYTES};
-use crate::alu;
+use crate::alu::{self, width_mask};
 use crate::error::{ExecError, FaultKind};
 use crate::memory::classify_generic;
 use crate::program::*;
@@ -20,8 +21,7 @@ impl Machine<'_> {
         ld: &LoadInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, ld.addr, &mut a);
+        read_addrs!(self, cta, wi; a = ld.addr);
         let n = ld.dsts.len();
         let eb = ld.elem_bytes as usize;
         let total = (eb * n) as u32;
@@ -69,7 +69,7 @@ impl Machine<'_> {
         let func = &program.functions[frame.func as usize];
         for (k, d) in ld.dsts.iter().enumerate() {
             let Dst::Reg(slot) = d else { continue };
-            let dbits = ld.dst_bits[k];
+            let m = width_mask(ld.dst_bits[k]);
             for l in lanes(exec) {
                 let bytes = &data[l * total as usize + k * eb..][..eb];
                 if eb == 16 {
@@ -89,11 +89,6 @@ impl Machine<'_> {
                     }
                     _ => raw,
                 };
-                let m = if dbits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << dbits) - 1
-                };
                 frame.regs[*slot as usize * 32 + l] = ext & m;
             }
         }
@@ -108,8 +103,7 @@ impl Machine<'_> {
         st: &StoreInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, st.addr, &mut a);
+        read_addrs!(self, cta, wi; a = st.addr);
         let eb = st.elem_bytes as usize;
         let n = st.srcs.len();
         let total = eb * n;
@@ -210,10 +204,6 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Prefetch {
                 space,
@@ -284,7 +274,8 @@ impl Machine<'_> {
                 secondary,
                 fraction,
             } => {
-                self.read_src(cta, wi, *fraction, &mut a);
+                read_srcs!(self, cta, wi; a = *fraction);
+                let mut out = [0u64; 32];
                 for l in lanes(exec) {
                     let f = f32::from_bits(a[l] as u32);
                     out[l] = MemSystem::create_fractional_policy(*primary, *secondary, f).map_err(
@@ -310,15 +301,15 @@ impl Machine<'_> {
                 primary_size,
                 total_size,
             } => {
-                self.addr_values(cta, wi, *addr, &mut a);
-                self.read_src(cta, wi, *primary_size, &mut b);
-                self.read_src(cta, wi, *total_size, &mut c);
+                read_addrs!(self, cta, wi; a = *addr);
+                read_srcs!(self, cta, wi; b = *primary_size, c = *total_size);
                 // ptxas folds log2 of a literal total size at compile time.
                 let total_operand = if matches!(total_size, Src::Imm(_)) {
                     memsys::TotalSizeOperand::Literal
                 } else {
                     memsys::TotalSizeOperand::Register
                 };
+                let mut out = [0u64; 32];
                 for l in lanes(exec) {
                     let base = if *generic {
                         classify_generic(a[l]).1
@@ -349,7 +340,7 @@ impl Machine<'_> {
             }
             Op::CreatePolicyCvt { d, a: s } => {
                 // cudaAccessProperty values are already in the policy encoding (REFERENCE.md).
-                self.read_src(cta, wi, *s, &mut a);
+                read_srcs!(self, cta, wi; a = *s);
                 Self::write_dst(cta, wi, program, *d, &a, exec);
             }
             _ => unreachable!("`execute` routes only prefetch, atom and createpolicy here"),
@@ -372,8 +363,7 @@ impl Machine<'_> {
         if !self.cfg.cache_model {
             return Ok(());
         }
-        let mut a = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
+        read_addrs!(self, cta, wi; a = addr);
         // "The prefetch instruction brings the cache line containing the specified address
         // ... into the specified cache level" (PTX ISA, prefetch): each lane asks for its whole
         // line (on an H100, Nsight counts 4 L2 sectors per warp and line for every prefetch
@@ -421,14 +411,9 @@ impl Machine<'_> {
         result_unread: bool,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        let mut bv = [0u64; 32];
-        let mut cv = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
-        self.read_src(cta, wi, b, &mut bv);
-        if let Some(c) = c {
-            self.read_src(cta, wi, c, &mut cv);
-        }
+        read_addrs!(self, cta, wi; a = addr);
+        read_srcs!(self, cta, wi; bv = b);
+        read_srcs!(self, cta, wi; cv = or_imm(c, 0));
         let eb = ty.bytes() as usize;
         let mut old = [0u64; 32];
         let mut global = Vec::new();

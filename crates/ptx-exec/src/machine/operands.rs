@@ -2,7 +2,8 @@
 //! such as `%tid` and `%clock`), destinations, predicates and address operands, for a whole
 //! warp at a time.
 
-use super::{Cta, Frame, Machine, Warp, FULL};
+use super::{lanes, Cta, Frame, Machine, Warp, FULL};
+use crate::alu::width_mask;
 use crate::program::*;
 
 impl Machine<'_> {
@@ -27,6 +28,13 @@ impl Machine<'_> {
             }
             Src::Special(sp) => *out = [self.special(cta, warp, 0, sp); 32],
         }
+    }
+
+    /// A source operand for the whole warp, by value, where the vector is moved anyway
+    /// (collected with others). Handlers read into locals with `read_srcs!` instead.
+    pub(super) fn src_values(&self, cta: &Cta, wi: usize, src: Src) -> [u64; 32] {
+        read_srcs!(self, cta, wi; out = src);
+        out
     }
 
     pub(super) fn special(&self, cta: &Cta, warp: &Warp, lane: u32, sp: Special) -> u64 {
@@ -75,12 +83,7 @@ impl Machine<'_> {
     ) {
         let Dst::Reg(s) = d else { return };
         let frame = cta.warps[wi].frames.last_mut().expect("a frame");
-        let bits = program.functions[frame.func as usize].slot_bits[s as usize];
-        let m = if bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
+        let m = width_mask(program.functions[frame.func as usize].slot_bits[s as usize]);
         let regs = &mut frame.regs[s as usize * 32..s as usize * 32 + 32];
         if mask == FULL {
             for (r, v) in regs.iter_mut().zip(vals) {
@@ -94,6 +97,40 @@ impl Machine<'_> {
                 regs[l] = vals[l] & m;
             }
         }
+    }
+
+    /// Writes `value(lane)` to `d` for each lane of `exec` (the other lanes keep their
+    /// registers): the write-back of a handler whose lanes compute independently.
+    #[inline(always)]
+    pub(super) fn write_lanes(
+        cta: &mut Cta,
+        wi: usize,
+        program: &Program,
+        d: Dst,
+        exec: u32,
+        mut value: impl FnMut(usize) -> u64,
+    ) {
+        let mut out = [0u64; 32];
+        for l in lanes(exec) {
+            out[l] = value(l);
+        }
+        Self::write_dst(cta, wi, program, d, &out, exec);
+    }
+
+    /// Fills a destination vector with `compute` (an `alu::*_lanes` function that runs the
+    /// whole warp at once) and writes it to `d` for the lanes of `exec`.
+    #[inline(always)]
+    pub(super) fn write_warp(
+        cta: &mut Cta,
+        wi: usize,
+        program: &Program,
+        d: Dst,
+        exec: u32,
+        compute: impl FnOnce(&mut [u64; 32]),
+    ) {
+        let mut out = [0u64; 32];
+        compute(&mut out);
+        Self::write_dst(cta, wi, program, d, &out, exec);
     }
 
     pub(super) fn pred_mask(frame: &Frame, p: PredSrc) -> u32 {
@@ -116,7 +153,8 @@ impl Machine<'_> {
         *p = (*p & !mask) | (value & mask);
     }
 
-    /// Base + offset for every lane.
+    /// Base + offset for every lane (`read_addrs!` declares `out` and calls this).
+    #[inline]
     pub(super) fn addr_values(&self, cta: &Cta, wi: usize, addr: Addr, out: &mut [u64; 32]) {
         match addr.base {
             Some(slot) => {
@@ -128,6 +166,29 @@ impl Machine<'_> {
             None => *out = [addr.offset as u64; 32],
         }
     }
+
+    /// A source operand's value in the first lane of `exec`: the operand of a warp-uniform
+    /// instruction (barrier ids and counts, cache policies, matrix descriptors).
+    #[inline]
+    pub(super) fn first_lane_value(&self, cta: &Cta, wi: usize, src: Src, exec: u32) -> u64 {
+        read_srcs!(self, cta, wi; v = src);
+        v[exec.trailing_zeros() as usize]
+    }
+}
+
+/// An optional address operand as an address: 0 (in every lane) where the instruction leaves
+/// it out.
+pub(super) fn or_zero(addr: Option<Addr>) -> Addr {
+    addr.unwrap_or(Addr {
+        base: None,
+        offset: 0,
+    })
+}
+
+/// An optional source operand as a source: the immediate `absent` (in every lane) where the
+/// instruction leaves it out.
+pub(super) fn or_imm(src: Option<Src>, absent: u64) -> Src {
+    src.unwrap_or(Src::Imm(absent))
 }
 
 /// Copies 16 register values as one fixed-size move.

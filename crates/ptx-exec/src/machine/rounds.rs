@@ -236,8 +236,7 @@ impl<'p> Machine<'p> {
                 if exec == 0 {
                     return false;
                 }
-                let mut a = [0u64; 32];
-                self.addr_values(cta, wi, addr, &mut a);
+                read_addrs!(self, cta, wi; a = addr);
                 super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
             }
         }

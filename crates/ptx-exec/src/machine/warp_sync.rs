@@ -2,7 +2,7 @@
 //! of the mask arrives (`warp_sync_gate`, `release_sync_waits`), and `shfl`, `vote`, `elect`,
 //! `activemask`, `redux` and `match`.
 
-use super::{lanes, lanes_at, Cta, Machine};
+use super::{lanes, lanes_at, lanes_where, Cta, Machine};
 use crate::alu;
 use crate::error::{ExecError, FaultKind};
 use crate::program::*;
@@ -26,8 +26,7 @@ impl Machine<'_> {
         let frame = warp.frames.last().expect("frame");
         let parked = lanes_at(frame, frame.sync_wait, pc);
         let group = exec | parked;
-        let mut m = [0u64; 32];
-        self.read_src(cta, wi, mask, &mut m);
+        read_srcs!(self, cta, wi; m = mask);
         let members = lanes(group).fold(0u32, |acc, l| acc | m[l] as u32);
         // Lanes that exist and have not exited.
         let live = warp.frames[0].mask & !warp.exited;
@@ -107,10 +106,6 @@ impl Machine<'_> {
         active: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut c = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Shfl {
                 mode,
@@ -121,19 +116,19 @@ impl Machine<'_> {
                 c: z,
                 mask: _,
             } => {
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *y, &mut b);
-                self.read_src(cta, wi, *z, &mut c);
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
                 let mut pv = 0u32;
-                for l in lanes(exec) {
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
                     let (src, ok) = alu::shfl_source(*mode, l as u32, b[l] as u32, c[l] as u32);
-                    let src_ok = ok && exec & (1 << src) != 0;
-                    out[l] = if ok { a[src as usize] } else { a[l] };
-                    if src_ok {
+                    if ok && exec & (1 << src) != 0 {
                         pv |= 1 << l;
                     }
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                    if ok {
+                        a[src as usize]
+                    } else {
+                        a[l]
+                    }
+                });
                 if let Some(dp) = dp {
                     Self::write_pred(frame!(cta, wi), *dp, pv, exec);
                 }
@@ -149,30 +144,25 @@ impl Machine<'_> {
                 // mask contributes nothing): tiled groups pass per-tile masks, so the lanes of
                 // one warp-wide instruction can form several independent groups.
                 let pm = Self::pred_mask(frame!(cta, wi), *p) & exec;
-                self.read_src(cta, wi, *mask, &mut b);
+                read_srcs!(self, cta, wi; b = *mask);
                 match mode {
                     VoteMode::Ballot => {
                         if let Some(d) = d {
-                            for l in lanes(exec) {
-                                out[l] = (pm & b[l] as u32) as u64;
-                            }
-                            Self::write_dst(cta, wi, program, *d, &out, exec);
+                            Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                                (pm & b[l] as u32) as u64
+                            });
                         }
                     }
                     _ => {
-                        let mut pv = 0u32;
-                        for l in lanes(exec) {
+                        let pv = lanes_where(exec, |l| {
                             let group = exec & b[l] as u32;
                             let mine = pm & group;
-                            let v = match mode {
+                            match mode {
                                 VoteMode::All => mine == group,
                                 VoteMode::Any => mine != 0,
                                 _ => mine == group || mine == 0,
-                            };
-                            if v {
-                                pv |= 1 << l;
                             }
-                        }
+                        });
                         if let Some(dp) = dp {
                             Self::write_pred(frame!(cta, wi), *dp, pv, exec);
                         }
@@ -180,24 +170,16 @@ impl Machine<'_> {
                 }
             }
             Op::Elect { d, p, mask } => {
-                self.read_src(cta, wi, *mask, &mut b);
-                let mut pv = 0u32;
-                for l in lanes(exec) {
-                    let group = exec & b[l] as u32;
-                    let leader = group.trailing_zeros();
-                    out[l] = leader as u64;
-                    if leader as usize == l {
-                        pv |= 1 << l;
-                    }
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                read_srcs!(self, cta, wi; b = *mask);
+                let leader = |l: usize| (exec & b[l] as u32).trailing_zeros();
+                Self::write_lanes(cta, wi, program, *d, exec, |l| leader(l) as u64);
+                let pv = lanes_where(exec, |l| leader(l) as usize == l);
                 if let Some(p) = p {
                     Self::write_pred(frame!(cta, wi), *p, pv, exec);
                 }
             }
             Op::Activemask { d } => {
-                out = [active as u64; 32];
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                Self::write_dst(cta, wi, program, *d, &[active as u64; 32], exec);
             }
             _ => unreachable!("`execute` routes only shuffles and votes here"),
         }
@@ -213,9 +195,6 @@ impl Machine<'_> {
         exec: u32,
     ) -> Result<(), ExecError> {
         let program = self.program;
-        let mut a = [0u64; 32];
-        let mut b = [0u64; 32];
-        let mut out = [0u64; 32];
         match &inst.op {
             Op::Redux {
                 op,
@@ -226,20 +205,14 @@ impl Machine<'_> {
             } => {
                 // The reduction runs over the lanes of each lane's membermask (tiled groups
                 // pass one mask per tile, so one instruction can reduce several groups).
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *mask, &mut b);
-                for l in lanes(exec) {
+                read_srcs!(self, cta, wi; a = *x, b = *mask);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
                     let group = exec & b[l] as u32;
-                    let mut acc: Option<u64> = None;
-                    for j in lanes(group) {
-                        acc = Some(match acc {
-                            None => a[j],
-                            Some(v) => alu::atom_combine(*op, *ty, v, a[j], 0),
-                        });
-                    }
-                    out[l] = acc.unwrap_or(0);
-                }
-                Self::write_dst(cta, wi, program, *d, &out, exec);
+                    lanes(group)
+                        .map(|j| a[j])
+                        .reduce(|v, x| alu::atom_combine(*op, *ty, v, x, 0))
+                        .unwrap_or(0)
+                });
             }
             Op::Match {
                 all,
@@ -249,8 +222,8 @@ impl Machine<'_> {
                 mask,
             } => {
                 // Each lane matches over the lanes of its own membermask that execute.
-                self.read_src(cta, wi, *x, &mut a);
-                self.read_src(cta, wi, *mask, &mut b);
+                read_srcs!(self, cta, wi; a = *x, b = *mask);
+                let mut out = [0u64; 32];
                 let mut pv = 0u32;
                 for l in lanes(exec) {
                     let group = exec & b[l] as u32;

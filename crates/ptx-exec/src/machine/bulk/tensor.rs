@@ -113,22 +113,13 @@ impl Machine<'_> {
         inst: &TensorCopyInst,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut tm = [0u64; 32];
-        let mut sm = [0u64; 32];
-        let mut mb = [0u64; 32];
-        let mut mask = [0u64; 32];
-        self.addr_values(cta, wi, inst.tmap, &mut tm);
-        self.addr_values(cta, wi, inst.smem, &mut sm);
-        if let Some(m) = inst.mbar {
-            self.addr_values(cta, wi, m, &mut mb);
-        }
-        if let Some(m) = inst.cta_mask {
-            self.read_src(cta, wi, m, &mut mask);
-        }
-        let mut coords = vec![[0u64; 32]; inst.coords.len()];
-        for (c, src) in coords.iter_mut().zip(&inst.coords) {
-            self.read_src(cta, wi, *src, c);
-        }
+        read_addrs!(self, cta, wi; tm = inst.tmap, sm = inst.smem, mb = or_zero(inst.mbar));
+        read_srcs!(self, cta, wi; mask = or_imm(inst.cta_mask, 0));
+        let coords: Vec<[u64; 32]> = inst
+            .coords
+            .iter()
+            .map(|&src| self.src_values(cta, wi, src))
+            .collect();
         let policy = self.policy_value(cta, wi, inst.policy, exec);
         let hints = MemHints {
             operator: Some(memsys::CacheOperator::Cg),
@@ -292,10 +283,8 @@ impl Machine<'_> {
         value: Src,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut a = [0u64; 32];
-        let mut v = [0u64; 32];
-        self.addr_values(cta, wi, addr, &mut a);
-        self.read_src(cta, wi, value, &mut v);
+        read_addrs!(self, cta, wi; a = addr);
+        read_srcs!(self, cta, wi; v = value);
         for l in lanes(exec) {
             let (sp, at) = match space {
                 Space::Generic => classify_generic(a[l]),
@@ -384,10 +373,7 @@ impl Machine<'_> {
         size: u32,
         exec: u32,
     ) -> Result<(), ExecError> {
-        let mut d = [0u64; 32];
-        let mut s = [0u64; 32];
-        self.addr_values(cta, wi, dst, &mut d);
-        self.addr_values(cta, wi, src, &mut s);
+        read_addrs!(self, cta, wi; d = dst, s = src);
         let mut done: Vec<(u64, u64)> = Vec::new();
         for l in lanes(exec) {
             if done.contains(&(d[l], s[l])) {

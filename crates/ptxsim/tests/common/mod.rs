@@ -1,0 +1,61 @@
+//! Helpers shared by the tests that run the `ptxsim` binary: the binary itself, the
+//! repository root, and per-test scratch directories and files.
+
+// Each test binary compiles this module and uses its own subset of it.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The `ptxsim` binary under test.
+pub fn ptxsim() -> Command {
+    Command::cargo_bin("ptxsim").unwrap()
+}
+
+/// The repository root (corpus, examples, docs).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A directory for one test's files, named after the test binary, this process and `test`
+/// (so that tests running at the same time never share one).
+pub fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "ptxsim-{}-{}-{test}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `text` to `dir/name`; returns the path as a command-line argument.
+pub fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// A finished command's standard error as text.
+pub fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The README's demo launch: Triton's fp16 matmul.
+pub fn demo() -> String {
+    root()
+        .join("examples/matmul_fp16.sm80.toml")
+        .display()
+        .to_string()
+}
+
+/// Runs `ptxsim` with `args` and asserts that it succeeds; returns what it printed.
+pub fn run_ok(args: &[&str]) -> Output {
+    ptxsim().args(args).assert().success().get_output().clone()
+}
+
+/// Runs `ptxsim` with `args` and asserts that it exits with `code`; returns what it printed.
+pub fn run_exits(code: i32, args: &[&str]) -> Output {
+    ptxsim().args(args).assert().code(code).get_output().clone()
+}
