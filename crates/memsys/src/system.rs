@@ -1344,7 +1344,17 @@ impl MemSystem {
                 });
             }
             if self.keep_data {
-                match self.mem.find_near(near, l.addr, u64::from(l.bytes)) {
+                // A prefetch asks for the whole line of its address: only where the line
+                // starts must be mapped (allocations are aligned and padded to 256 B, so the
+                // rest of the line is inside the allocation's storage). On an H100 the
+                // prefetches of a 400-byte buffer's last, partly used line are counted like
+                // the others (`ld_forms.prefetch_forms`: 112 = 4 warps x 7 forms x 4 sectors).
+                let checked = if req.kind == AccessKind::Prefetch {
+                    1
+                } else {
+                    u64::from(l.bytes)
+                };
+                match self.mem.find_near(near, l.addr, checked) {
                     Some(a) => {
                         near = a;
                         alloc_of[i] = a as u32;

@@ -186,6 +186,35 @@ fn prefetches_fill_l2_and_not_l1() {
     assert_eq!((o.l1_hits, o.l2_hits), (0, 1));
 }
 
+/// A prefetch asks for the whole line of its address even where the allocation ends inside
+/// the line (H100, `ld_forms.prefetch_forms`: the fourth warp's prefetches of a 400-byte
+/// buffer's last line, 16 bytes of it used, count 4 sectors like the others: 112 = 4 warps x
+/// 7 forms x 4): only the line's start must be mapped. A line outside every allocation is
+/// still a fault (the interpreter drops such a prefetch); a load of the same line is too.
+#[test]
+fn a_prefetch_of_a_partly_allocated_line_fetches_the_whole_line() {
+    let mut m = MemSystem::new(tiny()).expect("valid config");
+    let buf = m.alloc(400, 256).expect("alloc");
+    let last = buf + 3 * 128;
+    let pf = Request {
+        kind: AccessKind::Prefetch,
+        ..ld_op(0, CacheOperator::Cg)
+    };
+    m.load(&pf, &[LaneAccess::new(last, 128)], &mut []).unwrap();
+    assert_eq!(m.l2_line(last).unwrap().valid_sectors, 0b1111);
+    assert_eq!(total(&m).l2.read_sectors, 4);
+    let mut out = [0u8; 128];
+    assert!(matches!(
+        m.load(&ld(0), &[LaneAccess::new(last, 128)], &mut out),
+        Err(MemError::Unmapped { .. })
+    ));
+    let beyond = buf + 64 * 1024;
+    assert!(matches!(
+        m.load(&pf, &[LaneAccess::new(beyond, 128)], &mut []),
+        Err(MemError::Unmapped { .. })
+    ));
+}
+
 /// A warp's atomic on one line is performed in passes, one operation per address per pass
 /// (H100: `atomics64`, 32 lanes on one address: 32 red sectors per instruction; see
 /// `atomic_passes`): 32 lanes on one word count 32 L2 sectors, the first a miss; 32 lanes on

@@ -160,8 +160,10 @@ fn corpus_counters_agree_with_the_h100() {
         share(l1_ok)
     );
     // Before issue 15's accounting rules: 75 %, 23 %, 94 %; after the first rules 82 %, 79 %,
-    // 96 %; now 84.4 %, 81.3 %, 97.4 % (the hit-rate and L1 targets reached: asserted).
-    assert!(share(l2_ok) >= 84.4, "L2 sectors: {:.1} %", share(l2_ok));
+    // 96 %; then 84.4 %, 81.3 %, 97.7 %; now (whole-line prefetches of a buffer's last line,
+    // one request per vector atomic) 85.2 % (328), 81.3 %, 97.7 % (the hit-rate and L1
+    // targets reached: asserted).
+    assert!(share(l2_ok) >= 85.1, "L2 sectors: {:.1} %", share(l2_ok));
     assert!(share(hit_ok) >= 80.0, "L2 hit rate: {:.1} %", share(hit_ok));
     assert!(share(l1_ok) >= 97.0, "L1 hit rate: {:.1} %", share(l1_ok));
 }

@@ -230,9 +230,8 @@ impl Machine<'_> {
                 *op,
                 *ty,
                 *space,
-                *d,
+                &[(*d, *x)],
                 *addr,
-                *x,
                 *y,
                 *hints,
                 *result_unread,
@@ -245,29 +244,20 @@ impl Machine<'_> {
                 elems,
                 addr,
                 hints,
-            } => {
-                for (k, (d, b)) in elems.iter().enumerate() {
-                    let at = Addr {
-                        base: addr.base,
-                        offset: addr.offset + (k as u64 * ty.bytes() as u64) as i64,
-                    };
-                    self.exec_atom(
-                        cta,
-                        wi,
-                        inst.id,
-                        *op,
-                        *ty,
-                        *space,
-                        *d,
-                        at,
-                        *b,
-                        None,
-                        *hints,
-                        d.is_none(),
-                        exec,
-                    )?;
-                }
-            }
+            } => self.exec_atom(
+                cta,
+                wi,
+                inst.id,
+                *op,
+                *ty,
+                *space,
+                elems,
+                *addr,
+                None,
+                *hints,
+                elems.iter().all(|(d, _)| d.is_none()),
+                exec,
+            )?,
             Op::CreatePolicyFractional {
                 d,
                 primary,
@@ -394,6 +384,11 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// `atom`/`red`, scalar (one element) or vector (`elems` consecutive elements per lane,
+    /// `.v2`/`.v4`/`.v8`). A vector atomic is one memory request of the whole vector per
+    /// lane: on an H100 the `atom.global.add.v4.f32` build of `triton.splitk_matmul` (sm_90)
+    /// counts 720 L2 atom sectors, as its sm_80 build's scalar `atom.add.f32` do; issuing the
+    /// four elements as four requests counted 2,880.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn exec_atom(
         &mut self,
@@ -403,19 +398,23 @@ impl Machine<'_> {
         op: AtomOp,
         ty: ptx_isa::ScalarType,
         space: Space,
-        d: Option<Dst>,
+        elems: &[(Option<Dst>, Src)],
         addr: Addr,
-        b: Src,
         c: Option<Src>,
         hints: MemHints,
         result_unread: bool,
         exec: u32,
     ) -> Result<(), ExecError> {
+        let n = elems.len();
         read_addrs!(self, cta, wi; a = addr);
-        read_srcs!(self, cta, wi; bv = b);
         read_srcs!(self, cta, wi; cv = or_imm(c, 0));
+        let mut bv = vec![[0u64; 32]; n];
+        for (k, (_, b)) in elems.iter().enumerate() {
+            self.read_src(cta, wi, *b, &mut bv[k]);
+        }
         let eb = ty.bytes() as usize;
-        let mut old = [0u64; 32];
+        let vb = eb * n;
+        let mut old = vec![[0u64; 32]; n];
         let mut global = Vec::new();
         for l in lanes(exec) {
             let (sp, ad) = self.resolve(space, a[l]);
@@ -425,45 +424,51 @@ impl Machine<'_> {
                 }
                 global.push((l, ad));
             } else {
-                if sp == Space::Shared && self.tracker.is_some() {
-                    let access = self.access(cta, wi, id, l);
-                    self.check_shared(cta, wi, l, access, ad, eb as u32);
-                    self.check_shared_write(cta, access, ad, eb as u32);
+                for k in 0..n {
+                    let ad = ad + (k * eb) as u64;
+                    if sp == Space::Shared && self.tracker.is_some() {
+                        let access = self.access(cta, wi, id, l);
+                        self.check_shared(cta, wi, l, access, ad, eb as u32);
+                        self.check_shared_write(cta, access, ad, eb as u32);
+                    }
+                    let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
+                    let LocalRef::Mut(m) = r else { unreachable!() };
+                    let mut v = [0u8; 8];
+                    v[..eb].copy_from_slice(m);
+                    let prev = u64::from_le_bytes(v);
+                    old[k][l] = prev;
+                    let new = alu::atom_combine(op, ty, prev, bv[k][l], cv[l]);
+                    m.copy_from_slice(&new.to_le_bytes()[..eb]);
                 }
-                let r = self.local_bytes(cta, wi, id, l, sp, ad, eb as u32, eb as u32, true)?;
-                let LocalRef::Mut(m) = r else { unreachable!() };
-                let mut v = [0u8; 8];
-                v[..eb].copy_from_slice(m);
-                let prev = u64::from_le_bytes(v);
-                old[l] = prev;
-                let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
-                m.copy_from_slice(&new.to_le_bytes()[..eb]);
             }
         }
         if !global.is_empty() {
             let req = self.request(cta, AccessKind::Atomic, &hints, None, id);
             let acc: Vec<LaneAccess> = global
                 .iter()
-                .map(|&(_, ad)| LaneAccess::new(ad, eb as u32))
+                .map(|&(_, ad)| LaneAccess::new(ad, vb as u32))
                 .collect();
             let places: Vec<(usize, usize, usize)> =
-                global.iter().map(|&(l, _)| (l, 0, eb)).collect();
+                global.iter().map(|&(l, _)| (l, 0, vb)).collect();
             if self.cfg.cache_model {
-                let mut olds = vec![0u64; global.len()];
+                let mut olds = vec![0u64; global.len() * n];
                 let gl = &global;
-                let mut update = |k: usize, bytes: &mut [u8]| {
-                    let l = gl[k].0;
-                    let mut v = [0u8; 8];
-                    v[..eb].copy_from_slice(bytes);
-                    let prev = u64::from_le_bytes(v);
-                    olds[k] = prev;
-                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
-                    bytes.copy_from_slice(&new.to_le_bytes()[..eb]);
+                let bv = &bv;
+                let mut update = |i: usize, bytes: &mut [u8]| {
+                    let l = gl[i].0;
+                    for (k, e) in bytes.chunks_exact_mut(eb).enumerate() {
+                        let mut v = [0u8; 8];
+                        v[..eb].copy_from_slice(e);
+                        let prev = u64::from_le_bytes(v);
+                        olds[i * n + k] = prev;
+                        let new = alu::atom_combine(op, ty, prev, bv[k][l], cv[l]);
+                        e.copy_from_slice(&new.to_le_bytes()[..eb]);
+                    }
                 };
                 // ptxas performs a warp's 32-bit integer `add` on one address once (a leader
                 // lane and a scan), and `and`/`or`/`xor`/`min`/`max` too when nothing reads the
                 // result (`red`): memsys `atomic_warp_aggregated` has the SASS evidence.
-                let int32 = eb == 4 && ty.kind() != ptx_isa::TypeKind::Float;
+                let int32 = n == 1 && eb == 4 && ty.kind() != ptx_isa::TypeKind::Float;
                 let aggregable = match op {
                     AtomOp::Add => int32,
                     AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Min | AtomOp::Max => {
@@ -478,29 +483,36 @@ impl Machine<'_> {
                     self.mem.atomic(&req, &acc, &mut update)
                 };
                 r.map_err(|e| self.mem_fault(cta, wi, id, &acc, &places, e))?;
-                for (k, &(l, _)) in global.iter().enumerate() {
-                    old[l] = olds[k];
+                for (i, &(l, _)) in global.iter().enumerate() {
+                    for (k, o) in old.iter_mut().enumerate() {
+                        o[l] = olds[i * n + k];
+                    }
                 }
             } else {
-                for (k, &(l, ad)) in global.iter().enumerate() {
-                    let mut bytes = vec![0u8; eb];
+                for (i, &(l, ad)) in global.iter().enumerate() {
+                    let mut bytes = vec![0u8; vb];
                     self.mem
                         .read(ad, &mut bytes)
-                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
-                    let mut v = [0u8; 8];
-                    v[..eb].copy_from_slice(&bytes);
-                    let prev = u64::from_le_bytes(v);
-                    old[l] = prev;
-                    let new = alu::atom_combine(op, ty, prev, bv[l], cv[l]);
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[i..=i], &places[i..=i], e))?;
+                    for (k, e) in bytes.chunks_exact_mut(eb).enumerate() {
+                        let mut v = [0u8; 8];
+                        v[..eb].copy_from_slice(e);
+                        let prev = u64::from_le_bytes(v);
+                        old[k][l] = prev;
+                        let new = alu::atom_combine(op, ty, prev, bv[k][l], cv[l]);
+                        e.copy_from_slice(&new.to_le_bytes()[..eb]);
+                    }
                     self.mem
-                        .write(ad, &new.to_le_bytes()[..eb])
-                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[k..=k], &places[k..=k], e))?;
+                        .write(ad, &bytes)
+                        .map_err(|e| self.mem_fault(cta, wi, id, &acc[i..=i], &places[i..=i], e))?;
                 }
             }
             self.track_stores(cta, wi, id, &acc, &places);
         }
-        if let Some(d) = d {
-            Self::write_dst(cta, wi, self.program, d, &old, exec);
+        for (k, (d, _)) in elems.iter().enumerate() {
+            if let Some(d) = d {
+                Self::write_dst(cta, wi, self.program, *d, &old[k], exec);
+            }
         }
         Ok(())
     }
