@@ -11,7 +11,6 @@ use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::fmt::Write as _;
 
 /// An instruction's modifier words, as written.
 pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
@@ -20,8 +19,10 @@ pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
 pub(crate) struct OpcodeGates {
     /// In table order (ptxas's order within the opcode).
     rows: Vec<&'static InsnGate>,
-    /// Some row tests a special-register operand (`%cluster_ctarank`).
-    tests_special: bool,
+    /// The special registers the rows test (`%cluster_ctarank` of a `%cluster_ctarank` or
+    /// `!%cluster_ctarank` word): a row reads no other operand name, so only these are looked
+    /// up, and an instruction that has none of them is answered by its shape.
+    special_words: Vec<&'static str>,
 }
 
 /// Every opcode ptxas knows, with its failing rows.
@@ -50,12 +51,19 @@ impl GateIndex {
                     .iter()
                     .filter(|g| g.fails_on(target, version))
                     .collect();
-                let tests_special = rows.iter().any(|g| g.when.iter().any(|w| w.contains('%')));
+                let mut special_words: Vec<&'static str> = rows
+                    .iter()
+                    .flat_map(|g| g.when.iter())
+                    .flat_map(|w| w.trim_start_matches('!').split('|'))
+                    .filter(|w| w.starts_with('%'))
+                    .collect();
+                special_words.sort_unstable();
+                special_words.dedup();
                 (
                     op,
                     OpcodeGates {
                         rows,
-                        tests_special,
+                        special_words,
                     },
                 )
             })
@@ -99,8 +107,8 @@ impl Checker<'_> {
         if let Some(gates) = index.by_opcode.get(opcode).filter(|g| !g.rows.is_empty()) {
             let operands = i.op.operands();
             let mut special = Vec::new();
-            if gates.tests_special {
-                special_registers(operands, scopes, &mut special);
+            if !gates.special_words.is_empty() {
+                special_registers(operands, &gates.special_words, scopes, &mut special);
             }
             let holding = if !special.is_empty() {
                 holding_rows(gates, mods, operands.len(), special, target, version)
@@ -111,7 +119,8 @@ impl Checker<'_> {
                     index.key.push_str(m);
                 }
                 // `#` is in no opcode or modifier: the key reads back one way.
-                let _ = write!(index.key, "#{}", operands.len());
+                index.key.push('#');
+                push_decimal(&mut index.key, operands.len());
                 match index.holding.get(index.key.as_str()) {
                     Some(rows) => rows.clone(),
                     None => {
@@ -142,6 +151,15 @@ impl Checker<'_> {
             ));
         }
     }
+}
+
+/// Appends `n` in decimal (`write!` goes through the formatting machinery, a tenth of the
+/// gate lookup's time).
+fn push_decimal(key: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(key, n / 10);
+    }
+    key.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// The indices (into `gates.rows`, in order) of the rows whose condition holds.
@@ -243,23 +261,34 @@ fn without_sync(op: &str, span: Span, start: u32, sm: u32, version: PtxVersion) 
 }
 
 /// Special registers among the operands (`%cluster_ctarank`, `%clusterid` of `%clusterid.x`):
-/// `%` names that are not declared registers.
-fn special_registers<'o>(ops: &'o [Operand], scopes: &Scopes, out: &mut Vec<&'o str>) {
+/// `%` names that are not declared registers, of those in `words` (the ones the rows test;
+/// whether another name is among them changes no row's answer).
+fn special_registers<'o>(
+    ops: &'o [Operand],
+    words: &[&str],
+    scopes: &Scopes,
+    out: &mut Vec<&'o str>,
+) {
     for o in ops {
         match o {
             Operand::Name(n) if n.name.starts_with('%') => {
                 let base = n.name.split('.').next().unwrap_or("");
+                if !words.contains(&base) {
+                    continue;
+                }
+                // The cheap test first: a special register counts even where a scope
+                // declares its name.
                 let declared =
-                    matches!(scopes.lookup(base), Some(Sym::Reg(_))) && !symbols::is_special(base);
+                    !symbols::is_special(base) && matches!(scopes.lookup(base), Some(Sym::Reg(_)));
                 if !declared {
                     out.push(base);
                 }
             }
             Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
-                special_registers(v, scopes, out)
+                special_registers(v, words, scopes, out)
             }
             Operand::Not(inner, _) => {
-                special_registers(std::slice::from_ref(&**inner), scopes, out)
+                special_registers(std::slice::from_ref(&**inner), words, scopes, out)
             }
             _ => {}
         }

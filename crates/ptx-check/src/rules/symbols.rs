@@ -81,8 +81,12 @@ impl<K> Default for Frame<K> {
 
 impl<K: Borrow<str> + Hash + Eq> Frame<K> {
     fn get(&self, name: &str) -> Option<Sym> {
-        if let Some(s) = self.names.get(name) {
-            return Some(*s);
+        // A function body usually declares its registers as `%r<N>` ranges only: no hash of
+        // the name for an empty map.
+        if !self.names.is_empty() {
+            if let Some(s) = self.names.get(name) {
+                return Some(*s);
+            }
         }
         if !self.ranges.is_empty() {
             if let Some((prefix, index)) = split_index(name) {
@@ -289,17 +293,28 @@ fn declare<'v, K: From<&'v str> + Hash + Eq>(
     }
 }
 
-/// `%r12` → (`%r`, 12). Leading zeros are not range members.
+/// `%r12` → (`%r`, 12). Leading zeros are not range members; an index past `u32` is none.
+/// (A byte loop: every register operand comes here, and `str::parse` was a third of a
+/// lookup.)
 fn split_index(name: &str) -> Option<(&str, u32)> {
-    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits == name.len() {
+    let bytes = name.as_bytes();
+    let mut start = bytes.len();
+    while start > 0 && bytes[start - 1].is_ascii_digit() {
+        start -= 1;
+    }
+    let digits = &bytes[start..];
+    if digits.is_empty() || start == 0 {
         return None;
     }
-    let (prefix, num) = name.split_at(name.len() - digits);
-    if num.len() > 1 && num.starts_with('0') {
+    if digits.len() > 1 && digits[0] == b'0' {
         return None;
     }
-    Some((prefix, num.parse().ok()?))
+    let mut index: u32 = 0;
+    for &d in digits {
+        index = index.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
+    }
+    // `bytes[start]` is an ASCII digit: a char boundary.
+    Some((&name[..start], index))
 }
 
 /// True if `name` (without a `.x` component) is a predefined special register.
@@ -307,64 +322,58 @@ pub(crate) fn is_special(name: &str) -> bool {
     special_register(name).is_some()
 }
 
-/// The predefined special registers and their types.
+/// The predefined special registers and their types (a `match`, which compiles to a
+/// length switch and a few compares: every name that no scope declares ends here).
 fn special_register(name: &str) -> Option<ScalarType> {
-    const U32: &[&str] = &[
-        "%tid",
-        "%ntid",
-        "%laneid",
-        "%warpid",
-        "%nwarpid",
-        "%ctaid",
-        "%nctaid",
-        "%smid",
-        "%nsmid",
-        "%lanemask_eq",
-        "%lanemask_le",
-        "%lanemask_lt",
-        "%lanemask_ge",
-        "%lanemask_gt",
-        "%clock",
-        "%pm0",
-        "%pm1",
-        "%pm2",
-        "%pm3",
-        "%pm4",
-        "%pm5",
-        "%pm6",
-        "%pm7",
-        "%total_smem_size",
-        "%aggr_smem_size",
-        "%dynamic_smem_size",
-        "%clusterid",
-        "%nclusterid",
-        "%cluster_ctaid",
-        "%cluster_nctaid",
-        "%cluster_ctarank",
-        "%cluster_nctarank",
-        "%is_explicit_cluster",
-        "%current_graph_exec",
-    ];
-    const U64: &[&str] = &[
-        "%clock64",
-        "%gridid",
-        "%globaltimer",
-        "%globaltimer_lo",
-        "%globaltimer_hi",
-        "%reserved_smem_offset_begin",
-        "%reserved_smem_offset_end",
-        "%reserved_smem_offset_cap",
-    ];
-    if U32.contains(&name) {
-        Some(ScalarType::U32)
-    } else if U64.contains(&name) {
-        Some(ScalarType::U64)
-    } else if name.starts_with("%envreg")
-        && split_index(name).is_some_and(|(p, i)| p == "%envreg" && i < 32)
-    {
-        Some(ScalarType::B32)
-    } else {
-        None
+    match name {
+        "%tid"
+        | "%ntid"
+        | "%laneid"
+        | "%warpid"
+        | "%nwarpid"
+        | "%ctaid"
+        | "%nctaid"
+        | "%smid"
+        | "%nsmid"
+        | "%lanemask_eq"
+        | "%lanemask_le"
+        | "%lanemask_lt"
+        | "%lanemask_ge"
+        | "%lanemask_gt"
+        | "%clock"
+        | "%pm0"
+        | "%pm1"
+        | "%pm2"
+        | "%pm3"
+        | "%pm4"
+        | "%pm5"
+        | "%pm6"
+        | "%pm7"
+        | "%total_smem_size"
+        | "%aggr_smem_size"
+        | "%dynamic_smem_size"
+        | "%clusterid"
+        | "%nclusterid"
+        | "%cluster_ctaid"
+        | "%cluster_nctaid"
+        | "%cluster_ctarank"
+        | "%cluster_nctarank"
+        | "%is_explicit_cluster"
+        | "%current_graph_exec" => Some(ScalarType::U32),
+        "%clock64"
+        | "%gridid"
+        | "%globaltimer"
+        | "%globaltimer_lo"
+        | "%globaltimer_hi"
+        | "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap" => Some(ScalarType::U64),
+        _ if name.starts_with("%envreg")
+            && split_index(name).is_some_and(|(p, i)| p == "%envreg" && i < 32) =>
+        {
+            Some(ScalarType::B32)
+        }
+        _ => None,
     }
 }
 
@@ -379,6 +388,9 @@ mod tests {
         assert_eq!(split_index("%r01"), None);
         assert_eq!(split_index("%r"), None);
         assert_eq!(split_index("12"), None);
+        assert_eq!(split_index("%r4294967295"), Some(("%r", u32::MAX)));
+        assert_eq!(split_index("%r4294967296"), None);
+        assert_eq!(split_index("%r0"), Some(("%r", 0)));
     }
 
     #[test]
