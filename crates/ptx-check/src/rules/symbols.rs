@@ -65,7 +65,12 @@ pub(crate) enum Sym {
 /// One scope's names; `K` is `&str` into the function's syntax tree, or an owned string for
 /// the module scope, which outlives the trees it was declared from.
 struct Frame<K> {
+    /// Names without a `%` (parameters, variables, functions).
     names: FxHashMap<K, Sym>,
+    /// `%` names declared one by one (`.reg .b32 %x;`). Kept apart from `names`: register
+    /// operands are nearly all `%` names, and generated code declares its registers as ranges
+    /// only, so most lookups find this map empty and hash nothing.
+    percent_names: FxHashMap<K, Sym>,
     /// `%r<10>`: prefix → (count, type).
     ranges: FxHashMap<K, (u32, ScalarType)>,
 }
@@ -74,17 +79,30 @@ impl<K> Default for Frame<K> {
     fn default() -> Self {
         Frame {
             names: FxHashMap::default(),
+            percent_names: FxHashMap::default(),
             ranges: FxHashMap::default(),
         }
     }
 }
 
 impl<K: Borrow<str> + Hash + Eq> Frame<K> {
+    /// Declares a name (a later declaration of it in the same scope wins, as before).
+    fn insert(&mut self, name: K, sym: Sym) {
+        if name.borrow().starts_with('%') {
+            self.percent_names.insert(name, sym);
+        } else {
+            self.names.insert(name, sym);
+        }
+    }
+
     fn get(&self, name: &str) -> Option<Sym> {
-        // A function body usually declares its registers as `%r<N>` ranges only: no hash of
-        // the name for an empty map.
-        if !self.names.is_empty() {
-            if let Some(s) = self.names.get(name) {
+        let names = if name.starts_with('%') {
+            &self.percent_names
+        } else {
+            &self.names
+        };
+        if !names.is_empty() {
+            if let Some(s) = names.get(name) {
                 return Some(*s);
             }
         }
@@ -120,7 +138,7 @@ impl ModuleScope {
         match item {
             Item::Var(v) => declare(&mut self.frame, v, None),
             Item::Function(f) => {
-                self.frame.names.insert(f.name.value.clone(), Sym::Func);
+                self.frame.insert(f.name.value.clone(), Sym::Func);
             }
             _ => {}
         }
@@ -194,7 +212,7 @@ impl<'m> Scopes<'m> {
                     bytes: array_bytes(u64::from(p.ty.value.bytes()), &p.dims),
                 })
             };
-            frame.names.insert(p.name.value.as_str(), sym);
+            frame.insert(p.name.value.as_str(), sym);
         };
         for p in returns.unwrap_or_default() {
             add(p, VarKind::FuncReturn);
@@ -248,7 +266,7 @@ impl<'m> Scopes<'m> {
     }
 }
 
-fn declare<'v, K: From<&'v str> + Hash + Eq>(
+fn declare<'v, K: From<&'v str> + Borrow<str> + Hash + Eq>(
     frame: &mut Frame<K>,
     v: &'v VarDecl,
     local_params: Option<&mut u32>,
@@ -264,9 +282,7 @@ fn declare<'v, K: From<&'v str> + Hash + Eq>(
                     frame.ranges.insert(d.name.value.as_str().into(), (n, ty));
                 }
                 None => {
-                    frame
-                        .names
-                        .insert(d.name.value.as_str().into(), Sym::Reg(ty));
+                    frame.insert(d.name.value.as_str().into(), Sym::Reg(ty));
                 }
             }
         }
@@ -282,7 +298,7 @@ fn declare<'v, K: From<&'v str> + Hash + Eq>(
             }
         }
         let bytes = array_bytes(type_bytes(v.ty.value), &d.dims);
-        frame.names.insert(
+        frame.insert(
             d.name.value.as_str().into(),
             Sym::Var(Var {
                 kind,
