@@ -72,7 +72,7 @@ struct Frame<K> {
     /// only, so most lookups find this map empty and hash nothing.
     percent_names: FxHashMap<K, Sym>,
     /// `%r<10>`: prefix → (count, type).
-    ranges: FxHashMap<K, (u32, ScalarType)>,
+    ranges: Ranges<K>,
 }
 
 impl<K> Default for Frame<K> {
@@ -80,12 +80,12 @@ impl<K> Default for Frame<K> {
         Frame {
             names: FxHashMap::default(),
             percent_names: FxHashMap::default(),
-            ranges: FxHashMap::default(),
+            ranges: Ranges::default(),
         }
     }
 }
 
-impl<K: Borrow<str> + Hash + Eq> Frame<K> {
+impl<K: Borrow<str> + Hash + Eq + Clone> Frame<K> {
     /// Declares a name (a later declaration of it in the same scope wins, as before).
     fn insert(&mut self, name: K, sym: Sym) {
         if name.borrow().starts_with('%') {
@@ -108,7 +108,7 @@ impl<K: Borrow<str> + Hash + Eq> Frame<K> {
         }
         if !self.ranges.is_empty() {
             if let Some((prefix, index)) = split_index(name) {
-                if let Some(&(count, ty)) = self.ranges.get(prefix) {
+                if let Some((count, ty)) = self.ranges.get(prefix) {
                     if index < count {
                         return Some(Sym::Reg(ty));
                     }
@@ -116,6 +116,75 @@ impl<K: Borrow<str> + Hash + Eq> Frame<K> {
             }
         }
         None
+    }
+}
+
+/// Register ranges of one scope (`%r<10>`: the prefix `%r`, 10 and the type). A function
+/// declares a handful (Triton: `%p`, `%rs`, `%r`, `%f`, `%rd`) and nearly every operand is
+/// looked up here, so a short list compared inline byte by byte, which is cheaper than hashing
+/// the prefix, serves up to [`Ranges::LINEAR`] prefixes; past that a hash index takes over.
+struct Ranges<K> {
+    list: Vec<(K, (u32, ScalarType))>,
+    index: Option<FxHashMap<K, usize>>,
+}
+
+impl<K> Default for Ranges<K> {
+    fn default() -> Self {
+        Ranges {
+            list: Vec::new(),
+            index: None,
+        }
+    }
+}
+
+/// `a == b` without a `memcmp` call (prefixes are a few bytes).
+#[inline]
+fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+impl<K: Borrow<str> + Hash + Eq + Clone> Ranges<K> {
+    const LINEAR: usize = 16;
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    fn position(&self, prefix: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(prefix).copied(),
+            None => self
+                .list
+                .iter()
+                .position(|(k, _)| short_eq(k.borrow().as_bytes(), prefix.as_bytes())),
+        }
+    }
+
+    fn get(&self, prefix: &str) -> Option<(u32, ScalarType)> {
+        self.position(prefix).map(|at| self.list[at].1)
+    }
+
+    /// Declares `prefix<count>`; a later declaration of the prefix in the scope replaces it.
+    fn insert<'v>(&mut self, prefix: &'v str, value: (u32, ScalarType))
+    where
+        K: From<&'v str>,
+    {
+        if let Some(at) = self.position(prefix) {
+            self.list[at].1 = value;
+            return;
+        }
+        self.list.push((K::from(prefix), value));
+        if let Some(index) = &mut self.index {
+            index.insert(K::from(prefix), self.list.len() - 1);
+        } else if self.list.len() > Self::LINEAR {
+            let index = self
+                .list
+                .iter()
+                .enumerate()
+                .map(|(at, (k, _))| (k.clone(), at))
+                .collect();
+            self.index = Some(index);
+        }
     }
 }
 
@@ -266,7 +335,7 @@ impl<'m> Scopes<'m> {
     }
 }
 
-fn declare<'v, K: From<&'v str> + Borrow<str> + Hash + Eq>(
+fn declare<'v, K: From<&'v str> + Borrow<str> + Hash + Eq + Clone>(
     frame: &mut Frame<K>,
     v: &'v VarDecl,
     local_params: Option<&mut u32>,
@@ -279,7 +348,7 @@ fn declare<'v, K: From<&'v str> + Borrow<str> + Hash + Eq>(
         for d in &v.declarators {
             match d.range {
                 Some(n) => {
-                    frame.ranges.insert(d.name.value.as_str().into(), (n, ty));
+                    frame.ranges.insert(d.name.value.as_str(), (n, ty));
                 }
                 None => {
                     frame.insert(d.name.value.as_str().into(), Sym::Reg(ty));
