@@ -460,6 +460,11 @@ fn is_component(text: &str) -> bool {
     }
 }
 
+/// `a|b` (the names boxed: see [`Operand::PredPair`]).
+fn pred_pair(a: Name, b: Name, span: Span) -> Operand {
+    Operand::PredPair(Box::new(a), Box::new(b), span)
+}
+
 fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     let t = peek(i);
     match t.kind {
@@ -489,7 +494,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             bump(i);
             bump(i);
             let p = bump(i);
-            Ok(Operand::PredPair(
+            Ok(pred_pair(
                 Name {
                     name: "_".into(),
                     component: None,
@@ -510,7 +515,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                 bump(i);
                 bump(i);
                 bump(i);
-                return Ok(Operand::PredPair(
+                return Ok(pred_pair(
                     Name {
                         name: SmolStr::new("_"),
                         component: None,
@@ -593,7 +598,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                 bump(i);
                 bump(i);
                 bump(i);
-                return Ok(Operand::PredPair(
+                return Ok(pred_pair(
                     Name {
                         name: small_str(t.text),
                         component: None,
@@ -666,7 +671,7 @@ fn operand_expr(i: &mut Input<'_, '_>) -> PResult<Operand> {
         Expr::Int(lit) => Operand::Int(lit),
         Expr::Float(f) => Operand::Float(f),
         Expr::Binary(BinaryOp::BitOr, a, b, span) => match (*a, *b) {
-            (Expr::Name(a), Expr::Name(b)) => Operand::PredPair(
+            (Expr::Name(a), Expr::Name(b)) => pred_pair(
                 Name {
                     name: a.value,
                     component: None,
@@ -790,13 +795,13 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
         } else {
             false
         };
-        return Ok(Operand::Address(Address {
+        return Ok(Operand::Address(Box::new(Address {
             base,
             offset,
             offset_issues: issues,
             unified,
             span,
-        }));
+        })));
     }
     let mut inner = Vec::new();
     if !at(i, Tok::RBracket) {
@@ -817,13 +822,13 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
     };
     if inner.len() == 1 {
         if let Some((base, offset)) = base_offset(&inner[0]) {
-            return Ok(Operand::Address(Address {
+            return Ok(Operand::Address(Box::new(Address {
                 base,
                 offset,
                 offset_issues: Vec::new(),
                 unified,
                 span,
-            }));
+            })));
         }
     }
     if inner.is_empty() {
