@@ -107,13 +107,7 @@ impl<K: Borrow<str> + Hash + Eq + Clone> Frame<K> {
             }
         }
         if !self.ranges.is_empty() {
-            if let Some((prefix, index)) = split_index(name) {
-                if let Some((count, ty)) = self.ranges.get(prefix) {
-                    if index < count {
-                        return Some(Sym::Reg(ty));
-                    }
-                }
-            }
+            return self.ranges.register(name).map(Sym::Reg);
         }
         None
     }
@@ -162,6 +156,39 @@ impl<K: Borrow<str> + Hash + Eq + Clone> Ranges<K> {
 
     fn get(&self, prefix: &str) -> Option<(u32, ScalarType)> {
         self.position(prefix).map(|at| self.list[at].1)
+    }
+
+    /// The type of `name` if it is a member of one of the ranges (`%r3` of `%r<10>`): its
+    /// prefix is the name without its trailing digits ([`split_index`]). With the short list
+    /// each prefix is matched against the front of the name instead: one that does not end
+    /// in a digit and is followed by digits alone is exactly that prefix, and cutting the
+    /// digits off first was as costly as the search.
+    fn register(&self, name: &str) -> Option<ScalarType> {
+        if self.index.is_some() {
+            let (prefix, index) = split_index(name)?;
+            let (count, ty) = self.get(prefix)?;
+            return (index < count).then_some(ty);
+        }
+        let bytes = name.as_bytes();
+        for (prefix, (count, ty)) in &self.list {
+            let prefix = prefix.borrow().as_bytes();
+            let Some((&last, _)) = prefix.split_last() else {
+                continue;
+            };
+            if last.is_ascii_digit()
+                || bytes.len() <= prefix.len()
+                || !short_eq(&bytes[..prefix.len()], prefix)
+            {
+                continue;
+            }
+            let digits = &bytes[prefix.len()..];
+            if !digits.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            let index = parse_index(digits)?;
+            return (index < *count).then_some(*ty);
+        }
+        None
     }
 
     /// Declares `prefix<count>`; a later declaration of the prefix in the scope replaces it.
@@ -391,6 +418,13 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     if digits.is_empty() || start == 0 {
         return None;
     }
+    // `bytes[start]` is an ASCII digit: a char boundary.
+    Some((&name[..start], parse_index(digits)?))
+}
+
+/// A range index from its ASCII digits: none with a leading zero (`%r01` is no member) or
+/// past `u32`.
+fn parse_index(digits: &[u8]) -> Option<u32> {
     if digits.len() > 1 && digits[0] == b'0' {
         return None;
     }
@@ -398,8 +432,7 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     for &d in digits {
         index = index.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
     }
-    // `bytes[start]` is an ASCII digit: a char boundary.
-    Some((&name[..start], index))
+    Some(index)
 }
 
 /// True if `name` (without a `.x` component) is a predefined special register.
@@ -476,6 +509,64 @@ mod tests {
         assert_eq!(split_index("%r4294967295"), Some(("%r", u32::MAX)));
         assert_eq!(split_index("%r4294967296"), None);
         assert_eq!(split_index("%r0"), Some(("%r", 0)));
+    }
+
+    /// The short list's prefix match gives what cutting the digits off and looking the
+    /// prefix up gives (the hash-index path), for every name.
+    #[test]
+    fn range_members_match_the_split_lookup() {
+        let mut ranges: Ranges<&str> = Ranges::default();
+        let decls = [
+            ("%r", 10, ScalarType::B32),
+            ("%rd", 4, ScalarType::B64),
+            ("%r1", 3, ScalarType::U16), // ends in a digit: never a prefix
+            ("x", 2, ScalarType::F32),
+            ("%p", u32::MAX, ScalarType::Pred),
+            ("%rd", 6, ScalarType::U64), // redeclared: the later one wins
+        ];
+        for (prefix, count, ty) in decls {
+            ranges.insert(prefix, (count, ty));
+        }
+        let split = |name: &str| {
+            let (prefix, index) = split_index(name)?;
+            let (count, ty) = ranges.get(prefix)?;
+            (index < count).then_some(ty)
+        };
+        let names = [
+            "%r0",
+            "%r9",
+            "%r10",
+            "%r12",
+            "%r1",
+            "%r10",
+            "%r01",
+            "%r00",
+            "%rd5",
+            "%rd6",
+            "%rd",
+            "%r",
+            "%r1x",
+            "x0",
+            "x1",
+            "x2",
+            "x",
+            "%p4294967294",
+            "%p4294967295",
+            "%p99999999999",
+            "%r4294967296",
+            "%rd0",
+            "%f1",
+            "12",
+            "",
+            "%",
+            "%rx1",
+        ];
+        for name in names {
+            assert_eq!(ranges.register(name), split(name), "{name}");
+        }
+        assert_eq!(ranges.register("%rd5"), Some(ScalarType::U64));
+        assert_eq!(ranges.register("%r9"), Some(ScalarType::B32));
+        assert_eq!(ranges.register("%r10"), None);
     }
 
     #[test]
