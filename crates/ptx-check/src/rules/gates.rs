@@ -15,6 +15,29 @@ use smallvec::SmallVec;
 /// An instruction's modifier words, as written.
 pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
 
+/// A modifier as the rules hold it (the generic instruction's own `Spanned<SmolStr>`, or a
+/// word with its span): the gate lookup reads them in place instead of collecting the words
+/// of every instruction first.
+pub(crate) trait ModifierWord {
+    fn word(&self) -> &str;
+}
+
+impl ModifierWord for ptx_syntax::Spanned<smol_str::SmolStr> {
+    fn word(&self) -> &str {
+        &self.value
+    }
+}
+
+impl ModifierWord for (&str, Span) {
+    fn word(&self) -> &str {
+        self.0
+    }
+}
+
+/// A known opcode's place in the gate index.
+#[derive(Clone, Copy)]
+pub(crate) struct OpcodeId(u32);
+
 /// The gate rows of one known opcode that fail on the module's target and version.
 pub(crate) struct OpcodeGates {
     /// In table order (ptxas's order within the opcode).
@@ -27,7 +50,9 @@ pub(crate) struct OpcodeGates {
 
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
-    by_opcode: FxHashMap<&'static str, OpcodeGates>,
+    /// Into `gates`.
+    by_opcode: FxHashMap<&'static str, OpcodeId>,
+    gates: Vec<OpcodeGates>,
     /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
     /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
     /// register operands these are all a row's condition reads, so the answer is the same for every
@@ -44,7 +69,7 @@ const MAX_SHAPES: usize = 4096;
 
 impl GateIndex {
     pub fn new(target: SmTarget, version: PtxVersion) -> Self {
-        let by_opcode = opcodes::OPCODES
+        let gates: Vec<OpcodeGates> = opcodes::OPCODES
             .iter()
             .map(|&op| {
                 let rows: Vec<&'static InsnGate> = ptx_isa::insn_gates::gates_of(op)
@@ -59,25 +84,28 @@ impl GateIndex {
                     .collect();
                 special_words.sort_unstable();
                 special_words.dedup();
-                (
-                    op,
-                    OpcodeGates {
-                        rows,
-                        special_words,
-                    },
-                )
+                OpcodeGates {
+                    rows,
+                    special_words,
+                }
             })
+            .collect();
+        let by_opcode = opcodes::OPCODES
+            .iter()
+            .enumerate()
+            .map(|(at, &op)| (op, OpcodeId(at as u32)))
             .collect();
         GateIndex {
             by_opcode,
+            gates,
             holding: FxHashMap::default(),
             key: String::new(),
         }
     }
 
-    /// True if ptxas knows `opcode` (case-sensitive, as ptxas is).
-    pub fn is_known(&self, opcode: &str) -> bool {
-        self.by_opcode.contains_key(opcode)
+    /// `opcode`'s place if ptxas knows it (case-sensitive, as ptxas is).
+    pub fn known(&self, opcode: &str) -> Option<OpcodeId> {
+        self.by_opcode.get(opcode).copied()
     }
 }
 
@@ -92,11 +120,12 @@ impl Checker<'_> {
 
     /// The target and version gates of an instruction outside the cache-control families
     /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
-    pub(super) fn insn_gates(
+    pub(super) fn insn_gates<M: ModifierWord>(
         &mut self,
         i: &Instruction,
         opcode: &str,
-        mods: &[&str],
+        known: Option<OpcodeId>,
+        mods: &[M],
         scopes: &Scopes,
     ) {
         let start = i.opcode_span.start.min(i.span.start);
@@ -104,19 +133,23 @@ impl Checker<'_> {
         let index = self
             .gates
             .get_or_insert_with(|| GateIndex::new(target, version));
-        if let Some(gates) = index.by_opcode.get(opcode).filter(|g| !g.rows.is_empty()) {
+        let gates = known
+            .map(|id| &index.gates[id.0 as usize])
+            .filter(|g| !g.rows.is_empty());
+        if let Some(gates) = gates {
             let operands = i.op.operands();
             let mut special = Vec::new();
             if !gates.special_words.is_empty() {
                 special_registers(operands, &gates.special_words, scopes, &mut special);
             }
+            let words = || mods.iter().map(|m| m.word()).collect::<Words>();
             let holding = if !special.is_empty() {
-                holding_rows(gates, mods, operands.len(), special, target, version)
+                holding_rows(gates, &words(), operands.len(), special, target, version)
             } else {
                 index.key.clear();
                 index.key.push_str(opcode);
                 for m in mods {
-                    index.key.push_str(m);
+                    index.key.push_str(m.word());
                 }
                 // `#` is in no opcode or modifier: the key reads back one way.
                 index.key.push('#');
@@ -124,8 +157,14 @@ impl Checker<'_> {
                 match index.holding.get(index.key.as_str()) {
                     Some(rows) => rows.clone(),
                     None => {
-                        let rows =
-                            holding_rows(gates, mods, operands.len(), Vec::new(), target, version);
+                        let rows = holding_rows(
+                            gates,
+                            &words(),
+                            operands.len(),
+                            Vec::new(),
+                            target,
+                            version,
+                        );
                         if index.holding.len() < MAX_SHAPES {
                             index
                                 .holding
@@ -141,7 +180,7 @@ impl Checker<'_> {
                     .push(gate_message(g, i.opcode_span, start, target, version));
             }
         }
-        if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
+        if matches!(opcode, "shfl" | "vote") && !mods.iter().any(|m| m.word() == ".sync") {
             self.diags.extend(without_sync(
                 opcode,
                 i.opcode_span,

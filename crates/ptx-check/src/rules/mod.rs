@@ -917,10 +917,15 @@ impl<'a> Checker<'a> {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            if op != "cp" && !is_priority(op) && self.gate_index().is_known(op) {
-                let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
-                self.insn_gates(i, op, &mods, scopes);
+            let known = if op != "cp" && !is_priority(op) {
+                self.gate_index().known(op)
+            } else {
+                None
+            };
+            if known.is_some() {
+                self.insn_gates(i, op, known, &g.modifiers, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
+                    let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                     if !sink_result_allowed(op, &mods) {
                         let name = discard_name(op, &mods);
                         self.fatal(
@@ -969,8 +974,8 @@ impl<'a> Checker<'a> {
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
         if gate_only(opcode, &mods) {
-            let words: gates::Words = mods.iter().map(|m| m.0).collect();
-            self.insn_gates(i, opcode, &words, scopes);
+            let known = self.gate_index().known(opcode);
+            self.insn_gates(i, opcode, known, &mods, scopes);
             return true;
         }
         let family = family(opcode, &mods, joined);
