@@ -103,10 +103,10 @@ fn peek<'t, 's>(i: &Input<'t, 's>) -> &'t Token<'s> {
 }
 
 fn peek_nth<'t, 's>(i: &Input<'t, 's>, n: usize) -> &'t Token<'s> {
-    i.iter_offsets()
-        .nth(n)
-        .map(|(_, t)| t)
-        .unwrap_or_else(|| peek_last(i))
+    // The rest of the input as a slice: indexing it is a bounds check, where stepping the
+    // stream's offset iterator was a loop.
+    let rest: &'t [Token<'s>] = i.peek_slice(i.eof_offset());
+    rest.get(n).unwrap_or_else(|| peek_last(i))
 }
 
 fn peek_last<'t, 's>(i: &Input<'t, 's>) -> &'t Token<'s> {
@@ -1800,7 +1800,8 @@ fn block_recovering(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<B
 fn statement_estimate(i: &Input<'_, '_>) -> usize {
     let mut depth = 0usize;
     let mut count = 0usize;
-    for (_, t) in i.iter_offsets().take(1 << 16) {
+    let rest: &[Token<'_>] = i;
+    for t in &rest[..rest.len().min(1 << 16)] {
         match t.kind {
             Tok::LBrace => depth += 1,
             Tok::RBrace if depth == 0 => break,
