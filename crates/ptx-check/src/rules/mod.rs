@@ -32,6 +32,7 @@ use ptx_syntax::ast::{
     VarDecl,
 };
 use ptx_syntax::{ParseError, Span};
+use smallvec::SmallVec;
 pub use streaming::check_streaming;
 use symbols::{ModuleScope, Scopes, Sym, VarKind};
 
@@ -92,7 +93,8 @@ pub(crate) struct Insn<'a> {
     pub guard: Option<&'a Guard>,
     pub opcode: &'a str,
     pub opcode_span: Span,
-    pub mods: Vec<(&'a str, Span)>,
+    /// On the stack for up to 8 modifiers (an instruction's usual count).
+    pub mods: SmallVec<[(&'a str, Span); 8]>,
     pub ops: &'a [Operand],
     /// What ptxas reports about the operands' constant expressions (parse stage).
     pub const_issues: &'a [ptx_syntax::consteval::ConstIssue],
@@ -947,7 +949,7 @@ impl<'a> Checker<'a> {
                 return true;
             }
         }
-        let (opcode, mods): (&str, Vec<(&str, Span)>) = match &i.op {
+        let (opcode, mods): (&str, SmallVec<[(&str, Span); 8]>) = match &i.op {
             Op::Generic(g) => (
                 &g.opcode.value,
                 g.modifiers
@@ -1075,7 +1077,7 @@ impl<'a> Checker<'a> {
         };
         k += 1;
         let shift = |s: Span| Span::new(s.start + start as u32, s.end + start as u32);
-        let mut mods = Vec::new();
+        let mut mods = SmallVec::new();
         while let Some(t) = at(k).filter(|t| t.kind == Tok::Dot) {
             mods.push((t.text, shift(t.span())));
             k += 1;
