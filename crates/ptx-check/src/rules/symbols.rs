@@ -7,6 +7,7 @@ use ptx_syntax::ast::{Item, Param, VarDecl};
 use rustc_hash::FxHashMap;
 use smol_str::SmolStr;
 use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::hash::Hash;
 
 /// What a variable is, as the ld/st/cp.async rules distinguish it.
@@ -248,6 +249,54 @@ pub(crate) struct Scopes<'m> {
     frames: Vec<Frame<&'m str>>,
     /// Number of body `.param` variables declared so far in this function.
     pub local_params: u32,
+    /// The last few lookups: the ld/st and cp.async rules look the same operand up three or
+    /// four times, and a lookup is a pure function of the scopes (cleared whenever they
+    /// change) and the name.
+    recent: RefCell<Recent>,
+}
+
+/// Names of up to 16 bytes with what they resolved to, replaced round-robin.
+struct Recent {
+    keys: [RecentKey; 8],
+    syms: [Option<Sym>; 8],
+    next: usize,
+}
+
+impl Default for Recent {
+    fn default() -> Self {
+        Recent {
+            keys: [RecentKey::EMPTY; 8],
+            syms: [None; 8],
+            next: 0,
+        }
+    }
+}
+
+/// A name's bytes, zero-padded, with its length: equal keys are equal names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RecentKey {
+    len: usize,
+    bytes: [u64; 2],
+}
+
+impl RecentKey {
+    /// No name has this length.
+    const EMPTY: RecentKey = RecentKey {
+        len: usize::MAX,
+        bytes: [0; 2],
+    };
+
+    fn of(name: &str) -> Option<RecentKey> {
+        let len = name.len();
+        if len > 16 {
+            return None;
+        }
+        let mut bytes = [0u64; 2];
+        for (i, &b) in name.as_bytes().iter().enumerate() {
+            bytes[i / 8] |= u64::from(b) << (8 * (i % 8));
+        }
+        Some(RecentKey { len, bytes })
+    }
 }
 
 fn var_kind(space: StateSpace) -> VarKind {
@@ -285,7 +334,13 @@ impl<'m> Scopes<'m> {
             module,
             frames: Vec::new(),
             local_params: 0,
+            recent: RefCell::default(),
         }
+    }
+
+    /// Forgets the recent lookups (the scopes are about to change).
+    fn changed(&mut self) {
+        *self.recent.get_mut() = Recent::default();
     }
 
     /// Enters a function: its parameters form the outermost function scope.
@@ -295,6 +350,7 @@ impl<'m> Scopes<'m> {
         params: Option<&'m [Param]>,
         kernel: bool,
     ) {
+        self.changed();
         self.frames.clear();
         self.local_params = 0;
         let mut frame = Frame::default();
@@ -327,15 +383,18 @@ impl<'m> Scopes<'m> {
     }
 
     pub fn push(&mut self) {
+        self.changed();
         self.frames.push(Frame::default());
     }
 
     pub fn pop(&mut self) {
+        self.changed();
         self.frames.pop();
     }
 
     /// Declares a body-scope variable or register.
     pub fn declare(&mut self, v: &'m VarDecl) {
+        self.changed();
         let mut next = self.local_params;
         if let Some(frame) = self.frames.last_mut() {
             declare(frame, v, Some(&mut next));
@@ -345,6 +404,26 @@ impl<'m> Scopes<'m> {
 
     /// Resolves a name in the innermost scope that declares it.
     pub fn lookup(&self, name: &str) -> Option<Sym> {
+        let key = RecentKey::of(name);
+        if let Some(key) = key {
+            let recent = self.recent.borrow();
+            if let Some(at) = recent.keys.iter().position(|k| *k == key) {
+                return recent.syms[at];
+            }
+        }
+        let sym = self.resolve(name);
+        if let Some(key) = key {
+            let mut recent = self.recent.borrow_mut();
+            let at = recent.next;
+            recent.keys[at] = key;
+            recent.syms[at] = sym;
+            recent.next = (at + 1) % recent.keys.len();
+        }
+        sym
+    }
+
+    /// [`Scopes::lookup`] without the recent lookups.
+    fn resolve(&self, name: &str) -> Option<Sym> {
         self.frames
             .iter()
             .rev()
@@ -588,6 +667,8 @@ mod tests {
         s.declare(outer);
         assert_eq!(s.reg("%r3"), Some(ScalarType::B32));
         assert_eq!(s.reg("%r4"), None);
+        // Remembered here; the inner scope's declaration must not be answered from memory.
+        assert_eq!(s.reg("%r1"), Some(ScalarType::B32));
         let ptx_syntax::ast::Statement::Block(b) = &body.statements[1] else {
             panic!()
         };
