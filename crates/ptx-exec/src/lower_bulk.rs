@@ -252,13 +252,13 @@ fn tensor_operand(
     };
     let (addr, space) = match base {
         Operand::Name(n) => cx.addr(
-            &Operand::Address(Address {
+            &Operand::Address(Box::new(Address {
                 base: Some(n.clone()),
                 offset: 0,
                 offset_issues: Vec::new(),
                 unified: false,
                 span: n.span,
-            }),
+            })),
             Space::Generic,
         )?,
         other => {

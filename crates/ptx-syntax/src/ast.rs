@@ -482,14 +482,15 @@ pub enum Operand {
     Vector(Vec<Operand>, Span),
     /// `_`: no read or no write.
     Sink(Span),
-    /// `[base+offset]` in any of its forms.
-    Address(Address),
+    /// `[base+offset]` in any of its forms (boxed, as the rare large forms are: an operand is
+    /// moved and stored for every operand parsed, and the common ones are small).
+    Address(Box<Address>),
     /// A bracketed operand that is not a plain address (`[tex, {%f1, %f2}]`).
     Bracket(Vec<Operand>, Span),
     /// `!%p`: a negated predicate.
     Not(Box<Operand>, Span),
     /// `%p|%q`: the two destinations of `setp`.
-    PredPair(Name, Name, Span),
+    PredPair(Box<Name>, Box<Name>, Span),
     /// `(a, b)`: the argument lists of `call`.
     List(Vec<Operand>, Span),
     /// `buf[8]`: a name followed by a bracketed operand, ptxas's array-element address (also

@@ -103,10 +103,10 @@ fn peek<'t, 's>(i: &Input<'t, 's>) -> &'t Token<'s> {
 }
 
 fn peek_nth<'t, 's>(i: &Input<'t, 's>, n: usize) -> &'t Token<'s> {
-    i.iter_offsets()
-        .nth(n)
-        .map(|(_, t)| t)
-        .unwrap_or_else(|| peek_last(i))
+    // The rest of the input as a slice: indexing it is a bounds check, where stepping the
+    // stream's offset iterator was a loop.
+    let rest: &'t [Token<'s>] = i.peek_slice(i.eof_offset());
+    rest.get(n).unwrap_or_else(|| peek_last(i))
 }
 
 fn peek_last<'t, 's>(i: &Input<'t, 's>) -> &'t Token<'s> {
@@ -460,6 +460,11 @@ fn is_component(text: &str) -> bool {
     }
 }
 
+/// `a|b` (the names boxed: see [`Operand::PredPair`]).
+fn pred_pair(a: Name, b: Name, span: Span) -> Operand {
+    Operand::PredPair(Box::new(a), Box::new(b), span)
+}
+
 fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
     let t = peek(i);
     match t.kind {
@@ -489,7 +494,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
             bump(i);
             bump(i);
             let p = bump(i);
-            Ok(Operand::PredPair(
+            Ok(pred_pair(
                 Name {
                     name: "_".into(),
                     component: None,
@@ -510,7 +515,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                 bump(i);
                 bump(i);
                 bump(i);
-                return Ok(Operand::PredPair(
+                return Ok(pred_pair(
                     Name {
                         name: SmolStr::new("_"),
                         component: None,
@@ -593,7 +598,7 @@ fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                 bump(i);
                 bump(i);
                 bump(i);
-                return Ok(Operand::PredPair(
+                return Ok(pred_pair(
                     Name {
                         name: small_str(t.text),
                         component: None,
@@ -666,7 +671,7 @@ fn operand_expr(i: &mut Input<'_, '_>) -> PResult<Operand> {
         Expr::Int(lit) => Operand::Int(lit),
         Expr::Float(f) => Operand::Float(f),
         Expr::Binary(BinaryOp::BitOr, a, b, span) => match (*a, *b) {
-            (Expr::Name(a), Expr::Name(b)) => Operand::PredPair(
+            (Expr::Name(a), Expr::Name(b)) => pred_pair(
                 Name {
                     name: a.value,
                     component: None,
@@ -790,13 +795,13 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
         } else {
             false
         };
-        return Ok(Operand::Address(Address {
+        return Ok(Operand::Address(Box::new(Address {
             base,
             offset,
             offset_issues: issues,
             unified,
             span,
-        }));
+        })));
     }
     let mut inner = Vec::new();
     if !at(i, Tok::RBracket) {
@@ -817,13 +822,13 @@ fn address(i: &mut Input<'_, '_>) -> PResult<Operand> {
     };
     if inner.len() == 1 {
         if let Some((base, offset)) = base_offset(&inner[0]) {
-            return Ok(Operand::Address(Address {
+            return Ok(Operand::Address(Box::new(Address {
                 base,
                 offset,
                 offset_issues: Vec::new(),
                 unified,
                 span,
-            }));
+            })));
         }
     }
     if inner.is_empty() {
@@ -1795,7 +1800,8 @@ fn block_recovering(i: &mut Input<'_, '_>, errors: &mut Errors<'_>) -> PResult<B
 fn statement_estimate(i: &Input<'_, '_>) -> usize {
     let mut depth = 0usize;
     let mut count = 0usize;
-    for (_, t) in i.iter_offsets().take(1 << 16) {
+    let rest: &[Token<'_>] = i;
+    for t in &rest[..rest.len().min(1 << 16)] {
         match t.kind {
             Tok::LBrace => depth += 1,
             Tok::RBrace if depth == 0 => break,

@@ -55,6 +55,12 @@ impl<'s> ItemReader<'s> {
         if let Some(t) = self.pending.take() {
             return Some(t);
         }
+        self.lex()
+    }
+
+    /// The lexer's next token (`pending` is taken care of by the caller).
+    #[inline]
+    fn lex(&mut self) -> Option<Token<'s>> {
         let kind = self.lexer.next()?;
         // `slice` is the lexer's own text of the token (no second bounds and char-boundary
         // check, as indexing `text` again would make).
@@ -77,7 +83,9 @@ impl<'s> ItemReader<'s> {
         self.tokens.clear();
         let mut depth = 0usize;
         let mut end = self.text.len() as u32;
-        while let Some(t) = self.next_token() {
+        // Only the run's first token can be the pending one: the loop reads the lexer.
+        let mut next = self.next_token();
+        while let Some(t) = next {
             self.tokens.push(t);
             match t.kind {
                 Tok::LBrace | Tok::LParen | Tok::LBracket => depth += 1,
@@ -85,7 +93,7 @@ impl<'s> ItemReader<'s> {
                 Tok::RBrace => {
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
-                        match self.next_token() {
+                        match self.lex() {
                             Some(n) if n.kind == Tok::Semi => self.tokens.push(n),
                             Some(n) => {
                                 end = n.start;
@@ -99,6 +107,7 @@ impl<'s> ItemReader<'s> {
                 Tok::Semi if depth == 0 => break,
                 _ => {}
             }
+            next = self.lex();
         }
         if self.tokens.is_empty() {
             self.done = true;
@@ -106,7 +115,7 @@ impl<'s> ItemReader<'s> {
         }
         if self.pending.is_none() {
             // The run ends at a `;` or at the end of the text: the next token starts after it.
-            if let Some(n) = self.next_token() {
+            if let Some(n) = self.lex() {
                 end = n.start;
                 self.pending = Some(n);
             }

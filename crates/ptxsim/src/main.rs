@@ -11,7 +11,62 @@ use std::process::ExitCode;
 /// function (a few small allocations per instruction), and glibc's malloc and free were ~14 %
 /// of `ptxsim check`'s instructions under callgrind, mimalloc's ~5 % (crates/ptx-check/BENCHMARKS.md).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: NaturalMiMalloc = NaturalMiMalloc;
+
+/// [`mimalloc::MiMalloc`], but a request whose alignment the plain `mi_malloc` already
+/// guarantees goes to it: `MiMalloc` calls `mi_malloc_aligned` for every request, whose
+/// alignment checks (and, when the first free block is not aligned, its generic path) cost
+/// twice to three times the plain call. This is the test std's `System` allocator makes.
+struct NaturalMiMalloc;
+
+/// mimalloc v2's `mi_malloc_is_naturally_aligned` (src/alloc-aligned.c): a block is aligned
+/// to `align` when `align <= size` and `align <= MI_MAX_ALIGN_SIZE` (16 on 64-bit targets);
+/// its own aligned path hands such requests to `mi_malloc` on this test.
+fn naturally_aligned(size: usize, align: usize) -> bool {
+    align <= 16 && align <= size
+}
+
+// SAFETY: every method either forwards to `MiMalloc` unchanged or, when `naturally_aligned`
+// holds for the (new) size and alignment, calls the plain mimalloc function, whose result
+// mimalloc guarantees to be aligned so (see `naturally_aligned`). Blocks from either path are
+// ordinary mimalloc blocks, freed by `mi_free` (what `MiMalloc::dealloc` calls) and resized
+// by `mi_realloc`, which keeps the natural alignment of the new size.
+unsafe impl std::alloc::GlobalAlloc for NaturalMiMalloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if naturally_aligned(layout.size(), layout.align()) {
+            // SAFETY: see the impl.
+            unsafe { libmimalloc_sys::mi_malloc(layout.size()).cast() }
+        } else {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.alloc(layout) }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if naturally_aligned(layout.size(), layout.align()) {
+            // SAFETY: see the impl.
+            unsafe { libmimalloc_sys::mi_zalloc(layout.size()).cast() }
+        } else {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract, passed on; `ptr` is a mimalloc block either way.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if naturally_aligned(new_size, layout.align()) {
+            // SAFETY: see the impl; `ptr` is a live mimalloc block (the caller's contract).
+            unsafe { libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast() }
+        } else {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        }
+    }
+}
 
 /// Emulates NVIDIA PTX cache-control instructions on a CPU: validates them as ptxas does,
 /// runs kernels over a model of the GPU memory hierarchy, and reports what each hint did.

@@ -11,22 +11,48 @@ use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::fmt::Write as _;
 
 /// An instruction's modifier words, as written.
 pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
+
+/// A modifier as the rules hold it (the generic instruction's own `Spanned<SmolStr>`, or a
+/// word with its span): the gate lookup reads them in place instead of collecting the words
+/// of every instruction first.
+pub(crate) trait ModifierWord {
+    fn word(&self) -> &str;
+}
+
+impl ModifierWord for ptx_syntax::Spanned<smol_str::SmolStr> {
+    fn word(&self) -> &str {
+        &self.value
+    }
+}
+
+impl ModifierWord for (&str, Span) {
+    fn word(&self) -> &str {
+        self.0
+    }
+}
+
+/// A known opcode's place in the gate index.
+#[derive(Clone, Copy)]
+pub(crate) struct OpcodeId(u32);
 
 /// The gate rows of one known opcode that fail on the module's target and version.
 pub(crate) struct OpcodeGates {
     /// In table order (ptxas's order within the opcode).
     rows: Vec<&'static InsnGate>,
-    /// Some row tests a special-register operand (`%cluster_ctarank`).
-    tests_special: bool,
+    /// The special registers the rows test (`%cluster_ctarank` of a `%cluster_ctarank` or
+    /// `!%cluster_ctarank` word): a row reads no other operand name, so only these are looked
+    /// up, and an instruction that has none of them is answered by its shape.
+    special_words: Vec<&'static str>,
 }
 
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
-    by_opcode: FxHashMap<&'static str, OpcodeGates>,
+    /// Into `gates`.
+    by_opcode: FxHashMap<&'static str, OpcodeId>,
+    gates: Vec<OpcodeGates>,
     /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
     /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
     /// register operands these are all a row's condition reads, so the answer is the same for every
@@ -43,33 +69,43 @@ const MAX_SHAPES: usize = 4096;
 
 impl GateIndex {
     pub fn new(target: SmTarget, version: PtxVersion) -> Self {
-        let by_opcode = opcodes::OPCODES
+        let gates: Vec<OpcodeGates> = opcodes::OPCODES
             .iter()
             .map(|&op| {
                 let rows: Vec<&'static InsnGate> = ptx_isa::insn_gates::gates_of(op)
                     .iter()
                     .filter(|g| g.fails_on(target, version))
                     .collect();
-                let tests_special = rows.iter().any(|g| g.when.iter().any(|w| w.contains('%')));
-                (
-                    op,
-                    OpcodeGates {
-                        rows,
-                        tests_special,
-                    },
-                )
+                let mut special_words: Vec<&'static str> = rows
+                    .iter()
+                    .flat_map(|g| g.when.iter())
+                    .flat_map(|w| w.trim_start_matches('!').split('|'))
+                    .filter(|w| w.starts_with('%'))
+                    .collect();
+                special_words.sort_unstable();
+                special_words.dedup();
+                OpcodeGates {
+                    rows,
+                    special_words,
+                }
             })
+            .collect();
+        let by_opcode = opcodes::OPCODES
+            .iter()
+            .enumerate()
+            .map(|(at, &op)| (op, OpcodeId(at as u32)))
             .collect();
         GateIndex {
             by_opcode,
+            gates,
             holding: FxHashMap::default(),
             key: String::new(),
         }
     }
 
-    /// True if ptxas knows `opcode` (case-sensitive, as ptxas is).
-    pub fn is_known(&self, opcode: &str) -> bool {
-        self.by_opcode.contains_key(opcode)
+    /// `opcode`'s place if ptxas knows it (case-sensitive, as ptxas is).
+    pub fn known(&self, opcode: &str) -> Option<OpcodeId> {
+        self.by_opcode.get(opcode).copied()
     }
 }
 
@@ -84,11 +120,12 @@ impl Checker<'_> {
 
     /// The target and version gates of an instruction outside the cache-control families
     /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
-    pub(super) fn insn_gates(
+    pub(super) fn insn_gates<M: ModifierWord>(
         &mut self,
         i: &Instruction,
         opcode: &str,
-        mods: &[&str],
+        known: Option<OpcodeId>,
+        mods: &[M],
         scopes: &Scopes,
     ) {
         let start = i.opcode_span.start.min(i.span.start);
@@ -96,27 +133,38 @@ impl Checker<'_> {
         let index = self
             .gates
             .get_or_insert_with(|| GateIndex::new(target, version));
-        if let Some(gates) = index.by_opcode.get(opcode).filter(|g| !g.rows.is_empty()) {
+        let gates = known
+            .map(|id| &index.gates[id.0 as usize])
+            .filter(|g| !g.rows.is_empty());
+        if let Some(gates) = gates {
             let operands = i.op.operands();
             let mut special = Vec::new();
-            if gates.tests_special {
-                special_registers(operands, scopes, &mut special);
+            if !gates.special_words.is_empty() {
+                special_registers(operands, &gates.special_words, scopes, &mut special);
             }
+            let words = || mods.iter().map(|m| m.word()).collect::<Words>();
             let holding = if !special.is_empty() {
-                holding_rows(gates, mods, operands.len(), special, target, version)
+                holding_rows(gates, &words(), operands.len(), special, target, version)
             } else {
                 index.key.clear();
                 index.key.push_str(opcode);
                 for m in mods {
-                    index.key.push_str(m);
+                    index.key.push_str(m.word());
                 }
                 // `#` is in no opcode or modifier: the key reads back one way.
-                let _ = write!(index.key, "#{}", operands.len());
+                index.key.push('#');
+                push_decimal(&mut index.key, operands.len());
                 match index.holding.get(index.key.as_str()) {
                     Some(rows) => rows.clone(),
                     None => {
-                        let rows =
-                            holding_rows(gates, mods, operands.len(), Vec::new(), target, version);
+                        let rows = holding_rows(
+                            gates,
+                            &words(),
+                            operands.len(),
+                            Vec::new(),
+                            target,
+                            version,
+                        );
                         if index.holding.len() < MAX_SHAPES {
                             index
                                 .holding
@@ -132,7 +180,7 @@ impl Checker<'_> {
                     .push(gate_message(g, i.opcode_span, start, target, version));
             }
         }
-        if matches!(opcode, "shfl" | "vote") && !mods.contains(&".sync") {
+        if matches!(opcode, "shfl" | "vote") && !mods.iter().any(|m| m.word() == ".sync") {
             self.diags.extend(without_sync(
                 opcode,
                 i.opcode_span,
@@ -142,6 +190,15 @@ impl Checker<'_> {
             ));
         }
     }
+}
+
+/// Appends `n` in decimal (`write!` goes through the formatting machinery, a tenth of the
+/// gate lookup's time).
+fn push_decimal(key: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(key, n / 10);
+    }
+    key.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// The indices (into `gates.rows`, in order) of the rows whose condition holds.
@@ -243,23 +300,34 @@ fn without_sync(op: &str, span: Span, start: u32, sm: u32, version: PtxVersion) 
 }
 
 /// Special registers among the operands (`%cluster_ctarank`, `%clusterid` of `%clusterid.x`):
-/// `%` names that are not declared registers.
-fn special_registers<'o>(ops: &'o [Operand], scopes: &Scopes, out: &mut Vec<&'o str>) {
+/// `%` names that are not declared registers, of those in `words` (the ones the rows test;
+/// whether another name is among them changes no row's answer).
+fn special_registers<'o>(
+    ops: &'o [Operand],
+    words: &[&str],
+    scopes: &Scopes,
+    out: &mut Vec<&'o str>,
+) {
     for o in ops {
         match o {
             Operand::Name(n) if n.name.starts_with('%') => {
                 let base = n.name.split('.').next().unwrap_or("");
+                if !words.contains(&base) {
+                    continue;
+                }
+                // The cheap test first: a special register counts even where a scope
+                // declares its name.
                 let declared =
-                    matches!(scopes.lookup(base), Some(Sym::Reg(_))) && !symbols::is_special(base);
+                    !symbols::is_special(base) && matches!(scopes.lookup(base), Some(Sym::Reg(_)));
                 if !declared {
                     out.push(base);
                 }
             }
             Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
-                special_registers(v, scopes, out)
+                special_registers(v, words, scopes, out)
             }
             Operand::Not(inner, _) => {
-                special_registers(std::slice::from_ref(&**inner), scopes, out)
+                special_registers(std::slice::from_ref(&**inner), words, scopes, out)
             }
             _ => {}
         }

@@ -16,6 +16,7 @@ use crate::{Diagnostic, Severity};
 use ptx_isa::{CacheOperator, Feature, MemorySemantics, ScalarType, Scope, StateSpace, TypeKind};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
+use smallvec::SmallVec;
 
 type Tok<'a> = (&'a str, Span);
 
@@ -25,20 +26,20 @@ struct Scan<'a> {
     sem: Option<(MemorySemantics, Tok<'a>)>,
     mmio: Option<Span>,
     scope: Option<(Scope, Tok<'a>)>,
-    spaces: Vec<(StateSpace, Tok<'a>)>,
+    spaces: SmallVec<[(StateSpace, Tok<'a>); 2]>,
     cop: Option<(CacheOperator, Tok<'a>)>,
     nc: Option<Span>,
-    evs: Vec<(Option<Level>, Prio, Tok<'a>)>,
+    evs: SmallVec<[(Option<Level>, Prio, Tok<'a>); 2]>,
     hint: Option<Span>,
     pf: Option<Tok<'a>>,
     vec: Option<(u32, Tok<'a>)>,
-    types: Vec<(Option<ScalarType>, Tok<'a>)>,
+    types: SmallVec<[(Option<ScalarType>, Tok<'a>); 2]>,
     /// A vector modifier is the last modifier: the warning comes at the very end.
     vec_warn_last: Option<Span>,
     /// Known modifiers of other instructions (§5.12): cache levels (`.L1`, `.L2`,
     /// `.tensormap`), `.aligned`/`.noinc`, `.async`, `.sync`.
-    levels: Vec<Tok<'a>>,
-    flags: Vec<Tok<'a>>,
+    levels: SmallVec<[Tok<'a>; 2]>,
+    flags: SmallVec<[Tok<'a>; 2]>,
     async_: Option<Span>,
     sync: Option<Span>,
 }
@@ -335,7 +336,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         space_v
     };
     let type_ok = s.types.len() == 1 && is_ldst_type(s.types[0].0);
-    let prim: Vec<_> = s.types.iter().filter(|t| !is_alt_type(t.0)).collect();
+    let prim: SmallVec<[_; 2]> = s.types.iter().filter(|t| !is_alt_type(t.0)).collect();
     let alt_quirk = prim.len() == 1 && is_ldst_type(prim[0].0) && s.types.len() > 1;
     let ty: Option<ScalarType> = if type_ok {
         s.types[0].0

@@ -32,6 +32,7 @@ use ptx_syntax::ast::{
     VarDecl,
 };
 use ptx_syntax::{ParseError, Span};
+use smallvec::SmallVec;
 pub use streaming::check_streaming;
 use symbols::{ModuleScope, Scopes, Sym, VarKind};
 
@@ -92,7 +93,8 @@ pub(crate) struct Insn<'a> {
     pub guard: Option<&'a Guard>,
     pub opcode: &'a str,
     pub opcode_span: Span,
-    pub mods: Vec<(&'a str, Span)>,
+    /// On the stack for up to 8 modifiers (an instruction's usual count).
+    pub mods: SmallVec<[(&'a str, Span); 8]>,
     pub ops: &'a [Operand],
     /// What ptxas reports about the operands' constant expressions (parse stage).
     pub const_issues: &'a [ptx_syntax::consteval::ConstIssue],
@@ -917,10 +919,15 @@ impl<'a> Checker<'a> {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            if op != "cp" && !is_priority(op) && self.gate_index().is_known(op) {
-                let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
-                self.insn_gates(i, op, &mods, scopes);
+            let known = if op != "cp" && !is_priority(op) {
+                self.gate_index().known(op)
+            } else {
+                None
+            };
+            if known.is_some() {
+                self.insn_gates(i, op, known, &g.modifiers, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
+                    let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                     if !sink_result_allowed(op, &mods) {
                         let name = discard_name(op, &mods);
                         self.fatal(
@@ -942,7 +949,7 @@ impl<'a> Checker<'a> {
                 return true;
             }
         }
-        let (opcode, mods): (&str, Vec<(&str, Span)>) = match &i.op {
+        let (opcode, mods): (&str, SmallVec<[(&str, Span); 8]>) = match &i.op {
             Op::Generic(g) => (
                 &g.opcode.value,
                 g.modifiers
@@ -969,8 +976,8 @@ impl<'a> Checker<'a> {
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
         if gate_only(opcode, &mods) {
-            let words: gates::Words = mods.iter().map(|m| m.0).collect();
-            self.insn_gates(i, opcode, &words, scopes);
+            let known = self.gate_index().known(opcode);
+            self.insn_gates(i, opcode, known, &mods, scopes);
             return true;
         }
         let family = family(opcode, &mods, joined);
@@ -1070,7 +1077,7 @@ impl<'a> Checker<'a> {
         };
         k += 1;
         let shift = |s: Span| Span::new(s.start + start as u32, s.end + start as u32);
-        let mut mods = Vec::new();
+        let mut mods = SmallVec::new();
         while let Some(t) = at(k).filter(|t| t.kind == Tok::Dot) {
             mods.push((t.text, shift(t.span())));
             k += 1;
