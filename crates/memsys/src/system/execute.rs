@@ -189,22 +189,69 @@ impl MemSystem {
                 max: MAX_LANES,
             });
         }
-        // The first and last lanes' lines are usually every line of the request: bring their
-        // L1 and L2 sets into the host's caches while the lanes are checked and coalesced
-        // (a large L2's sets are far apart in host memory). A hint: nothing observable.
+        self.prefetch_request_sets(at.sm, lanes);
+        // The allocation holding each lane's bytes (when data is kept), for the data moves.
+        let mut alloc_of = [0u32; MAX_LANES];
+        let total = self.check_lanes(req, lanes, &mut alloc_of)?;
+        check_buffer(&data, total)?;
+        let route = self.route(req)?;
+        self.ensure_l1(at.sm);
+
+        let mut groups = std::mem::take(&mut self.groups);
+        coalesce(lanes, self.geo, &mut groups);
+        if route.op == Op::Atomic && !self.aggregated {
+            for g in groups.iter_mut() {
+                g.passes = atomic_passes(lanes, g.line, self.geo.line_shift);
+            }
+        }
+        if self.recorded.is_some() {
+            self.record_groups(req, &groups);
+        }
+        let capture = self.keep_data && matches!(data, Data::Out(_));
+        let input = match &data {
+            Data::In(b) => Some(*b),
+            _ => None,
+        };
+        let t = self.perform_groups(at, &route, lanes, &mut groups, capture, input);
+        let mut out = Outcome {
+            latency_cycles: self.latency(t.level),
+            ..t.out
+        };
+        if self.keep_data {
+            self.move_data(at, lanes, &alloc_of, &groups, &mut data, &mut out);
+        }
+        self.groups = groups;
+        self.sample_timeline();
+        Ok(out)
+    }
+
+    /// The first and last lanes' lines are usually every line of the request: bring their
+    /// L1 and L2 sets into the host's caches while the lanes are checked and coalesced
+    /// (a large L2's sets are far apart in host memory). A hint: nothing observable.
+    #[inline(always)]
+    fn prefetch_request_sets(&self, sm: usize, lanes: &[LaneAccess]) {
         if let (Some(first), Some(last)) = (lanes.first(), lanes.last()) {
             for addr in [first.addr, last.addr] {
                 let line = addr >> self.geo.line_shift;
                 self.l2.prefetch_set(self.l2.set_of(line));
-                if self.l1_ready[at.sm] {
-                    let l1 = &self.l1[at.sm];
+                if self.l1_ready[sm] {
+                    let l1 = &self.l1[sm];
                     l1.prefetch_set(l1.set_of(line));
                 }
             }
         }
+    }
+
+    /// Checks every lane's size and address (and, when data is kept, that its bytes lie in
+    /// an allocation, noted in `alloc_of`); returns the request's total bytes.
+    #[inline(always)]
+    fn check_lanes(
+        &self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        alloc_of: &mut [u32; MAX_LANES],
+    ) -> Result<usize, MemError> {
         let mut total = 0usize;
-        // The allocation holding each lane's bytes (when data is kept), for the data moves.
-        let mut alloc_of = [0u32; MAX_LANES];
         let mut near = 0usize;
         for (i, l) in lanes.iter().enumerate() {
             if l.bytes == 0 || l.bytes > MAX_LANE_BYTES {
@@ -245,151 +292,155 @@ impl MemSystem {
             }
             total += l.bytes as usize;
         }
-        match &data {
-            Data::Out(b) if b.len() != total => {
-                return Err(MemError::BufferSize {
-                    got: b.len(),
-                    need: total,
-                })
-            }
-            Data::In(b) if b.len() != total => {
-                return Err(MemError::BufferSize {
-                    got: b.len(),
-                    need: total,
-                })
-            }
-            _ => {}
-        }
-        let route = self.route(req)?;
-        self.ensure_l1(at.sm);
-        let geo = self.geo;
+        Ok(total)
+    }
 
-        // Coalesce the lanes into (line, sector mask) groups.
-        let mut groups = std::mem::take(&mut self.groups);
-        groups.clear();
-        for l in lanes {
-            let first = l.addr >> geo.sector_shift;
-            let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
-            for s in first..=last {
-                let line = s >> geo.sectors_per_line_shift;
-                let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
-                match groups.iter_mut().rev().find(|g| g.line == line) {
-                    Some(g) => g.mask |= bit,
-                    None => groups.push(Group {
-                        line,
-                        mask: bit,
-                        l1_hit: 0,
-                        passes: 1,
-                    }),
-                }
-            }
-        }
-        if route.op == Op::Atomic && !self.aggregated {
-            for g in groups.iter_mut() {
-                g.passes = atomic_passes(lanes, g.line, geo.line_shift);
-            }
-        }
-        if self.recorded.is_some() {
-            self.record_groups(req, &groups);
-        }
-        let line_bytes = 1usize << geo.line_shift;
-        let capture = self.keep_data && matches!(data, Data::Out(_));
+    /// Performs each line group along `route` on the issuing SM's L1, the L2 and the SM's
+    /// and instruction's counters; when `capture`, keeps the L1 bytes of read hits in
+    /// `hit_data` (a group's slot) for the data move.
+    #[inline(always)]
+    fn perform_groups(
+        &mut self,
+        at: Attr,
+        route: &Route,
+        lanes: &[LaneAccess],
+        groups: &mut [Group],
+        capture: bool,
+        input: Option<&[u8]>,
+    ) -> Track {
+        let line_bytes = 1usize << self.geo.line_shift;
         if capture {
             self.hit_data.resize(groups.len() * line_bytes, 0);
         }
-
         self.stats.requests += 1;
-        let input = match &data {
-            Data::In(b) => Some(*b),
-            _ => None,
+        let mut w = Work {
+            l1: &mut self.l1[at.sm],
+            l2: &mut self.l2,
+            combine: &mut self.combine,
+            sm: at.sm,
+            counters: SmAndInstr {
+                sm: &mut self.stats.per_sm[at.sm],
+                instr: &mut self.stats.per_instr[at.instr],
+            },
+            rng: &mut self.rng,
+            ranges: &self.range_policies,
+            mem: &self.mem,
+            geo: self.geo,
+            tally: Track::default(),
+            l2_hint: SetHint::NONE,
         };
-        let t = {
-            let mut w = Work {
-                l1: &mut self.l1[at.sm],
-                l2: &mut self.l2,
-                combine: &mut self.combine,
-                sm: at.sm,
-                counters: SmAndInstr {
-                    sm: &mut self.stats.per_sm[at.sm],
-                    instr: &mut self.stats.per_instr[at.instr],
-                },
-                rng: &mut self.rng,
-                ranges: &self.range_policies,
-                mem: &self.mem,
-                geo,
-                tally: Track::default(),
-                l2_hint: SetHint::NONE,
-            };
-            if route.touches_l1 {
-                w.bump(|c| c.l1.requests += 1);
-            }
-            let mut reached_l2 = false;
-            for (gi, g) in groups.iter_mut().enumerate() {
-                match route.op {
-                    Op::Read => {
-                        let (hit, l2) = w.read_group(&route, g.line, g.mask);
-                        g.l1_hit = hit;
-                        reached_l2 |= l2;
-                        if capture && hit != 0 {
-                            if let (_, Some(s)) = w.l1.lookup(g.line) {
-                                self.hit_data[gi * line_bytes..(gi + 1) * line_bytes]
-                                    .copy_from_slice(w.l1.line_data(s));
-                            }
-                        }
-                    }
-                    Op::Write { through } => {
-                        reached_l2 |= w.write_group(&route, g.line, g.mask, through, lanes, input);
-                    }
-                    Op::Atomic => {
-                        for _ in 0..g.passes {
-                            reached_l2 |= w.atomic_group(&route, g.line, g.mask);
+        if route.touches_l1 {
+            w.bump(|c| c.l1.requests += 1);
+        }
+        let mut reached_l2 = false;
+        for (gi, g) in groups.iter_mut().enumerate() {
+            match route.op {
+                Op::Read => {
+                    let (hit, l2) = w.read_group(route, g.line, g.mask);
+                    g.l1_hit = hit;
+                    reached_l2 |= l2;
+                    if capture && hit != 0 {
+                        if let (_, Some(s)) = w.l1.lookup(g.line) {
+                            self.hit_data[gi * line_bytes..(gi + 1) * line_bytes]
+                                .copy_from_slice(w.l1.line_data(s));
                         }
                     }
                 }
-            }
-            w.finish(&route, reached_l2);
-            w.tally
-        };
-        let mut out = Outcome {
-            latency_cycles: self.latency(t.level),
-            ..t.out
-        };
-        // Move the data.
-        if self.keep_data {
-            match &mut data {
-                Data::Out(buf) => {
-                    let stale = self.read_data(lanes, &alloc_of, &groups, buf);
-                    if stale != 0 {
-                        out.stale_lanes = stale;
-                        let n = u64::from(stale.count_ones());
-                        self.stats.per_sm[at.sm].stale_reads += n;
-                        self.stats.per_instr[at.instr].stale_reads += n;
+                Op::Write { through } => {
+                    reached_l2 |= w.write_group(route, g.line, g.mask, through, lanes, input);
+                }
+                Op::Atomic => {
+                    for _ in 0..g.passes {
+                        reached_l2 |= w.atomic_group(route, g.line, g.mask);
                     }
                 }
-                Data::In(buf) => {
-                    let mut off = 0usize;
-                    for (l, &a) in lanes.iter().zip(&alloc_of) {
-                        let n = l.bytes as usize;
-                        copy_small(
-                            self.mem.bytes_in_mut(a as usize, l.addr, n),
-                            &buf[off..off + n],
-                        );
-                        off += n;
-                    }
-                }
-                Data::Atomic(f) => {
-                    for (i, (l, &a)) in lanes.iter().zip(&alloc_of).enumerate() {
-                        f(
-                            i,
-                            self.mem.bytes_in_mut(a as usize, l.addr, l.bytes as usize),
-                        );
-                    }
-                }
-                Data::None => {}
             }
         }
-        self.groups = groups;
-        self.sample_timeline();
-        Ok(out)
+        w.finish(route, reached_l2);
+        w.tally
+    }
+
+    /// Moves the request's data (memory systems that keep data): a load's bytes into its
+    /// buffer (noting stale L1 lanes in `out` and the counters), a store's into the image,
+    /// an atomic's operation on each lane's bytes.
+    #[inline(always)]
+    fn move_data(
+        &mut self,
+        at: Attr,
+        lanes: &[LaneAccess],
+        alloc_of: &[u32; MAX_LANES],
+        groups: &[Group],
+        data: &mut Data<'_>,
+        out: &mut Outcome,
+    ) {
+        match data {
+            Data::Out(buf) => {
+                let stale = self.read_data(lanes, alloc_of, groups, buf);
+                if stale != 0 {
+                    out.stale_lanes = stale;
+                    let n = u64::from(stale.count_ones());
+                    self.stats.per_sm[at.sm].stale_reads += n;
+                    self.stats.per_instr[at.instr].stale_reads += n;
+                }
+            }
+            Data::In(buf) => {
+                let mut off = 0usize;
+                for (l, &a) in lanes.iter().zip(alloc_of) {
+                    let n = l.bytes as usize;
+                    copy_small(
+                        self.mem.bytes_in_mut(a as usize, l.addr, n),
+                        &buf[off..off + n],
+                    );
+                    off += n;
+                }
+            }
+            Data::Atomic(f) => {
+                for (i, (l, &a)) in lanes.iter().zip(alloc_of).enumerate() {
+                    f(
+                        i,
+                        self.mem.bytes_in_mut(a as usize, l.addr, l.bytes as usize),
+                    );
+                }
+            }
+            Data::None => {}
+        }
+    }
+}
+
+/// Checks that a load's or store's buffer holds exactly the lanes' bytes.
+#[inline(always)]
+fn check_buffer(data: &Data<'_>, total: usize) -> Result<(), MemError> {
+    let got = match data {
+        Data::Out(b) => b.len(),
+        Data::In(b) => b.len(),
+        _ => return Ok(()),
+    };
+    if got != total {
+        return Err(MemError::BufferSize { got, need: total });
+    }
+    Ok(())
+}
+
+/// Coalesces the lanes into (line, sector mask) groups, in the order lines are first
+/// touched.
+#[inline(always)]
+fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
+    groups.clear();
+    for l in lanes {
+        let first = l.addr >> geo.sector_shift;
+        let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
+        for s in first..=last {
+            let line = s >> geo.sectors_per_line_shift;
+            let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
+            match groups.iter_mut().rev().find(|g| g.line == line) {
+                Some(g) => g.mask |= bit,
+                None => groups.push(Group {
+                    line,
+                    mask: bit,
+                    l1_hit: 0,
+                    passes: 1,
+                }),
+            }
+        }
     }
 }
