@@ -5,7 +5,9 @@
 //!
 //! ```text
 //! moves.rs    mov, cvt, cvta, mapa, isspacep
-//! arith.rs    integer/float arithmetic, carry chains, video SIMD, lop3, bit ops
+//! int_forms.rs carry chains, mul24/mad24, dp4a/dp2a, fns, video SIMD, lop3, packed 16x2
+//! arith.rs    add...shr, copysign, sad, mad/fma, one-operand ops
+//! bits.rs     bfe, bfi, prmt, shf
 //! compare.rs  testp, setp, set, selp, slct
 //! control.rs  bra/brx, call, ret, exit, trap, brkpt
 //! atomic.rs   atom, red
@@ -25,8 +27,10 @@ use ptx_syntax::Span;
 
 mod arith;
 mod atomic;
+mod bits;
 mod compare;
 mod control;
+mod int_forms;
 mod matrix;
 mod moves;
 mod sync;
@@ -231,13 +235,20 @@ pub(crate) fn lower_generic(
     let opcode = g.opcode.value.as_str();
     Ok(match opcode {
         "mov" | "cvt" | "cvta" | "mapa" | "isspacep" => moves::lower(cx, g, &m, span, opcode)?,
-        "addc" | "subc" | "madc" | "add" | "sub" | "mad" | "mul24" | "bmsk" | "szext" | "mad24"
-        | "dp4a" | "dp2a" | "fns" | "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4"
-        | "vabsdiff2" | "vabsdiff4" | "vmin2" | "vmin4" | "vmax2" | "vmax4" | "lop3" | "min"
-        | "max" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "copysign"
-        | "sad" | "fma" | "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind"
-        | "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "bfe" | "bfi"
-        | "prmt" | "shf" => arith::lower(cx, g, &m, span, opcode)?,
+        "addc" | "subc" | "madc" | "mul24" | "bmsk" | "szext" | "mad24" | "dp4a" | "dp2a"
+        | "fns" | "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2"
+        | "vabsdiff4" | "vmin2" | "vmin4" | "vmax2" | "vmax4" | "lop3" => {
+            int_forms::lower(cx, g, &m, span, opcode)?
+        }
+        "add" | "sub" | "mad" if m.has(".cc") => int_forms::lower(cx, g, &m, span, opcode)?,
+        "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
+            int_forms::lower(cx, g, &m, span, opcode)?
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
+        | "shr" | "copysign" | "sad" | "mad" | "fma" | "not" | "cnot" | "neg" | "abs" | "popc"
+        | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos"
+        | "tanh" => arith::lower(cx, g, &m, span, opcode)?,
+        "bfe" | "bfi" | "prmt" | "shf" => bits::lower(cx, g, &m, span, opcode)?,
         "testp" | "setp" | "set" | "selp" | "slct" => compare::lower(cx, g, &m, span, opcode)?,
         "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" => {
             control::lower(cx, g, &m, span, opcode)?
