@@ -34,7 +34,8 @@
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
-//! - `cache.rs`: the sector cache (layout, lookup, victim choice, evict-last cap);
+//! - `cache.rs`: the sector cache front end; `cache/packed.rs`, `cache/wide.rs`: set storage,
+//!   lookup, victim choice and the evict-last cap; `cache/index.rs`: set indexing;
 //! - `policy.rs`: `createpolicy` encoding; `config.rs`/`timing.rs`: presets and latencies;
 //!   `memory.rs`: the global image; `stats.rs`: counters; `replay.rs`, `l2_microbench.rs`.
 
