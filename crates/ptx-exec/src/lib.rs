@@ -16,7 +16,8 @@
 //!   lower/operands.rs registers, predicates, specials, immediates, addresses; OperandCx
 //!   lower/memory.rs  ld, st, cp.async, createpolicy; AST → memsys qualifier maps
 //! lower_ops/         generic instructions by family (mod.rs: Mods, lower_generic dispatch):
-//!                    moves, int_forms, arith, bits, compare, control, atomic, sync, matrix
+//!                    moves, int_forms, arith, bits, compare, control, atomic, sync, warp,
+//!                    matrix
 //! lower_bulk.rs      cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
 //! program.rs         the lowered form: Function, Inst, Op; program/: operands.rs,
 //!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks)

@@ -11,8 +11,8 @@
 //! compare.rs  testp, setp, set, selp, slct
 //! control.rs  bra/brx, call, ret, exit, trap, brkpt
 //! atomic.rs   atom, red
-//! sync.rs     bar/barrier, membar/fence, elect, shfl, vote, activemask, redux, match,
-//!             mbarrier
+//! sync.rs     bar/barrier, membar/fence, mbarrier
+//! warp.rs     elect, shfl, vote, activemask, redux, match
 //! matrix.rs   ldmatrix, stmatrix, mma, wmma, wgmma
 //! ```
 //!
@@ -34,6 +34,7 @@ mod int_forms;
 mod matrix;
 mod moves;
 mod sync;
+mod warp;
 
 use atomic::lower_atom;
 use sync::lower_mbarrier;
@@ -255,8 +256,10 @@ pub(crate) fn lower_generic(
         }
         "atom" | "red" => lower_atom(cx, g, &m, span, opcode == "red")?,
         "bar" | "barrier" | "membar" | "fence" | "nanosleep" | "pmevent" | "griddepcontrol"
-        | "setmaxnreg" | "discard" | "applypriority" | "elect" | "shfl" | "vote" | "activemask"
-        | "redux" | "match" => sync::lower(cx, g, &m, span, opcode)?,
+        | "setmaxnreg" | "discard" | "applypriority" => sync::lower(cx, g, &m, span, opcode)?,
+        "elect" | "shfl" | "vote" | "activemask" | "redux" | "match" => {
+            warp::lower(cx, g, &m, span, opcode)?
+        }
         "ldmatrix" | "stmatrix" | "mma" | "wmma" | "wgmma" => {
             matrix::lower(cx, g, &m, span, opcode)?
         }
