@@ -23,6 +23,21 @@
 //!
 //! Configurations ([`GpuConfig`]) come as presets (`a100`, `h100`, `b200`) with their
 //! sources cited, and any field can be overridden from TOML.
+//!
+//! Where each rule lives:
+//! - `system.rs`: [`MemSystem`]'s construction, allocation, host access and request API;
+//! - `system/route.rs`: routing, one arm per PTX ISA sentence (cache operators, semantics,
+//!   scopes, `.L1::`/`.L2::` priorities, policies, prefetch sizes);
+//! - `system/execute.rs`: the checked request engine (coalescing, attribution, atomic passes);
+//! - `system/work.rs`: one request's work on L1/L2/DRAM (fills, write-back/-through, own-L1
+//!   updates, prefetch-size fills, L2 priority per line);
+//! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
+//!   reads), trace recording, statistics and line/occupancy inspection;
+//! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
+//! - `cache.rs`: the sector cache front end; `cache/packed.rs`, `cache/wide.rs`: set storage,
+//!   lookup, victim choice and the evict-last cap; `cache/index.rs`: set indexing;
+//! - `policy.rs`: `createpolicy` encoding; `config.rs`/`timing.rs`: presets and latencies;
+//!   `memory.rs`: the global image; `stats.rs`: counters; `replay.rs`, `l2_microbench.rs`.
 
 mod cache;
 mod config;

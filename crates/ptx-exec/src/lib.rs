@@ -11,8 +11,16 @@
 //!
 //! ```text
 //! lib.rs             Session: buffers, parameter packing, launch
-//! lower.rs, lower_ops.rs, lower_bulk.rs   ast → Program (operands, types, instruction forms)
-//! program.rs         the lowered form: Function, Inst, Op, operands, scheduling ranks
+//! lower.rs           ast → Program: lower_module, scopes, labels, declarations, dispatch
+//!   lower/layout.rs  module variables' placement, size limits, initializers
+//!   lower/operands.rs registers, predicates, specials, immediates, addresses; OperandCx
+//!   lower/memory.rs  ld, st, cp.async, createpolicy; AST → memsys qualifier maps
+//! lower_ops/         generic instructions by family (mod.rs: Mods, lower_generic dispatch):
+//!                    moves, int_forms, arith, bits, compare, control, atomic, sync, warp,
+//!                    matrix
+//! lower_bulk.rs      cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
+//! program.rs         the lowered form: Function, Inst, Op; program/: operands.rs,
+//!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks)
 //! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
 //!                    generic address windows)
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine

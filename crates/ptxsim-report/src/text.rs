@@ -145,6 +145,16 @@ pub fn render_run(r: &Report) -> String {
     let Some(v) = r.variants.first() else {
         return s;
     };
+    write_summary(&mut s, r, v);
+    write_evictions(&mut s, v);
+    write_top_lines(&mut s, v);
+    write_per_line(&mut s, v);
+    write_per_source_line(&mut s, v);
+    s
+}
+
+/// The run line, the metric summary and the time estimate.
+fn write_summary(s: &mut String, r: &Report, v: &VariantReport) {
     let _ = writeln!(
         s,
         "run: {} warp-instructions, {} thread-instructions, cp.async {}, stale L1 reads {}\n",
@@ -175,7 +185,10 @@ pub fn render_run(r: &Report) -> String {
         s.push_str(&time);
         s.push('\n');
     }
+}
 
+/// Evictions by class per level, and L2 lines by class at the end.
+fn write_evictions(s: &mut String, v: &VariantReport) {
     s.push_str("Evictions by priority class (lines)\n");
     let (l1, l2) = (&v.levels.l1.evictions, &v.levels.l2.evictions);
     let rows = vec![
@@ -217,7 +230,10 @@ pub fn render_run(r: &Report) -> String {
         thousands(end.normal),
         thousands(end.evict_last)
     );
+}
 
+/// The lines with the most DRAM traffic.
+fn write_top_lines(s: &mut String, v: &VariantReport) {
     s.push_str("Top lines by DRAM traffic\n");
     if v.top_dram_lines.is_empty() {
         s.push_str("  (no DRAM traffic)\n");
@@ -246,7 +262,10 @@ pub fn render_run(r: &Report) -> String {
         s.push_str(&table_with_text_last(&rows));
     }
     s.push('\n');
+}
 
+/// Counters per PTX line with memory activity.
+fn write_per_line(s: &mut String, v: &VariantReport) {
     s.push_str("Per PTX line (lines with memory activity)\n");
     let mut rows = vec![vec![
         "line".to_string(),
@@ -284,6 +303,10 @@ pub fn render_run(r: &Report) -> String {
         ]);
     }
     s.push_str(&table_with_text_last(&rows));
+}
+
+/// Counters per source line (modules with `.loc`).
+fn write_per_source_line(s: &mut String, v: &VariantReport) {
     if !v.source_lines.is_empty() {
         s.push_str("\nPer source line (.loc)\n");
         let mut rows = vec![vec![
@@ -315,7 +338,6 @@ pub fn render_run(r: &Report) -> String {
         }
         s.push_str(&table(&rows, 2));
     }
-    s
 }
 
 /// A table whose first column is left-aligned, numbers right-aligned, and the last two (unit,

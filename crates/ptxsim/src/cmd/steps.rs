@@ -137,10 +137,39 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             }
         }
     }
-    for (name, path) in &outputs {
+    if let Err(code) = write_outputs(&prepared, &outputs, quiet_stdout) {
+        return code;
+    }
+    let matched = match check_expectations(&prepared, &file, base, quiet_stdout) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    if let Some(format) = args.report {
+        let text = render_step_reports(&reports, format);
+        if let Err(code) = deliver_report(&text, format, args) {
+            return code;
+        }
+    }
+    if !matched {
+        ExitCode::from(1)
+    } else if args.fail_on_hazard && hazards_found > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Writes each `--out` buffer (`.bin` raw, otherwise `.npy`).
+fn write_outputs(
+    prepared: &PreparedSteps,
+    outputs: &[(String, PathBuf)],
+    quiet_stdout: bool,
+) -> Result<(), ExitCode> {
+    let say = |line: String| status_line(quiet_stdout, line);
+    for (name, path) in outputs {
         let out = match prepared.buffer(name) {
             Ok(a) => a,
-            Err(e) => return fail(format!("--out {name}: {e}")),
+            Err(e) => return Err(fail(format!("--out {name}: {e}"))),
         };
         let written = if path.extension().is_some_and(|e| e == "bin") {
             ptxsim::output::write_atomic(path, &out.bytes).map_err(|e| e.to_string())
@@ -149,20 +178,32 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         };
         if let Err(e) = written {
             eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
         say(format!("wrote buffer `{name}` to {}", path.display()));
     }
+    Ok(())
+}
+
+/// Checks each `[[expect]]` buffer against its `.npy` within its ULP bound: `Ok(false)` when
+/// one differs.
+fn check_expectations(
+    prepared: &PreparedSteps,
+    file: &LaunchFile,
+    base: &Path,
+    quiet_stdout: bool,
+) -> Result<bool, ExitCode> {
+    let say = |line: String| status_line(quiet_stdout, line);
     let mut matched = true;
     for ex in &file.expect {
         let name = ex.buffer.as_deref().unwrap_or_default();
         let want = match read_npy(&base.join(&ex.npy)) {
             Ok(w) => w,
-            Err(e) => return fail(e),
+            Err(e) => return Err(fail(e)),
         };
         let got = match prepared.buffer(name) {
             Ok(g) => g,
-            Err(e) => return fail(e),
+            Err(e) => return Err(fail(e)),
         };
         match ptxsim::launch::compare(&got, &want, ex.max_ulp) {
             Ok(c) if c.mismatches == 0 => say(format!(
@@ -184,36 +225,29 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
                     c.elements
                 ));
             }
-            Err(e) => return fail(e),
+            Err(e) => return Err(fail(e)),
         }
     }
-    if let Some(format) = args.report {
-        let text = match format {
-            ReportFormat::Json => {
-                // A JSON array of run reports (docs/report.schema.json), one per kernel step.
-                let docs: Vec<String> = reports.iter().map(|(_, r)| r.to_json()).collect();
-                format!("[\n{}\n]\n", docs.join(",\n").trim_end())
-            }
-            _ => {
-                let mut text = String::new();
-                for (title, r) in &reports {
-                    text.push_str(&format!("== {title}\n"));
-                    text.push_str(&ptxsim_report::text::render_run(r));
-                    text.push('\n');
-                }
-                text
-            }
-        };
-        if let Err(code) = deliver_report(&text, format, args) {
-            return code;
+    Ok(matched)
+}
+
+/// The reports of every kernel step: a JSON array, or the text reports one after another.
+fn render_step_reports(reports: &[(String, Report)], format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Json => {
+            // A JSON array of run reports (docs/report.schema.json), one per kernel step.
+            let docs: Vec<String> = reports.iter().map(|(_, r)| r.to_json()).collect();
+            format!("[\n{}\n]\n", docs.join(",\n").trim_end())
         }
-    }
-    if !matched {
-        ExitCode::from(1)
-    } else if args.fail_on_hazard && hazards_found > 0 {
-        ExitCode::from(3)
-    } else {
-        ExitCode::SUCCESS
+        _ => {
+            let mut text = String::new();
+            for (title, r) in reports {
+                text.push_str(&format!("== {title}\n"));
+                text.push_str(&ptxsim_report::text::render_run(r));
+                text.push('\n');
+            }
+            text
+        }
     }
 }
 

@@ -1,0 +1,279 @@
+//! Integer forms with their own modifiers: carry chains (`addc`/`subc`/`madc`, `.cc`),
+//! `mul24`/`bmsk`/`szext`, `mad24`/`dp4a`/`dp2a`, `fns`, SIMD video ops, `lop3`, packed
+//! 16x2 `add`/`sub`/`min`/`max`.
+
+use super::*;
+
+/// Lowers one instruction of this family (`lower_generic` dispatches by opcode).
+pub(super) fn lower(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    Ok(match opcode {
+        "addc" | "subc" | "madc" => lower_carry(cx, g, m, span, opcode)?,
+        "add" | "sub" | "mad" if m.has(".cc") => lower_carry(cx, g, m, span, opcode)?,
+        "mul24" | "bmsk" | "szext" => {
+            let ty = one_type(cx, m, g, span)?;
+            let [d, a, b] = fixed_operands(cx, g, span)?;
+            let op = match opcode {
+                "mul24" => IntOp2::Mul24 {
+                    signed: ty == ScalarType::S32,
+                    hi: m.has(".hi"),
+                },
+                "bmsk" => IntOp2::Bmsk {
+                    wrap: m.has(".wrap"),
+                },
+                _ => IntOp2::Szext {
+                    signed: ty == ScalarType::S32,
+                    wrap: m.has(".wrap"),
+                },
+            };
+            Op::Int2 {
+                op,
+                ty: ScalarType::U32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ty)?,
+                b: cx.src(b, ScalarType::U32)?,
+            }
+        }
+        "mad24" | "dp4a" | "dp2a" => {
+            let types = m.types();
+            let [d, a, b, c] = fixed_operands(cx, g, span)?;
+            let (op, ta, tb) = match (opcode, types.as_slice()) {
+                ("mad24", [t]) if !m.has(".sat") => (
+                    IntOp3::Mad24 {
+                        signed: *t == ScalarType::S32,
+                        hi: m.has(".hi"),
+                    },
+                    *t,
+                    *t,
+                ),
+                ("dp4a", [ta, tb]) => (
+                    IntOp3::Dp4a {
+                        a_signed: *ta == ScalarType::S32,
+                        b_signed: *tb == ScalarType::S32,
+                    },
+                    *ta,
+                    *tb,
+                ),
+                ("dp2a", [ta, tb]) => (
+                    IntOp3::Dp2a {
+                        hi: m.has(".hi"),
+                        a_signed: *ta == ScalarType::S32,
+                        b_signed: *tb == ScalarType::S32,
+                    },
+                    *ta,
+                    *tb,
+                ),
+                _ => return Err(unsupported(cx, g, span)),
+            };
+            let tc = if opcode == "mad24" {
+                ta
+            } else if ta == ScalarType::S32 || tb == ScalarType::S32 {
+                ScalarType::S32
+            } else {
+                ScalarType::U32
+            };
+            Op::Int3 {
+                op,
+                ty: ScalarType::U32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ta)?,
+                b: cx.src(b, tb)?,
+                c: cx.src(c, tc)?,
+            }
+        }
+        "fns" => {
+            let [d, mask, base, offset] = fixed_operands(cx, g, span)?;
+            Op::Int3 {
+                op: IntOp3::Fns,
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(mask, ScalarType::B32)?,
+                b: cx.src(base, ScalarType::U32)?,
+                c: cx.src(offset, ScalarType::S32)?,
+            }
+        }
+        "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
+        | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, m, span, opcode)?,
+        "lop3" if m.has(".or") || m.has(".and") => {
+            // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
+            let [dp, a, b, c, lut, q] = fixed_operands(cx, g, span)?;
+            let Operand::PredPair(x, p, _) = dp else {
+                return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
+            };
+            let d = cx.dst(&pair_part(x))?;
+            let lut = match lut {
+                Operand::Int(v) => v.value.value as u8,
+                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+            };
+            Op::Lop3Pred {
+                lut,
+                op: if m.has(".and") {
+                    BoolOp::And
+                } else {
+                    BoolOp::Or
+                },
+                d,
+                p: cx.pred_dst(&pair_part(p))?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+                q: cx.pred_src(q)?,
+            }
+        }
+        "lop3" => {
+            let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
+            let lut = match lut {
+                Operand::Int(v) => v.value.value as u8,
+                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+            };
+            Op::Int3 {
+                op: IntOp3::Lop3(lut),
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+                c: cx.src(c, ScalarType::B32)?,
+            }
+        }
+        "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
+            // Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
+            let [d, a, b] = fixed_operands(cx, g, span)?;
+            let op = match opcode {
+                "add" => X2Op::Add,
+                "sub" => X2Op::Sub,
+                "min" => X2Op::Min,
+                _ => X2Op::Max,
+            };
+            Op::Int2 {
+                op: IntOp2::X2 {
+                    op,
+                    signed: m.has(".s16x2"),
+                    relu: m.has(".relu"),
+                },
+                ty: ScalarType::B32,
+                d: cx.dst(d)?,
+                a: cx.src(a, ScalarType::B32)?,
+                b: cx.src(b, ScalarType::B32)?,
+            }
+        }
+        _ => return Err(unsupported(cx, g, span)),
+    })
+}
+
+/// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`.
+pub(super) fn lower_carry(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let ty = one_type(cx, m, g, span)?;
+    if ty.kind() == TypeKind::Float {
+        return Err(unsupported(cx, g, span));
+    }
+    let cin = opcode.ends_with('c');
+    let cout = m.has(".cc");
+    let op = match opcode {
+        "add" | "addc" => CarryOp::Add,
+        "sub" | "subc" => CarryOp::Sub,
+        _ if m.has(".hi") => CarryOp::MadHi,
+        _ if m.has(".wide") => return Err(unsupported(cx, g, span)),
+        _ => CarryOp::MadLo,
+    };
+    let mad = matches!(op, CarryOp::MadLo | CarryOp::MadHi);
+    let ops = operands(cx, g, span, if mad { 4 } else { 3 })?;
+    let c = if mad {
+        cx.src(&ops[3], ty)?
+    } else {
+        Src::Imm(0)
+    };
+    Ok(Op::Carry {
+        op,
+        cin,
+        cout,
+        ty,
+        d: cx.dst(&ops[0])?,
+        a: cx.src(&ops[1], ty)?,
+        b: cx.src(&ops[2], ty)?,
+        c,
+    })
+}
+
+/// The SIMD video instructions (`vop2`/`vop4`); only the default byte/halfword selectors (the
+/// form nvcc's `__vabsdiffu4`, `__vsadu2/4` ... emit), with any `.mask` on `d`.
+pub(super) fn lower_video(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::int::VideoOp;
+    let lanes = if opcode.ends_with('4') { 4 } else { 2 };
+    let op = match &opcode[..opcode.len() - 1] {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vavrg" => VideoOp::Avrg,
+        "vabsdiff" => VideoOp::AbsDiff,
+        "vmin" => VideoOp::Min,
+        _ => VideoOp::Max,
+    };
+    let types = m.types();
+    let [dt, at, bt] = types.as_slice() else {
+        return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
+    };
+    let [d, a, b, c] = fixed_operands(cx, g, span)?;
+    // `d.b3210`/`d.h10` masks and `a.bxyzw` selectors arrive as register components.
+    let component = |o: &Operand| match o {
+        Operand::Name(n) => n.component.clone(),
+        _ => None,
+    };
+    if component(a).is_some() || component(b).is_some() || component(c).is_some() {
+        return Err(cx.error(
+            span,
+            format!("`{opcode}` with byte/halfword selectors is not supported by the interpreter"),
+        ));
+    }
+    let full = (1u32 << lanes) - 1;
+    let mask = match component(d) {
+        None => full,
+        Some(sel) => {
+            let digits = sel.strip_prefix('b').or_else(|| sel.strip_prefix('h'));
+            let mut mk = 0u32;
+            for ch in digits.unwrap_or("x").chars() {
+                match ch.to_digit(10) {
+                    Some(v) if v < lanes => mk |= 1 << v,
+                    _ => return Err(cx.error(span, format!("bad mask `.{sel}` on `{opcode}`"))),
+                }
+            }
+            mk
+        }
+    };
+    let dreg = match d {
+        Operand::Name(n) => Operand::Name(ptx_syntax::ast::Name {
+            component: None,
+            ..n.clone()
+        }),
+        other => other.clone(),
+    };
+    Ok(Op::Video {
+        op,
+        lanes,
+        d_signed: *dt == ScalarType::S32,
+        a_signed: *at == ScalarType::S32,
+        b_signed: *bt == ScalarType::S32,
+        sat: m.has(".sat"),
+        add: m.has(".add"),
+        mask,
+        d: cx.dst(&dreg)?,
+        a: cx.src(a, ScalarType::B32)?,
+        b: cx.src(b, ScalarType::B32)?,
+        c: cx.src(c, ScalarType::B32)?,
+    })
+}

@@ -1,0 +1,184 @@
+//! Barriers and fences: `bar`/`barrier`, `membar`/`fence`, hints that do nothing here, and
+//! `mbarrier`.
+
+use super::*;
+
+/// Lowers one instruction of this family (`lower_generic` dispatches by opcode).
+pub(super) fn lower(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let ops = &g.operands;
+    Ok(match opcode {
+        "bar" if m.has(".warp") => {
+            // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
+            let [mask] = ops.as_slice() else {
+                return Err(cx.error(span, "bar.warp.sync takes one operand".into()));
+            };
+            Op::WarpSync {
+                mask: cx.src(mask, ScalarType::B32)?,
+            }
+        }
+        // `barrier.cluster.arrive` / `barrier.cluster.wait` (CUTLASS's cluster_arrive/wait, also
+        // for 1x1x1 clusters): clusters are one CTA here, so the wait is a CTA-wide barrier
+        // (on an id of its own, apart from bar.sync's 0..15) and the arrive has nothing to do.
+        // Waiting for every thread at the wait is stronger than waiting for their arrivals,
+        // never weaker.
+        "barrier" if m.has(".cluster") => {
+            if m.has(".wait") {
+                Op::BarSync {
+                    id: Src::Imm(16),
+                    count: None,
+                    arrive_only: false,
+                }
+            } else {
+                Op::Nop
+            }
+        }
+        "bar" | "barrier" => {
+            let red = m.has(".red");
+            if red {
+                let op = m.pick(
+                    &[(".popc", BarRedOp::Popc), (".and", BarRedOp::And)],
+                    BarRedOp::Or,
+                );
+                let (d, id, count, p) = match ops.as_slice() {
+                    [d, id, p] => (d, id, None, p),
+                    [d, id, c, p] => (d, id, Some(c), p),
+                    _ => return Err(cx.error(span, "bar.red takes 3 or 4 operands".into())),
+                };
+                let (dd, dp) = if op == BarRedOp::Popc {
+                    (cx.dst(d)?, None)
+                } else {
+                    (Dst::Sink, cx.pred_dst(d)?)
+                };
+                return Ok(Op::BarRed {
+                    id: cx.src(id, ScalarType::U32)?,
+                    count: count.map(|c| cx.src(c, ScalarType::U32)).transpose()?,
+                    op,
+                    d: dd,
+                    dp,
+                    p: cx.pred_src(p)?,
+                });
+            }
+            let arrive_only = m.has(".arrive");
+            let id = match ops.first() {
+                Some(o) => cx.src(o, ScalarType::U32)?,
+                None => Src::Imm(0),
+            };
+            let count = match ops.get(1) {
+                Some(o) => Some(cx.src(o, ScalarType::U32)?),
+                None => None,
+            };
+            Op::BarSync {
+                id,
+                count,
+                arrive_only,
+            }
+        }
+        // The interpreter executes each warp's memory operations in program order and the
+        // memory model is coherent at L2, so fences have nothing left to order; what they do
+        // to the SM's L1 is what ptxas emits for them (docs/fences.md).
+        "membar" | "fence" => Op::Fence {
+            invalidate_l1: fence_invalidates_l1(g.opcode.value.as_str(), m),
+        },
+        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority" => {
+            Op::Nop
+        }
+        _ => return Err(unsupported(cx, g, span)),
+    })
+}
+
+pub(super) fn lower_mbarrier(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let parity = m.has(".parity");
+    let op = if m.has(".init") {
+        MbarrierOp::Init
+    } else if m.has(".arrive_drop") {
+        MbarrierOp::ArriveDrop
+    } else if m.has(".arrive") && m.has(".expect_tx") {
+        MbarrierOp::ArriveExpectTx
+    } else if m.has(".arrive") {
+        MbarrierOp::Arrive
+    } else if m.has(".expect_tx") {
+        MbarrierOp::ExpectTx
+    } else if m.has(".complete_tx") {
+        MbarrierOp::CompleteTx
+    } else if m.has(".test_wait") {
+        if parity {
+            MbarrierOp::TestWaitParity
+        } else {
+            MbarrierOp::TestWait
+        }
+    } else if m.has(".try_wait") {
+        if parity {
+            MbarrierOp::TryWaitParity
+        } else {
+            MbarrierOp::TryWait
+        }
+    } else if m.has(".inval") {
+        MbarrierOp::Inval
+    } else if m.has(".pending_count") {
+        MbarrierOp::PendingCount
+    } else {
+        return Err(unsupported(cx, g, span));
+    };
+    let space = if m.space().is_some() {
+        Space::Shared
+    } else {
+        Space::Generic
+    };
+    let ops = &g.operands;
+    let addr_pos = ops.iter().position(|o| matches!(o, Operand::Address(_)));
+    let Some(ai) = addr_pos else {
+        return Err(cx.error(span, "mbarrier needs an address".into()));
+    };
+    let (addr, sp) = cx.addr(&ops[ai], space)?;
+    let (d, dp) = if ai == 1 {
+        let first = &ops[0];
+        if cx.is_pred(first) {
+            (None, cx.pred_dst(first)?)
+        } else {
+            (Some(cx.dst(first)?), None)
+        }
+    } else {
+        (None, None)
+    };
+    let b = match ops.get(ai + 1) {
+        Some(o) => Some(cx.src(o, ScalarType::B64)?),
+        None => None,
+    };
+    Ok(Op::Mbarrier {
+        op,
+        d,
+        dp,
+        addr,
+        generic: sp == Space::Generic,
+        b,
+    })
+}
+
+/// Whether ptxas follows a `membar`/`fence` with `CCTL.IVALL` (invalidate the SM's L1), as
+/// read from its SASS for sm_75, sm_80 and sm_90 (`tests/fences/`, docs/fences.md):
+/// `membar.gl`/`membar.sys`; `fence.sc`/`fence.acq_rel` (the default) and `fence.acquire`
+/// at `.cluster`, `.gpu` or `.sys`; `fence.proxy.alias`. Not: anything at `.cta`,
+/// `fence.release`, the other proxy fences, `fence.mbarrier_init`.
+pub(super) fn fence_invalidates_l1(opcode: &str, m: &Mods<'_>) -> bool {
+    if opcode == "membar" {
+        return m.has(".gl") || m.has(".sys");
+    }
+    if m.has(".proxy") {
+        return m.has(".alias");
+    }
+    if m.has(".mbarrier_init") || m.has(".op_restrict") || m.has(".release") {
+        return false;
+    }
+    m.has(".cluster") || m.has(".gpu") || m.has(".sys")
+}
