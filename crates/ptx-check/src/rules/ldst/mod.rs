@@ -2,7 +2,7 @@
 //! `check_ldst` of `tests/parity/rules_model.py`. Unknown opcodes also come here: ptxas scans
 //! their modifiers the same way before it names them unknown.
 //!
-//! Files: [`scan`] (the modifier scan, §4.1 step 2), [`operands`] (operand classification
+//! Files: [`mod@scan`] (the modifier scan, §4.1 step 2), [`operands`] (operand classification
 //! helpers), [`messages`] (diagnostics shared with the other families); the staged check
 //! itself (operands §4.1 step 3, operand signature §7, semantic checks §5–§6, eviction
 //! priorities §5.5, `.nc` §6) is [`check`] here.
