@@ -3,16 +3,19 @@
 //! their modifiers the same way before it names them unknown.
 //!
 //! Files: [`mod@scan`] (the modifier scan, §4.1 step 2), [`operands`] (operand classification
-//! helpers), [`eviction`] (eviction priorities, §5.5), [`messages`] (diagnostics shared with
+//! helpers), [`eviction`] (eviction priorities, §5.5), [`cache_ops`] (cache operators, `.nc`
+//! on stores, cache hints), [`messages`] (diagnostics shared with
 //! the other families); the staged check itself (operands §4.1 step 3, operand signature §7,
 //! semantic checks §5–§6, the address operand, memory semantics and `.nc` §6) is [`check`]
 //! here.
 
+mod cache_ops;
 mod eviction;
 mod messages;
 mod operands;
 mod scan;
 
+use cache_ops::cache_operators;
 use eviction::eviction_priorities;
 pub(crate) use messages::{
     bad_address_symbol, combine, illegal_operand_type, immediate_address, space_mismatch,
@@ -1578,67 +1581,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             args_mismatch(p.span(), "a third operand without `.L2::cache_hint`"),
         );
     }
-    if !ld {
-        if let Some(nc) = s.nc {
-            m.add(
-                Key::IllegalNc,
-                insn.err(
-                    codes::ILLEGAL_MODIFIER,
-                    nc,
-                    "Illegal modifier '.nc' for instruction 'st'".into(),
-                    "`.nc` is a load path; stores take none".into(),
-                ),
-            );
-        }
-    }
-    if let Some((c, (ct, cspan))) = s.cop {
-        let illegal = if ld {
-            matches!(c, CacheOperator::Wb | CacheOperator::Wt)
-        } else {
-            matches!(c, CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv)
-        };
-        if illegal {
-            m.add(
-                Key::IllegalCop,
-                insn.err(
-                    codes::ILLEGAL_MODIFIER,
-                    cspan,
-                    format!("Illegal modifier '{ct}' for instruction '{op}'"),
-                    format!("`{ct}` is not a cache operator of `{op}`"),
-                )
-                .with_help(if ld {
-                    "loads take .ca, .cg, .cs, .lu or .cv"
-                } else {
-                    "stores take .wb, .cg, .cs or .wt"
-                }),
-            );
-        }
-    }
-    if let Some(h) = s.hint {
-        if s.mmio.is_some() {
-            m.add(
-                Key::CombineHintMmio,
-                combine(
-                    insn,
-                    h,
-                    ".L2::cache_hint",
-                    ".mmio",
-                    "mmio accesses are never cached",
-                ),
-            );
-        }
-        if !matches!(space_v, None | Some(StateSpace::Global)) {
-            m.add(
-                Key::HintSpace,
-                insn.err(
-                    codes::BAD_SPACE,
-                    h,
-                    format!("Modifier '.L2::cache_hint' cannot be applied to '{sp_name}' space for instruction '{op}'"),
-                    format!("cache hints apply to .global or generic addresses, not `{sp_name}`"),
-                ),
-            );
-        }
-    }
+    cache_operators(&mut m, insn, &s, space_v, sp_name);
     let mut out = finish(m, unknown, tail);
     if !out.fatal {
         out.narrow_address = narrow;
