@@ -8,6 +8,9 @@
 //! catalog (`docs/ptxas-rules.md`, executable as `tests/parity/rules_model.py`): the feature
 //! gates come from `ptx_isa::features`, the check order of each instruction family is a table
 //! of ordering keys, and every finding of the file is reported, in ptxas's order.
+//! `rules/mod.rs` lists where each concern lives: the module walk (`rules/checker.rs`,
+//! `directives.rs`, `dispatch.rs`), one folder or file per instruction family (`rules/ldst/`,
+//! `cpasync.rs`, …) and the helpers they share.
 //!
 //! [`check_file`] (what `ptxsim check` runs) finds the same diagnostics while reading the module
 //! a few top-level items at a time (`rules::check_streaming`), so a large module is checked in

@@ -9,6 +9,10 @@
 //! [`stream::ItemReader`] reads the same module a few top-level items at a time (memory bounded
 //! by the largest function rather than the file), for `ptxsim check` on large modules.
 //!
+//! The parser lives in `parser/`, one file per grammar layer: `tokens` (the cursor and
+//! errors), `literals`, `expressions`, `operands`, `instructions`, `declarations`,
+//! `statements` (with error recovery) and `items` (module items and functions).
+//!
 //! The cache-control instructions (`ld`, `ld.global.nc`, `st`, `cp.async` and its group, wait
 //! and mbarrier forms, `createpolicy`, `prefetch`/`prefetchu`) are parsed into typed structs
 //! whose qualifiers are `ptx-isa` enums; every other instruction keeps its opcode, modifiers
