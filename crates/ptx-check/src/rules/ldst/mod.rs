@@ -9,12 +9,15 @@
 //! semantic checks §5–§6, the address operand, memory semantics and `.nc` §6) is [`check`]
 //! here.
 
+mod address;
 mod cache_ops;
 mod eviction;
 mod messages;
 mod operands;
 mod scan;
+mod semantics;
 
+use address::Address;
 use cache_ops::cache_operators;
 use eviction::eviction_priorities;
 pub(crate) use messages::{
@@ -23,6 +26,7 @@ pub(crate) use messages::{
 use operands::*;
 pub(crate) use scan::scan_messages;
 use scan::*;
+use semantics::Semantics;
 
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
 use super::const_issues;
@@ -103,14 +107,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
-    let args_mismatch = |span: Span, why: &str| {
-        insn.err(
-            codes::OPERANDS,
-            span,
-            format!("Arguments mismatch for instruction '{op}'"),
-            format!("the operands do not fit `{op}`: {why}"),
-        )
-    };
+    let args_mismatch = |span: Span, why: &str| args_mismatch(insn, span, why);
     if lds && (ops.len() < 2 || ops.len() > 3) {
         // ptxas checks st's prefetch size and the type before the operand count (§20.6);
         // the operands' undeclared names are reported either way.
@@ -901,686 +898,55 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     // ---- eviction priorities (§5.5)
     eviction_priorities(&mut m, cx, insn, &s, space_v, sp_name, v256);
     // ---- the address operand
-    let mut narrow = None;
-    match addr.base {
-        Base::Reg(r, rspan) => match scopes.reg(r) {
-            None => {
-                m.add(
-                    Key::IllegalOperandType,
-                    illegal_operand_type(insn, op, rspan),
-                );
-                unknown.add(r, rspan);
-            }
-            Some(rt @ (ScalarType::F32 | ScalarType::F64 | ScalarType::Pred)) => {
-                let key = match rt {
-                    ScalarType::F32 => Key::AddrF32,
-                    ScalarType::F64 => Key::AddrF64,
-                    _ => Key::AddrPred,
-                };
-                m.add(key, bad_address_symbol(insn, r, rspan, rt.token()));
-                if rt == ScalarType::Pred {
-                    m.add(
-                        Key::IllegalOperandType,
-                        illegal_operand_type(insn, op, rspan),
-                    );
-                }
-            }
-            Some(rt) => {
-                let generic = matches!(space_v, None | Some(StateSpace::Global));
-                // A special register (`[%laneid]`) is not a narrow address: ptxas widens it.
-                let special = super::symbols::is_special(r);
-                if generic && !special && (width(rt) == 32 || width(rt) == 16) {
-                    narrow = Some(width(rt));
-                }
-            }
-        },
-        Base::Imm => {
-            if space_v != Some(StateSpace::Local) {
-                m.add(Key::ImmediateAddr, immediate_address(insn, addr.span));
-            }
-        }
-        Base::Var(..) => {}
-    }
-    // §5.11: an access wider than a parameter variable (info).
-    if let (Some((name, nspan)), Some(Sym::Var(v))) = (sym, sym_info) {
-        let count_ok = !matches!(elems, Some(e) if e.len() != n);
-        if v.kind.is_param() && count_ok && u64::from(ty.bytes()) > v.bytes {
-            m.add(
-                Key::OutOfBound,
-                insn.err(
-                    codes::PARAM_BOUNDS,
-                    nspan,
-                    format!(
-                        "Potential out of bound access while accessing symbol '{name}' of type '{}' with instruction type '{}'.",
-                        v.ty,
-                        ty.token()
-                    ),
-                    format!("`{}` reads {} bytes of the {}-byte parameter `{name}`", ty.token(), ty.bytes(), v.bytes),
-                )
-                .with_severity(Severity::Info),
-            );
-        }
-    }
-    let mut call_sequence = None;
-    if let Some((name, nspan)) = sym {
-        match sym_info {
-            None => {
-                m.add(
-                    Key::IllegalOperandType,
-                    illegal_operand_type(insn, op, nspan),
-                );
-                unknown.add(name, nspan);
-            }
-            Some(Sym::Func) => {
-                m.add(
-                    Key::AddrUnexpected,
-                    bad_address_symbol(insn, name, nspan, "unexpected"),
-                );
-                m.add(
-                    Key::IllegalOperandType,
-                    illegal_operand_type(insn, op, nspan),
-                );
-                m.add(
-                    Key::IllegalOperandType,
-                    illegal_operand_type(insn, op, nspan),
-                );
-            }
-            Some(Sym::Reg(_)) => {}
-            Some(Sym::Var(v)) => {
-                let param_space = var_space.is_some_and(|s| s.is_param());
-                if v.kind.is_param() {
-                    if !param_space {
-                        m.add(
-                            Key::SpaceMismatch,
-                            space_mismatch(insn, op, nspan, name, var_space),
-                        );
-                    } else if ld {
-                        let unreturned = match v.kind {
-                            VarKind::LocalParam(id) => {
-                                !cx.returned.get(id as usize).copied().unwrap_or(false)
-                            }
-                            _ => false,
-                        };
-                        if insn.guard.is_none() && unreturned {
-                            call_sequence = Some(
-                                Diagnostic::new(
-                                    Severity::Fatal,
-                                    codes::PARAM_ACCESS,
-                                    nspan,
-                                    format!("`{name}` is read with ld.param but no `call` before it returns it"),
-                                    format!("Function call sequence invalid: 'ld.param' of '{name}' without corresponding call"),
-                                )
-                                .with_help("call arguments are written with st.param before the call; only the return value is read, after it")
-                                .without_line(),
-                            );
-                        } else if v.kind == VarKind::FuncReturn {
-                            m.add(
-                                Key::ReadReturnParam,
-                                insn.err(
-                                    codes::PARAM_ACCESS,
-                                    nspan,
-                                    format!("Illegal to read function return parameter '{name}'"),
-                                    format!("`{name}` is this function's return parameter, which is write-only"),
-                                )
-                                .with_help("write it with st.param"),
-                            );
-                        }
-                    } else if matches!(v.kind, VarKind::KernelParam | VarKind::FuncParam) {
-                        m.add(
-                            Key::WriteInputParam,
-                            insn.err(
-                                codes::PARAM_ACCESS,
-                                nspan,
-                                format!("Illegal to write to function input parameter '{name}'"),
-                                format!("`{name}` is an input parameter, which is read-only"),
-                            )
-                            .with_help("copy it to a register or local variable first"),
-                        );
-                    }
-                } else {
-                    let ok = match var_space {
-                        None => {
-                            matches!(v.kind, VarKind::Global | VarKind::Shared | VarKind::Local)
-                        }
-                        Some(StateSpace::Global) => v.kind == VarKind::Global,
-                        Some(sp) if sp.is_shared() => v.kind == VarKind::Shared,
-                        Some(StateSpace::Local) => v.kind == VarKind::Local,
-                        Some(StateSpace::Const) => v.kind == VarKind::Const,
-                        _ => false,
-                    };
-                    if !ok {
-                        m.add(
-                            Key::SpaceMismatch,
-                            space_mismatch(insn, op, nspan, name, var_space),
-                        );
-                    }
-                }
-                if insn.guard.is_some() && param_space && call_sequence.is_none() {
-                    let exempt = if ld {
-                        matches!(v.kind, VarKind::KernelParam | VarKind::FuncParam)
-                    } else {
-                        v.kind == VarKind::FuncReturn
-                    };
-                    if !exempt {
-                        m.add(
-                            Key::IllegalPredicate,
-                            insn.err(
-                                codes::PARAM_ACCESS,
-                                insn.guard.map_or(head, |g| g.span),
-                                format!("Illegal to predicate instruction '{op}.param' with operand '{name}'"),
-                                format!("this {op}.param of `{name}` cannot be predicated"),
-                            )
-                            .with_help(if ld {
-                                "only kernel and function input parameters may be read under a guard"
-                            } else {
-                                "only a function's own return parameter may be written under a guard"
-                            }),
-                        );
-                    }
-                }
-            }
-        }
-    }
-    if addr.unified
-        && !addr.array
-        && (!ld || !matches!(space_v, None | Some(StateSpace::Global)) || sym.is_some())
-    {
-        m.add(
-            Key::IllegalUnified,
-            insn.err(
-                codes::BAD_ADDRESS,
-                addr.span,
-                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
-                "`.unified` applies only to ld with a register address on .global or generic addressing".into(),
-            ),
-        );
-    }
-    if result_reg {
-        m.add(
-            Key::ResultRegister,
-            insn.err(
-                codes::OPERANDS,
-                data.span(),
-                format!("Result register required for instruction '{op}'"),
-                "a load's destination must be registers, not immediates".into(),
-            ),
-        );
-    }
-    let vec_count_wrong = match (s.vec, elems) {
-        (Some(_), None) => {
-            if ld {
-                m.add(
-                    Key::ResultVector,
-                    insn.err(
-                        codes::OPERANDS,
-                        data.span(),
-                        "Result vector expected".into(),
-                        format!(
-                            "`{}` loads a vector; the destination must be a `{{…}}` list",
-                            vec_span_text(&s)
-                        ),
-                    ),
-                );
-            }
-            true
-        }
-        (Some(_), Some(e)) => e.len() != n,
-        (None, Some(e)) => e.len() >= 2,
-        (None, None) => false,
-    };
-    if vec_count_wrong {
-        let mk = || {
-            insn.err(
-                codes::OPERANDS,
-                data.span(),
-                format!("Argument vector size mismatch for instruction '{op}'"),
-                format!(
-                    "the vector operand has {} element(s) but the instruction moves {n}",
-                    elems.map_or(1, |e| e.len())
-                ),
-            )
-            .with_help("write as many elements as the .vN modifier says (none without one)")
-        };
-        if ld && s.vec.is_some() {
-            m.add_sub(Key::ResultVector, 1, mk());
-        }
-        let late = if s.vec.is_some() && (elems.is_some() || !ld) {
-            Key::MustBeRegister
-        } else if ld {
-            Key::VecMismatchNoVn
-        } else {
-            Key::HintRequired
-        };
-        m.add_sub(late, -1, mk());
-    }
-    // ---- memory semantics (§5.2–§5.4, §6)
-    let sem = s.sem.map(|x| x.0);
-    let sem_span = s.sem.map_or(head, |x| x.1 .1);
-    let sem_t = s.sem.map_or("", |x| x.1 .0);
-    let cop_t = s.cop.map(|c| c.1 .0);
-    let nc_span = s.nc.unwrap_or(head);
-    if s.nc.is_some() && sem == Some(MemorySemantics::Weak) {
-        m.add(
-            Key::CombineWeakNc,
-            combine(
-                insn,
-                sem_span,
-                ".weak",
-                ".nc",
-                ".nc loads take no memory-semantics modifier",
-            ),
-        );
-    }
-    if sem == Some(MemorySemantics::Volatile) {
-        if let Some(ct) = cop_t {
-            m.add(
-                Key::CombineVolatileCop,
-                combine(
-                    insn,
-                    sem_span,
-                    ".volatile",
-                    ct,
-                    "volatile accesses take no cache operator",
-                ),
-            );
-        }
-        if s.nc.is_some() {
-            m.add(
-                Key::CombineVolatileNc,
-                combine(
-                    insn,
-                    nc_span,
-                    ".volatile",
-                    ".nc",
-                    "volatile loads cannot use the non-coherent path",
-                ),
-            );
-        }
-        if space_v == Some(StateSpace::Local) {
-            if let Some(d) = gate_version(cx, insn.start, Feature::LocalVolatile, "", op, sp_span) {
-                m.add(Key::LocalVolatileVer, d);
-            }
-        }
-        if matches!(
-            space_v,
-            Some(
-                StateSpace::Const
-                    | StateSpace::Param
-                    | StateSpace::ParamEntry
-                    | StateSpace::ParamFunc
-                    | StateSpace::Tex
-            )
-        ) {
-            m.add(
-                Key::VolatileSpace,
-                insn.err(
-                    codes::BAD_SPACE,
-                    sem_span,
-                    format!("Modifier '.volatile' cannot be applied to '{sp_name}' space"),
-                    format!("`.volatile` does not apply to `{sp_name}`"),
-                )
-                .with_help(".volatile works on generic, .global, .shared and .local"),
-            );
-        }
-    }
-    if n as u32 * bits(ty) > 128 && !v256 {
-        m.add(
-            Key::VectorTooLarge,
-            insn.err(
-                codes::BAD_TYPE,
-                vec_span,
-                "Vector type too large, exceeds 128 bit limit".into(),
-                format!(
-                    "{n} × {} is {} bits; vectors hold at most 128",
-                    ty.token(),
-                    n as u32 * bits(ty)
-                ),
-            )
-            .with_help(
-                "256-bit vectors exist only as .v8 of 32-bit and .v4 of 64-bit types (sm_100)",
-            ),
-        );
-    }
-    if !ld {
-        if let Some(e) = elems {
-            if e.iter().any(|x| matches!(x, Operand::Sink(_))) && !v256 {
-                m.add(
-                    Key::SinkSource,
-                    insn.err(
-                        codes::VECTOR_EXPRESSION,
-                        data.span(),
-                        "Sink '_' not allowed as a source operand".into(),
-                        "`_` in a stored vector".into(),
-                    )
-                    .with_help("stores may skip elements only in the 256-bit forms (.v8 32-bit, .v4 64-bit)"),
-                );
-            }
-        }
-    }
-    let order_sem = sem.filter(|s| {
-        matches!(
-            s,
-            MemorySemantics::Relaxed | MemorySemantics::Acquire | MemorySemantics::Release
-        )
-    });
-    if let Some(os) = order_sem {
-        if let Some(ct) = cop_t {
-            m.add(
-                Key::CombineOrderCop,
-                combine(
-                    insn,
-                    sem_span,
-                    sem_t,
-                    ct,
-                    "memory-ordered accesses take no cache operator",
-                ),
-            );
-        }
-        if s.nc.is_some() {
-            m.add(
-                Key::CombineOrderNc,
-                combine(
-                    insn,
-                    nc_span,
-                    sem_t,
-                    ".nc",
-                    ".nc loads are weak; drop the memory order or .nc",
-                ),
-            );
-        }
-        let (f, k) = match os {
-            MemorySemantics::Relaxed => (Feature::Relaxed, Key::RelaxedTgt),
-            MemorySemantics::Acquire => (Feature::Acquire, Key::AcquireTgt),
-            _ => (Feature::Release, Key::ReleaseTgt),
-        };
-        if let Some(d) = gate_version(cx, insn.start, f, "", op, sem_span) {
-            m.add(k, d);
-        }
-        if let Some(d) = gate_target(cx, insn.start, f, "", op, sem_span) {
-            m.add(k, d);
-        }
-    }
-    if sem == Some(MemorySemantics::Weak) {
-        if let Some(d) = gate_version(cx, insn.start, Feature::Weak, "", op, sem_span) {
-            m.add(Key::WeakTgtAgain, d);
-        }
-        if let Some(d) = gate_target(cx, insn.start, Feature::Weak, "", op, sem_span) {
-            m.add(Key::WeakTgtAgain, d);
-        }
-    }
-    if let (Some(mm), Some((_, (vt, _)))) = (s.mmio, s.vec) {
-        m.add(
-            Key::CombineMmioVec,
-            combine(insn, mm, ".mmio", vt, ".mmio accesses are scalar"),
-        );
-    }
-    let ty_span = s.types.first().map_or(head, |t| t.1 .1);
-    if ty == ScalarType::B128 {
-        if let Some(d) = gate_version(cx, insn.start, Feature::B128, "", op, ty_span) {
-            m.add(Key::B128Ver, d);
-        }
-    }
-    let bad_space_sem = matches!(
+    let mut at = Address {
+        cx,
+        insn,
+        scopes,
+        op,
+        ld,
+        head,
         space_v,
-        Some(
-            StateSpace::Local
-                | StateSpace::Const
-                | StateSpace::Param
-                | StateSpace::ParamEntry
-                | StateSpace::ParamFunc
-                | StateSpace::Tex
-        )
-    );
-    if order_sem.is_some() && bad_space_sem {
-        m.add(
-            Key::OrderSpace,
-            insn.err(
-                codes::BAD_SPACE,
-                sem_span,
-                format!("Modifier '{sem_t}' cannot be applied to '{sp_name}' space"),
-                format!("`{sem_t}` does not apply to `{sp_name}`"),
-            )
-            .with_help("memory orders work on generic, .global and .shared addresses"),
-        );
-    }
-    let illegal_sem = (ld && sem == Some(MemorySemantics::Release))
-        || (!ld && sem == Some(MemorySemantics::Acquire));
-    if illegal_sem {
-        m.add(
-            Key::IllegalOrder,
-            insn.err(
-                codes::ILLEGAL_MODIFIER,
-                sem_span,
-                format!("Illegal modifier '{sem_t}' for instruction '{op}'"),
-                format!("`{op}` cannot be `{sem_t}`"),
-            )
-            .with_help(if ld {
-                "loads are .relaxed or .acquire"
-            } else {
-                "stores are .relaxed or .release"
-            }),
-        );
-    }
-    if ty == ScalarType::B128 {
-        if let Some(d) = gate_target(cx, insn.start, Feature::B128, "", op, ty_span) {
-            m.add(Key::B128Tgt, d);
-        }
-        if matches!(s.scope, Some((Scope::Sys, _))) {
-            if let Some(d) = gate_version(cx, insn.start, Feature::B128Sys, "", op, ty_span) {
-                m.add(Key::B128SysVer, d);
-            }
-        }
-    }
-    if let Some(os) = order_sem {
-        if s.scope.is_none() && s.mmio.is_none() {
-            let k = match os {
-                MemorySemantics::Relaxed => Key::NeedScopeRelaxed,
-                MemorySemantics::Acquire => Key::NeedScopeAcquire,
-                _ => Key::NeedScopeRelease,
-            };
-            m.add(
-                k,
-                insn.err(
-                    codes::MISSING_MODIFIER,
-                    sem_span,
-                    format!("Modifier '{sem_t}' requires scope with '{op}' instruction"),
-                    format!("`{sem_t}` needs a scope"),
-                )
-                .with_help("add .cta, .cluster, .gpu or .sys"),
-            );
-        }
-    }
-    if let Some(mm) = s.mmio {
-        if !matches!(space_v, None | Some(StateSpace::Global)) {
-            m.add(
-                Key::MmioSpace,
-                insn.err(
-                    codes::BAD_SPACE,
-                    mm,
-                    format!("Modifier '.mmio' cannot be applied to '{sp_name}' space"),
-                    format!("`.mmio` applies to .global or generic addresses, not `{sp_name}`"),
-                ),
-            );
-        }
-        if let Some(os @ (MemorySemantics::Acquire | MemorySemantics::Release)) = order_sem {
-            if !illegal_sem {
-                let f = if os == MemorySemantics::Acquire {
-                    (Feature::MmioAcquire, Key::AcquireVer)
-                } else {
-                    (Feature::MmioRelease, Key::ReleaseVer)
-                };
-                if let Some(d) = gate_version(cx, insn.start, f.0, "", op, sem_span) {
-                    m.add(f.1, d);
-                }
-            }
-        }
-    }
-    let scope_span = s.scope.map_or(head, |x| x.1 .1);
-    if matches!(s.scope, Some((Scope::Cluster, _))) {
-        gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::ClusterScope,
-            Key::ClusterScopeTgt,
-            Key::ClusterScopeVer,
-            "",
-            op,
-            scope_span,
-        );
-    }
-    let good = if ld {
-        (MemorySemantics::Acquire, ".acquire")
-    } else {
-        (MemorySemantics::Release, ".release")
+        var_space,
+        addr,
+        sym,
+        sym_info,
+        result_reg,
+        elems,
+        data,
+        ty,
+        n,
+        s: &s,
+        m: &mut m,
+        unknown: &mut unknown,
     };
-    if let Some(mm) = s.mmio {
-        if !matches!(sem, Some(MemorySemantics::Relaxed)) && sem != Some(good.0) {
-            m.add(
-                Key::MmioNeedsOrder,
-                insn.err(
-                    codes::MISSING_MODIFIER,
-                    mm,
-                    format!("Modifier '.mmio' requires modifier '.relaxed or {}' for instruction '{op}'", good.1),
-                    format!("`.mmio` needs `.relaxed` or `{}`", good.1),
-                )
-                .with_help(format!("write `{op}.mmio.relaxed.sys` (or `.mmio{}.sys`, PTX 9.3)", good.1)),
-            );
-        }
-    }
-    if let Some((sc, (st, _))) = s.scope {
-        if s.mmio.is_some() && sc != Scope::Sys {
-            m.add(
-                Key::CombineMmioScope,
-                combine(
-                    insn,
-                    scope_span,
-                    ".mmio",
-                    st,
-                    ".mmio accesses have scope .sys",
-                ),
-            );
-        }
-        match sem {
-            Some(MemorySemantics::Volatile) => m.add(
-                Key::CombineVolatileScope,
-                combine(
-                    insn,
-                    scope_span,
-                    ".volatile",
-                    st,
-                    "volatile accesses have no scope; use .relaxed with a scope",
-                ),
-            ),
-            Some(MemorySemantics::Weak) => m.add(
-                Key::CombineWeakScope,
-                combine(insn, scope_span, ".weak", st, "weak accesses have no scope"),
-            ),
-            None if s.mmio.is_none() => m.add(
-                Key::NeedOrder,
-                insn.err(
-                    codes::MISSING_MODIFIER,
-                    scope_span,
-                    format!("Modifier '{st}' requires memory order with '{op}' instruction"),
-                    format!("a scope `{st}` without a memory order"),
-                )
-                .with_help(if ld {
-                    "add .relaxed or .acquire"
-                } else {
-                    "add .relaxed or .release"
-                }),
-            ),
-            _ => {}
-        }
-    }
-    if let (Some(mm), None) = (s.mmio, s.scope) {
-        m.add(
-            Key::NeedScopeMmio,
-            insn.err(
-                codes::MISSING_MODIFIER,
-                mm,
-                format!("Modifier '.mmio' requires scope with '{op}' instruction"),
-                "`.mmio` needs scope `.sys`".into(),
-            )
-            .with_help("add .sys"),
-        );
-    }
-    if ld {
-        if let Some(nc) = s.nc {
-            if space_v != Some(StateSpace::Global) {
-                m.add(
-                    Key::NcNeedsGlobal,
-                    insn.err(
-                        codes::BAD_SPACE,
-                        nc,
-                        "Modifier '.nc' requires .global space".into(),
-                        "`.nc` loads go through the read-only cache of global memory".into(),
-                    )
-                    .with_help("write ld.global.nc"),
-                );
-            }
-            if let Some((
-                CacheOperator::Lu | CacheOperator::Cv | CacheOperator::Wb | CacheOperator::Wt,
-                (_, cspan),
-            )) = s.cop
-            {
-                m.add(
-                    Key::IllegalCacheOpNc,
-                    insn.err(
-                        codes::ILLEGAL_MODIFIER,
-                        cspan,
-                        "Illegal cache operation for instruction 'ld.nc'".into(),
-                        "ld.global.nc takes the cache operators .ca, .cg and .cs only".into(),
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(h) = s.hint {
-        gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::CacheHint,
-            Key::HintTgt,
-            Key::HintVer,
-            "",
-            op,
-            h,
-        );
-        if sem == Some(MemorySemantics::Volatile) {
-            m.add(
-                Key::CombineHintVolatile,
-                combine(
-                    insn,
-                    h,
-                    ".L2::cache_hint",
-                    ".volatile",
-                    "volatile accesses take no cache hints",
-                ),
-            );
-        }
-    }
-    if let (Some(p), None) = (policy, s.hint) {
-        m.add(
-            Key::HintRequired,
-            insn.err(
-                codes::MISSING_MODIFIER,
-                p.span(),
-                format!(
-                    ".L2::cache_hint modifier required for instruction '{op}' with 3 arguments"
-                ),
-                "a cache-policy operand needs `.L2::cache_hint`".into(),
-            )
-            .with_help(format!(
-                "write `{op}.…L2::cache_hint…`, or drop the policy operand"
-            )),
-        );
-        m.add(
-            Key::ArgsMismatch,
-            args_mismatch(p.span(), "a third operand without `.L2::cache_hint`"),
-        );
-    }
+    let narrow = at.base();
+    let call_sequence = at.symbol();
+    at.shape();
+    // ---- memory semantics (§5.2–§5.4, §6)
+    let mut st = Semantics {
+        cx,
+        insn,
+        s: &s,
+        m,
+        op,
+        ld,
+        head,
+        space_v,
+        sp_span,
+        sp_name,
+        n,
+        ty,
+        vec_span,
+        v256,
+        elems,
+        policy,
+        data,
+    };
+    st.volatile_and_vectors();
+    st.ordering();
+    st.scope();
+    st.loads_and_hints();
+    let mut m = st.m;
     cache_operators(&mut m, insn, &s, space_v, sp_name);
     let mut out = finish(m, unknown, tail);
     if !out.fatal {
@@ -1588,4 +954,15 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         out.call_sequence = call_sequence;
     }
     out
+}
+
+/// ptxas's "Arguments mismatch" for an `ld`/`st` whose operands do not fit, with `why`.
+fn args_mismatch(insn: &Insn, span: Span, why: &str) -> Diagnostic {
+    let op = insn.opcode;
+    insn.err(
+        codes::OPERANDS,
+        span,
+        format!("Arguments mismatch for instruction '{op}'"),
+        format!("the operands do not fit `{op}`: {why}"),
+    )
 }
