@@ -927,7 +927,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         cx,
         insn,
         s: &s,
-        m,
+        m: &mut m,
         op,
         ld,
         head,
@@ -946,7 +946,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     st.ordering();
     st.scope();
     st.loads_and_hints();
-    let mut m = st.m;
     cache_operators(&mut m, insn, &s, space_v, sp_name);
     let mut out = finish(m, unknown, tail);
     if !out.fatal {
