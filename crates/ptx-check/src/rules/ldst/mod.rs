@@ -16,6 +16,7 @@ mod messages;
 mod operands;
 mod scan;
 mod semantics;
+mod spaces;
 
 use address::Address;
 use cache_ops::cache_operators;
@@ -27,6 +28,7 @@ use operands::*;
 pub(crate) use scan::scan_messages;
 use scan::*;
 use semantics::Semantics;
+use spaces::Spaces;
 
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
 use super::const_issues;
@@ -694,207 +696,30 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     // ---- semantic checks (§4.1 step 7, §5, §6)
     let sp_name = space_name(space);
     let sp_span = space.map_or(head, |s| s.1);
-    let bad_space = |key: Key, ptxas: String, message: String, help: &str| {
-        (
-            key,
-            insn.err(codes::BAD_SPACE, sp_span, ptxas, message)
-                .with_help(help.to_string()),
-        )
-    };
-    let add = |m: &mut Msgs, (k, d): (Key, Diagnostic)| m.add(k, d);
-    if space_v == Some(StateSpace::Tex) || (!ld && space_v == Some(StateSpace::Const)) {
-        add(
-            &mut m,
-            bad_space(
-                Key::SsiInstruction,
-                format!("State space incorrect for instruction '{op}'"),
-                format!("`{op}` cannot access `{sp_name}`"),
-                if ld {
-                    "ld reads .global .shared .local .const .param or generic addresses"
-                } else {
-                    "st writes .global .shared .local .param or generic addresses (.const is read-only)"
-                },
-            ),
-        );
-    }
-    if s.spaces.len() > 1 {
-        let sp2 = s.spaces[1].1 .1;
-        m.add(
-            Key::SpaceCount,
-            insn.err(
-                codes::BAD_SPACE,
-                sp2,
-                format!("Unexpected number of state spaces specified in instruction '{op}'"),
-                format!("{} state spaces written; write at most one", s.spaces.len()),
-            ),
-        );
-    }
-    if v256 && !matches!(space_v, None | Some(StateSpace::Global)) {
-        add(
-            &mut m,
-            bad_space(
-                Key::GlobalExpected256,
-                "global state space expected for feature '256 bit wide load/store'".into(),
-                format!("256-bit {op} works only on .global or generic addresses, not `{sp_name}`"),
-                "use .global (or no space) with .v8 32-bit / .v4 64-bit vectors",
-            ),
-        );
-    }
-    match space_v {
-        Some(StateSpace::SharedCluster) => gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::SharedCluster,
-            Key::ClusterTgt,
-            Key::ClusterVer,
-            "",
-            op,
-            sp_span,
-        ),
-        Some(StateSpace::SharedCta) => gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::SharedCta,
-            Key::CtaVer,
-            Key::CtaVer,
-            "",
-            op,
-            sp_span,
-        ),
-        Some(StateSpace::ParamEntry) => {
-            gate(
-                &mut m,
-                cx,
-                insn,
-                Feature::ParamEntry,
-                Key::EntryVer,
-                Key::EntryVer,
-                "",
-                op,
-                sp_span,
-            );
-            if !ld {
-                m.add(
-                    Key::IllegalSubspace,
-                    insn.err(
-                        codes::ILLEGAL_MODIFIER,
-                        sp_span,
-                        "Illegal modifier '::entry' for instruction 'st'".into(),
-                        "kernel parameters (`.param::entry`) are read-only".into(),
-                    )
-                    .with_help("st writes .param or .param::func"),
-                );
-            }
-        }
-        Some(StateSpace::ParamFunc) => gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::ParamFunc,
-            Key::FuncVer,
-            Key::FuncVer,
-            "",
-            op,
-            sp_span,
-        ),
-        _ => {}
-    }
-    let pf_span = s.pf.map_or(head, |p| p.1);
-    if s.pf.is_some() {
-        gate(
-            &mut m,
-            cx,
-            insn,
-            Feature::CachePrefetching,
-            Key::PfTgt,
-            Key::PfVer,
-            "",
-            op,
-            pf_span,
-        );
-    }
     // The variable the address names.
     let sym: Option<(&str, Span)> = match addr.base {
         Base::Var(n, sp) => Some((n, sp)),
         _ => None,
     };
     let sym_info = sym.and_then(|(n, _)| scopes.lookup(n));
-    let local_param =
-        |x: Option<Sym>| matches!(x, Some(Sym::Var(v)) if matches!(v.kind, VarKind::LocalParam(_)));
-    if space_v == Some(StateSpace::ParamFunc)
-        && cx.in_kernel
-        && !matches!(addr.base, Base::Imm)
-        && !addr.array
-        && (sym.is_none() || (sym_info.is_some() && !local_param(sym_info)))
-    {
-        m.add(
-            Key::IllegalSpaceForAddr,
-            insn.err(
-                codes::BAD_SPACE,
-                sp_span,
-                format!("Illegal state space for address operand '::func' with instruction '{op}'"),
-                "`.param::func` addresses a device function's parameters, but this is a kernel"
-                    .into(),
-            )
-            .with_help(
-                "in a kernel use .param (call arguments) or .param::entry (kernel parameters)",
-            ),
-        );
-    }
-    if space_v == Some(StateSpace::ParamEntry) && local_param(sym_info) {
-        m.add(
-            Key::IllegalSpaceForAddr,
-            insn.err(
-                codes::BAD_SPACE,
-                sp_span,
-                format!(
-                    "Illegal state space for address operand '::entry' with instruction '{op}'"
-                ),
-                "`.param::entry` addresses kernel parameters, not call arguments".into(),
-            )
-            .with_help("use .param (or .param::func) for call arguments"),
-        );
-    }
-    if let Some((t, _)) = s.pf {
-        if t == ".L2::256B" {
-            gate(
-                &mut m,
-                cx,
-                insn,
-                Feature::Prefetch256B,
-                Key::Pf256Tgt,
-                Key::Pf256Ver,
-                "",
-                op,
-                pf_span,
-            );
-        }
-        if s.mmio.is_some() {
-            m.add(
-                Key::CombinePfMmio,
-                combine(
-                    insn,
-                    pf_span,
-                    t,
-                    ".mmio",
-                    "mmio accesses are never cached; drop the prefetch size",
-                ),
-            );
-        }
-        if !matches!(space_v, None | Some(StateSpace::Global)) {
-            m.add(
-                Key::SsiFeature,
-                insn.err(
-                    codes::BAD_SPACE,
-                    pf_span,
-                    "State space incorrect for feature 'cache prefetching'".into(),
-                    format!("a prefetch size needs .global or generic addressing, not `{sp_name}`"),
-                ),
-            );
-        }
-    }
+    let mut sc = Spaces {
+        cx,
+        insn,
+        s: &s,
+        op,
+        ld,
+        head,
+        space_v,
+        sp_name,
+        sp_span,
+        addr,
+        sym,
+        sym_info,
+        v256,
+        m: &mut m,
+    };
+    sc.space();
+    sc.params_and_prefetch();
     // ---- eviction priorities (§5.5)
     eviction_priorities(&mut m, cx, insn, &s, space_v, sp_name, v256);
     // ---- the address operand
