@@ -3,11 +3,19 @@
 //! their modifiers the same way before it names them unknown.
 //!
 //! Files: [`mod@scan`] (the modifier scan, §4.1 step 2), [`operands`] (operand classification
-//! helpers), [`eviction`] (eviction priorities, §5.5), [`cache_ops`] (cache operators, `.nc`
-//! on stores, cache hints), [`messages`] (diagnostics shared with
-//! the other families); the staged check itself (operands §4.1 step 3, operand signature §7,
-//! semantic checks §5–§6, the address operand, memory semantics and `.nc` §6) is [`check`]
-//! here.
+//! helpers and the vector-expression check, §4.1 step 3), [`signature`] (the data operand
+//! against the type, §4.1 step 6, §7), [`spaces`] (the state space, §4.1 step 7, §5.11, §6),
+//! [`eviction`] (eviction priorities, §5.5), [`mod@address`] (the address operand, §5.11),
+//! [`semantics`] (memory semantics, scopes, `.mmio`, cache hints, §5.2–§5.4, §6),
+//! [`cache_ops`] (cache operators, `.nc` on stores, cache hints), [`messages`] (diagnostics
+//! shared with the other families).
+//!
+//! [`check`] runs the stages in ptxas's order: scan, operands (with the early stops ptxas
+//! makes), operand signature, the modifiers ld/st refuse, state space, eviction priorities,
+//! address operand, memory semantics, cache operators. The later stages are methods of small
+//! per-instruction state structs ([`Signature`], [`Spaces`], [`Address`], [`Semantics`]) that
+//! borrow what the earlier stages found, so each diagnostic is added in the same order as when
+//! `check` was one function.
 
 mod address;
 mod cache_ops;
