@@ -68,14 +68,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let tail = s.vec_warn_last.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
     // Known modifiers of other instructions (§5.12).
-    let illegal = |t: &str, span: Span| {
-        insn.err(
-            codes::ILLEGAL_MODIFIER,
-            span,
-            format!("Illegal modifier '{t}' for instruction '{}'", insn.opcode),
-            format!("`{}` takes no `{t}`", insn.opcode),
-        )
-    };
+    let illegal = |t: &str, span: Span| illegal_modifier(insn, t, span);
     if let Some(span) = s.sync {
         // `.sync` stops the instruction right after the scan.
         m.add(Key::NotAName, illegal(".sync", span));
@@ -413,26 +406,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         );
         return finish(m, unknown, tail);
     }
-    if let Some(&(t, span)) = s.levels.last() {
-        // ld reports `.L1` and `.tensormap` three times, st twice; `.L2` twice.
-        let times = if is_ld(insn) && t != ".L2" { 3 } else { 2 };
-        m.add_sub(Key::LdLevel, 0, illegal(t, span));
-        if t == ".tensormap" {
-            for d in gate_list(cx, insn.start, Feature::Tensormap, "", insn.opcode, span) {
-                m.add_sub(Key::LdLevel, 1, d);
-            }
-        }
-        for _ in 1..times {
-            m.add_sub(Key::LdLevel, 2, illegal(t, span));
-        }
-    }
-    for &(t, span) in &s.flags {
-        m.add(Key::LdAligned, illegal(t, span));
-    }
-    if let Some(span) = s.async_ {
-        m.add(Key::LdAsync, illegal(".async", span));
-        m.add(Key::LdAsync, illegal(".async", span));
-    }
+    refused_modifiers(cx, insn, &s, &mut m);
     let vec_span = s.vec.map_or(head, |v| v.1 .1);
     if v256 {
         gate(
@@ -571,4 +545,42 @@ fn args_mismatch(insn: &Insn, span: Span, why: &str) -> Diagnostic {
         format!("Arguments mismatch for instruction '{op}'"),
         format!("the operands do not fit `{op}`: {why}"),
     )
+}
+
+/// ptxas's "Illegal modifier" for a known modifier of other instructions (§5.12).
+fn illegal_modifier(insn: &Insn, t: &str, span: Span) -> Diagnostic {
+    insn.err(
+        codes::ILLEGAL_MODIFIER,
+        span,
+        format!("Illegal modifier '{t}' for instruction '{}'", insn.opcode),
+        format!("`{}` takes no `{t}`", insn.opcode),
+    )
+}
+
+/// The cache levels, `.aligned`-style flags and `.async` that `ld`/`st` refuse (§5.12), each
+/// repeated as often as ptxas repeats it.
+// Called once per instruction, from `check` only: inlined like the other stages.
+#[inline(always)]
+fn refused_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
+    let illegal = |t: &str, span: Span| illegal_modifier(insn, t, span);
+    if let Some(&(t, span)) = s.levels.last() {
+        // ld reports `.L1` and `.tensormap` three times, st twice; `.L2` twice.
+        let times = if is_ld(insn) && t != ".L2" { 3 } else { 2 };
+        m.add_sub(Key::LdLevel, 0, illegal(t, span));
+        if t == ".tensormap" {
+            for d in gate_list(cx, insn.start, Feature::Tensormap, "", insn.opcode, span) {
+                m.add_sub(Key::LdLevel, 1, d);
+            }
+        }
+        for _ in 1..times {
+            m.add_sub(Key::LdLevel, 2, illegal(t, span));
+        }
+    }
+    for &(t, span) in &s.flags {
+        m.add(Key::LdAligned, illegal(t, span));
+    }
+    if let Some(span) = s.async_ {
+        m.add(Key::LdAsync, illegal(".async", span));
+        m.add(Key::LdAsync, illegal(".async", span));
+    }
 }
