@@ -114,44 +114,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     let args_mismatch = |span: Span, why: &str| args_mismatch(insn, span, why);
     if lds && (ops.len() < 2 || ops.len() > 3) {
-        // ptxas checks st's prefetch size and the type before the operand count (§20.6);
-        // the operands' undeclared names are reported either way.
-        super::operand_unknowns(scopes, insn.ops, &mut unknown);
-        if let (false, Some((t, span))) = (ld, s.pf) {
-            m.add(
-                Key::IllegalPf,
-                insn.err(
-                    codes::ILLEGAL_MODIFIER,
-                    span,
-                    format!("Illegal modifier '{t}' for instruction 'st'"),
-                    format!("`{t}` is a load prefetch size; stores take none"),
-                )
-                .with_help("remove the prefetch size"),
-            );
-            return finish(m, unknown, tail);
-        }
-        if !type_ok && !alt_quirk {
-            let span = s.types.get(1).or(s.types.first()).map_or(head, |t| t.1 .1);
-            m.add(
-                Key::UnexpectedTypes,
-                insn.err(
-                    codes::BAD_TYPE,
-                    span,
-                    format!("Unexpected instruction types specified for '{op}'"),
-                    format!("`{op}` needs exactly one of its types"),
-                ),
-            );
-            return finish(m, unknown, tail);
-        }
-        let what = if ld {
-            "`ld` takes a destination, an address and an optional cache policy"
-        } else {
-            "`st` takes an address, a source and an optional cache policy"
-        };
-        m.add(
-            Key::ArgsMismatch,
-            args_mismatch(head, &format!("{} operands given; {what}", ops.len()))
-                .with_help(what.to_string()),
+        wrong_operand_count(
+            insn,
+            scopes,
+            &s,
+            &mut m,
+            &mut unknown,
+            ld,
+            type_ok || alt_quirk,
         );
         return finish(m, unknown, tail);
     }
@@ -583,4 +553,61 @@ fn refused_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
         m.add(Key::LdAsync, illegal(".async", span));
         m.add(Key::LdAsync, illegal(".async", span));
     }
+}
+
+/// An `ld`/`st` with other than 2 or 3 operands: ptxas's early stop (§4.1 step 3). `typed`:
+/// the instruction has one ld/st type (or the alternate-type quirk).
+// Called once per instruction at most, from `check` only: inlined like the other stages.
+#[inline(always)]
+fn wrong_operand_count(
+    insn: &Insn,
+    scopes: &Scopes,
+    s: &Scan,
+    m: &mut Msgs,
+    unknown: &mut Unknowns,
+    ld: bool,
+    typed: bool,
+) {
+    let op = insn.opcode;
+    let head = insn.head();
+    let ops = insn.ops;
+    // ptxas checks st's prefetch size and the type before the operand count (§20.6);
+    // the operands' undeclared names are reported either way.
+    super::operand_unknowns(scopes, insn.ops, unknown);
+    if let (false, Some((t, span))) = (ld, s.pf) {
+        m.add(
+            Key::IllegalPf,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Illegal modifier '{t}' for instruction 'st'"),
+                format!("`{t}` is a load prefetch size; stores take none"),
+            )
+            .with_help("remove the prefetch size"),
+        );
+        return;
+    }
+    if !typed {
+        let span = s.types.get(1).or(s.types.first()).map_or(head, |t| t.1 .1);
+        m.add(
+            Key::UnexpectedTypes,
+            insn.err(
+                codes::BAD_TYPE,
+                span,
+                format!("Unexpected instruction types specified for '{op}'"),
+                format!("`{op}` needs exactly one of its types"),
+            ),
+        );
+        return;
+    }
+    let what = if ld {
+        "`ld` takes a destination, an address and an optional cache policy"
+    } else {
+        "`st` takes an address, a source and an optional cache policy"
+    };
+    m.add(
+        Key::ArgsMismatch,
+        args_mismatch(insn, head, &format!("{} operands given; {what}", ops.len()))
+            .with_help(what.to_string()),
+    );
 }
