@@ -495,6 +495,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     };
     st.volatile_and_vectors();
     st.ordering();
+    st.direction_and_mmio();
     st.scope();
     st.loads_and_hints();
     cache_operators(&mut m, insn, &s, space_v, sp_name);

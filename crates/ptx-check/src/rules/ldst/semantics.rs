@@ -165,7 +165,6 @@ impl Semantics<'_, '_> {
             insn,
             s,
             op,
-            ld,
             head,
             space_v,
             sp_name,
@@ -264,6 +263,35 @@ impl Semantics<'_, '_> {
                 .with_help("memory orders work on generic, .global and .shared addresses"),
             );
         }
+    }
+
+    /// Semantics the direction refuses (`ld.release`, `st.acquire`), the `.b128` gates, the
+    /// scope ordering semantics need, and `.mmio` against the space (§5.2–§5.4).
+    #[inline(always)]
+    pub(super) fn direction_and_mmio(&mut self) {
+        let Semantics {
+            cx,
+            insn,
+            s,
+            op,
+            ld,
+            head,
+            space_v,
+            sp_name,
+            ty,
+            ref mut m,
+            ..
+        } = *self;
+        let sem = s.sem.map(|x| x.0);
+        let sem_span = s.sem.map_or(head, |x| x.1 .1);
+        let sem_t = s.sem.map_or("", |x| x.1 .0);
+        let order_sem = sem.filter(|s| {
+            matches!(
+                s,
+                MemorySemantics::Relaxed | MemorySemantics::Acquire | MemorySemantics::Release
+            )
+        });
+        let ty_span = s.types.first().map_or(head, |t| t.1 .1);
         let illegal_sem = (ld && sem == Some(MemorySemantics::Release))
             || (!ld && sem == Some(MemorySemantics::Acquire));
         if illegal_sem {
