@@ -14,7 +14,7 @@ use ptx_syntax::Span;
 /// `None` when the file needs the whole-module walk to be reported as ptxas does: a syntax
 /// error or a misplaced header directive (the walk stops there, and the whole-file parse
 /// recovers across items), or a fatal finding (which a later syntax error would reorder).
-/// Otherwise the result is [`check_module`]'s for the parsed module: the same walk, fed
+/// Otherwise the result is [`check_module`](super::check_module)'s for the parsed module: the same walk, fed
 /// item by item.
 pub fn check_streaming(text: &str, options: &CheckOptions) -> Option<Vec<Diagnostic>> {
     let mut reader = ItemReader::new(text);
