@@ -15,77 +15,8 @@ pub(super) fn lower(
     Ok(match opcode {
         "addc" | "subc" | "madc" => lower_carry(cx, g, m, span, opcode)?,
         "add" | "sub" | "mad" if m.has(".cc") => lower_carry(cx, g, m, span, opcode)?,
-        "mul24" | "bmsk" | "szext" => {
-            let ty = one_type(cx, m, g, span)?;
-            let [d, a, b] = fixed_operands(cx, g, span)?;
-            let op = match opcode {
-                "mul24" => IntOp2::Mul24 {
-                    signed: ty == ScalarType::S32,
-                    hi: m.has(".hi"),
-                },
-                "bmsk" => IntOp2::Bmsk {
-                    wrap: m.has(".wrap"),
-                },
-                _ => IntOp2::Szext {
-                    signed: ty == ScalarType::S32,
-                    wrap: m.has(".wrap"),
-                },
-            };
-            Op::Int2 {
-                op,
-                ty: ScalarType::U32,
-                d: cx.dst(d)?,
-                a: cx.src(a, ty)?,
-                b: cx.src(b, ScalarType::U32)?,
-            }
-        }
-        "mad24" | "dp4a" | "dp2a" => {
-            let types = m.types();
-            let [d, a, b, c] = fixed_operands(cx, g, span)?;
-            let (op, ta, tb) = match (opcode, types.as_slice()) {
-                ("mad24", [t]) if !m.has(".sat") => (
-                    IntOp3::Mad24 {
-                        signed: *t == ScalarType::S32,
-                        hi: m.has(".hi"),
-                    },
-                    *t,
-                    *t,
-                ),
-                ("dp4a", [ta, tb]) => (
-                    IntOp3::Dp4a {
-                        a_signed: *ta == ScalarType::S32,
-                        b_signed: *tb == ScalarType::S32,
-                    },
-                    *ta,
-                    *tb,
-                ),
-                ("dp2a", [ta, tb]) => (
-                    IntOp3::Dp2a {
-                        hi: m.has(".hi"),
-                        a_signed: *ta == ScalarType::S32,
-                        b_signed: *tb == ScalarType::S32,
-                    },
-                    *ta,
-                    *tb,
-                ),
-                _ => return Err(unsupported(cx, g, span)),
-            };
-            let tc = if opcode == "mad24" {
-                ta
-            } else if ta == ScalarType::S32 || tb == ScalarType::S32 {
-                ScalarType::S32
-            } else {
-                ScalarType::U32
-            };
-            Op::Int3 {
-                op,
-                ty: ScalarType::U32,
-                d: cx.dst(d)?,
-                a: cx.src(a, ta)?,
-                b: cx.src(b, tb)?,
-                c: cx.src(c, tc)?,
-            }
-        }
+        "mul24" | "bmsk" | "szext" => lower_mul24_bmsk_szext(cx, g, m, span, opcode)?,
+        "mad24" | "dp4a" | "dp2a" => lower_mad24_dot(cx, g, m, span, opcode)?,
         "fns" => {
             let [d, mask, base, offset] = fixed_operands(cx, g, span)?;
             Op::Int3 {
@@ -99,32 +30,7 @@ pub(super) fn lower(
         }
         "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
         | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, m, span, opcode)?,
-        "lop3" if m.has(".or") || m.has(".and") => {
-            // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
-            let [dp, a, b, c, lut, q] = fixed_operands(cx, g, span)?;
-            let Operand::PredPair(x, p, _) = dp else {
-                return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
-            };
-            let d = cx.dst(&pair_part(x))?;
-            let lut = match lut {
-                Operand::Int(v) => v.value.value as u8,
-                _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
-            };
-            Op::Lop3Pred {
-                lut,
-                op: if m.has(".and") {
-                    BoolOp::And
-                } else {
-                    BoolOp::Or
-                },
-                d,
-                p: cx.pred_dst(&pair_part(p))?,
-                a: cx.src(a, ScalarType::B32)?,
-                b: cx.src(b, ScalarType::B32)?,
-                c: cx.src(c, ScalarType::B32)?,
-                q: cx.pred_src(q)?,
-            }
-        }
+        "lop3" if m.has(".or") || m.has(".and") => lower_lop3_pred(cx, g, m, span)?,
         "lop3" => {
             let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
             let lut = match lut {
@@ -141,27 +47,156 @@ pub(super) fn lower(
             }
         }
         "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
-            // Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
-            let [d, a, b] = fixed_operands(cx, g, span)?;
-            let op = match opcode {
-                "add" => X2Op::Add,
-                "sub" => X2Op::Sub,
-                "min" => X2Op::Min,
-                _ => X2Op::Max,
-            };
-            Op::Int2 {
-                op: IntOp2::X2 {
-                    op,
-                    signed: m.has(".s16x2"),
-                    relu: m.has(".relu"),
-                },
-                ty: ScalarType::B32,
-                d: cx.dst(d)?,
-                a: cx.src(a, ScalarType::B32)?,
-                b: cx.src(b, ScalarType::B32)?,
-            }
+            lower_packed_16x2(cx, g, m, span, opcode)?
         }
         _ => return Err(unsupported(cx, g, span)),
+    })
+}
+
+/// `mul24`, `bmsk`, `szext`: one type, three operands.
+fn lower_mul24_bmsk_szext(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let ty = one_type(cx, m, g, span)?;
+    let [d, a, b] = fixed_operands(cx, g, span)?;
+    let op = match opcode {
+        "mul24" => IntOp2::Mul24 {
+            signed: ty == ScalarType::S32,
+            hi: m.has(".hi"),
+        },
+        "bmsk" => IntOp2::Bmsk {
+            wrap: m.has(".wrap"),
+        },
+        _ => IntOp2::Szext {
+            signed: ty == ScalarType::S32,
+            wrap: m.has(".wrap"),
+        },
+    };
+    Ok(Op::Int2 {
+        op,
+        ty: ScalarType::U32,
+        d: cx.dst(d)?,
+        a: cx.src(a, ty)?,
+        b: cx.src(b, ScalarType::U32)?,
+    })
+}
+
+/// `mad24`, `dp4a`, `dp2a`: the dot products take a type per source.
+fn lower_mad24_dot(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let types = m.types();
+    let [d, a, b, c] = fixed_operands(cx, g, span)?;
+    let (op, ta, tb) = match (opcode, types.as_slice()) {
+        ("mad24", [t]) if !m.has(".sat") => (
+            IntOp3::Mad24 {
+                signed: *t == ScalarType::S32,
+                hi: m.has(".hi"),
+            },
+            *t,
+            *t,
+        ),
+        ("dp4a", [ta, tb]) => (
+            IntOp3::Dp4a {
+                a_signed: *ta == ScalarType::S32,
+                b_signed: *tb == ScalarType::S32,
+            },
+            *ta,
+            *tb,
+        ),
+        ("dp2a", [ta, tb]) => (
+            IntOp3::Dp2a {
+                hi: m.has(".hi"),
+                a_signed: *ta == ScalarType::S32,
+                b_signed: *tb == ScalarType::S32,
+            },
+            *ta,
+            *tb,
+        ),
+        _ => return Err(unsupported(cx, g, span)),
+    };
+    let tc = if opcode == "mad24" {
+        ta
+    } else if ta == ScalarType::S32 || tb == ScalarType::S32 {
+        ScalarType::S32
+    } else {
+        ScalarType::U32
+    };
+    Ok(Op::Int3 {
+        op,
+        ty: ScalarType::U32,
+        d: cx.dst(d)?,
+        a: cx.src(a, ta)?,
+        b: cx.src(b, tb)?,
+        c: cx.src(c, tc)?,
+    })
+}
+
+/// `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (PTX ISA 8.2): p = (d != 0) BoolOp q.
+fn lower_lop3_pred(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<Op, ExecError> {
+    let [dp, a, b, c, lut, q] = fixed_operands(cx, g, span)?;
+    let Operand::PredPair(x, p, _) = dp else {
+        return Err(cx.error(span, "lop3 with a BoolOp needs a `d|p` destination".into()));
+    };
+    let d = cx.dst(&pair_part(x))?;
+    let lut = match lut {
+        Operand::Int(v) => v.value.value as u8,
+        _ => return Err(cx.error(span, "lop3 needs an immediate lookup table".into())),
+    };
+    Ok(Op::Lop3Pred {
+        lut,
+        op: if m.has(".and") {
+            BoolOp::And
+        } else {
+            BoolOp::Or
+        },
+        d,
+        p: cx.pred_dst(&pair_part(p))?,
+        a: cx.src(a, ScalarType::B32)?,
+        b: cx.src(b, ScalarType::B32)?,
+        c: cx.src(c, ScalarType::B32)?,
+        q: cx.pred_src(q)?,
+    })
+}
+
+/// Packed half-word integer forms (sm_90): `max.s16x2`, `min.relu.s16x2`, `add.u16x2`.
+fn lower_packed_16x2(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    let [d, a, b] = fixed_operands(cx, g, span)?;
+    let op = match opcode {
+        "add" => X2Op::Add,
+        "sub" => X2Op::Sub,
+        "min" => X2Op::Min,
+        _ => X2Op::Max,
+    };
+    Ok(Op::Int2 {
+        op: IntOp2::X2 {
+            op,
+            signed: m.has(".s16x2"),
+            relu: m.has(".relu"),
+        },
+        ty: ScalarType::B32,
+        d: cx.dst(d)?,
+        a: cx.src(a, ScalarType::B32)?,
+        b: cx.src(b, ScalarType::B32)?,
     })
 }
 

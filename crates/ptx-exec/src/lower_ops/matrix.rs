@@ -172,7 +172,27 @@ pub(super) fn lower_wmma(
     m: &Mods<'_>,
     span: Span,
 ) -> Result<Op, ExecError> {
-    use ptx_semantics::wmma::wmma_fits;
+    let shape = wmma_shape(cx, g, m, span)?;
+    let types: Vec<WmmaType> = m
+        .types()
+        .into_iter()
+        .map(wmma_type)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| unsupported(cx, g, span))?;
+    if m.has(".mma") {
+        lower_wmma_mma(cx, g, m, span, shape, &types)
+    } else {
+        lower_wmma_memory(cx, g, m, span, shape, &types)
+    }
+}
+
+/// The `.mMnNkK` shape modifier, one of those ptxsim runs.
+fn wmma_shape(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+) -> Result<(u32, u32, u32), ExecError> {
     let shape = m
         .list
         .iter()
@@ -193,78 +213,100 @@ pub(super) fn lower_wmma(
     ) {
         return Err(unsupported(cx, g, span));
     }
-    let (mm, nn, kk) = shape;
-    let wty = |t: ScalarType| -> Option<WmmaType> {
-        Some(match t {
-            ScalarType::F16 => WmmaType::F16,
-            ScalarType::Bf16 => WmmaType::Bf16,
-            ScalarType::Tf32 => WmmaType::Tf32,
-            ScalarType::F32 => WmmaType::F32,
-            ScalarType::S8 => WmmaType::S8,
-            ScalarType::U8 => WmmaType::U8,
-            ScalarType::S32 => WmmaType::S32,
-            _ => return None,
-        })
-    };
-    let types: Vec<WmmaType> = m
-        .types()
-        .into_iter()
-        .map(wty)
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| unsupported(cx, g, span))?;
-    let slots = |cx: &dyn OperandCx, op: &Operand| -> Result<Vec<Slot>, ExecError> {
-        match op {
-            Operand::Vector(v, _) => v.iter().map(|x| cx.slot_of(x)).collect(),
-            x => Ok(vec![cx.slot_of(x)?]),
-        }
-    };
-    let bad_frag = |cx: &dyn OperandCx, what: &str, n: usize| {
-        cx.error(
-            span,
-            format!("a {what} fragment of this wmma shape and type does not take {n} registers"),
-        )
-    };
-    if m.has(".mma") {
-        let (d, a, b, c) = match types.as_slice() {
-            [d, c] => (*d, WmmaType::F16, WmmaType::F16, *c),
-            [d, a, b, c] => (*d, *a, *b, *c),
-            _ => return Err(unsupported(cx, g, span)),
-        };
-        let op = WmmaMma {
-            m: mm,
-            n: nn,
-            k: kk,
-            a,
-            b,
-            c,
-            d,
-            satfinite: m.has(".satfinite"),
-        };
-        let [od, oa, ob, oc] = fixed_operands(cx, g, span)?;
-        let ds = slots(cx, od)?;
-        let (a_s, b_s, c_s) = (
-            vector_srcs(cx, oa, ScalarType::B32)?,
-            vector_srcs(cx, ob, ScalarType::B32)?,
-            vector_srcs(cx, oc, ScalarType::B32)?,
-        );
-        for (what, (r, cdim), ty, n) in [
-            ("A", (mm, kk), a, a_s.len()),
-            ("B", (kk, nn), b, b_s.len()),
-            ("C", (mm, nn), c, c_s.len()),
-            ("D", (mm, nn), d, ds.len()),
-        ] {
-            if !wmma_fits(r, cdim, ty, n as u32) {
-                return Err(bad_frag(cx, what, n));
-            }
-        }
-        return Ok(Op::WmmaMma {
-            op,
-            ds,
-            a: a_s,
-            b: b_s,
-            c: c_s,
-        });
+    Ok(shape)
+}
+
+/// The element type of a wmma fragment, from a type modifier.
+fn wmma_type(t: ScalarType) -> Option<WmmaType> {
+    Some(match t {
+        ScalarType::F16 => WmmaType::F16,
+        ScalarType::Bf16 => WmmaType::Bf16,
+        ScalarType::Tf32 => WmmaType::Tf32,
+        ScalarType::F32 => WmmaType::F32,
+        ScalarType::S8 => WmmaType::S8,
+        ScalarType::U8 => WmmaType::U8,
+        ScalarType::S32 => WmmaType::S32,
+        _ => return None,
+    })
+}
+
+/// The registers of a fragment operand (a vector, or one register).
+fn fragment_slots(cx: &dyn OperandCx, op: &Operand) -> Result<Vec<Slot>, ExecError> {
+    match op {
+        Operand::Vector(v, _) => v.iter().map(|x| cx.slot_of(x)).collect(),
+        x => Ok(vec![cx.slot_of(x)?]),
     }
+}
+
+fn bad_fragment(cx: &dyn OperandCx, span: Span, what: &str, n: usize) -> ExecError {
+    cx.error(
+        span,
+        format!("a {what} fragment of this wmma shape and type does not take {n} registers"),
+    )
+}
+
+/// `wmma.mma.sync.aligned.LAYOUTS.SHAPE.DTYPE.CTYPE d, a, b, c` (two types: f16 inputs) or
+/// `....DTYPE.ATYPE.BTYPE.CTYPE`; every fragment must hold the registers its shape and type take.
+fn lower_wmma_mma(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    (mm, nn, kk): (u32, u32, u32),
+    types: &[WmmaType],
+) -> Result<Op, ExecError> {
+    use ptx_semantics::wmma::wmma_fits;
+    let (d, a, b, c) = match types {
+        [d, c] => (*d, WmmaType::F16, WmmaType::F16, *c),
+        [d, a, b, c] => (*d, *a, *b, *c),
+        _ => return Err(unsupported(cx, g, span)),
+    };
+    let op = WmmaMma {
+        m: mm,
+        n: nn,
+        k: kk,
+        a,
+        b,
+        c,
+        d,
+        satfinite: m.has(".satfinite"),
+    };
+    let [od, oa, ob, oc] = fixed_operands(cx, g, span)?;
+    let ds = fragment_slots(cx, od)?;
+    let (a_s, b_s, c_s) = (
+        vector_srcs(cx, oa, ScalarType::B32)?,
+        vector_srcs(cx, ob, ScalarType::B32)?,
+        vector_srcs(cx, oc, ScalarType::B32)?,
+    );
+    for (what, (r, cdim), ty, n) in [
+        ("A", (mm, kk), a, a_s.len()),
+        ("B", (kk, nn), b, b_s.len()),
+        ("C", (mm, nn), c, c_s.len()),
+        ("D", (mm, nn), d, ds.len()),
+    ] {
+        if !wmma_fits(r, cdim, ty, n as u32) {
+            return Err(bad_fragment(cx, span, what, n));
+        }
+    }
+    Ok(Op::WmmaMma {
+        op,
+        ds,
+        a: a_s,
+        b: b_s,
+        c: c_s,
+    })
+}
+
+/// `wmma.load.{a,b,c}` and `wmma.store.d`: a fragment, an address and an optional stride.
+fn lower_wmma_memory(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    (mm, nn, kk): (u32, u32, u32),
+    types: &[WmmaType],
+) -> Result<Op, ExecError> {
+    use ptx_semantics::wmma::wmma_fits;
     let load = m.has(".load");
     if !load && !m.has(".store") {
         return Err(unsupported(cx, g, span));
@@ -278,7 +320,7 @@ pub(super) fn lower_wmma(
     } else {
         return Err(unsupported(cx, g, span));
     };
-    let &[ty] = types.as_slice() else {
+    let &[ty] = types else {
         return Err(unsupported(cx, g, span));
     };
     let (rows, cols) = matrix.dims(mm, nn, kk);
@@ -297,9 +339,9 @@ pub(super) fn lower_wmma(
         Some(o) => Some(cx.src(o, ScalarType::U32)?),
         None => None,
     };
-    let regs = slots(cx, regs_op)?;
+    let regs = fragment_slots(cx, regs_op)?;
     if !wmma_fits(rows, cols, ty, regs.len() as u32) {
-        return Err(bad_frag(cx, "matrix", regs.len()));
+        return Err(bad_fragment(cx, span, "matrix", regs.len()));
     }
     let space = match m.space().map(StateSpace::base) {
         Some(StateSpace::Global) => Space::Global,

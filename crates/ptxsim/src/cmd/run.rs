@@ -507,16 +507,10 @@ pub fn run(args: Args) -> ExitCode {
         );
     }
     let say = |line: String| status_line(quiet_stdout, line);
-    let mut outputs = Vec::new();
-    for o in r.file_outs.iter().chain(&args.out) {
-        let Some((i, path)) = o.split_once('=') else {
-            return fail(format!("--out `{o}`: write I=PATH"));
-        };
-        let Ok(i) = i.parse::<usize>() else {
-            return fail(format!("--out `{o}`: `{i}` is not an argument index"));
-        };
-        outputs.push((i, PathBuf::from(path)));
-    }
+    let outputs = match output_requests(&r.file_outs, &args.out) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
     if args.report.is_some() && r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
@@ -538,7 +532,7 @@ pub fn run(args: Args) -> ExitCode {
         Some(path) => match ptxsim::output::pending(path) {
             Ok(f) => {
                 prepared.session.mem.record_trace(true);
-                Some((path, f))
+                Some((path.as_path(), f))
             }
             Err(e) => {
                 eprintln!("error: cannot write the trace to {}: {e}", path.display());
@@ -553,20 +547,10 @@ pub fn run(args: Args) -> ExitCode {
     // The trace is written even when the launch faulted: the requests up to the fault.
     let mut trace_line = None;
     if let Some((path, file)) = trace_file {
-        let accesses = prepared.session.mem.take_recorded();
-        prepared.session.mem.record_trace(false);
-        let mut header = ptxsim::trace_out::header(&r.kernel, r.grid, r.block, &r.gpu.name);
-        if result.is_err() {
-            header.push_str(" (the launch faulted: the requests before the fault)");
-        }
-        let w = std::io::BufWriter::with_capacity(1 << 16, file.as_file());
-        let written = ptxsim::trace_out::write_trace(w, &header, &accesses)
-            .and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
-        if let Err(e) = written {
-            eprintln!("error: cannot write the trace to {}: {e}", path.display());
-            return ExitCode::from(1);
-        }
-        let line = format!("wrote {} accesses to {}", accesses.len(), path.display());
+        let line = match write_trace(&mut prepared, &r, path, file, result.is_err()) {
+            Ok(line) => line,
+            Err(code) => return code,
+        };
         if result.is_ok() {
             trace_line = Some(line);
         } else {
@@ -589,8 +573,84 @@ pub fn run(args: Args) -> ExitCode {
             return code;
         }
     };
+    say(ran_line(&r, &summary, elapsed));
+    if let Some(line) = trace_line {
+        say(line);
+    }
+    if let Err(code) = write_outputs(&prepared, &outputs, &say) {
+        return code;
+    }
+    let matched = match check_expects(&prepared, &r.expects, &r.base, &say) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
+    if let Some(format) = args.report {
+        let text = render_report(&prepared, &r, &summary, format);
+        if let Err(code) = deliver_report(&text, format, &args) {
+            return code;
+        }
+    }
+    if !matched {
+        ExitCode::from(1)
+    } else if args.fail_on_hazard && hazards_found > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The `--out I=PATH` requests of the launch file and the command line, in that order.
+fn output_requests(
+    file_outs: &[String],
+    cli_outs: &[String],
+) -> Result<Vec<(usize, PathBuf)>, String> {
+    let mut outputs = Vec::new();
+    for o in file_outs.iter().chain(cli_outs) {
+        let Some((i, path)) = o.split_once('=') else {
+            return Err(format!("--out `{o}`: write I=PATH"));
+        };
+        let Ok(i) = i.parse::<usize>() else {
+            return Err(format!("--out `{o}`: `{i}` is not an argument index"));
+        };
+        outputs.push((i, PathBuf::from(path)));
+    }
+    Ok(outputs)
+}
+
+/// Writes the requests the launch recorded to `--trace-out`'s pending file and puts it in
+/// place; returns the status line, or the exit code of a failed write.
+fn write_trace(
+    prepared: &mut PreparedLaunch,
+    r: &Resolved,
+    path: &Path,
+    file: tempfile::NamedTempFile,
+    faulted: bool,
+) -> Result<String, ExitCode> {
+    let accesses = prepared.session.mem.take_recorded();
+    prepared.session.mem.record_trace(false);
+    let mut header = ptxsim::trace_out::header(&r.kernel, r.grid, r.block, &r.gpu.name);
+    if faulted {
+        header.push_str(" (the launch faulted: the requests before the fault)");
+    }
+    let w = std::io::BufWriter::with_capacity(1 << 16, file.as_file());
+    let written = ptxsim::trace_out::write_trace(w, &header, &accesses)
+        .and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
+    if let Err(e) = written {
+        eprintln!("error: cannot write the trace to {}: {e}", path.display());
+        return Err(ExitCode::from(1));
+    }
+    Ok(format!(
+        "wrote {} accesses to {}",
+        accesses.len(),
+        path.display()
+    ))
+}
+
+/// The status line of a finished launch: its shape, how much it executed, how long it took
+/// and on how many threads.
+fn ran_line(r: &Resolved, summary: &RunSummary, elapsed: std::time::Duration) -> String {
     let (grid, block) = (r.grid, r.block);
-    say(format!(
+    format!(
         "ran `{}` grid ({},{},{}) block ({},{},{}): {} warp-instructions, {} thread-instructions in {:.3} s{}",
         r.kernel,
         grid[0],
@@ -602,15 +662,20 @@ pub fn run(args: Args) -> ExitCode {
         summary.warp_instructions,
         summary.thread_instructions,
         elapsed.as_secs_f64(),
-        threads_text(&summary)
-    ));
-    if let Some(line) = trace_line {
-        say(line);
-    }
-    for (i, path) in &outputs {
+        threads_text(summary)
+    )
+}
+
+/// Writes each requested argument (`.bin`: raw bytes, otherwise `.npy`) atomically.
+fn write_outputs(
+    prepared: &PreparedLaunch,
+    outputs: &[(usize, PathBuf)],
+    say: &dyn Fn(String),
+) -> Result<(), ExitCode> {
+    for (i, path) in outputs {
         let out = match prepared.output(*i) {
             Ok(a) => a,
-            Err(e) => return fail(format!("--out {i}: {e}")),
+            Err(e) => return Err(fail(format!("--out {i}: {e}"))),
         };
         let written = if path.extension().is_some_and(|e| e == "bin") {
             ptxsim::output::write_atomic(path, &out.bytes).map_err(|e| {
@@ -621,47 +686,41 @@ pub fn run(args: Args) -> ExitCode {
         };
         if let Err(e) = written {
             eprintln!("error: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
         say(format!("wrote argument {i} to {}", path.display()));
     }
-    let matched = match check_expects(&prepared, &r.expects, &r.base, &say) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
-    };
-    if let Some(format) = args.report {
-        let stats = prepared.session.mem.stats();
-        // For each line's .loc and the call site of inlined code.
-        let source = std::fs::read_to_string(&r.ptx).ok();
-        let variant = model::variant_report(
-            "original",
-            None,
-            source.as_deref(),
-            &prepared.session.program,
-            &stats,
-            &summary,
-            r.gpu.timeline_interval,
-        );
-        let report = Report::new(
-            "run",
-            r.launch_info(),
-            GpuInfo::from_config(&r.gpu),
-            vec![variant],
-        );
-        let text = match format {
-            ReportFormat::Text => ptxsim_report::text::render_run(&report),
-            ReportFormat::Json => report.to_json(),
-            ReportFormat::Html => ptxsim_report::html::render(&report),
-        };
-        if let Err(code) = deliver_report(&text, format, &args) {
-            return code;
-        }
-    }
-    if !matched {
-        ExitCode::from(1)
-    } else if args.fail_on_hazard && hazards_found > 0 {
-        ExitCode::from(3)
-    } else {
-        ExitCode::SUCCESS
+    Ok(())
+}
+
+/// The cache report of the launch in the requested format.
+fn render_report(
+    prepared: &PreparedLaunch,
+    r: &Resolved,
+    summary: &RunSummary,
+    format: ReportFormat,
+) -> String {
+    let stats = prepared.session.mem.stats();
+    // For each line's .loc and the call site of inlined code.
+    let source = std::fs::read_to_string(&r.ptx).ok();
+    let variant = model::variant_report(
+        "original",
+        None,
+        source.as_deref(),
+        &prepared.session.program,
+        &stats,
+        summary,
+        r.gpu.timeline_interval,
+    );
+    let report = Report::new(
+        "run",
+        r.launch_info(),
+        GpuInfo::from_config(&r.gpu),
+        vec![variant],
+    );
+    match format {
+        ReportFormat::Text => ptxsim_report::text::render_run(&report),
+        ReportFormat::Json => report.to_json(),
+        ReportFormat::Html => ptxsim_report::html::render(&report),
     }
 }
