@@ -308,7 +308,7 @@ impl<'a> Checker<'a> {
             i.opcode_span.start + opcode.len() as u32,
         );
         let insn = Insn {
-            guard: i.guard.as_ref(),
+            guard: i.guard.as_deref(),
             opcode,
             opcode_span: i.opcode_span,
             mods,
