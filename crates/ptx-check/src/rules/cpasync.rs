@@ -45,7 +45,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
     let rest = if is_async {
         &insn.mods[1..]
     } else {
-        &insn.mods[..]
+        insn.mods
     };
     let mut last_vec = None;
     for (i, &(t, span)) in rest.iter().enumerate() {
