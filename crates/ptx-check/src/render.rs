@@ -34,8 +34,8 @@ fn rich_one(
     out: &mut Vec<u8>,
 ) {
     let start = (d.span.start as usize).min(file.text.len()) as u32;
-    let lc = file.lines.line_col(start, &file.text);
-    let line_range = file.lines.line_range(lc.line, &file.text);
+    let lc = file.lines().line_col(start, &file.text);
+    let line_range = file.lines().line_range(lc.line, &file.text);
     let kind = match d.severity {
         Severity::Info => ReportKind::Advice,
         Severity::Warning => ReportKind::Warning,
@@ -125,7 +125,7 @@ pub fn ptxas(file: &SourceFile, diagnostics: &[Diagnostic]) -> String {
         let text = d.ptxas.replace("«file»", &file.name);
         match d.ptxas_offset() {
             Some(at) => {
-                let line = file.lines.line(at.min(file.text.len() as u32));
+                let line = file.lines().line(at.min(file.text.len() as u32));
                 out.push_str(&format!(
                     "ptxas {}, line {}; {} : {}\n",
                     file.name,
@@ -201,8 +201,8 @@ pub fn json<'a>(reports: &'a [CheckReport]) -> JsonDocument<'a> {
                         .diagnostics
                         .iter()
                         .map(|d| {
-                            let s = f.lines.line_col(clamp(d.span.start), &f.text);
-                            let e = f.lines.line_col(clamp(d.span.end), &f.text);
+                            let s = f.lines().line_col(clamp(d.span.start), &f.text);
+                            let e = f.lines().line_col(clamp(d.span.end), &f.text);
                             JsonDiagnostic {
                                 severity: d.severity,
                                 code: d.code,

@@ -386,7 +386,7 @@ fn pairs_parity() {
             let ours: Vec<String> = report
                 .diagnostics
                 .iter()
-                .filter(|d| d.ptxas_offset().map(|o| report.file.lines.line(o)) == Some(39))
+                .filter(|d| d.ptxas_offset().map(|o| report.file.lines().line(o)) == Some(39))
                 .map(|d| format!("{} : {}", d.severity.ptxas_word(), d.ptxas))
                 .collect();
             total += 1;

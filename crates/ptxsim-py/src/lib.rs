@@ -130,8 +130,8 @@ fn to_py_diagnostics(report: &ptx_check::CheckReport) -> Vec<Diagnostic> {
         .diagnostics
         .iter()
         .map(|d| {
-            let s = f.lines.line_col(clamp(d.span.start), &f.text);
-            let e = f.lines.line_col(clamp(d.span.end), &f.text);
+            let s = f.lines().line_col(clamp(d.span.start), &f.text);
+            let e = f.lines().line_col(clamp(d.span.end), &f.text);
             Diagnostic {
                 file: f.name.clone(),
                 severity: severity_name(d.severity).to_string(),
@@ -156,7 +156,7 @@ fn error_lines(report: &ptx_check::CheckReport, errors: &[&CheckDiagnostic]) -> 
         .iter()
         .map(|d| {
             let lc = f
-                .lines
+                .lines()
                 .line_col(d.span.start.min(f.text.len() as u32), &f.text);
             format!("{}:{}:{}: {}", f.name, lc.line, lc.col, d.message)
         })

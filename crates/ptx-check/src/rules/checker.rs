@@ -308,10 +308,10 @@ impl<'a> Checker<'a> {
             i.opcode_span.start + opcode.len() as u32,
         );
         let insn = Insn {
-            guard: i.guard.as_ref(),
+            guard: i.guard.as_deref(),
             opcode,
             opcode_span: i.opcode_span,
-            mods,
+            mods: &mods,
             ops: i.op.operands(),
             const_issues: &i.const_issues,
             joined,
@@ -396,7 +396,7 @@ impl<'a> Checker<'a> {
         };
         k += 1;
         let shift = |s: Span| Span::new(s.start + start as u32, s.end + start as u32);
-        let mut mods = SmallVec::new();
+        let mut mods: SmallVec<[(&str, Span); 8]> = SmallVec::new();
         while let Some(t) = at(k).filter(|t| t.kind == Tok::Dot) {
             mods.push((t.text, shift(t.span())));
             k += 1;
@@ -411,7 +411,7 @@ impl<'a> Checker<'a> {
             guard: None,
             opcode: op.text,
             opcode_span: shift(op.span()),
-            mods,
+            mods: &mods,
             ops: &[],
             const_issues: &[],
             joined,

@@ -42,11 +42,7 @@ struct Scan<'a> {
 
 fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> {
     let mut s = Scan::default();
-    let rest = if is_async {
-        &insn.mods[1..]
-    } else {
-        &insn.mods[..]
-    };
+    let rest = if is_async { &insn.mods[1..] } else { insn.mods };
     let mut last_vec = None;
     for (i, &(t, span)) in rest.iter().enumerate() {
         let pos = i as i32 * 10;

@@ -119,8 +119,9 @@ pub(crate) struct Insn<'a> {
     pub guard: Option<&'a Guard>,
     pub opcode: &'a str,
     pub opcode_span: Span,
-    /// On the stack for up to 8 modifiers (an instruction's usual count).
-    pub mods: SmallVec<[(&'a str, Span); 8]>,
+    /// Borrowed from the caller's list (on its stack for up to 8 modifiers): moved into
+    /// `Insn`, the list was a `memcpy` call per instruction.
+    pub mods: &'a [(&'a str, Span)],
     pub ops: &'a [Operand],
     /// What ptxas reports about the operands' constant expressions (parse stage).
     pub const_issues: &'a [ptx_syntax::consteval::ConstIssue],

@@ -52,7 +52,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
     let rest = if kind_of(insn).is_some() {
         &insn.mods[1..]
     } else {
-        &insn.mods[..]
+        insn.mods
     };
     for (i, &(t, span)) in rest.iter().enumerate() {
         let pos = i as i32 * 10;

@@ -87,7 +87,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
-    s.vec_tail = scan_vector_placement(insn, &insn.mods, m);
+    s.vec_tail = scan_vector_placement(insn, insn.mods, m);
     s
 }
 

@@ -272,8 +272,9 @@ impl Default for Recent {
     }
 }
 
-/// A name's bytes, zero-padded, with its length: equal keys are equal names.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// A name's length with its bytes read as (overlapping) words: the words cover every byte, so
+/// for one length equal keys are equal names.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct RecentKey {
     len: usize,
     bytes: [u64; 2],
@@ -286,15 +287,28 @@ impl RecentKey {
         bytes: [0; 2],
     };
 
+    /// Two loads per name instead of a loop over its bytes (the key is made for every
+    /// lookup, a few per ld/st).
     fn of(name: &str) -> Option<RecentKey> {
-        let len = name.len();
-        if len > 16 {
-            return None;
-        }
-        let mut bytes = [0u64; 2];
-        for (i, &b) in name.as_bytes().iter().enumerate() {
-            bytes[i / 8] |= u64::from(b) << (8 * (i % 8));
-        }
+        let b = name.as_bytes();
+        let len = b.len();
+        let u32_at =
+            |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
+        let u64_at = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let bytes = match len {
+            0 => [0, 0],
+            1..=3 => [
+                u64::from(b[0]) | u64::from(b[len / 2]) << 8 | u64::from(b[len - 1]) << 16,
+                0,
+            ],
+            4..=7 => [u32_at(0) | u32_at(len - 4) << 32, 0],
+            8..=16 => [u64_at(0), u64_at(len - 8)],
+            _ => return None,
+        };
         Some(RecentKey { len, bytes })
     }
 }
@@ -577,6 +591,35 @@ fn special_register(name: &str) -> Option<ScalarType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Equal keys are equal names: every name of up to 16 bytes over a small alphabet (each
+    /// position varied on its own, and all pairs of positions), against every other.
+    #[test]
+    fn recent_keys_tell_names_apart() {
+        let mut names = vec![String::new()];
+        for len in 1..=16usize {
+            let base: Vec<u8> = (0..len).map(|i| b"%rdf_$0"[i % 7]).collect();
+            names.push(String::from_utf8(base.clone()).unwrap());
+            for a in 0..len {
+                for b in a..len {
+                    let mut v = base.clone();
+                    v[a] = b'x';
+                    v[b] = b'y';
+                    names.push(String::from_utf8(v).unwrap());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        let keys: Vec<RecentKey> = names.iter().map(|n| RecentKey::of(n).unwrap()).collect();
+        for (i, a) in keys.iter().enumerate() {
+            assert_eq!(RecentKey::of(&names[i]), Some(*a));
+            for (j, b) in keys.iter().enumerate() {
+                assert_eq!(a == b, i == j, "{:?} and {:?}", names[i], names[j]);
+            }
+        }
+        assert_eq!(RecentKey::of("%r_seventeen_byte"), None);
+    }
 
     #[test]
     fn split_names() {

@@ -10,7 +10,7 @@ pub(super) fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         bump(i);
         let negated = eat(i, Tok::Bang);
         let p = ident(i, "a predicate register after `@`")?;
-        Some(Guard {
+        Some(Box::new(Guard {
             negated,
             predicate: Name {
                 name: small_str(p.text),
@@ -18,7 +18,7 @@ pub(super) fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
                 span: p.span(),
             },
             span: first.span().to(p.span()),
-        })
+        }))
     } else {
         None
     };
@@ -48,7 +48,7 @@ pub(super) fn instruction(i: &mut Input<'_, '_>) -> PResult<Instruction> {
         op,
         opcode_span,
         span: first.span().to(end),
-        const_issues,
+        const_issues: const_issues.into_boxed_slice(),
     })
 }
 

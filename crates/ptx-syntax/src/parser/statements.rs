@@ -134,7 +134,11 @@ pub(super) fn statement(
             ".pragma" => Ok(Some(Statement::Pragma(pragma(i)?))),
             _ if is_decl_start(t) => {
                 let linkage = linkages(i);
-                Ok(Some(Statement::Var(var_decl(i, linkage, t.span())?)))
+                Ok(Some(Statement::Var(Box::new(var_decl(
+                    i,
+                    linkage,
+                    t.span(),
+                )?))))
             }
             _ => fail_help(
                 t.span(),
