@@ -60,7 +60,7 @@ pub use policy::{
     fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
 };
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
-pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
+pub use system::{LineState, MemSystem, SmPort, MAX_LANES, MAX_LANE_BYTES};
 pub use timing::TimingConfig;
 pub use types::{
     AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,

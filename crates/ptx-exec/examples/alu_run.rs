@@ -51,9 +51,11 @@ fn main() {
         grid: [grid, 1, 1],
         block: [256, 1, 1],
         cache_model: model,
+        threads: threads_from_env(),
         ..LaunchConfig::default()
     };
     let t = std::time::Instant::now();
+    let process_cpu = process_cpu_seconds();
     let cpu = thread_cpu_seconds();
     let r = s.launch(kernel, &kargs, cfg).unwrap();
     let dt = t.elapsed().as_secs_f64();
@@ -62,6 +64,7 @@ fn main() {
         r.thread_instructions,
         r.thread_instructions as f64 / dt / 1e6
     );
+    report_phases(&r, dt, process_cpu);
     let stats = format!("{:?}", s.mem.stats());
     let digest = stats.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
@@ -75,6 +78,39 @@ fn main() {
             r.thread_instructions as f64 / (b - a) / 1e6
         );
     }
+}
+
+/// `THREADS` (default 1): the launch's host threads.
+fn threads_from_env() -> u32 {
+    std::env::var("THREADS").map_or(1, |t| t.parse().expect("THREADS: a number"))
+}
+
+/// Prints where the launch's warp-instructions ran (`rounds.rs`, `sm_phase.rs`) and, with
+/// several threads, the whole process's CPU time and the wall time.
+fn report_phases(r: &ptx_exec::RunSummary, wall: f64, process_cpu_before: Option<f64>) {
+    let w = r.warp_instructions.max(1) as f64;
+    eprintln!(
+        "  {} thread(s); warp-instructions {}: SM-parallel phase {} ({:.1} %), serial phase {} ({:.1} %)",
+        r.threads,
+        r.warp_instructions,
+        r.sm_phase_warp_instructions,
+        100.0 * r.sm_phase_warp_instructions as f64 / w,
+        r.serial_warp_instructions,
+        100.0 * r.serial_warp_instructions as f64 / w
+    );
+    if let (Some(a), Some(b)) = (process_cpu_before, process_cpu_seconds()) {
+        eprintln!("  wall {wall:.3} s, process CPU {:.3} s", b - a);
+    }
+}
+
+/// The process's CPU time so far (all threads), from `/proc/self/stat` (utime + stime, in
+/// clock ticks of 10 ms).
+fn process_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// This thread's CPU time so far, from `/proc/thread-self/schedstat` (nanoseconds on CPU).

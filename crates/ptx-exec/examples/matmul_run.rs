@@ -51,11 +51,15 @@ fn main() {
         block: [128, 1, 1],
         dynamic_shared: 16384,
         cache_model: true,
+        threads: threads_from_env(),
         ..LaunchConfig::default()
     };
+    let t = std::time::Instant::now();
+    let process_cpu = process_cpu_seconds();
     let cpu = thread_cpu_seconds();
     let r = s.launch("matmul_kernel", &args, cfg).unwrap();
     let cpu = thread_cpu_seconds().zip(cpu).map(|(b, a)| b - a);
+    report_phases(&r, t.elapsed().as_secs_f64(), process_cpu);
     let out = s.read_buffer(c, n * n * 2).unwrap();
     let stats = format!("{:?}", s.mem.stats());
     eprintln!(
@@ -77,6 +81,39 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
+}
+
+/// `THREADS` (default 1): the launch's host threads.
+fn threads_from_env() -> u32 {
+    std::env::var("THREADS").map_or(1, |t| t.parse().expect("THREADS: a number"))
+}
+
+/// Prints where the launch's warp-instructions ran (`rounds.rs`, `sm_phase.rs`) and, with
+/// several threads, the whole process's CPU time and the wall time.
+fn report_phases(r: &ptx_exec::RunSummary, wall: f64, process_cpu_before: Option<f64>) {
+    let w = r.warp_instructions.max(1) as f64;
+    eprintln!(
+        "  {} thread(s); warp-instructions {}: SM-parallel phase {} ({:.1} %), serial phase {} ({:.1} %)",
+        r.threads,
+        r.warp_instructions,
+        r.sm_phase_warp_instructions,
+        100.0 * r.sm_phase_warp_instructions as f64 / w,
+        r.serial_warp_instructions,
+        100.0 * r.serial_warp_instructions as f64 / w
+    );
+    if let (Some(a), Some(b)) = (process_cpu_before, process_cpu_seconds()) {
+        eprintln!("  wall {wall:.3} s, process CPU {:.3} s", b - a);
+    }
+}
+
+/// The process's CPU time so far (all threads), from `/proc/self/stat` (utime + stime, in
+/// clock ticks of 10 ms).
+fn process_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// This thread's CPU time so far, from `/proc/thread-self/schedstat` (nanoseconds on CPU).

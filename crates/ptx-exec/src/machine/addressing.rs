@@ -380,8 +380,7 @@ impl Machine<'_> {
     ) -> ExecError {
         // Name the first lane whose access is outside every allocation.
         for (k, a) in acc.iter().enumerate() {
-            let mut probe = vec![0u8; a.bytes as usize];
-            if self.mem.read(a.addr, &mut probe).is_err() {
+            if !self.mem.is_mapped(a.addr, u64::from(a.bytes)) {
                 return self.fault(
                     cta,
                     wi as u32,

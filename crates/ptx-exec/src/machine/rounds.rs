@@ -71,8 +71,8 @@ pub(super) struct CtaRound {
 /// The host threads of a launch: a machine per thread without the memory system, and the
 /// pool they run on (none for one thread).
 pub(super) struct Workers<'p> {
-    machines: Vec<Mutex<Machine<'p>>>,
-    pool: Option<rayon::ThreadPool>,
+    pub(super) machines: Vec<Mutex<Machine<'p>>>,
+    pub(super) pool: Option<rayon::ThreadPool>,
 }
 
 impl<'p> Machine<'p> {
@@ -94,6 +94,7 @@ impl<'p> Machine<'p> {
             clock: self.clock,
             rng: 0,
             tracker: None,
+            sm_phase: false,
             cta_memory: self.cta_memory,
             deadline: self.deadline.clone(),
         }
@@ -123,7 +124,19 @@ impl<'p> Machine<'p> {
         } else {
             None
         };
-        let machines = (0..threads).map(|_| Mutex::new(self.worker())).collect();
+        // The SM-parallel phase needs the cache model (the path whose L2 work can be
+        // replayed) and a memory system that can lend SMs; the same for every thread count.
+        self.sm_phase = self.cfg.cache_model && self.mem.sm_port().is_some();
+        let mut machines = Vec::with_capacity(threads as usize);
+        for _ in 0..threads {
+            let mut w = self.worker();
+            if self.sm_phase {
+                if let Some(port) = self.mem.sm_port() {
+                    w.mem = MemAccess::Port(Box::new(port));
+                }
+            }
+            machines.push(Mutex::new(w));
+        }
         Ok(Workers { machines, pool })
     }
 
@@ -350,6 +363,6 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
 }
 
 /// A worker's machine; a worker that panicked has already failed the launch.
-fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
+pub(super) fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

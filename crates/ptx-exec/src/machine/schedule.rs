@@ -14,9 +14,13 @@ use std::sync::atomic::Ordering;
 
 /// The phase of a round a warp's turn runs in (see `rounds.rs`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     /// In parallel over CTAs: up to the first instruction that reaches outside the CTA.
     CtaLocal,
+    /// In parallel over SMs (`sm_phase.rs`): weak global loads and stores on the SM's
+    /// port, and the CTA-local instructions between them (`GLOBAL_RUN_GAP`), up to the
+    /// first instruction that needs the serial phase.
+    SmGlobal,
     /// Serial, in turn order: the instructions that reach outside the CTA, and the CTA-local
     /// ones between them (`GLOBAL_RUN_GAP`).
     Global,
@@ -101,6 +105,9 @@ impl<'p> Machine<'p> {
         }
         if let Some((_, e)) = first_fault {
             return Err(e);
+        }
+        if self.sm_phase {
+            any_progress |= self.run_sm_phase(workers, resident, order, &mut left)?;
         }
         let parallel_end = self.steps;
         for (pos, &(ci, wi)) in order.iter().enumerate() {
@@ -202,7 +209,7 @@ impl<'p> Machine<'p> {
     /// instruction that reaches outside its CTA (0 otherwise). In the global phase the warp
     /// runs such instructions, and CTA-local ones while another such instruction follows
     /// within `GLOBAL_RUN_GAP`; it stops before any other work.
-    fn run_warp(
+    pub(super) fn run_warp(
         &mut self,
         cta: &mut Cta,
         wi: usize,
@@ -224,7 +231,7 @@ impl<'p> Machine<'p> {
             };
             let alive = frame.mask & !frame.done & !warp.exited;
             let runnable = alive & !warp.waiting & !frame.sync_wait;
-            if phase == Phase::Global && runnable == 0 {
+            if phase != Phase::CtaLocal && runnable == 0 {
                 // Returning from a call and releasing parked lanes are CTA-local work.
                 return Ok((ended(progressed, WarpState::Blocked), 0));
             }
@@ -273,7 +280,10 @@ impl<'p> Machine<'p> {
                 Phase::CtaLocal if outside => {
                     return Ok((ended(progressed, WarpState::Blocked), budget - used));
                 }
-                Phase::Global if !outside && !self.outside_ahead(func, pc) => {
+                Phase::SmGlobal if outside && self.needs_serial_phase(inst) => {
+                    return Ok((ended(progressed, WarpState::Blocked), budget - used));
+                }
+                Phase::Global | Phase::SmGlobal if !outside && !self.outside_ahead(func, pc) => {
                     return Ok((ended(progressed, WarpState::Blocked), 0));
                 }
                 _ => {}
