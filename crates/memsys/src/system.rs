@@ -17,7 +17,8 @@
 //!   write-through, prefetch-size fills, eviction priorities from hints and policies);
 //! - `data.rs`: lane data copies out of L1 copies or the global image (stale reads);
 //! - `record.rs`: trace recording; `inspect.rs`: statistics, line state, occupancy timeline;
-//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the per-SM write combiner.
+//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the per-SM write combiner;
+//! - `port.rs`: [`SmPort`], SMs lent to host threads and settled in turn order.
 
 use std::sync::Arc;
 
@@ -53,7 +54,7 @@ use data::copy_small;
 use execute::*;
 use inspect::push_timeline_sample;
 pub use port::SmPort;
-use port::{L2Op, L2OpKind, Overlay};
+use port::{Deferred, L2Op, L2OpKind, OverlayView};
 use route::*;
 use work::*;
 

@@ -24,13 +24,14 @@
 //! its L2 and DRAM fields are known only after the replay and stay zero.
 
 use super::*;
-use rustc_hash::FxHashMap;
 
 /// The L2's part of one request on an SM port, replayed by [`MemSystem::settle`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct L2Op {
-    pub(super) route: Route,
     pub(super) line: u64,
+    /// The route's index in the port's route table; for [`L2OpKind::End`], the
+    /// instruction id.
+    pub(super) word: u32,
     pub(super) mask: u8,
     pub(super) kind: L2OpKind,
 }
@@ -41,107 +42,103 @@ pub(crate) enum L2OpKind {
     Read,
     /// [`Work::l2_write`], after write combining.
     Write { through: bool },
-    /// The end of a request by `sm` for instruction `instr`: counted, and where a timeline
-    /// sample may be taken. The L2 operations since the previous end are its own.
-    End { sm: u32, instr: u32 },
+    /// The end of a request by SM `sm` (for the instruction in `word`): counted, and where a
+    /// timeline sample may be taken. The L2 operations since the previous end are its own.
+    End { sm: u16 },
 }
 
-/// Bytes an SM stored in the current phase, by line (the image does not hold them yet).
+/// Where a [`Work`] on an SM port logs its L2 part: the log, and its route's index.
+pub(crate) struct Deferred<'a> {
+    pub(super) log: &'a mut Vec<L2Op>,
+    pub(super) route: u32,
+}
+
+/// An SM's stores of the current phase (the image does not hold them yet): the port's
+/// store records that are the SM's, in order, and a filter of the lines they touch, so a
+/// load of lines the SM did not store (nearly every load) costs one bit test per line.
 #[derive(Debug, Default)]
 pub(crate) struct Overlay {
-    lines: FxHashMap<u64, Box<OverlayLine>>,
+    filter: [u64; FILTER_WORDS],
+    records: Vec<u32>,
 }
 
-/// A line's stored bytes: bit `i` of `written` is byte `i`.
-#[derive(Debug)]
-struct OverlayLine {
-    written: u128,
-    data: [u8; MAX_OVERLAY_LINE],
+/// 2,048 filter bits per SM.
+const FILTER_WORDS: usize = 32;
+
+/// The filter bit of a line.
+#[inline(always)]
+fn filter_bit(line: u64) -> (usize, u64) {
+    let h = (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 53) as usize;
+    (h / 64, 1u64 << (h % 64))
 }
 
-/// Largest line an overlay holds (every preset has 128-byte lines; a larger line size
-/// leaves the memory system without ports).
-const MAX_OVERLAY_LINE: usize = 128;
+/// An SM's overlay with the port's store records and data it refers to.
+#[derive(Clone, Copy)]
+pub(crate) struct OverlayView<'a> {
+    overlay: &'a Overlay,
+    stores: &'a [StoreRec],
+    data: &'a [u8],
+}
 
 impl Overlay {
-    fn write(&mut self, addr: u64, bytes: &[u8], line_shift: u32) {
-        let line_bytes = 1u64 << line_shift;
-        let mut a = addr;
-        let end = addr + bytes.len() as u64;
-        while a < end {
-            let line = a >> line_shift;
-            let line_end = end.min((line + 1) << line_shift);
-            let e = self.lines.entry(line).or_insert_with(|| {
-                Box::new(OverlayLine {
-                    written: 0,
-                    data: [0; MAX_OVERLAY_LINE],
-                })
-            });
-            let off = (a & (line_bytes - 1)) as usize;
-            let n = (line_end - a) as usize;
-            let src = (a - addr) as usize;
-            e.data[off..off + n].copy_from_slice(&bytes[src..src + n]);
-            e.written |= span_mask(off, n);
-            a = line_end;
+    /// Notes store record `index`, `len` bytes at `addr`.
+    fn note(&mut self, index: usize, addr: u64, len: u32, line_shift: u32) {
+        for line in addr >> line_shift..=(addr + u64::from(len) - 1) >> line_shift {
+            let (w, b) = filter_bit(line);
+            self.filter[w] |= b;
         }
+        self.records.push(index as u32);
     }
 
-    /// Overwrites `dst` (the bytes at `addr`) with the stored ones it covers.
-    fn patch(&self, addr: u64, dst: &mut [u8], line_shift: u32) {
-        if self.lines.is_empty() {
-            return;
-        }
-        let line_bytes = 1u64 << line_shift;
-        let mut a = addr;
+    /// Whether the SM may have stored to `line` in this phase.
+    #[inline(always)]
+    fn may_hold(&self, line: u64) -> bool {
+        let (w, b) = filter_bit(line);
+        self.filter[w] & b != 0
+    }
+
+    /// Whether the SM may have stored to one of the request's lines.
+    #[inline(always)]
+    fn touches(&self, groups: &[Group]) -> bool {
+        !self.records.is_empty() && groups.iter().any(|g| self.may_hold(g.line))
+    }
+
+    fn clear(&mut self) {
+        self.filter = [0; FILTER_WORDS];
+        self.records.clear();
+    }
+}
+
+impl OverlayView<'_> {
+    /// Overwrites `dst` (the bytes at `addr`) with the SM's stored bytes it covers, in the
+    /// order they were stored.
+    fn patch(&self, addr: u64, dst: &mut [u8]) {
         let end = addr + dst.len() as u64;
-        while a < end {
-            let line = a >> line_shift;
-            let line_end = end.min((line + 1) << line_shift);
-            if let Some(e) = self.lines.get(&line) {
-                let off = (a & (line_bytes - 1)) as usize;
-                let d = (a - addr) as usize;
-                for i in 0..(line_end - a) as usize {
-                    if e.written >> (off + i) & 1 != 0 {
-                        dst[d + i] = e.data[off + i];
-                    }
-                }
+        for &i in &self.overlay.records {
+            let r = &self.stores[i as usize];
+            let (lo, hi) = (r.addr.max(addr), (r.addr + u64::from(r.len)).min(end));
+            if lo < hi {
+                let src = r.off + (lo - r.addr) as usize;
+                dst[(lo - addr) as usize..(hi - addr) as usize]
+                    .copy_from_slice(&self.data[src..src + (hi - lo) as usize]);
             }
-            a = line_end;
         }
     }
 
     /// Overwrites the `sectors` of `dst` (a copy of line `line`) with the stored bytes.
     pub(super) fn patch_line(&self, line: u64, sectors: u8, geo: Geometry, dst: &mut [u8]) {
-        let Some(e) = self.lines.get(&line) else {
+        if !self.overlay.may_hold(line) {
             return;
-        };
-        let sb = geo.sector_bytes as usize;
-        for s in 0..(1usize << geo.sectors_per_line_shift) {
-            if sectors & (1 << s) == 0 {
-                continue;
-            }
-            let range = s * sb..(s + 1) * sb;
-            for (i, (d, &b)) in dst[range.clone()]
-                .iter_mut()
-                .zip(&e.data[range])
-                .enumerate()
-            {
-                if e.written >> (s * sb + i) & 1 != 0 {
-                    *d = b;
-                }
+        }
+        let sb = geo.sector_bytes;
+        let line_addr = line << geo.line_shift;
+        for s in 0..(1u64 << geo.sectors_per_line_shift) {
+            if sectors & (1 << s) != 0 {
+                let at = (s * sb) as usize;
+                self.patch(line_addr + s * sb, &mut dst[at..at + sb as usize]);
             }
         }
     }
-}
-
-/// Bits `off..off + n` of a line's byte mask.
-fn span_mask(off: usize, n: usize) -> u128 {
-    let m = if n >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
-    m << off
 }
 
 /// One SM lent to a port.
@@ -150,7 +147,6 @@ struct SmSide {
     l1_ready: bool,
     /// The SM's counters of the phase (added to its own when settled).
     counters: Counters,
-    overlay: Overlay,
 }
 
 /// One store of a phase: `len` bytes at `addr` in allocation `alloc`, taken from the
@@ -172,6 +168,10 @@ struct Turn {
     stores: usize,
 }
 
+/// Routes a port keeps before its table is emptied at a settle (an instruction changes
+/// its request shape rarely; this bounds a kernel that keeps changing it).
+const MAX_PORT_ROUTES: usize = 4096;
+
 /// The SM side of the memory system for the SMs one host thread runs in an SM-parallel
 /// phase (see the module docs). Made once per launch by [`MemSystem::sm_port`], lent SMs
 /// by [`MemSystem::lend`] and settled by [`MemSystem::settle`] each phase.
@@ -180,12 +180,17 @@ pub struct SmPort {
     cfg: GpuConfig,
     geo: Geometry,
     sides: Vec<Option<SmSide>>,
+    /// Each SM's stores of the phase (kept, emptied, between phases).
+    overlays: Vec<Overlay>,
     combine: WriteCombiner,
     per_instr: Vec<Counters>,
     /// Instruction ids with counters in `per_instr` this phase.
     touched: Vec<u32>,
     is_touched: Vec<bool>,
-    memo: Vec<Option<(Request, Route)>>,
+    /// The routes the log refers to, and by instruction id its last request shape and the
+    /// index of its route.
+    routes: Vec<Route>,
+    memo: Vec<Option<(Request, u32)>>,
     /// Never used (the L2 work is logged): the fields a [`Work`] must have.
     no_l2: SectorCache,
     no_rng: SplitMix64,
@@ -199,11 +204,10 @@ pub struct SmPort {
 
 impl MemSystem {
     /// A port for one host thread of an SM-parallel phase, or `None` where this memory
-    /// system cannot lend SMs: it keeps no data, records a trace (whose order is the
-    /// requests'), or has lines longer than 128 bytes.
+    /// system cannot lend SMs: it keeps no data, or records a trace (whose order is the
+    /// requests').
     pub fn sm_port(&self) -> Option<SmPort> {
-        let line_bytes = 1usize << self.geo.line_shift;
-        if !self.keep_data || self.recorded.is_some() || line_bytes > MAX_OVERLAY_LINE {
+        if !self.keep_data || self.recorded.is_some() {
             return None;
         }
         Some(SmPort {
@@ -211,10 +215,12 @@ impl MemSystem {
             cfg: self.cfg.clone(),
             geo: self.geo,
             sides: (0..self.l1.len()).map(|_| None).collect(),
+            overlays: (0..self.l1.len()).map(|_| Overlay::default()).collect(),
             combine: self.combine.clone(),
             per_instr: Vec::new(),
             touched: Vec::new(),
             is_touched: Vec::new(),
+            routes: Vec::new(),
             memo: Vec::new(),
             no_l2: SectorCache::empty(),
             no_rng: SplitMix64::new(0),
@@ -250,7 +256,6 @@ impl MemSystem {
                 l1: std::mem::replace(&mut self.l1[s], SectorCache::empty()),
                 l1_ready: self.l1_ready[s],
                 counters: Counters::default(),
-                overlay: Overlay::default(),
             });
             self.l1_ready[s] = false;
         }
@@ -270,22 +275,30 @@ impl MemSystem {
         for p in ports.iter_mut() {
             self.take_back(p);
         }
+        {
+            let image = self.image_mut();
+            for &(_, pi, ti) in &order {
+                let p = &*ports[pi];
+                for r in &p.stores[p.turn_ranges(ti).0] {
+                    image
+                        .bytes_in_mut(r.alloc as usize, r.addr, r.len as usize)
+                        .copy_from_slice(&p.store_data[r.off..r.off + r.len as usize]);
+                }
+            }
+        }
         for &(_, pi, ti) in &order {
             let p = &*ports[pi];
-            let (stores, log) = p.turn_ranges(ti);
-            for r in &p.stores[stores] {
-                let src = &p.store_data[r.off..r.off + r.len as usize];
-                self.image_mut()
-                    .bytes_in_mut(r.alloc as usize, r.addr, r.len as usize)
-                    .copy_from_slice(src);
-            }
-            self.replay(&p.log[log]);
+            self.replay(&p.log[p.turn_ranges(ti).1], &p.routes);
         }
         for p in ports.iter_mut() {
             p.log.clear();
             p.stores.clear();
             p.store_data.clear();
             p.turns.clear();
+            if p.routes.len() > MAX_PORT_ROUTES {
+                p.routes.clear();
+                p.memo.clear();
+            }
         }
     }
 
@@ -298,6 +311,7 @@ impl MemSystem {
             self.any_l1_ready |= side.l1_ready;
             self.combine.copy_sm_from(&p.combine, sm);
             self.stats.per_sm[sm] += &side.counters;
+            p.overlays[sm].clear();
         }
         for &i in &p.touched {
             let i = i as usize;
@@ -310,37 +324,40 @@ impl MemSystem {
     }
 
     /// Performs logged L2 work in order, as the requests that logged it would have.
-    fn replay(&mut self, log: &[L2Op]) {
+    fn replay(&mut self, log: &[L2Op], routes: &[Route]) {
         let mut start = 0;
         for (i, op) in log.iter().enumerate() {
-            let L2OpKind::End { sm, instr } = op.kind else {
+            let L2OpKind::End { sm } = op.kind else {
                 continue;
             };
-            let (sm, instr) = (sm as usize, instr as usize);
-            self.stats.ensure_instr(instr);
-            let mut w = Work {
-                l1: &mut self.l1[sm],
-                l2: &mut self.l2,
-                combine: &mut self.combine,
-                sm,
-                counters: SmAndInstr {
-                    sm: &mut self.stats.per_sm[sm],
-                    instr: &mut self.stats.per_instr[instr],
-                },
-                rng: &mut self.rng,
-                ranges: &self.range_policies,
-                mem: &self.mem,
-                geo: self.geo,
-                tally: (),
-                l2_hint: SetHint::NONE,
-                deferred: None,
-                overlay: None,
-            };
-            for op in &log[start..i] {
-                match op.kind {
-                    L2OpKind::Read => w.l2_read(&op.route, op.line, op.mask),
-                    L2OpKind::Write { through } => w.l2_write(&op.route, op.line, op.mask, through),
-                    L2OpKind::End { .. } => {}
+            let (sm, instr) = (usize::from(sm), op.word as usize);
+            if i > start {
+                self.stats.ensure_instr(instr);
+                let mut w = Work {
+                    l1: &mut self.l1[sm],
+                    l2: &mut self.l2,
+                    combine: &mut self.combine,
+                    sm,
+                    counters: SmAndInstr {
+                        sm: &mut self.stats.per_sm[sm],
+                        instr: &mut self.stats.per_instr[instr],
+                    },
+                    rng: &mut self.rng,
+                    ranges: &self.range_policies,
+                    mem: &self.mem,
+                    geo: self.geo,
+                    tally: (),
+                    l2_hint: SetHint::NONE,
+                    deferred: None,
+                    overlay: None,
+                };
+                for op in &log[start..i] {
+                    let route = &routes[op.word as usize];
+                    match op.kind {
+                        L2OpKind::Read => w.l2_read(route, op.line, op.mask),
+                        L2OpKind::Write { through } => w.l2_write(route, op.line, op.mask, through),
+                        L2OpKind::End { .. } => {}
+                    }
                 }
             }
             self.stats.requests += 1;
@@ -377,7 +394,7 @@ impl SmPort {
             .is_some_and(|m| m.find(addr, len).is_some())
     }
 
-    /// A weak warp-level load on a lent SM ([`MemSystem::load`]'s contract; see the module
+    /// A weak warp-level load (or `cp.async`'s global read) on a lent SM ([`MemSystem::load`]'s contract; see the module
     /// docs for what the [`Outcome`] holds).
     pub fn load(
         &mut self,
@@ -385,9 +402,9 @@ impl SmPort {
         lanes: &[LaneAccess],
         out: &mut [u8],
     ) -> Result<Outcome, MemError> {
-        if req.kind != AccessKind::Load {
+        if !matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy) {
             return Err(MemError::Unsupported {
-                what: "an SM port serves loads and stores only",
+                what: "an SM port serves loads, cp.async reads and stores only",
             });
         }
         self.execute(req, lanes, Data::Out(out))
@@ -421,7 +438,7 @@ impl SmPort {
                 sm_count: self.cfg.sm_count,
             });
         }
-        if self.sides[sm].is_none() || self.turns.is_empty() {
+        if self.sides[sm].is_none() || self.turns.is_empty() || self.image.is_none() {
             return Err(MemError::Unsupported {
                 what: "a request on an SM port outside a turn of a lent SM",
             });
@@ -438,12 +455,9 @@ impl SmPort {
             });
         }
         let instr = req.instr.0 as usize;
-        let route = self.route(req, instr)?;
-        let Some(image) = self.image.as_deref() else {
-            return Err(MemError::Unsupported {
-                what: "a request on an SM port outside a turn of a lent SM",
-            });
-        };
+        let route_index = self.route(req, instr)?;
+        let route = self.routes[route_index as usize];
+        let image = self.image.as_deref().expect("checked above");
         let mut alloc_of = [0u32; MAX_LANES];
         let total = check_lanes_in(image, true, req, lanes, &mut alloc_of)?;
         check_buffer(&data, total)?;
@@ -454,8 +468,6 @@ impl SmPort {
         }
         if instr >= self.per_instr.len() {
             self.per_instr.resize(instr + 1, Counters::default());
-        }
-        if instr >= self.is_touched.len() {
             self.is_touched.resize(instr + 1, false);
         }
         if !self.is_touched[instr] {
@@ -492,8 +504,15 @@ impl SmPort {
             geo: self.geo,
             tally: Track::default(),
             l2_hint: SetHint::NONE,
-            deferred: Some(&mut self.log),
-            overlay: Some(&side.overlay),
+            deferred: Some(Deferred {
+                log: &mut self.log,
+                route: route_index,
+            }),
+            overlay: Some(OverlayView {
+                overlay: &self.overlays[sm],
+                stores: &self.stores,
+                data: &self.store_data,
+            }),
         };
         let hit_data = if capture {
             Some(&mut self.hit_data[..])
@@ -503,13 +522,10 @@ impl SmPort {
         perform_groups_on(&mut w, &route, lanes, &mut self.groups, hit_data, input);
         let mut out = w.tally.out;
         self.log.push(L2Op {
-            route,
             line: 0,
+            word: instr as u32,
             mask: 0,
-            kind: L2OpKind::End {
-                sm: sm as u32,
-                instr: instr as u32,
-            },
+            kind: L2OpKind::End { sm: sm as u16 },
         });
         match &mut data {
             Data::Out(buf) => {
@@ -523,20 +539,40 @@ impl SmPort {
                 }
             }
             Data::In(buf) => {
-                let side = self.sides[sm].as_mut().expect("checked above");
+                // Lanes that continue the previous one in memory (and in `buf`, which is in
+                // lane order) make one run: a warp's coalesced store is one record.
+                let base = self.store_data.len();
+                self.store_data.extend_from_slice(&buf[..total]);
                 let mut off = 0usize;
+                let mut run: Option<StoreRec> = None;
                 for (l, &a) in lanes.iter().zip(&alloc_of) {
-                    let n = l.bytes as usize;
-                    let bytes = &buf[off..off + n];
-                    side.overlay.write(l.addr, bytes, self.geo.line_shift);
-                    self.stores.push(StoreRec {
-                        addr: l.addr,
-                        alloc: a,
-                        len: l.bytes,
-                        off: self.store_data.len(),
-                    });
-                    self.store_data.extend_from_slice(bytes);
-                    off += n;
+                    match &mut run {
+                        Some(r) if r.alloc == a && r.addr + u64::from(r.len) == l.addr => {
+                            r.len += l.bytes;
+                        }
+                        _ => {
+                            if let Some(r) = run.take() {
+                                self.overlays[sm].note(
+                                    self.stores.len(),
+                                    r.addr,
+                                    r.len,
+                                    self.geo.line_shift,
+                                );
+                                self.stores.push(r);
+                            }
+                            run = Some(StoreRec {
+                                addr: l.addr,
+                                alloc: a,
+                                len: l.bytes,
+                                off: base + off,
+                            });
+                        }
+                    }
+                    off += l.bytes as usize;
+                }
+                if let Some(r) = run {
+                    self.overlays[sm].note(self.stores.len(), r.addr, r.len, self.geo.line_shift);
+                    self.stores.push(r);
                 }
             }
             Data::None | Data::Atomic(_) => {}
@@ -544,19 +580,22 @@ impl SmPort {
         Ok(out)
     }
 
-    /// The route of `req`, by the instruction's last shape when it is the same.
-    fn route(&mut self, req: &Request, instr: usize) -> Result<Route, MemError> {
-        if let Some(Some((r, route))) = self.memo.get(instr) {
+    /// The index of `req`'s route in the route table, by the instruction's last shape when
+    /// it is the same.
+    fn route(&mut self, req: &Request, instr: usize) -> Result<u32, MemError> {
+        if let Some(Some((r, i))) = self.memo.get(instr) {
             if same_shape(r, req) {
-                return Ok(*route);
+                return Ok(*i);
             }
         }
         let route = resolve_route(&self.cfg, self.geo, req)?;
         if instr >= self.memo.len() {
             self.memo.resize(instr + 1, None);
         }
-        self.memo[instr] = Some((*req, route));
-        Ok(route)
+        let i = self.routes.len() as u32;
+        self.routes.push(route);
+        self.memo[instr] = Some((*req, i));
+        Ok(i)
     }
 
     /// Copies each lane's bytes into `buf`: from the SM's L1 copy for sectors that hit in
@@ -564,14 +603,21 @@ impl SmPort {
     /// image at the phase's start and the SM's own stores since). Returns the stale lanes.
     fn read_view(&self, sm: usize, lanes: &[LaneAccess], alloc_of: &[u32], buf: &mut [u8]) -> u64 {
         let image = self.image.as_deref().expect("lent");
-        let overlay = &self.sides[sm].as_ref().expect("lent").overlay;
+        let overlay = OverlayView {
+            overlay: &self.overlays[sm],
+            stores: &self.stores,
+            data: &self.store_data,
+        };
+        let patch = overlay.overlay.touches(&self.groups);
         let shift = self.geo.line_shift;
         let mut off = 0usize;
         for (l, &a) in lanes.iter().zip(alloc_of) {
             let n = l.bytes as usize;
             let dst = &mut buf[off..off + n];
             copy_small(dst, image.bytes_in(a as usize, l.addr, n));
-            overlay.patch(l.addr, dst, shift);
+            if patch {
+                overlay.patch(l.addr, dst);
+            }
             off += n;
         }
         if self.groups.iter().all(|g| g.l1_hit == 0) {

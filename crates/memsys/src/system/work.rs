@@ -302,10 +302,10 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     /// On an SM port (`system/port.rs`): where the request's L2 work is logged instead of
     /// done, to be replayed on the L2 in turn order when the phase is settled. The L2 only
     /// counts (its data is the image), so nothing the SM side returns depends on it.
-    pub(super) deferred: Option<&'a mut Vec<L2Op>>,
+    pub(super) deferred: Option<Deferred<'a>>,
     /// On an SM port: the SM's own stores of the phase, which the image does not hold yet
     /// (an L1 fill takes them, as it takes the image's bytes).
-    pub(super) overlay: Option<&'a Overlay>,
+    pub(super) overlay: Option<OverlayView<'a>>,
 }
 
 impl<T: Tally, S: Sink> Work<'_, T, S> {
@@ -564,10 +564,10 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     /// The L2 part of a read of `mask` sectors of `line`.
     #[inline(always)]
     pub(super) fn l2_read(&mut self, route: &Route, line: u64, mask: u8) {
-        if let Some(log) = self.deferred.as_deref_mut() {
-            log.push(L2Op {
-                route: *route,
+        if let Some(d) = self.deferred.as_mut() {
+            d.log.push(L2Op {
                 line,
+                word: d.route,
                 mask,
                 kind: L2OpKind::Read,
             });
@@ -745,10 +745,10 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 if mask == 0 {
                     return false;
                 }
-                if let Some(log) = self.deferred.as_deref_mut() {
-                    log.push(L2Op {
-                        route: *route,
+                if let Some(d) = self.deferred.as_mut() {
+                    d.log.push(L2Op {
                         line,
+                        word: d.route,
                         mask,
                         kind: L2OpKind::Write { through },
                     });

@@ -27,10 +27,12 @@
 //!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
-//!   Each round runs in two phases (`rounds.rs`): every CTA's CTA-local work in parallel over
+//!   Each round runs in three phases (`rounds.rs`): every CTA's CTA-local work in parallel over
 //!   the launch's host threads, each warp stopping before its first instruction that reaches
-//!   the memory system or printf; then, serially in turn order, those warps run such
-//!   instructions and the CTA-local ones close between them.
+//!   the memory system or printf; then, in parallel over SMs, those warps' weak global loads,
+//!   stores and `cp.async` reads on per-SM memory-system ports, settled in turn order
+//!   (`sm_phase.rs`); then, serially in turn order, the rest (atomics, strong accesses,
+//!   fences, bulk copies, printf) and the CTA-local instructions close between them.
 //!   The schedule does not depend on the thread count, so neither do outputs and counters.
 //!
 //! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`

@@ -3,8 +3,8 @@
 //! warp stands when a launch deadlocks or faults (`deadlock`, `site`, `fault`).
 //!
 //! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
-//! `run_round` splits a round into its two phases (`rounds.rs`: CTA-local work in parallel,
-//! then global accesses serially), `run_warp` decides how long a warp runs; none of them knows any
+//! `run_round` splits a round into its phases (`rounds.rs`: CTA-local work in parallel over
+//! CTAs, weak global accesses in parallel over SMs (`sm_phase.rs`), the rest serially), `run_warp` decides how long a warp runs; none of them knows any
 //! instruction beyond asking `reaches_outside_cta` whether one leaves the CTA.
 
 use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
@@ -75,7 +75,7 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    /// One round: every resident warp's turn in `order`, in the two phases of `rounds.rs`.
+    /// One round: every resident warp's turn in `order`, in the phases of `rounds.rs`.
     /// Returns whether any warp made progress.
     fn run_round(
         &mut self,
