@@ -57,7 +57,17 @@ fn main() {
     let t = std::time::Instant::now();
     let process_cpu = process_cpu_seconds();
     let cpu = thread_cpu_seconds();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = (cfg.threads > 1).then(|| sample_thread_cpu(stop.clone()));
     let r = s.launch("matmul_kernel", &args, cfg).unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    if let Some(h) = sampler {
+        for (name, cpu) in h.join().unwrap_or_default() {
+            if name.starts_with("ptxsim-cta") {
+                eprintln!("  worker thread {name}: {cpu:.2} s CPU");
+            }
+        }
+    }
     let cpu = thread_cpu_seconds().zip(cpu).map(|(b, a)| b - a);
     report_phases(&r, t.elapsed().as_secs_f64(), process_cpu);
     let out = s.read_buffer(c, n * n * 2).unwrap();
@@ -104,6 +114,51 @@ fn report_phases(r: &ptx_exec::RunSummary, wall: f64, process_cpu_before: Option
     if let (Some(a), Some(b)) = (process_cpu_before, process_cpu_seconds()) {
         eprintln!("  wall {wall:.3} s, process CPU {:.3} s", b - a);
     }
+}
+
+/// Samples the CPU time of every thread of the process (`/proc/self/task/*/stat`) every
+/// 10 ms until `stop` is set, keeping the last value seen per thread: the launch's worker
+/// threads end with the launch, so they are read while they live. Returns (thread name,
+/// CPU seconds) per thread, the busiest first.
+fn sample_thread_cpu(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<Vec<(String, f64)>> {
+    std::thread::spawn(move || {
+        let me = std::fs::read_link("/proc/thread-self")
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        let mut seen: std::collections::BTreeMap<String, (String, f64)> = Default::default();
+        loop {
+            let done = stop.load(std::sync::atomic::Ordering::Relaxed);
+            if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+                for e in dir.flatten() {
+                    let tid = e.file_name().to_string_lossy().into_owned();
+                    if Some(&tid) == me.as_ref() {
+                        continue;
+                    }
+                    let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                        continue;
+                    };
+                    let Some((name, rest)) =
+                        stat.split_once(" (").and_then(|(_, r)| r.rsplit_once(") "))
+                    else {
+                        continue;
+                    };
+                    let f: Vec<&str> = rest.split_whitespace().collect();
+                    let ticks = f.get(11).and_then(|u| u.parse::<f64>().ok()).unwrap_or(0.0)
+                        + f.get(12).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+                    seen.insert(tid, (name.to_string(), ticks / 100.0));
+                }
+            }
+            if done {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let mut v: Vec<(String, f64)> = seen.into_values().collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    })
 }
 
 /// The process's CPU time so far (all threads), from `/proc/self/stat` (utime + stime, in
