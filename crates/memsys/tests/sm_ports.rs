@@ -323,3 +323,40 @@ fn misuse_of_a_port_is_an_error() {
     m.settle(&mut [&mut p]);
     m.write(x, &[1, 2, 3, 4]).unwrap();
 }
+
+#[test]
+fn data_only_reads_and_writes_follow_the_same_rules() {
+    let mut m = MemSystem::new(config()).unwrap();
+    let x = m.alloc(256, 256).unwrap();
+    m.write(x, &[1; 16]).unwrap();
+    let (mut p0, mut p1) = (m.sm_port().unwrap(), m.sm_port().unwrap());
+    m.lend(&mut p0, &[0]).unwrap();
+    m.lend(&mut p1, &[1]).unwrap();
+    let mut b = [0u8; 8];
+    p0.begin_turn(2);
+    // Two lanes' writes in a row (one record), then a read across them and the old bytes.
+    p0.write(0, x + 4, &[2, 2]).unwrap();
+    p0.write(0, x + 6, &[3, 3]).unwrap();
+    p0.read(0, x + 2, &mut b).unwrap();
+    assert_eq!(b, [1, 1, 2, 2, 3, 3, 1, 1]);
+    p1.begin_turn(1);
+    p1.read(1, x + 2, &mut b).unwrap();
+    assert_eq!(
+        b, [1; 8],
+        "SM 0's writes of this phase are not seen by SM 1"
+    );
+    p1.write(1, x + 5, &[9]).unwrap();
+    assert!(p1.read(1, x + 4096, &mut b).is_err(), "unmapped");
+    assert!(
+        p1.read(0, x, &mut b).is_err(),
+        "SM 0 is not lent to this port"
+    );
+    assert!(
+        p1.write(1, x + 250, &[0; 16]).is_err(),
+        "past the allocation"
+    );
+    m.settle(&mut [&mut p0, &mut p1]);
+    m.read(x + 2, &mut b).unwrap();
+    // Turn 1 (SM 1's 9) lands before turn 2 (SM 0's 2, 2, 3, 3).
+    assert_eq!(b, [1, 1, 2, 2, 3, 3, 1, 1]);
+}

@@ -12,7 +12,7 @@ fn run_dir() -> PathBuf {
 }
 
 /// Everything a launch produced that must not depend on the thread count, as text.
-fn run(launch: &str, seed: u64, threads: u32) -> (String, u32, u64) {
+fn run(launch: &str, seed: u64, threads: u32, cache_model: bool) -> (String, u32, u64) {
     let path = run_dir().join(launch);
     let (file, base) = LaunchFile::read(&path).unwrap();
     let gpu = if launch.contains(".sm90") {
@@ -32,6 +32,7 @@ fn run(launch: &str, seed: u64, threads: u32) -> (String, u32, u64) {
         dynamic_shared: file.shared,
         seed,
         threads,
+        cache_model,
         ..Default::default()
     };
     let mut prepared = prepare(session, &file.kernel, specs, config).unwrap();
@@ -81,12 +82,13 @@ const LAUNCHES: [&str; 10] = [
 fn outputs_and_counters_do_not_depend_on_the_thread_count() {
     let mut sm_phase = 0;
     for launch in LAUNCHES {
-        for seed in [0, 7] {
-            let (one, used, in_sm_phase) = run(launch, seed, 1);
+        // Seed 0 and 7 with the cache model; seed 3 without it (data only).
+        for (seed, model) in [(0, true), (7, true), (3, false)] {
+            let (one, used, in_sm_phase) = run(launch, seed, 1, model);
             assert_eq!(used, 1);
             sm_phase += u64::from(in_sm_phase > 0);
             for threads in [2, 3, 4] {
-                let (many, used, _) = run(launch, seed, threads);
+                let (many, used, _) = run(launch, seed, threads, model);
                 assert!(used > 1, "{launch}: ran on {used} threads");
                 if many != one {
                     let line = one
@@ -103,7 +105,7 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count() {
                             .collect()
                     };
                     panic!(
-                        "{launch} seed {seed}: {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
+                        "{launch} seed {seed} (cache model {model}): {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
                         start(&one),
                         start(&many)
                     );

@@ -3,8 +3,9 @@
 //!
 //! An interpreter that runs SMs on several host threads ([`MemSystem::lend`]) gives each
 //! thread an [`SmPort`] holding the L1s and write-combining windows of the SMs it runs. A
-//! port serves weak loads and stores ([`SmPort::load`], [`SmPort::store`]) entirely from
-//! what belongs to its SMs:
+//! port serves weak loads and stores ([`SmPort::load`], [`SmPort::store`]; without the
+//! cache model, [`SmPort::read`] and [`SmPort::write`]) entirely from what belongs to its
+//! SMs:
 //! - the SM's own L1 (the model's L1s are private and not coherent with each other);
 //! - a view of global memory: the image as it was when the phase began, plus the SM's own
 //!   stores of the phase ([`Overlay`]). Another SM's stores of the same phase become visible
@@ -83,11 +84,16 @@ pub(crate) struct OverlayView<'a> {
 impl Overlay {
     /// Notes store record `index`, `len` bytes at `addr`.
     fn note(&mut self, index: usize, addr: u64, len: u32, line_shift: u32) {
+        self.mark(addr, len, line_shift);
+        self.records.push(index as u32);
+    }
+
+    /// Sets the filter bits of the lines of `len` bytes at `addr`.
+    fn mark(&mut self, addr: u64, len: u32, line_shift: u32) {
         for line in addr >> line_shift..=(addr + u64::from(len) - 1) >> line_shift {
             let (w, b) = filter_bit(line);
             self.filter[w] |= b;
         }
-        self.records.push(index as u32);
     }
 
     /// Whether the SM may have stored to `line` in this phase.
@@ -392,6 +398,85 @@ impl SmPort {
         self.image
             .as_ref()
             .is_some_and(|m| m.find(addr, len).is_some())
+    }
+
+    /// Without the cache model: `dst.len()` bytes at `addr` as SM `sm` sees them (the
+    /// image at the phase's start and the SM's own stores since), like [`MemSystem::read`].
+    pub fn read(&self, sm: u32, addr: u64, dst: &mut [u8]) -> Result<(), MemError> {
+        let (image, overlay) = self.data_side(sm)?;
+        let len = dst.len() as u64;
+        let a = image
+            .find(addr, len)
+            .ok_or(MemError::HostUnmapped { addr, bytes: len })?;
+        dst.copy_from_slice(image.bytes_in(a, addr, dst.len()));
+        if (addr >> self.geo.line_shift..=(addr + len.max(1) - 1) >> self.geo.line_shift)
+            .any(|line| overlay.may_hold(line))
+        {
+            OverlayView {
+                overlay,
+                stores: &self.stores,
+                data: &self.store_data,
+            }
+            .patch(addr, dst);
+        }
+        Ok(())
+    }
+
+    /// Without the cache model: SM `sm` writes `src` at `addr`, like [`MemSystem::write`]
+    /// (no L1 holds data in such a launch); the image gets it when the phase is settled.
+    pub fn write(&mut self, sm: u32, addr: u64, src: &[u8]) -> Result<(), MemError> {
+        let (image, _) = self.data_side(sm)?;
+        let len = src.len() as u64;
+        let alloc = image
+            .find(addr, len)
+            .ok_or(MemError::HostUnmapped { addr, bytes: len })?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        let turn_start = self.turns.last().map_or(0, |t| t.stores);
+        let len = src.len() as u32;
+        let in_turn = self.stores.len() > turn_start;
+        let data_end = self.store_data.len();
+        // A warp's lanes write one after another: continuing the turn's last store (of this
+        // SM: a turn is one warp's) extends its record.
+        if let Some(last) = self.stores.last_mut().filter(|r| {
+            in_turn
+                && r.alloc == alloc as u32
+                && r.addr + u64::from(r.len) == addr
+                && r.off + r.len as usize == data_end
+        }) {
+            last.len += len;
+            self.store_data.extend_from_slice(src);
+            self.overlays[sm as usize].mark(addr, len, self.geo.line_shift);
+            return Ok(());
+        }
+        let rec = StoreRec {
+            addr,
+            alloc: alloc as u32,
+            len,
+            off: self.store_data.len(),
+        };
+        self.store_data.extend_from_slice(src);
+        self.overlays[sm as usize].note(self.stores.len(), addr, len, self.geo.line_shift);
+        self.stores.push(rec);
+        Ok(())
+    }
+
+    /// The image and SM `sm`'s overlay, when the SM is lent and a turn has begun.
+    fn data_side(&self, sm: u32) -> Result<(&GlobalMemory, &Overlay), MemError> {
+        let s = sm as usize;
+        if s >= self.sides.len() {
+            return Err(MemError::NoSuchSm {
+                sm,
+                sm_count: self.cfg.sm_count,
+            });
+        }
+        match (&self.image, &self.sides[s], self.turns.is_empty()) {
+            (Some(image), Some(_), false) => Ok((image, &self.overlays[s])),
+            _ => Err(MemError::Unsupported {
+                what: "a request on an SM port outside a turn of a lent SM",
+            }),
+        }
     }
 
     /// A weak warp-level load (or `cp.async`'s global read) on a lent SM ([`MemSystem::load`]'s contract; see the module

@@ -371,6 +371,22 @@ impl MemAccess<'_> {
         }
     }
 
+    /// A read without the cache model, as SM `sm` sees global memory.
+    pub fn read_as(&self, sm: u32, addr: u64, dst: &mut [u8]) -> Result<(), memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.read(sm, addr, dst),
+            m => (**m).read(addr, dst),
+        }
+    }
+
+    /// A write without the cache model by SM `sm`.
+    pub fn write_as(&mut self, sm: u32, addr: u64, src: &[u8]) -> Result<(), memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.write(sm, addr, src),
+            m => (**m).write(addr, src),
+        }
+    }
+
     /// Whether `[addr, addr + len)` lies inside one allocation.
     pub fn is_mapped(&self, addr: u64, len: u64) -> bool {
         match self {

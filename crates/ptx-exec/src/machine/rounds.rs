@@ -14,11 +14,12 @@
 //!    the CTA and the state at the start of the round, so which thread runs it, and when,
 //!    changes nothing. Each thread counts its own steps and per-instruction executions;
 //!    integer sums do not depend on the order they are added in.
-//! 2. **SM-parallel phase, in parallel over SMs** (`sm_phase.rs`; with the cache model on).
+//! 2. **SM-parallel phase, in parallel over SMs** (`sm_phase.rs`).
 //!    The warps that stopped go on, each SM's in the round's turn order restricted to the
 //!    SM, through weak global loads and stores and `cp.async` reads — served by a
 //!    [`memsys::SmPort`] from the SM's own L1 and a view of global memory that holds the
-//!    image at the phase's start plus the SM's own stores — and the CTA-local instructions
+//!    image at the phase's start plus the SM's own stores (without the cache model, from
+//!    that view alone) — and the CTA-local instructions
 //!    between them, under the rule of the serial phase below. A warp stops before anything
 //!    whose result may depend on other SMs in the round (atomics, strong accesses, fences,
 //!    bulk copies, `printf`, ...: [`Machine::needs_serial_phase`]). Then the memory system
@@ -138,9 +139,9 @@ impl<'p> Machine<'p> {
         } else {
             None
         };
-        // The SM-parallel phase needs the cache model (the path whose L2 work can be
-        // replayed) and a memory system that can lend SMs; the same for every thread count.
-        self.sm_phase = self.cfg.cache_model && self.mem.sm_port().is_some();
+        // The SM-parallel phase needs a memory system that can lend SMs (one that keeps
+        // data and records no trace); the same for every thread count.
+        self.sm_phase = self.mem.sm_port().is_some();
         let mut machines = Vec::with_capacity(threads as usize);
         for _ in 0..threads {
             let mut w = self.worker();

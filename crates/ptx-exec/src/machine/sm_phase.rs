@@ -1,18 +1,21 @@
 //! The SM-parallel phase of a round: the warps that stopped before an instruction that
-//! reaches outside their CTA run their weak global loads and stores, in parallel over SMs.
+//! reaches outside their CTA run their weak global loads, stores and `cp.async` reads, in
+//! parallel over SMs.
 //!
 //! SMs are partitioned over the host threads (`sm % threads`; any partition gives the same
 //! results). Each thread's worker holds a memory-system port ([`memsys::SmPort`]) lent its
 //! SMs' L1s and write-combining windows for the phase. In it, each SM's parked warps take
 //! the rest of their turns in the round's turn order restricted to the SM: weak `ld`/`st`
-//! (including generic ones that resolve to global memory) run on the port, against the SM's
-//! L1 and a view of global memory that is the image at the phase's start plus the SM's own
-//! stores of the phase; the CTA-local instructions between them run too, under the serial
-//! phase's rule (`GLOBAL_RUN_GAP`). A warp stops before anything whose result may depend on
-//! other SMs in the same round ([`Machine::needs_serial_phase`]): atomics and reductions,
-//! strong (volatile, relaxed, acquire, release, mmio) accesses, fences that invalidate L1,
-//! prefetches and range policies, `cp.async`, bulk copies and TMA, `printf` and `assert`.
-//! The rest of its turn runs in the serial phase as before.
+//! (including generic ones that resolve to global memory) and `cp.async`'s global reads run
+//! on the port, against the SM's L1 and a view of global memory that is the image at the
+//! phase's start plus the SM's own stores of the phase (without the cache model, against
+//! that view alone: [`memsys::SmPort::read`], [`memsys::SmPort::write`]); the CTA-local
+//! instructions between them run too, under the serial phase's rule (`GLOBAL_RUN_GAP`). A
+//! warp stops before anything whose result may depend on other SMs in the same round
+//! ([`Machine::needs_serial_phase`]): atomics and reductions, strong (volatile, relaxed,
+//! acquire, release, mmio) accesses, fences that invalidate L1, prefetches and range
+//! policies, bulk copies and TMA, `printf` and `assert`. The rest of its turn runs in the
+//! serial phase as before.
 //!
 //! When every SM is done, [`memsys::MemSystem::settle`] applies the phase's stores to the
 //! image and replays the L2 work the ports logged, in the round's turn order (the position
