@@ -55,6 +55,7 @@ use execute::*;
 use inspect::push_timeline_sample;
 pub use port::SmPort;
 use port::{Deferred, L2Op, L2OpKind, OverlayView};
+use record::record_groups_into;
 use route::*;
 use work::*;
 

@@ -1,7 +1,8 @@
 //! SM ports (`system/port.rs`): SMs lent to ports and settled in turn order give the same
-//! bytes, counters, L2 state, random draws and timeline as one memory system performing the
-//! same turns in that order, for any partition of the SMs; another SM's store of the same
-//! phase is visible only after the settle; misuse is an error, not a panic.
+//! bytes, counters, L2 state, random draws, timeline and recorded trace as one memory
+//! system performing the same turns in that order, for any partition of the SMs; another
+//! SM's store of the same phase is visible only after the settle; misuse is an error, not a
+//! panic.
 
 use memsys::*;
 
@@ -40,6 +41,7 @@ fn system() -> (MemSystem, Layout) {
     let regions = m.alloc(u64::from(SMS) * REGION_LINES * 128, 128).unwrap();
     let init: Vec<u8> = (0..SHARED_LINES * 128).map(|i| (i * 7 + 3) as u8).collect();
     m.write(shared, &init).unwrap();
+    m.record_trace(true);
     (m, Layout { shared, regions })
 }
 
@@ -133,12 +135,16 @@ fn workload(layout: &Layout, seed: u64) -> Vec<(u32, Vec<Access>)> {
 }
 
 /// What the loads returned, the statistics and the final bytes of both buffers.
-fn observed(m: &MemSystem, layout: &Layout, loads: Vec<Vec<u8>>) -> (Vec<Vec<u8>>, String) {
+fn observed(m: &mut MemSystem, layout: &Layout, loads: Vec<Vec<u8>>) -> (Vec<Vec<u8>>, String) {
     let mut shared = vec![0u8; (SHARED_LINES * 128) as usize];
     m.read(layout.shared, &mut shared).unwrap();
     let mut regions = vec![0u8; (u64::from(SMS) * REGION_LINES * 128) as usize];
     m.read(layout.regions, &mut regions).unwrap();
-    (loads, format!("{:?}\n{shared:?}\n{regions:?}", m.stats()))
+    let trace = m.take_recorded();
+    (
+        loads,
+        format!("{:?}\n{shared:?}\n{regions:?}\ntrace {trace:?}", m.stats()),
+    )
 }
 
 fn perform_direct(m: &mut MemSystem, turns: &[(u32, Vec<Access>)]) -> Vec<Vec<u8>> {
@@ -217,19 +223,19 @@ fn ports_settled_in_turn_order_match_one_system_for_every_partition() {
         // Two phases in a row: the second starts from the first one's caches and windows.
         let mut d = perform_direct(&mut direct, &turns[..30]);
         d.extend(perform_direct(&mut direct, &turns[30..]));
-        let expected = observed(&direct, &layout, d);
+        let expected = observed(&mut direct, &layout, d);
         for ports in [1, 2, 3, 8] {
             let (mut m, layout) = system();
             let mut l = perform_on_ports(&mut m, &turns[..30], ports);
             l.extend(perform_on_ports(&mut m, &turns[30..], ports));
-            let got = observed(&m, &layout, l);
+            let got = observed(&mut m, &layout, l);
             assert!(
                 got.0 == expected.0,
                 "seed {seed}, {ports} ports: load results differ"
             );
             assert!(
                 got.1 == expected.1,
-                "seed {seed}, {ports} ports: statistics or memory differ"
+                "seed {seed}, {ports} ports: statistics, memory or trace differ"
             );
         }
     }

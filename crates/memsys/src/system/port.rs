@@ -19,8 +19,9 @@
 //! lanes) depends on the L2, and [`MemSystem::settle`] can apply the phase's stores to the
 //! image and replay the logged L2 work afterwards, in the order the caller gives each turn
 //! (its position in the round's turn order, then program order): the image, the L2 state,
-//! its random draws (fraction policies), the request count (timeline samples) and every
-//! counter come out as if one machine had run the turns in that order. Which thread ran
+//! its random draws (fraction policies), the request count (timeline samples), every
+//! counter and the recorded trace ([`MemSystem::record_trace`]) come out as if one machine
+//! had run the turns in that order. Which thread ran
 //! which SM changes nothing. An [`Outcome`] from a port has the L1 fields and stale lanes;
 //! its L2 and DRAM fields are known only after the replay and stay zero.
 
@@ -172,6 +173,7 @@ struct Turn {
     pos: u32,
     log: usize,
     stores: usize,
+    recorded: usize,
 }
 
 /// Routes a port keeps before its table is emptied at a settle (an instruction changes
@@ -206,14 +208,16 @@ pub struct SmPort {
     turns: Vec<Turn>,
     groups: Vec<Group>,
     hit_data: Vec<u8>,
+    /// The trace accesses of the phase's requests, while the memory system records
+    /// ([`MemSystem::record_trace`]); appended to its recording in turn order.
+    recorded: Option<Vec<TraceAccess>>,
 }
 
 impl MemSystem {
     /// A port for one host thread of an SM-parallel phase, or `None` where this memory
-    /// system cannot lend SMs: it keeps no data, or records a trace (whose order is the
-    /// requests').
+    /// system cannot lend SMs: it keeps no data (trace replay).
     pub fn sm_port(&self) -> Option<SmPort> {
-        if !self.keep_data || self.recorded.is_some() {
+        if !self.keep_data {
             return None;
         }
         Some(SmPort {
@@ -236,6 +240,7 @@ impl MemSystem {
             turns: Vec::new(),
             groups: Vec::with_capacity(2 * MAX_LANES),
             hit_data: Vec::new(),
+            recorded: None,
         })
     }
 
@@ -244,6 +249,11 @@ impl MemSystem {
     /// out of range, or already lent, is an error and lends nothing more.
     pub fn lend(&mut self, port: &mut SmPort, sms: &[u32]) -> Result<(), MemError> {
         port.image = Some(Arc::clone(&self.mem));
+        match (&mut port.recorded, self.recorded.is_some()) {
+            (r @ None, true) => *r = Some(Vec::new()),
+            (r @ Some(_), false) => *r = None,
+            _ => {}
+        }
         for &sm in sms {
             let s = sm as usize;
             if s >= self.l1.len() {
@@ -295,12 +305,20 @@ impl MemSystem {
         for &(_, pi, ti) in &order {
             let p = &*ports[pi];
             self.replay(&p.log[p.turn_ranges(ti).1], &p.routes);
+            if let (Some(out), Some(rec)) = (self.recorded.as_mut(), p.recorded.as_ref()) {
+                let start = p.turns[ti].recorded;
+                let end = p.turns.get(ti + 1).map_or(rec.len(), |t| t.recorded);
+                out.extend_from_slice(&rec[start..end]);
+            }
         }
         for p in ports.iter_mut() {
             p.log.clear();
             p.stores.clear();
             p.store_data.clear();
             p.turns.clear();
+            if let Some(r) = p.recorded.as_mut() {
+                r.clear();
+            }
             if p.routes.len() > MAX_PORT_ROUTES {
                 p.routes.clear();
                 p.memo.clear();
@@ -381,6 +399,7 @@ impl SmPort {
             pos,
             log: self.log.len(),
             stores: self.stores.len(),
+            recorded: self.recorded.as_ref().map_or(0, Vec::len),
         });
     }
 
@@ -565,6 +584,9 @@ impl SmPort {
             side.l1_ready = true;
         }
         coalesce(lanes, self.geo, &mut self.groups);
+        if let Some(out) = self.recorded.as_mut() {
+            record_groups_into(out, self.geo, req, &self.groups);
+        }
         let capture = matches!(data, Data::Out(_));
         if capture {
             let line_bytes = 1usize << self.geo.line_shift;
