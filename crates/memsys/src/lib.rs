@@ -16,6 +16,11 @@
 //! - every cache operator, `.L1::`/`.L2::` priority, `.L2::cache_hint` policy (decoded and
 //!   encoded bit-exactly as CCCL does, [`CachePolicy`]) and prefetch size has its effect; the
 //!   rules and their spec sentences are on [`MemSystem`]'s routing and in the README;
+//! - SMs can be lent to host threads ([`MemSystem::lend`], [`SmPort`]): weak loads and stores
+//!   then run on the SM's own L1 against the image plus the SM's own stores, and the L2 work
+//!   is replayed in a fixed order when the phase is settled, so results do not depend on how
+//!   SMs were spread over threads (the L2 holds no data, so nothing an SM reads depends on
+//!   it);
 //! - counters per level, per SM and per instruction ([`Stats`]), an optional L2 occupancy
 //!   timeline, and a replay driver for traces ([`replay`]);
 //! - the H100's L2 microbenchmarks as traces, to compare with the measurements
@@ -34,6 +39,9 @@
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
+//! - `system/port.rs`: [`SmPort`]s, the SM side lent to host threads for an SM-parallel
+//!   phase (private L1s, the image plus the SM's own stores), with the L2 work logged and
+//!   replayed in the caller's turn order by [`MemSystem::settle`];
 //! - `cache.rs`: the sector cache front end; `cache/packed.rs`, `cache/wide.rs`: set storage,
 //!   lookup, victim choice and the evict-last cap; `cache/index.rs`: set indexing;
 //! - `policy.rs`: `createpolicy` encoding; `config.rs`/`timing.rs`: presets and latencies;
@@ -60,7 +68,7 @@ pub use policy::{
     fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
 };
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
-pub use system::{LineState, MemSystem, MAX_LANES, MAX_LANE_BYTES};
+pub use system::{LineState, MemSystem, SmPort, MAX_LANES, MAX_LANE_BYTES};
 pub use timing::TimingConfig;
 pub use types::{
     AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,

@@ -17,7 +17,10 @@
 //!   write-through, prefetch-size fills, eviction priorities from hints and policies);
 //! - `data.rs`: lane data copies out of L1 copies or the global image (stale reads);
 //! - `record.rs`: trace recording; `inspect.rs`: statistics, line state, occupancy timeline;
-//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the per-SM write combiner.
+//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the per-SM write combiner;
+//! - `port.rs`: [`SmPort`], SMs lent to host threads and settled in turn order.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +44,7 @@ mod data;
 mod engine;
 mod execute;
 mod inspect;
+mod port;
 mod record;
 mod route;
 mod work;
@@ -49,6 +53,9 @@ use combine::WriteCombiner;
 use data::copy_small;
 use execute::*;
 use inspect::push_timeline_sample;
+pub use port::SmPort;
+use port::{Deferred, L2Op, L2OpKind, OverlayView};
+use record::record_groups_into;
 use route::*;
 use work::*;
 
@@ -140,7 +147,10 @@ pub struct MemSystem {
     /// Whether any `l1_ready` entry is set, so host writes skip the per-SM walk when none is.
     any_l1_ready: bool,
     l2: SectorCache,
-    mem: GlobalMemory,
+    /// The global image, shared read-only with the SM ports of an SM-parallel phase
+    /// (`system/port.rs`); no port outlives its phase, so between phases this is the only
+    /// reference and [`MemSystem::image_mut`] gets it.
+    mem: Arc<GlobalMemory>,
     keep_data: bool,
     stats: Stats,
     rng: SplitMix64,
@@ -210,7 +220,7 @@ impl MemSystem {
             l1_ready: vec![false; sm_count],
             any_l1_ready: false,
             l2,
-            mem: GlobalMemory::new(cfg.memory_bytes),
+            mem: Arc::new(GlobalMemory::new(cfg.memory_bytes)),
             keep_data,
             stats: Stats::new(&cfg.name, sm_count),
             rng: SplitMix64::new(cfg.seed),
@@ -224,6 +234,14 @@ impl MemSystem {
             combine: WriteCombiner::new(sm_count, cfg.l2_write_combine_lines as usize),
             cfg,
         })
+    }
+
+    /// The global image for writing. Every SM port's reference to it is dropped when its
+    /// phase is settled ([`MemSystem::settle`]), which takes `&mut self` like this does, so
+    /// the image is never shared here.
+    fn image_mut(&mut self) -> &mut GlobalMemory {
+        Arc::get_mut(&mut self.mem)
+            .expect("an SM port outlived its phase (MemSystem::settle drops them)")
     }
 
     pub fn config(&self) -> &GpuConfig {
@@ -245,7 +263,7 @@ impl MemSystem {
     /// Allocates `bytes` of zeroed global memory aligned to `align` (at least 256) and returns
     /// its device address. Allocations are separated by an unmapped guard gap.
     pub fn alloc(&mut self, bytes: u64, align: u64) -> Result<u64, MemError> {
-        self.mem.alloc(bytes, align)
+        self.image_mut().alloc(bytes, align)
     }
 
     /// Bytes of device memory the live allocations take (each padded to 256 bytes); at most
@@ -256,13 +274,13 @@ impl MemSystem {
 
     /// Frees the allocation that starts at `base`.
     pub fn free(&mut self, base: u64) -> Result<(), MemError> {
-        self.mem.free(base)
+        self.image_mut().free(base)
     }
 
     /// Host write (e.g. `cudaMemcpy`): updates the coherent image and, like the driver,
     /// discards any L1 copy of the bytes.
     pub fn write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {
-        self.mem.host_write(addr, src)?;
+        self.image_mut().host_write(addr, src)?;
         // No SM has an L1 yet (data-only runs, or before the first cached access): nothing
         // to discard, and this is the interpreter's store path when the cache model is off.
         if !src.is_empty() && self.any_l1_ready {

@@ -194,14 +194,18 @@ fn matmul_fp16(c: &mut Criterion) {
     g.finish();
 }
 
-/// Prints the share of the warp-instructions that ran in the serial phase of their rounds:
-/// the part a second thread cannot speed up.
+/// Prints the share of the warp-instructions that ran in the SM-parallel and in the serial
+/// phase of their rounds (the rest ran in the CTA-local phase): the serial part is what a
+/// second thread cannot speed up.
 fn serial_share(what: &str, s: &ptx_exec::RunSummary) {
+    let pct = |n: u64| 100.0 * n as f64 / s.warp_instructions.max(1) as f64;
     println!(
-        "{what}: {} of {} warp-instructions ({:.1} %) ran in the serial phase",
-        s.serial_warp_instructions,
+        "{what}: of {} warp-instructions, {} ({:.1} %) ran in the SM-parallel phase and {} ({:.1} %) in the serial phase",
         s.warp_instructions,
-        100.0 * s.serial_warp_instructions as f64 / s.warp_instructions.max(1) as f64
+        s.sm_phase_warp_instructions,
+        pct(s.sm_phase_warp_instructions),
+        s.serial_warp_instructions,
+        pct(s.serial_warp_instructions)
     );
 }
 

@@ -28,10 +28,13 @@
 //!   mod.rs           LaunchConfig, RunSummary, Machine, Cta, Warp, Frame; new, run*
 //!   schedule.rs      run_grid (resident CTAs, turn order, rounds), run_warp (a warp's turn,
 //!                    step limit, progress counter), fault sites, the deadlock report
-//!   rounds.rs        a round's two phases: CTA-local work in parallel over CTAs on the
+//!   rounds.rs        a round's phases: CTA-local work in parallel over CTAs on the
 //!                    launch's host threads, then the global accesses (and the CTA-local
-//!                    instructions close between them), serially in turn order; what stops
-//!                    a turn: `reaches_outside_cta`
+//!                    instructions close between them); what stops a turn:
+//!                    `reaches_outside_cta`; the serial phase, in turn order
+//!   sm_phase.rs      the SM-parallel phase between them: weak ld/st and cp.async reads on
+//!                    memsys SM ports, SMs partitioned over the threads, settled in turn
+//!                    order; what must stay serial: `needs_serial_phase`
 //!   step.rs          step (guard, counters, warp-sync gate, advance) and execute: the
 //!                    dispatcher from instruction family to handler (fences: a no-op arm)
 //!   operands.rs      registers, immediates, special registers, predicates, addresses

@@ -12,7 +12,7 @@ fn run_dir() -> PathBuf {
 }
 
 /// Everything a launch produced that must not depend on the thread count, as text.
-fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
+fn run(launch: &str, seed: u64, threads: u32, cache_model: bool) -> (String, u32, u64) {
     let path = run_dir().join(launch);
     let (file, base) = LaunchFile::read(&path).unwrap();
     let gpu = if launch.contains(".sm90") {
@@ -32,6 +32,7 @@ fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
         dynamic_shared: file.shared,
         seed,
         threads,
+        cache_model,
         ..Default::default()
     };
     let mut prepared = prepare(session, &file.kernel, specs, config).unwrap();
@@ -39,8 +40,9 @@ fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
         .run()
         .unwrap_or_else(|e| panic!("{launch} seed {seed} threads {threads}: {e}"));
     let mut out = format!(
-        "warp {} (serial {}) thread {} cp.async {} stale {:?} hazards {:?} printf {:?}\nper instruction {:?}\n",
+        "warp {} (SM phase {}, serial {}) thread {} cp.async {} stale {:?} hazards {:?} printf {:?}\nper instruction {:?}\n",
         s.warp_instructions,
+        s.sm_phase_warp_instructions,
         s.serial_warp_instructions,
         s.thread_instructions,
         s.cp_async_bytes,
@@ -55,28 +57,38 @@ fn run(launch: &str, seed: u64, threads: u32) -> (String, u32) {
             out += &format!("arg {i}: {:?}\n", a.bytes);
         }
     }
-    (out, s.threads)
+    (out, s.threads, s.sm_phase_warp_instructions)
 }
 
 /// An mma matmul with a cp.async pipeline (Triton), global and shared atomics, contended
-/// atom.cas loops, a cp.async gemm and a CUB block reduction through shared memory.
-const LAUNCHES: [&str; 6] = [
+/// atom.cas loops, a cp.async gemm and a CUB block reduction through shared memory; then
+/// kernels whose weak global loads and stores run in the SM-parallel phase (`sm_phase.rs`):
+/// a stencil over `.ca` loads and write-back stores, a strided transpose, `ld.global.nc` with
+/// streaming stores, and cross-CTA message passing with a fence.
+const LAUNCHES: [&str; 10] = [
     "triton.matmul_fp16.sm80.toml",
     "nvcc.atomics.lineinfo.sm80.histogram_shared.toml",
     "nvcc.atomics.lineinfo.sm80.atomic_cas_loops.toml",
     "nvcc.cp_async_gemm.sm80.sgemm_cp_async.toml",
     "nvcc.cub_block.sm80.cub_block_reduce.toml",
     "triton.fp8_matmul_e4m3.sm90.toml",
+    "nvcc.cache_intrinsics.sm80.stencil3_ldca_stwb.toml",
+    "nvcc.cp_async_gemm.sm80.transpose_cp_async.toml",
+    "nvcc.cache_intrinsics.sm80.saxpy_ldg_stcs.toml",
+    "nvcc.seed_coherence.sm80.mp_fence_reader.toml",
 ];
 
 #[test]
 fn outputs_and_counters_do_not_depend_on_the_thread_count() {
+    let mut sm_phase = 0;
     for launch in LAUNCHES {
-        for seed in [0, 7] {
-            let (one, used) = run(launch, seed, 1);
+        // Seed 0 and 7 with the cache model; seed 3 without it (data only).
+        for (seed, model) in [(0, true), (7, true), (3, false)] {
+            let (one, used, in_sm_phase) = run(launch, seed, 1, model);
             assert_eq!(used, 1);
+            sm_phase += u64::from(in_sm_phase > 0);
             for threads in [2, 3, 4] {
-                let (many, used) = run(launch, seed, threads);
+                let (many, used, _) = run(launch, seed, threads, model);
                 assert!(used > 1, "{launch}: ran on {used} threads");
                 if many != one {
                     let line = one
@@ -93,7 +105,7 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count() {
                             .collect()
                     };
                     panic!(
-                        "{launch} seed {seed}: {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
+                        "{launch} seed {seed} (cache model {model}): {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
                         start(&one),
                         start(&many)
                     );
@@ -101,6 +113,11 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count() {
             }
         }
     }
+    // Most of these launches run weak global accesses in the SM-parallel phase.
+    assert!(
+        sm_phase >= 10,
+        "{sm_phase} of 20 runs used the SM-parallel phase"
+    );
 }
 
 #[test]

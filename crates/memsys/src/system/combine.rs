@@ -59,6 +59,14 @@ impl WriteCombiner {
         mask
     }
 
+    /// Copies `sm`'s window from `other` (an SM port's copy, when its phase is settled).
+    pub(crate) fn copy_sm_from(&mut self, other: &WriteCombiner, sm: usize) {
+        let (a, b) = (sm * self.window, (sm + 1) * self.window);
+        self.lines[a..b].copy_from_slice(&other.lines[a..b]);
+        self.masks[a..b].copy_from_slice(&other.masks[a..b]);
+        self.next[sm] = other.next[sm];
+    }
+
     /// Empties every window (a kernel boundary: the pending writes have drained).
     pub(crate) fn clear(&mut self) {
         self.lines.fill(0);

@@ -88,6 +88,8 @@ impl MemSystem {
             geo: self.geo,
             tally,
             l2_hint: hint,
+            deferred: None,
+            overlay: None,
         };
         w.perform(route, addr, end);
         let tally = w.tally;
@@ -123,6 +125,8 @@ impl MemSystem {
             geo: self.geo,
             tally: (),
             l2_hint: hint,
+            deferred: None,
+            overlay: None,
         };
         w.perform(route, addr, end);
         self.sample_timeline();
@@ -251,50 +255,65 @@ impl MemSystem {
         lanes: &[LaneAccess],
         alloc_of: &mut [u32; MAX_LANES],
     ) -> Result<usize, MemError> {
-        let mut total = 0usize;
-        let mut near = 0usize;
-        for (i, l) in lanes.iter().enumerate() {
-            if l.bytes == 0 || l.bytes > MAX_LANE_BYTES {
-                return Err(MemError::BadSize {
-                    addr: l.addr,
-                    bytes: l.bytes,
-                });
-            }
-            if l.addr.checked_add(u64::from(l.bytes)).is_none() {
-                return Err(MemError::Unmapped {
-                    addr: l.addr,
-                    bytes: l.bytes,
-                });
-            }
-            if self.keep_data {
-                // A prefetch asks for the whole line of its address: only where the line
-                // starts must be mapped (allocations are aligned and padded to 256 B, so the
-                // rest of the line is inside the allocation's storage). On an H100 the
-                // prefetches of a 400-byte buffer's last, partly used line are counted like
-                // the others (`ld_forms.prefetch_forms`: 112 = 4 warps x 7 forms x 4 sectors).
-                let checked = if req.kind == AccessKind::Prefetch {
-                    1
-                } else {
-                    u64::from(l.bytes)
-                };
-                match self.mem.find_near(near, l.addr, checked) {
-                    Some(a) => {
-                        near = a;
-                        alloc_of[i] = a as u32;
-                    }
-                    None => {
-                        return Err(MemError::Unmapped {
-                            addr: l.addr,
-                            bytes: l.bytes,
-                        })
-                    }
+        check_lanes_in(&self.mem, self.keep_data, req, lanes, alloc_of)
+    }
+}
+
+/// [`MemSystem::check_lanes`] against an image (`keep_data`: the lanes must lie in its
+/// allocations, noted in `alloc_of`).
+#[inline(always)]
+pub(super) fn check_lanes_in(
+    mem: &GlobalMemory,
+    keep_data: bool,
+    req: &Request,
+    lanes: &[LaneAccess],
+    alloc_of: &mut [u32; MAX_LANES],
+) -> Result<usize, MemError> {
+    let mut total = 0usize;
+    let mut near = 0usize;
+    for (i, l) in lanes.iter().enumerate() {
+        if l.bytes == 0 || l.bytes > MAX_LANE_BYTES {
+            return Err(MemError::BadSize {
+                addr: l.addr,
+                bytes: l.bytes,
+            });
+        }
+        if l.addr.checked_add(u64::from(l.bytes)).is_none() {
+            return Err(MemError::Unmapped {
+                addr: l.addr,
+                bytes: l.bytes,
+            });
+        }
+        if keep_data {
+            // A prefetch asks for the whole line of its address: only where the line
+            // starts must be mapped (allocations are aligned and padded to 256 B, so the
+            // rest of the line is inside the allocation's storage). On an H100 the
+            // prefetches of a 400-byte buffer's last, partly used line are counted like
+            // the others (`ld_forms.prefetch_forms`: 112 = 4 warps x 7 forms x 4 sectors).
+            let checked = if req.kind == AccessKind::Prefetch {
+                1
+            } else {
+                u64::from(l.bytes)
+            };
+            match mem.find_near(near, l.addr, checked) {
+                Some(a) => {
+                    near = a;
+                    alloc_of[i] = a as u32;
+                }
+                None => {
+                    return Err(MemError::Unmapped {
+                        addr: l.addr,
+                        bytes: l.bytes,
+                    })
                 }
             }
-            total += l.bytes as usize;
         }
-        Ok(total)
+        total += l.bytes as usize;
     }
+    Ok(total)
+}
 
+impl MemSystem {
     /// Performs each line group along `route` on the issuing SM's L1, the L2 and the SM's
     /// and instruction's counters; when `capture`, keeps the L1 bytes of read hits in
     /// `hit_data` (a group's slot) for the data move.
@@ -328,35 +347,15 @@ impl MemSystem {
             geo: self.geo,
             tally: Track::default(),
             l2_hint: SetHint::NONE,
+            deferred: None,
+            overlay: None,
         };
-        if route.touches_l1 {
-            w.bump(|c| c.l1.requests += 1);
-        }
-        let mut reached_l2 = false;
-        for (gi, g) in groups.iter_mut().enumerate() {
-            match route.op {
-                Op::Read => {
-                    let (hit, l2) = w.read_group(route, g.line, g.mask);
-                    g.l1_hit = hit;
-                    reached_l2 |= l2;
-                    if capture && hit != 0 {
-                        if let (_, Some(s)) = w.l1.lookup(g.line) {
-                            self.hit_data[gi * line_bytes..(gi + 1) * line_bytes]
-                                .copy_from_slice(w.l1.line_data(s));
-                        }
-                    }
-                }
-                Op::Write { through } => {
-                    reached_l2 |= w.write_group(route, g.line, g.mask, through, lanes, input);
-                }
-                Op::Atomic => {
-                    for _ in 0..g.passes {
-                        reached_l2 |= w.atomic_group(route, g.line, g.mask);
-                    }
-                }
-            }
-        }
-        w.finish(route, reached_l2);
+        let hit_data = if capture {
+            Some(&mut self.hit_data[..])
+        } else {
+            None
+        };
+        perform_groups_on(&mut w, route, lanes, groups, hit_data, input);
         w.tally
     }
 
@@ -388,7 +387,7 @@ impl MemSystem {
                 for (l, &a) in lanes.iter().zip(alloc_of) {
                     let n = l.bytes as usize;
                     copy_small(
-                        self.mem.bytes_in_mut(a as usize, l.addr, n),
+                        self.image_mut().bytes_in_mut(a as usize, l.addr, n),
                         &buf[off..off + n],
                     );
                     off += n;
@@ -398,7 +397,8 @@ impl MemSystem {
                 for (i, (l, &a)) in lanes.iter().zip(alloc_of).enumerate() {
                     f(
                         i,
-                        self.mem.bytes_in_mut(a as usize, l.addr, l.bytes as usize),
+                        self.image_mut()
+                            .bytes_in_mut(a as usize, l.addr, l.bytes as usize),
                     );
                 }
             }
@@ -409,7 +409,7 @@ impl MemSystem {
 
 /// Checks that a load's or store's buffer holds exactly the lanes' bytes.
 #[inline(always)]
-fn check_buffer(data: &Data<'_>, total: usize) -> Result<(), MemError> {
+pub(super) fn check_buffer(data: &Data<'_>, total: usize) -> Result<(), MemError> {
     let got = match data {
         Data::Out(b) => b.len(),
         Data::In(b) => b.len(),
@@ -424,7 +424,7 @@ fn check_buffer(data: &Data<'_>, total: usize) -> Result<(), MemError> {
 /// Coalesces the lanes into (line, sector mask) groups, in the order lines are first
 /// touched.
 #[inline(always)]
-fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
+pub(super) fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
     groups.clear();
     for l in lanes {
         let first = l.addr >> geo.sector_shift;
@@ -443,4 +443,47 @@ fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
             }
         }
     }
+}
+
+/// Performs each line group of a request along `route` with `w` (the issuing SM's L1, the
+/// L2 or an SM port's log, the counters); keeps the L1 bytes of read hits in `hit_data`
+/// (a line's worth per group) when given, for the data move.
+#[inline(always)]
+pub(super) fn perform_groups_on<T: Tally, S: Sink>(
+    w: &mut Work<'_, T, S>,
+    route: &Route,
+    lanes: &[LaneAccess],
+    groups: &mut [Group],
+    mut hit_data: Option<&mut [u8]>,
+    input: Option<&[u8]>,
+) {
+    let line_bytes = 1usize << w.geo.line_shift;
+    if route.touches_l1 {
+        w.bump(|c| c.l1.requests += 1);
+    }
+    let mut reached_l2 = false;
+    for (gi, g) in groups.iter_mut().enumerate() {
+        match route.op {
+            Op::Read => {
+                let (hit, l2) = w.read_group(route, g.line, g.mask);
+                g.l1_hit = hit;
+                reached_l2 |= l2;
+                if let (Some(hit_data), true) = (hit_data.as_deref_mut(), hit != 0) {
+                    if let (_, Some(s)) = w.l1.lookup(g.line) {
+                        hit_data[gi * line_bytes..(gi + 1) * line_bytes]
+                            .copy_from_slice(w.l1.line_data(s));
+                    }
+                }
+            }
+            Op::Write { through } => {
+                reached_l2 |= w.write_group(route, g.line, g.mask, through, lanes, input);
+            }
+            Op::Atomic => {
+                for _ in 0..g.passes {
+                    reached_l2 |= w.atomic_group(route, g.line, g.mask);
+                }
+            }
+        }
+    }
+    w.finish(route, reached_l2);
 }

@@ -42,10 +42,21 @@ impl MemSystem {
     #[cold]
     #[inline(never)]
     pub(super) fn record_groups(&mut self, req: &Request, groups: &[Group]) {
-        let Some(out) = self.recorded.as_mut() else {
-            return;
-        };
-        let geo = self.geo;
+        if let Some(out) = self.recorded.as_mut() {
+            record_groups_into(out, self.geo, req, groups);
+        }
+    }
+}
+
+/// Appends the trace accesses of one coalesced request to `out` (see
+/// [`MemSystem::take_recorded`] for the form).
+pub(super) fn record_groups_into(
+    out: &mut Vec<TraceAccess>,
+    geo: Geometry,
+    req: &Request,
+    groups: &[Group],
+) {
+    {
         let sb = geo.sector_bytes;
         let max = u64::from(MAX_LANE_BYTES);
         // The longest piece of a run: whole sectors up to MAX_LANE_BYTES.

@@ -222,172 +222,180 @@ impl MemSystem {
     /// - `ld.global.nc` takes the read-only path, which on sm_70+ is the unified L1: it is
     ///   routed like the cache operator it carries (default `.ca`).
     pub(super) fn resolve(&self, req: &Request) -> Result<Route, MemError> {
-        match req.space {
-            Space::Shared => {
-                return Err(MemError::Unsupported {
-                    what: "shared memory (it lives outside the caches)",
-                })
-            }
-            Space::Const | Space::Param if !req.kind.is_read() => {
-                return Err(MemError::Unsupported {
-                    what:
-                        "a write to the const or param space (stores to const memory are illegal)",
-                })
-            }
-            _ => {}
-        }
-        let policy = req.policy.map(CachePolicy::decode).filter(|p| {
-            matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
-                || p.l1_no_allocate
-                || p.l2_promote_256b
-        });
-        let mut prefetch = req.prefetch;
-        if policy.is_some_and(|p| p.l2_promote_256b) {
-            prefetch = Some(PrefetchSize::B256);
-        }
-        // A read miss fetches at least the aligned block of the fetch granularity (CUDA's
-        // cudaLimitMaxL2FetchGranularity; measured on an H100: a one-sector miss reads 64 B).
-        let prefetch_bytes = prefetch
-            .map_or(0, PrefetchSize::bytes)
-            .max(self.cfg.l2_fetch_granularity_bytes);
-        let cta_scoped = req.scope == Scope::Cta
-            && matches!(
-                req.semantics,
-                Semantics::Relaxed | Semantics::Acquire | Semantics::Release
-            );
-        let coherent = !cta_scoped
-            && matches!(
-                req.semantics,
-                Semantics::Volatile | Semantics::Relaxed | Semantics::Acquire | Semantics::Release
-            );
-        let mmio = req.semantics == Semantics::Mmio;
-        let qualifier_l2 = req.l2_priority.map(l2_hint);
-        let qualifier_l1 = req.l1_priority.map(l1_hint);
-        let l1_no_alloc = req.l1_priority == Some(L1EvictionPriority::NoAllocate)
-            || policy.is_some_and(|p| p.l1_no_allocate);
-        let first = Hint::Set(EvictionClass::EvictFirst);
-        let mut route = Route {
-            op: Op::Read,
-            l1_hint: qualifier_l1.unwrap_or(Hint::Unchanged),
-            fraction: match policy {
-                Some(p) if p.mode == PolicyMode::Fraction => Fraction {
-                    sixteenths: u32::from(p.fraction_code) + 1,
-                    primary: l2_hint(p.primary),
-                    secondary: l2_hint(p.secondary),
-                },
-                _ => NO_FRACTION,
-            },
-            l1: L1Path::Bypass,
-            own_l1: OwnL1::Invalidate,
-            l2: L2Path::Cached,
-            l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
-            l2_choice: match policy {
-                Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction,
-                Some(p) if p.mode == PolicyMode::Range => L2Choice::Range {
-                    policy: p,
-                    value: req.policy.unwrap_or(0),
-                },
-                _ => L2Choice::Qualifiers,
-            },
-            prefetch_bytes,
-            invalidate_l1_after: false,
-            touches_l1: false,
-            l1_bypass_lookup: false,
-            read_only_fill: false,
-        };
-        match req.kind {
-            AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
-                let op = match req.operator.unwrap_or(CacheOperator::Ca) {
-                    // ptxas drops `.cg` from `ld.global.cg.nc`: on sm_75, sm_80 and sm_90 it
-                    // is the same `LDG.E.CONSTANT` as `ld.global.nc` (docs/fences.md's probe
-                    // method; `ld_forms.ld_global_nc_forms`' 16 nc loads: all `.CONSTANT`, none
-                    // bypassing L1), and the H100 hits L1 on them (144 of 156 sectors).
-                    CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
-                    op => op,
-                };
-                if mmio {
-                    route.l2 = L2Path::Uncached;
-                } else if coherent {
-                    route.invalidate_l1_after = req.semantics == Semantics::Acquire;
-                } else {
-                    match op {
-                        CacheOperator::Ca => {
-                            route.l1 = L1Path::Cached {
-                                allocate: !l1_no_alloc,
-                            }
-                        }
-                        CacheOperator::Cg => {}
-                        CacheOperator::Cs | CacheOperator::Lu => {
-                            route.l1 = L1Path::Cached {
-                                allocate: !l1_no_alloc,
-                            };
-                            route.l1_hint = qualifier_l1.unwrap_or(first);
-                            route.l2_hint = qualifier_l2.unwrap_or(first);
-                        }
-                        CacheOperator::Cv => route.l2 = L2Path::Refetch,
-                        CacheOperator::Wb | CacheOperator::Wt => {
-                            return Err(MemError::Unsupported {
-                                what: "a store cache operator (.wb/.wt) on a read",
-                            })
-                        }
-                    }
-                }
-            }
-            AccessKind::Store => {
-                let op = req.operator.unwrap_or(CacheOperator::Wb);
-                route.op = Op::Write { through: false };
-                if mmio {
-                    route.l2 = L2Path::Uncached;
-                } else if !coherent {
-                    match op {
-                        CacheOperator::Wb => route.own_l1 = OwnL1::Update,
-                        CacheOperator::Cg => {}
-                        CacheOperator::Cs => {
-                            route.own_l1 = OwnL1::Update;
-                            route.l1_hint = qualifier_l1.unwrap_or(first);
-                            route.l2_hint = qualifier_l2.unwrap_or(first);
-                        }
-                        CacheOperator::Wt => {
-                            route.op = Op::Write { through: true };
-                            route.own_l1 = OwnL1::Update;
-                        }
-                        CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
-                            return Err(MemError::Unsupported {
-                                what: "a load cache operator (.ca/.lu/.cv) on a store",
-                            })
-                        }
-                    }
-                }
-            }
-            AccessKind::Atomic => {
-                route.op = Op::Atomic;
-                if mmio {
-                    route.l2 = L2Path::Uncached;
-                }
-                // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
-                // (docs/fences.md), as after an acquiring load.
-                route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
-            }
-        }
-        // A prefetch to L1 does not leave the line in L1 for the loads after it: on an H100
-        // (`ld_forms.prefetch_forms`, sm_75/80/90 builds, caches flushed) the `ld.global` that
-        // follows `prefetch.global.L1`, `prefetch.L1` and `prefetchu.L1` (SASS `CCTL.E.PF1`) of
-        // its own address hits 0 of its 13 L1 sectors, and the prefetches are no L1
-        // global-load lookups (13 sectors: the load's). Every form reaches L2.
-        if !self.geo.l1_enabled || req.kind == AccessKind::Prefetch {
-            route.l1 = L1Path::Bypass;
-        }
-        route.l1_bypass_lookup = self.geo.l1_enabled
-            && route.op == Op::Read
-            && route.l1 == L1Path::Bypass
-            && route.l2 != L2Path::Uncached
-            && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
-        route.read_only_fill = req.non_coherent
-            && route.op == Op::Read
-            && matches!(route.l1, L1Path::Cached { allocate: true });
-        route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
-            || route.l1_bypass_lookup
-            || (self.geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
-        Ok(route)
+        resolve_route(&self.cfg, self.geo, req)
     }
+}
+
+/// [`MemSystem::resolve`] on a configuration and its geometry (an SM port routes with it).
+pub(super) fn resolve_route(
+    cfg: &GpuConfig,
+    geo: Geometry,
+    req: &Request,
+) -> Result<Route, MemError> {
+    match req.space {
+        Space::Shared => {
+            return Err(MemError::Unsupported {
+                what: "shared memory (it lives outside the caches)",
+            })
+        }
+        Space::Const | Space::Param if !req.kind.is_read() => {
+            return Err(MemError::Unsupported {
+                what: "a write to the const or param space (stores to const memory are illegal)",
+            })
+        }
+        _ => {}
+    }
+    let policy = req.policy.map(CachePolicy::decode).filter(|p| {
+        matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
+            || p.l1_no_allocate
+            || p.l2_promote_256b
+    });
+    let mut prefetch = req.prefetch;
+    if policy.is_some_and(|p| p.l2_promote_256b) {
+        prefetch = Some(PrefetchSize::B256);
+    }
+    // A read miss fetches at least the aligned block of the fetch granularity (CUDA's
+    // cudaLimitMaxL2FetchGranularity; measured on an H100: a one-sector miss reads 64 B).
+    let prefetch_bytes = prefetch
+        .map_or(0, PrefetchSize::bytes)
+        .max(cfg.l2_fetch_granularity_bytes);
+    let cta_scoped = req.scope == Scope::Cta
+        && matches!(
+            req.semantics,
+            Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+        );
+    let coherent = !cta_scoped
+        && matches!(
+            req.semantics,
+            Semantics::Volatile | Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+        );
+    let mmio = req.semantics == Semantics::Mmio;
+    let qualifier_l2 = req.l2_priority.map(l2_hint);
+    let qualifier_l1 = req.l1_priority.map(l1_hint);
+    let l1_no_alloc = req.l1_priority == Some(L1EvictionPriority::NoAllocate)
+        || policy.is_some_and(|p| p.l1_no_allocate);
+    let first = Hint::Set(EvictionClass::EvictFirst);
+    let mut route = Route {
+        op: Op::Read,
+        l1_hint: qualifier_l1.unwrap_or(Hint::Unchanged),
+        fraction: match policy {
+            Some(p) if p.mode == PolicyMode::Fraction => Fraction {
+                sixteenths: u32::from(p.fraction_code) + 1,
+                primary: l2_hint(p.primary),
+                secondary: l2_hint(p.secondary),
+            },
+            _ => NO_FRACTION,
+        },
+        l1: L1Path::Bypass,
+        own_l1: OwnL1::Invalidate,
+        l2: L2Path::Cached,
+        l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
+        l2_choice: match policy {
+            Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction,
+            Some(p) if p.mode == PolicyMode::Range => L2Choice::Range {
+                policy: p,
+                value: req.policy.unwrap_or(0),
+            },
+            _ => L2Choice::Qualifiers,
+        },
+        prefetch_bytes,
+        invalidate_l1_after: false,
+        touches_l1: false,
+        l1_bypass_lookup: false,
+        read_only_fill: false,
+    };
+    match req.kind {
+        AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
+            let op = match req.operator.unwrap_or(CacheOperator::Ca) {
+                // ptxas drops `.cg` from `ld.global.cg.nc`: on sm_75, sm_80 and sm_90 it
+                // is the same `LDG.E.CONSTANT` as `ld.global.nc` (docs/fences.md's probe
+                // method; `ld_forms.ld_global_nc_forms`' 16 nc loads: all `.CONSTANT`, none
+                // bypassing L1), and the H100 hits L1 on them (144 of 156 sectors).
+                CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
+                op => op,
+            };
+            if mmio {
+                route.l2 = L2Path::Uncached;
+            } else if coherent {
+                route.invalidate_l1_after = req.semantics == Semantics::Acquire;
+            } else {
+                match op {
+                    CacheOperator::Ca => {
+                        route.l1 = L1Path::Cached {
+                            allocate: !l1_no_alloc,
+                        }
+                    }
+                    CacheOperator::Cg => {}
+                    CacheOperator::Cs | CacheOperator::Lu => {
+                        route.l1 = L1Path::Cached {
+                            allocate: !l1_no_alloc,
+                        };
+                        route.l1_hint = qualifier_l1.unwrap_or(first);
+                        route.l2_hint = qualifier_l2.unwrap_or(first);
+                    }
+                    CacheOperator::Cv => route.l2 = L2Path::Refetch,
+                    CacheOperator::Wb | CacheOperator::Wt => {
+                        return Err(MemError::Unsupported {
+                            what: "a store cache operator (.wb/.wt) on a read",
+                        })
+                    }
+                }
+            }
+        }
+        AccessKind::Store => {
+            let op = req.operator.unwrap_or(CacheOperator::Wb);
+            route.op = Op::Write { through: false };
+            if mmio {
+                route.l2 = L2Path::Uncached;
+            } else if !coherent {
+                match op {
+                    CacheOperator::Wb => route.own_l1 = OwnL1::Update,
+                    CacheOperator::Cg => {}
+                    CacheOperator::Cs => {
+                        route.own_l1 = OwnL1::Update;
+                        route.l1_hint = qualifier_l1.unwrap_or(first);
+                        route.l2_hint = qualifier_l2.unwrap_or(first);
+                    }
+                    CacheOperator::Wt => {
+                        route.op = Op::Write { through: true };
+                        route.own_l1 = OwnL1::Update;
+                    }
+                    CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
+                        return Err(MemError::Unsupported {
+                            what: "a load cache operator (.ca/.lu/.cv) on a store",
+                        })
+                    }
+                }
+            }
+        }
+        AccessKind::Atomic => {
+            route.op = Op::Atomic;
+            if mmio {
+                route.l2 = L2Path::Uncached;
+            }
+            // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
+            // (docs/fences.md), as after an acquiring load.
+            route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
+        }
+    }
+    // A prefetch to L1 does not leave the line in L1 for the loads after it: on an H100
+    // (`ld_forms.prefetch_forms`, sm_75/80/90 builds, caches flushed) the `ld.global` that
+    // follows `prefetch.global.L1`, `prefetch.L1` and `prefetchu.L1` (SASS `CCTL.E.PF1`) of
+    // its own address hits 0 of its 13 L1 sectors, and the prefetches are no L1
+    // global-load lookups (13 sectors: the load's). Every form reaches L2.
+    if !geo.l1_enabled || req.kind == AccessKind::Prefetch {
+        route.l1 = L1Path::Bypass;
+    }
+    route.l1_bypass_lookup = geo.l1_enabled
+        && route.op == Op::Read
+        && route.l1 == L1Path::Bypass
+        && route.l2 != L2Path::Uncached
+        && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
+    route.read_only_fill = req.non_coherent
+        && route.op == Op::Read
+        && matches!(route.l1, L1Path::Cached { allocate: true });
+    route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
+        || route.l1_bypass_lookup
+        || (geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
+    Ok(route)
 }

@@ -299,6 +299,13 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     pub(super) tally: T,
     /// The L2 set of one line, if already known.
     pub(super) l2_hint: SetHint,
+    /// On an SM port (`system/port.rs`): where the request's L2 work is logged instead of
+    /// done, to be replayed on the L2 in turn order when the phase is settled. The L2 only
+    /// counts (its data is the image), so nothing the SM side returns depends on it.
+    pub(super) deferred: Option<Deferred<'a>>,
+    /// On an SM port: the SM's own stores of the phase, which the image does not hold yet
+    /// (an L1 fill takes them, as it takes the image's bytes).
+    pub(super) overlay: Option<OverlayView<'a>>,
 }
 
 impl<T: Tally, S: Sink> Work<'_, T, S> {
@@ -499,6 +506,9 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 }
             }
         }
+        if let Some(overlay) = self.overlay {
+            overlay.patch_line(line, miss, self.geo, dst);
+        }
     }
 
     /// An L2 eviction: its class, and the write-back of its dirty sectors.
@@ -554,6 +564,15 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     /// The L2 part of a read of `mask` sectors of `line`.
     #[inline(always)]
     pub(super) fn l2_read(&mut self, route: &Route, line: u64, mask: u8) {
+        if let Some(d) = self.deferred.as_mut() {
+            d.log.push(L2Op {
+                line,
+                word: d.route,
+                mask,
+                kind: L2OpKind::Read,
+            });
+            return;
+        }
         let n = pop(mask);
         let sb = self.geo.sector_bytes;
         match route.l2 {
@@ -726,25 +745,41 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 if mask == 0 {
                     return false;
                 }
-                let n = pop(mask);
-                let fill = if through { Fill::Clean } else { Fill::Dirty };
-                let (_, hit, _) = self.l2_line(route, line, mask, fill);
-                let nh = pop(hit);
-                self.bump(|c| {
-                    c.l2.write_sectors += n;
-                    c.l2.write_hits += nh;
-                    c.l2.write_misses += n - nh;
-                });
-                self.tally.l2(nh, n - nh);
-                if through {
-                    self.bump(|c| c.dram.bytes_written += n * sb);
-                    self.tally.dram(0, n);
-                    self.tally.reached(3);
-                } else {
-                    self.tally.reached(2);
+                if let Some(d) = self.deferred.as_mut() {
+                    d.log.push(L2Op {
+                        line,
+                        word: d.route,
+                        mask,
+                        kind: L2OpKind::Write { through },
+                    });
+                    return true;
                 }
+                self.l2_write(route, line, mask, through);
                 true
             }
+        }
+    }
+
+    /// The L2 part of a store of `mask` sectors of `line` (after write combining).
+    #[inline(always)]
+    pub(super) fn l2_write(&mut self, route: &Route, line: u64, mask: u8, through: bool) {
+        let sb = self.geo.sector_bytes;
+        let n = pop(mask);
+        let fill = if through { Fill::Clean } else { Fill::Dirty };
+        let (_, hit, _) = self.l2_line(route, line, mask, fill);
+        let nh = pop(hit);
+        self.bump(|c| {
+            c.l2.write_sectors += n;
+            c.l2.write_hits += nh;
+            c.l2.write_misses += n - nh;
+        });
+        self.tally.l2(nh, n - nh);
+        if through {
+            self.bump(|c| c.dram.bytes_written += n * sb);
+            self.tally.dram(0, n);
+            self.tally.reached(3);
+        } else {
+            self.tally.reached(2);
         }
     }
 

@@ -280,7 +280,7 @@ impl Machine<'_> {
                 for (k, x) in a.iter().enumerate() {
                     let len = x.bytes as usize;
                     self.mem
-                        .read(x.addr, &mut out[o..o + len])
+                        .read_as(cta.sm, x.addr, &mut out[o..o + len])
                         .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
                     o += len;
                 }
@@ -335,7 +335,7 @@ impl Machine<'_> {
                 for (k, x) in a.iter().enumerate() {
                     let len = x.bytes as usize;
                     self.mem
-                        .write(x.addr, &data[o..o + len])
+                        .write_as(cta.sm, x.addr, &data[o..o + len])
                         .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
                     o += len;
                 }
@@ -380,8 +380,7 @@ impl Machine<'_> {
     ) -> ExecError {
         // Name the first lane whose access is outside every allocation.
         for (k, a) in acc.iter().enumerate() {
-            let mut probe = vec![0u8; a.bytes as usize];
-            if self.mem.read(a.addr, &mut probe).is_err() {
+            if !self.mem.is_mapped(a.addr, u64::from(a.bytes)) {
                 return self.fault(
                     cta,
                     wi as u32,

@@ -27,10 +27,12 @@
 //!   transaction count reach zero.
 //! - **Scheduling.** CTAs are assigned to SMs round-robin and run concurrently; warps take
 //!   turns of a fixed number of instructions in a fixed order (a seed permutes the order).
-//!   Each round runs in two phases (`rounds.rs`): every CTA's CTA-local work in parallel over
+//!   Each round runs in three phases (`rounds.rs`): every CTA's CTA-local work in parallel over
 //!   the launch's host threads, each warp stopping before its first instruction that reaches
-//!   the memory system or printf; then, serially in turn order, those warps run such
-//!   instructions and the CTA-local ones close between them.
+//!   the memory system or printf; then, in parallel over SMs, those warps' weak global loads,
+//!   stores and `cp.async` reads on per-SM memory-system ports, settled in turn order
+//!   (`sm_phase.rs`); then, serially in turn order, the rest (atomics, strong accesses,
+//!   fences, bulk copies, printf) and the CTA-local instructions close between them.
 //!   The schedule does not depend on the thread count, so neither do outputs and counters.
 //!
 //! The crate overview (`lib.rs`) draws this module's files and what each holds: `schedule.rs`
@@ -80,6 +82,7 @@ mod mem_ops;
 mod operands;
 mod rounds;
 mod schedule;
+mod sm_phase;
 mod step;
 mod warp_sync;
 
@@ -159,6 +162,10 @@ pub struct RunSummary {
     /// parallel phase; see `rounds.rs`): the part more threads cannot speed up. The same for
     /// every thread count.
     pub serial_warp_instructions: u64,
+    /// Warp-instructions that ran in the SM-parallel phase of their round (weak global
+    /// loads and stores and the CTA-local work between them; see `rounds.rs`). The same for
+    /// every thread count.
+    pub sm_phase_warp_instructions: u64,
     /// Host threads the launch ran on.
     pub threads: u32,
     /// Why it ran on fewer threads than [`LaunchConfig::threads`] asked for, when a reason
@@ -331,6 +338,62 @@ struct Cta {
 pub enum MemAccess<'p> {
     Attached(&'p mut MemSystem),
     Detached,
+    /// A worker's port for the SM-parallel phase (`rounds.rs`): weak global loads and stores
+    /// of the SMs lent to it, through [`MemAccess::load`] and [`MemAccess::store`]; nothing
+    /// else reaches the memory system there.
+    Port(Box<memsys::SmPort>),
+}
+
+impl MemAccess<'_> {
+    /// A warp-level load: on the memory system, or on the worker's SM port.
+    pub fn load(
+        &mut self,
+        req: &memsys::Request,
+        lanes: &[memsys::LaneAccess],
+        out: &mut [u8],
+    ) -> Result<memsys::Outcome, memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.load(req, lanes, out),
+            m => (**m).load(req, lanes, out),
+        }
+    }
+
+    /// A warp-level store: on the memory system, or on the worker's SM port.
+    pub fn store(
+        &mut self,
+        req: &memsys::Request,
+        lanes: &[memsys::LaneAccess],
+        data: &[u8],
+    ) -> Result<memsys::Outcome, memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.store(req, lanes, data),
+            m => (**m).store(req, lanes, data),
+        }
+    }
+
+    /// A read without the cache model, as SM `sm` sees global memory.
+    pub fn read_as(&self, sm: u32, addr: u64, dst: &mut [u8]) -> Result<(), memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.read(sm, addr, dst),
+            m => (**m).read(addr, dst),
+        }
+    }
+
+    /// A write without the cache model by SM `sm`.
+    pub fn write_as(&mut self, sm: u32, addr: u64, src: &[u8]) -> Result<(), memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.write(sm, addr, src),
+            m => (**m).write(addr, src),
+        }
+    }
+
+    /// Whether `[addr, addr + len)` lies inside one allocation.
+    pub fn is_mapped(&self, addr: u64, len: u64) -> bool {
+        match self {
+            MemAccess::Port(p) => p.is_mapped(addr, len),
+            m => (**m).is_mapped(addr, len),
+        }
+    }
 }
 
 impl std::ops::Deref for MemAccess<'_> {
@@ -338,7 +401,7 @@ impl std::ops::Deref for MemAccess<'_> {
     fn deref(&self) -> &MemSystem {
         match self {
             MemAccess::Attached(m) => m,
-            MemAccess::Detached => unreachable!("{DETACHED}"),
+            MemAccess::Detached | MemAccess::Port(_) => unreachable!("{DETACHED}"),
         }
     }
 }
@@ -347,13 +410,14 @@ impl std::ops::DerefMut for MemAccess<'_> {
     fn deref_mut(&mut self) -> &mut MemSystem {
         match self {
             MemAccess::Attached(m) => m,
-            MemAccess::Detached => unreachable!("{DETACHED}"),
+            MemAccess::Detached | MemAccess::Port(_) => unreachable!("{DETACHED}"),
         }
     }
 }
 
-const DETACHED: &str = "the CTA-local phase ran an instruction that reaches the memory system \
-                        (Machine::reaches_outside_cta must stop the warp before it)";
+const DETACHED: &str = "a parallel phase ran an instruction that reaches the memory system \
+                        (Machine::reaches_outside_cta and Machine::needs_serial_phase must stop \
+                        the warp before it)";
 
 /// Runs one kernel launch over `mem`.
 pub struct Machine<'p> {
@@ -368,6 +432,9 @@ pub struct Machine<'p> {
     clock: u64,
     rng: u64,
     tracker: Option<Tracker>,
+    /// Whether rounds have an SM-parallel phase (`sm_phase.rs`): decided when the workers
+    /// start, from the configuration alone.
+    sm_phase: bool,
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
     deadline: crate::limits::Deadline,
@@ -440,6 +507,7 @@ impl<'p> Machine<'p> {
             steps: 0,
             clock: 0,
             tracker: None,
+            sm_phase: false,
             cta_memory,
             deadline,
         })

@@ -1,7 +1,7 @@
-//! The two phases of a scheduling round, and the host threads that run the first.
+//! The phases of a scheduling round, and the host threads that run them.
 //!
 //! A round (`schedule.rs`, `run_grid`) gives every resident warp one turn of up to a quantum of
-//! instructions, in a turn order the seed permutes. It runs in two phases:
+//! instructions, in a turn order the seed permutes. It runs in three phases:
 //!
 //! 1. **CTA-local phase, in parallel over CTAs.** Each CTA's warps take their turns in the
 //!    round's order restricted to that CTA, on one host thread (so shared memory, barriers and
@@ -14,7 +14,22 @@
 //!    the CTA and the state at the start of the round, so which thread runs it, and when,
 //!    changes nothing. Each thread counts its own steps and per-instruction executions;
 //!    integer sums do not depend on the order they are added in.
-//! 2. **Global phase, serial, in the round's turn order.** Each warp that stopped at such an
+//! 2. **SM-parallel phase, in parallel over SMs** (`sm_phase.rs`).
+//!    The warps that stopped go on, each SM's in the round's turn order restricted to the
+//!    SM, through weak global loads and stores and `cp.async` reads — served by a
+//!    [`memsys::SmPort`] from the SM's own L1 and a view of global memory that holds the
+//!    image at the phase's start plus the SM's own stores (without the cache model, from
+//!    that view alone) — and the CTA-local instructions
+//!    between them, under the rule of the serial phase below. A warp stops before anything
+//!    whose result may depend on other SMs in the round (atomics, strong accesses, fences,
+//!    bulk copies, `printf`, ...: [`Machine::needs_serial_phase`]). Then the memory system
+//!    applies the phase's stores and replays the L2 work the SMs logged, in turn order
+//!    ([`memsys::MemSystem::settle`]), so the L2 and every counter come out as if one
+//!    machine had run the turns in that order. A load does not see another SM's store of
+//!    the same phase (it does at the next phase): a legal outcome for weak accesses, which
+//!    are not ordered across CTAs without synchronization, and the same for every thread
+//!    count.
+//! 3. **Global phase, serial, in the round's turn order.** Each warp that stopped at such an
 //!    instruction runs it on the launch's own machine, then goes on, within what is left of
 //!    its quantum, through the instructions that reach outside the CTA and the CTA-local ones
 //!    between them: it stops before a CTA-local instruction after which none follows within
@@ -30,7 +45,7 @@
 //!    the old interleaving but leaves 29 % of the 1024³ fp16 matmul's warp-instructions in the
 //!    serial phase. A turn that holds no such instruction runs wholly in parallel.
 //!
-//! One thread runs the same two phases, so a launch gives the same outputs, counters, hazards
+//! One thread runs the same three phases, so a launch gives the same outputs, counters, hazards
 //! and faults for every thread count by construction. `%clock`, `%clock64` and `%globaltimer`
 //! read the launch's step count: in the first phase that is the count at the start of the
 //! round plus the CTA's own steps in it (deterministic, and never behind what the warp read
@@ -71,8 +86,8 @@ pub(super) struct CtaRound {
 /// The host threads of a launch: a machine per thread without the memory system, and the
 /// pool they run on (none for one thread).
 pub(super) struct Workers<'p> {
-    machines: Vec<Mutex<Machine<'p>>>,
-    pool: Option<rayon::ThreadPool>,
+    pub(super) machines: Vec<Mutex<Machine<'p>>>,
+    pub(super) pool: Option<rayon::ThreadPool>,
 }
 
 impl<'p> Machine<'p> {
@@ -94,6 +109,7 @@ impl<'p> Machine<'p> {
             clock: self.clock,
             rng: 0,
             tracker: None,
+            sm_phase: false,
             cta_memory: self.cta_memory,
             deadline: self.deadline.clone(),
         }
@@ -123,7 +139,19 @@ impl<'p> Machine<'p> {
         } else {
             None
         };
-        let machines = (0..threads).map(|_| Mutex::new(self.worker())).collect();
+        // The SM-parallel phase needs a memory system that can lend SMs (one that keeps
+        // data and records no trace); the same for every thread count.
+        self.sm_phase = self.mem.sm_port().is_some();
+        let mut machines = Vec::with_capacity(threads as usize);
+        for _ in 0..threads {
+            let mut w = self.worker();
+            if self.sm_phase {
+                if let Some(port) = self.mem.sm_port() {
+                    w.mem = MemAccess::Port(Box::new(port));
+                }
+            }
+            machines.push(Mutex::new(w));
+        }
         Ok(Workers { machines, pool })
     }
 
@@ -350,6 +378,6 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
 }
 
 /// A worker's machine; a worker that panicked has already failed the launch.
-fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
+pub(super) fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

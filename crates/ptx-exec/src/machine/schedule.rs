@@ -3,8 +3,8 @@
 //! warp stands when a launch deadlocks or faults (`deadlock`, `site`, `fault`).
 //!
 //! This is the seam for scheduling changes: `run_grid` decides which CTA runs when,
-//! `run_round` splits a round into its two phases (`rounds.rs`: CTA-local work in parallel,
-//! then global accesses serially), `run_warp` decides how long a warp runs; none of them knows any
+//! `run_round` splits a round into its phases (`rounds.rs`: CTA-local work in parallel over
+//! CTAs, weak global accesses in parallel over SMs (`sm_phase.rs`), the rest serially), `run_warp` decides how long a warp runs; none of them knows any
 //! instruction beyond asking `reaches_outside_cta` whether one leaves the CTA.
 
 use super::{lanes, lanes_at, Cta, Frame, LaneAsync, Machine, Warp, WarpState, FULL};
@@ -14,9 +14,13 @@ use std::sync::atomic::Ordering;
 
 /// The phase of a round a warp's turn runs in (see `rounds.rs`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     /// In parallel over CTAs: up to the first instruction that reaches outside the CTA.
     CtaLocal,
+    /// In parallel over SMs (`sm_phase.rs`): weak global loads and stores on the SM's
+    /// port, and the CTA-local instructions between them (`GLOBAL_RUN_GAP`), up to the
+    /// first instruction that needs the serial phase.
+    SmGlobal,
     /// Serial, in turn order: the instructions that reach outside the CTA, and the CTA-local
     /// ones between them (`GLOBAL_RUN_GAP`).
     Global,
@@ -71,7 +75,7 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    /// One round: every resident warp's turn in `order`, in the two phases of `rounds.rs`.
+    /// One round: every resident warp's turn in `order`, in the phases of `rounds.rs`.
     /// Returns whether any warp made progress.
     fn run_round(
         &mut self,
@@ -101,6 +105,9 @@ impl<'p> Machine<'p> {
         }
         if let Some((_, e)) = first_fault {
             return Err(e);
+        }
+        if self.sm_phase {
+            any_progress |= self.run_sm_phase(workers, resident, order, &mut left)?;
         }
         let parallel_end = self.steps;
         for (pos, &(ci, wi)) in order.iter().enumerate() {
@@ -202,7 +209,7 @@ impl<'p> Machine<'p> {
     /// instruction that reaches outside its CTA (0 otherwise). In the global phase the warp
     /// runs such instructions, and CTA-local ones while another such instruction follows
     /// within `GLOBAL_RUN_GAP`; it stops before any other work.
-    fn run_warp(
+    pub(super) fn run_warp(
         &mut self,
         cta: &mut Cta,
         wi: usize,
@@ -224,7 +231,7 @@ impl<'p> Machine<'p> {
             };
             let alive = frame.mask & !frame.done & !warp.exited;
             let runnable = alive & !warp.waiting & !frame.sync_wait;
-            if phase == Phase::Global && runnable == 0 {
+            if phase != Phase::CtaLocal && runnable == 0 {
                 // Returning from a call and releasing parked lanes are CTA-local work.
                 return Ok((ended(progressed, WarpState::Blocked), 0));
             }
@@ -273,7 +280,10 @@ impl<'p> Machine<'p> {
                 Phase::CtaLocal if outside => {
                     return Ok((ended(progressed, WarpState::Blocked), budget - used));
                 }
-                Phase::Global if !outside && !self.outside_ahead(func, pc) => {
+                Phase::SmGlobal if outside && self.needs_serial_phase(inst) => {
+                    return Ok((ended(progressed, WarpState::Blocked), budget - used));
+                }
+                Phase::Global | Phase::SmGlobal if !outside && !self.outside_ahead(func, pc) => {
                     return Ok((ended(progressed, WarpState::Blocked), 0));
                 }
                 _ => {}
