@@ -35,6 +35,8 @@ pub(super) struct Checker<'a> {
     pub(super) gates: Option<gates::GateIndex>,
     /// The statement of the syntax error has been scanned.
     pub(super) partial_done: bool,
+    /// The names defined so far, for the duplicate-definition check (`duplicates`).
+    pub(super) defs: duplicates::Definitions<'a>,
 }
 
 impl<'a> Checker<'a> {
@@ -57,6 +59,7 @@ impl<'a> Checker<'a> {
             stop: None,
             partial_done: false,
             gates: None,
+            defs: duplicates::Definitions::default(),
         }
     }
 
@@ -98,6 +101,9 @@ impl<'a> Checker<'a> {
     /// Declares a top-level item and checks it if it is a function with a body; false if the
     /// walk must stop.
     pub(super) fn item(&mut self, item: &Item, names: &mut ModuleScope) -> bool {
+        if !self.define_item(item) {
+            return false;
+        }
         names.declare_item(item);
         if let Item::Function(f) = item {
             if let Some(body) = &f.body {
@@ -120,6 +126,7 @@ impl<'a> Checker<'a> {
             f.params.as_deref(),
             f.kind.value == FunctionKind::Entry,
         );
+        self.define_parameters(f);
         let mut state = FnState {
             kernel: f.kind.value == FunctionKind::Entry,
             returned: Vec::new(),
@@ -148,13 +155,16 @@ impl<'a> Checker<'a> {
             }
             match s {
                 Statement::Var(v) => {
+                    self.define_vars(v);
                     scopes.declare(v);
                     state.returned.resize(scopes.local_params as usize, false);
                     self.declaration(v);
                 }
                 Statement::Block(b) => {
                     scopes.push();
+                    self.define_push();
                     let ok = self.block(&b.statements, b.span, scopes, state);
+                    self.define_pop();
                     scopes.pop();
                     if !ok {
                         return false;
@@ -179,6 +189,8 @@ impl<'a> Checker<'a> {
                         .with_help("use `.version 8.3` or later, or drop the pragma"),
                     );
                 }
+                Statement::Label(l) => self.define_label(l.span),
+                Statement::CallPrototype { label, .. } => self.define_label(label.span),
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);
                     let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);

@@ -9,7 +9,8 @@
 //! driver's address-width messages) are placed where ptxas prints them.
 //!
 //! Where things live:
-//! - the walk: `checker` (the `Checker` over items, blocks and statements), `directives`
+//! - the walk: `checker` (the `Checker` over items, blocks and statements), `duplicates`
+//!   (names defined twice), `directives`
 //!   (`.version`/`.target`/`.address_size`, §2), `dispatch` (which family an opcode goes to,
 //!   result-discard and `call` facts);
 //! - the families: `ldst` (`ld`/`st` and unknown opcodes), `cpasync`, `group` (bulk groups,
@@ -26,6 +27,7 @@ mod collect;
 mod cpasync;
 mod directives;
 mod dispatch;
+mod duplicates;
 mod feature_gates;
 mod gates;
 mod group;
