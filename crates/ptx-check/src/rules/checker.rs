@@ -256,6 +256,7 @@ impl<'a> Checker<'a> {
                 None
             };
             if known.is_some() {
+                self.gate_only_guard(i, scopes, state);
                 self.insn_gates(i, op, known, &g.modifiers, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
                     let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
@@ -307,6 +308,13 @@ impl<'a> Checker<'a> {
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
         if gate_only(opcode, &mods) {
+            self.gate_only_guard(i, scopes, state);
+            if opcode == "cp" {
+                let start = i.opcode_span.start.min(i.span.start);
+                if let Some(d) = bulk::misplaced_group_word(&mods, start, i.opcode_span) {
+                    self.diags.extend(d);
+                }
+            }
             let known = self.gate_index().known(opcode);
             self.insn_gates(i, opcode, known, &mods, scopes);
             return true;
@@ -352,6 +360,14 @@ impl<'a> Checker<'a> {
             self.call_sequence = out.call_sequence;
         }
         true
+    }
+
+    /// The guard of an instruction checked only for its gates (`bulk`).
+    fn gate_only_guard(&mut self, i: &Instruction, scopes: &Scopes, state: &mut FnState) {
+        let start = i.opcode_span.start.min(i.span.start);
+        let (expected, unknown) = bulk::guard_messages(i.guard.as_ref(), scopes, start);
+        self.diags.extend(expected);
+        state.unknown.extend(unknown);
     }
 
     /// The statement a syntax error sits in: ptxas has already scanned its modifiers (and
@@ -512,6 +528,24 @@ impl<'a> Checker<'a> {
             }
             self.diags.extend(extra);
         }
+        // `.extern` variables never defined: after the narrow-address warnings.
+        // Measured: an unresolved `.visible`/`.weak` function is reported before them.
+        if self.narrow.is_empty() {
+            if let Some(d) = self.unresolved_function(false) {
+                self.diags.push(d);
+                return self.diags;
+            }
+        }
+        let unresolved = self.unresolved_variables();
+        if unresolved
+            .last()
+            .is_some_and(|d| d.severity == Severity::Fatal)
+            && self.narrow.is_empty()
+        {
+            // An unsized `.extern` array never defined stops ptxas.
+            self.diags.extend(unresolved);
+            return self.diags;
+        }
         // Built only when a narrow-address warning needs a line number (a pass over the whole
         // text, ~1.5 % of checking a large module).
         let index = std::cell::OnceCell::new();
@@ -554,6 +588,7 @@ impl<'a> Checker<'a> {
                 self.diags.push(driver_warning(
                     " 64 Bit host architecture (--machine) being used mismatches with .address_size of 32 bits".into(),
                 ));
+                self.diags.extend(unresolved);
                 self.diags.push(fatal32(self.sm));
                 return self.diags;
             }
@@ -561,6 +596,7 @@ impl<'a> Checker<'a> {
                 for &(bits, at) in &self.narrow {
                     self.diags.push(narrow_warning(bits, at, 64));
                 }
+                self.diags.extend(unresolved);
                 let has32 = self.narrow.iter().any(|&(b, _)| b == 32);
                 let has16 = self.narrow.iter().any(|&(b, _)| b == 16);
                 if has32 && !has16 {
@@ -577,16 +613,25 @@ impl<'a> Checker<'a> {
             }
             None => {
                 // No `.address_size`: the narrowest address register sets it.
-                if let Some(bits) = self.narrow.iter().map(|&(b, _)| b).min() {
+                let narrowest = self.narrow.iter().map(|&(b, _)| b).min();
+                if let Some(bits) = narrowest {
                     self.diags.push(driver_warning(format!(
                         " 64 Bit host architecture (--machine) being used mismatches with .address_size of {bits} bits"
                     )));
+                }
+                self.diags.extend(unresolved);
+                if let Some(bits) = narrowest {
                     if bits == 32 {
                         self.diags.push(fatal32(self.sm));
                         return self.diags;
                     }
                 }
             }
+        }
+        // Measured: the first function declared but never defined stops ptxas here.
+        if let Some(d) = self.unresolved_function(true) {
+            self.diags.push(d);
+            return self.diags;
         }
         // The call-sequence check runs after the address-width one.
         if let Some(d) = self.call_sequence.take() {
