@@ -20,7 +20,9 @@ one edit):
   the written forms `7.18`, `8.10` … `8.15`, `6.28` (ptxas compares the version as written,
   not `major*10+minor`, with the target's minimum).
 * **bulk** — the `cp.async.bulk` group instructions with a modifier between `.bulk` and the
-  group word, and guards naming undeclared predicates on instructions of every family.
+  group word, the bulk copies and prefetches (valid forms and one fault each: operand count
+  and shape, coordinate vectors, prefetch sizes, vector and type words, state spaces), and
+  guards naming undeclared predicates on instructions of every family.
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`); exit code and complete output go to gaps.jsonl.gz (crates/ptx-check/tests/gaps.rs
@@ -363,6 +365,7 @@ BULK_HEAD = """.version 8.6
 .visible .entry k(.param .u64 p)
 {{
  .reg .pred %p<2>;
+ .reg .b16 %rs<4>;
  .reg .b32 %r<8>;
  .reg .b64 %rd<8>;
  .shared .align 128 .b8 smem[1024];
@@ -387,6 +390,64 @@ BULK_INSNS = [
     "bar.sync 0;",
     "mbarrier.arrive.shared.b64 %rd2, [bar];",
 ]
+# The copies and prefetches themselves: valid forms and one fault each (operand count and
+# shape, coordinate vectors, prefetch sizes, vector and type words, state spaces).
+COPY_FORMS = [
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1], 64, [bar];",
+    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd1], 64, [bar];",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [smem], [%rd1], 64, [bar], %rd2;",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [smem], [%rd1], 64, [bar], %rs1;",
+    "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [smem], [smem], 64, [bar];",
+    "cp.async.bulk.shared.global.mbarrier::complete_tx::bytes [smem], [%rd1], 64, [bar];",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd1], [smem], 64, %rd2;",
+    "cp.async.bulk;",
+    "cp.async.bulk.b32;",
+    "cp.async.bulk.s32 0;",
+    "cp.async.bulk.acquire.sys;",
+    "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [smem];",
+    "cp.async.bulk.global.shared::cta.bulk_group [%rd1];",
+    "cp.async.bulk.global.shared::cta.bulk_group.b32 [%rd1], [smem], 64;",
+    "cp.async.bulk.global.global.bulk_group [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.global.bulk_group [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group.L2::64B [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group.L2::256B [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group.v4 [%rd1], [smem], 64;",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2, %r3}], [bar];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [smem], [%rd1, {%r1, %r2}], [bar], %rd2;",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1}], [bar];",
+    "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1], [bar];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [smem], %rd1, [bar];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.L2::256B.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%rd1, {%r1, %r2, %r3}], [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group %rd1, [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r1}];",
+    "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group %rd8, [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::128B [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::64B [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [%rd1, {%r1}], [smem], %rd2;",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.v2 [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.2d.global.v8.shared::cta.bulk_group [%rd1, {%r1, %r2}], [smem];",
+    "cp.async.bulk.tensor.1d.global.bulk_group [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.shared::cta.bulk_group [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.2d.global.shared::cta.global.bulk_group [%rd1, {%r1, %r2}], [smem];",
+    "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.b32 [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.tensor.1d.shared::cluster.shared::cta.bulk_group [smem, {%r1}], [smem];",
+    "cp.async.bulk.prefetch.L2.global [%rd1], 64;",
+    "cp.async.bulk.prefetch.L2.global.L2::cache_hint [%rd1], 64, %rd2;",
+    "cp.async.bulk.prefetch.L2.global [%rd1];",
+    "cp.async.bulk.prefetch.L2.shared [%rd1], 64;",
+    "cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1, %r2}];",
+    "cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];",
+    "cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1}];",
+    "cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1];",
+]
 BETWEEN = [".global", ".shared", ".L2", ".read", ".async", ".bulk", ".cta", ".foo"]
 
 
@@ -395,6 +456,8 @@ def bulk_cases(rng: random.Random) -> list[tuple[str, str]]:
     for head, group, rest in GROUP_FORMS:
         for mod in BETWEEN:
             out.append(("bulk-between", f"{head}{mod}.{group}{rest}"))
+    for insn in COPY_FORMS:
+        out.append(("bulk-copy", insn))
     for insn in BULK_INSNS:
         for guard in ["@%nosuchp", "@!%nosuchp", "@%r1", "@%p1"]:
             out.append(("guard", f"{guard} {insn}"))

@@ -124,3 +124,193 @@ pub(super) fn misplaced_group_word(
     );
     Some(out)
 }
+
+/// The (destination, source) state spaces of the bulk copies (PTX ISA §9.7.9.25.4.1
+/// `cp.async.bulk`: `.dst = { .shared::cta, .shared::cluster }` from `.global`,
+/// `.shared::cluster` from `.shared::cta`, `.global` from `.shared::cta`; §9.7.9.25.5.2
+/// `cp.async.bulk.tensor`: the same but shared-to-shared).
+const COPY_PAIRS: &[(StateSpace, StateSpace)] = &[
+    (StateSpace::SharedCluster, StateSpace::Global),
+    (StateSpace::SharedCta, StateSpace::Global),
+    (StateSpace::SharedCluster, StateSpace::SharedCta),
+    (StateSpace::Global, StateSpace::SharedCta),
+];
+
+/// The `cp.async.bulk` copies and prefetches (`cp.async.bulk{.prefetch}{.tensor}…`), which
+/// are otherwise checked only for their gates: prefetch sizes, vector and type words, the
+/// state spaces and the operand shapes, with ptxas's messages (measured, gen_gaps.py family
+/// `bulk`). Empty if `mods` is not such an instruction.
+pub(super) fn check_bulk_copy(
+    mods: &[(&str, Span)],
+    ops: &[Operand],
+    start: u32,
+    head: Span,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if mods.len() < 2 || mods[0].0 != ".async" || mods[1].0 != ".bulk" {
+        return out;
+    }
+    let rest = &mods[2..];
+    let prefetch = rest.first().is_some_and(|m| m.0 == ".prefetch");
+    let tensor = rest
+        .get(usize::from(prefetch))
+        .is_some_and(|m| m.0 == ".tensor");
+    let name = format!(
+        "cp.async.bulk{}{}",
+        if prefetch { ".prefetch" } else { "" },
+        if tensor { ".tensor" } else { "" }
+    );
+    let err = |code: &'static str, span: Span, ptxas: String| {
+        Diagnostic::error(code, span, format!("not allowed on `{name}`"), ptxas).at_line_of(start)
+    };
+    let mut spaces: Vec<StateSpace> = Vec::new();
+    let (mut dims, mut gather, mut mbarrier, mut typed) = (None, false, false, false);
+    let mut vector = None;
+    let mut vector_last = false;
+    for &(w, span) in rest {
+        vector_last = false;
+        match w {
+            ".L2::64B" | ".L2::128B" | ".L2::256B" => out.push(err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Illegal modifier '{w}' for instruction '{name}'"),
+            )),
+            ".1d" | ".2d" | ".3d" | ".4d" | ".5d" => dims = w[1..2].parse::<usize>().ok(),
+            ".tile::gather4" | ".tile::scatter4" => gather = true,
+            ".mbarrier::complete_tx::bytes" => mbarrier = true,
+            _ => match classify(w) {
+                Word::Space(s) => spaces.push(s),
+                Word::Vec(_) => {
+                    vector = Some(span);
+                    vector_last = true;
+                }
+                Word::Type(_) => typed = true,
+                _ => {}
+            },
+        }
+    }
+    if let Some(span) = vector {
+        out.push(err(
+            codes::BAD_TYPE,
+            span,
+            format!("Vector qualifier is not allowed for instruction '{name}'"),
+        ));
+        if tensor {
+            out.push(err(
+                codes::VECTOR_EXPRESSION,
+                span,
+                format!("Argument vector size mismatch for instruction '{name}'"),
+            ));
+        }
+    }
+    if typed {
+        out.push(err(
+            codes::BAD_TYPE,
+            head,
+            format!("Unexpected instruction types specified for '{name}'"),
+        ));
+    }
+    let want = if prefetch { 1 } else { 2 };
+    let mut spaces_ok = true;
+    // No space at all (`cp.async.bulk;`, `cp.async.bulk.b32;`): only the operands or the
+    // types are reported (measured).
+    if !spaces.is_empty() {
+        let right = if prefetch {
+            spaces == [StateSpace::Global]
+        } else {
+            spaces.len() == 2
+                && COPY_PAIRS.contains(&(spaces[0], spaces[1]))
+                && !(tensor && spaces[1] == StateSpace::SharedCta && spaces[0].is_shared())
+        };
+        if !right {
+            spaces_ok = false;
+            out.push(err(
+                codes::BAD_SPACE,
+                head,
+                format!("State space incorrect for instruction '{name}'"),
+            ));
+            if spaces.len() != want {
+                out.push(err(
+                    codes::BAD_SPACE,
+                    head,
+                    format!("Unexpected number of state spaces specified in instruction '{name}'"),
+                ));
+            }
+        }
+    }
+    // Measured: wrong types or state spaces stop ptxas before the operands.
+    if !typed && spaces_ok {
+        if let Some(d) = operand_shape(
+            &name, ops, tensor, prefetch, mbarrier, dims, gather, &spaces,
+        ) {
+            out.push(err(codes::OPERANDS, head, d));
+        }
+    }
+    // The vector-type warning only for a vector word that ends the modifiers (measured:
+    // `.v8.shared::cta` has none).
+    if let Some(span) = vector.filter(|_| vector_last) {
+        out.push(
+            Diagnostic::warning(
+                codes::VECTOR_TYPE_ORDER,
+                span,
+                "the vector modifier is not followed by the element type",
+                "Vector Type not specified properly",
+            )
+            .at_line_of(start),
+        );
+    }
+    out
+}
+
+/// ptxas's message about the operands of a bulk copy or prefetch, if they do not fit: too
+/// few, or no `[tensorMap, {coordinates}]` where the tensor forms take it (its vector one
+/// coordinate per dimension, `.tile::gather4` aside).
+#[allow(clippy::too_many_arguments)]
+fn operand_shape(
+    name: &str,
+    ops: &[Operand],
+    tensor: bool,
+    prefetch: bool,
+    mbarrier: bool,
+    dims: Option<usize>,
+    gather: bool,
+    spaces: &[StateSpace],
+) -> Option<String> {
+    let mismatch = || Some(format!("Arguments mismatch for instruction '{name}'"));
+    if !tensor {
+        let min = if prefetch {
+            2
+        } else if mbarrier {
+            4
+        } else {
+            3
+        };
+        return (ops.len() < min).then(mismatch).flatten();
+    }
+    // The tensor operand: first for a prefetch or a store to `.global`, else second.
+    let store = spaces.first() == Some(&StateSpace::Global);
+    let at = usize::from(!(prefetch || store));
+    let min = if prefetch {
+        1
+    } else if store {
+        2
+    } else {
+        3
+    };
+    if ops.len() < min {
+        return mismatch();
+    }
+    let Operand::Bracket(parts, _) = &ops[at] else {
+        return mismatch();
+    };
+    let Some(Operand::Vector(coords, _)) = parts.get(1) else {
+        return mismatch();
+    };
+    match dims {
+        Some(n) if !gather && coords.len() != n => Some(format!(
+            "Argument {} of instruction '{name}': Argument vector size mismatch",
+            at + 1
+        )),
+        _ => None,
+    }
+}

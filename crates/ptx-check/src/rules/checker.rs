@@ -311,8 +311,20 @@ impl<'a> Checker<'a> {
             self.gate_only_guard(i, scopes, state);
             if opcode == "cp" {
                 let start = i.opcode_span.start.min(i.span.start);
-                if let Some(d) = bulk::misplaced_group_word(&mods, start, i.opcode_span) {
-                    self.diags.extend(d);
+                match bulk::misplaced_group_word(&mods, start, i.opcode_span) {
+                    Some(d) => self.diags.extend(d),
+                    None => {
+                        let found =
+                            bulk::check_bulk_copy(&mods, i.op.operands(), start, i.opcode_span);
+                        if mods.get(1).is_some_and(|m| m.0 == ".bulk") {
+                            // The operands of the bulk copies are registers and variables:
+                            // ptxas names the undeclared ones (at the end of the function).
+                            let mut unknown = Unknowns::default();
+                            operand_unknowns(scopes, i.op.operands(), &mut unknown);
+                            state.unknown.extend(unknown.into_diags());
+                        }
+                        self.diags.extend(found);
+                    }
                 }
             }
             let known = self.gate_index().known(opcode);
