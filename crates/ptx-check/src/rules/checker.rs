@@ -376,8 +376,14 @@ impl<'a> Checker<'a> {
 
     /// The guard of an instruction checked only for its gates (`bulk`).
     fn gate_only_guard(&mut self, i: &Instruction, scopes: &Scopes, state: &mut FnState) {
+        let Some(guard) = &i.guard else {
+            return;
+        };
+        if scopes.reg(&guard.predicate.name) == Some(ScalarType::Pred) {
+            return;
+        }
         let start = i.opcode_span.start.min(i.span.start);
-        let (expected, unknown) = bulk::guard_messages(i.guard.as_ref(), scopes, start);
+        let (expected, unknown) = bulk::guard_messages(Some(guard), scopes, start);
         self.diags.extend(expected);
         state.unknown.extend(unknown);
     }
