@@ -447,6 +447,10 @@ COPY_FORMS = [
     "cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];",
     "cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1}];",
     "cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1];",
+    "cp.async.bulk.tensor.2d.shared::gpu.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.2d.shared::cluster.global.foo.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.global::x.shared::cta.bulk_group [%rd1], [smem], 64;",
+    "cp.async.bulk.global.shared::cta.bulk_group.foo.v4 [%rd1], [smem], 64;",
 ]
 BETWEEN = [".global", ".shared", ".L2", ".read", ".async", ".bulk", ".cta", ".foo"]
 

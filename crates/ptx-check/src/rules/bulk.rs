@@ -61,6 +61,8 @@ const BULK_WORDS: &[&str] = &[
     ".im2col_no_offs",
     ".tile::gather4",
     ".tile::scatter4",
+    ".ignore_oob",
+    ".noftz",
 ];
 
 /// `cp.async.bulk.X.commit_group` / `cp.async.bulk.X.wait_group{.read} N`: with a modifier
@@ -167,6 +169,7 @@ pub(super) fn check_bulk_copy(
     let (mut dims, mut gather, mut mbarrier, mut typed) = (None, false, false, false);
     let mut vector = None;
     let mut vector_last = false;
+    let mut unknown: Vec<Diagnostic> = Vec::new();
     for &(w, span) in rest {
         vector_last = false;
         match w {
@@ -185,10 +188,31 @@ pub(super) fn check_bulk_copy(
                     vector_last = true;
                 }
                 Word::Type(_) => typed = true,
+                // A word ptxas does not know: measured for `.shared::gpu`. Other `a::b`
+                // words (`.cta_group::2`, …) are left to the gates.
+                Word::Unknown
+                    if !BULK_WORDS.contains(&w)
+                        && (!w.contains("::")
+                            || w.starts_with(".shared::")
+                            || w.starts_with(".global::")) =>
+                {
+                    unknown.push(
+                        Diagnostic::error(
+                            codes::UNKNOWN_MODIFIER,
+                            span,
+                            format!("`{w}` is not a modifier of `{name}`"),
+                            format!("Unknown modifier '{w}'"),
+                        )
+                        .at_line_of(start),
+                    );
+                }
                 _ => {}
             },
         }
     }
+    // The scan's unknown modifiers come first; the other checks go on.
+    unknown.append(&mut out);
+    let mut out = unknown;
     if let Some(span) = vector {
         out.push(err(
             codes::BAD_TYPE,
