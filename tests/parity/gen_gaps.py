@@ -451,6 +451,9 @@ COPY_FORMS = [
     "cp.async.bulk.tensor.2d.shared::cluster.global.foo.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
     "cp.async.bulk.global::x.shared::cta.bulk_group [%rd1], [smem], 64;",
     "cp.async.bulk.global.shared::cta.bulk_group.foo.v4 [%rd1], [smem], 64;",
+    "cp.async.bulk.tensor.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd1, {%r1, %r2}], [bar];",
+    "cp.async.bulk.tensor.global.shared::cta.bulk_group [%rd1, {%r1}], [smem];",
+    "cp.async.bulk.prefetch.tensor.L2.global [%rd1, {%r1, %r2}];",
 ]
 BETWEEN = [".global", ".shared", ".L2", ".read", ".async", ".bulk", ".cta", ".foo"]
 

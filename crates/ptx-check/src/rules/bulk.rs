@@ -211,6 +211,13 @@ pub(super) fn check_bulk_copy(
         }
     }
     // The scan's unknown modifiers come first; the other checks go on.
+    if tensor && dims.is_none() {
+        unknown.push(err(
+            codes::MISSING_MODIFIER,
+            head,
+            format!(".dim modifier required for instruction '{name}'"),
+        ));
+    }
     unknown.append(&mut out);
     let mut out = unknown;
     if let Some(span) = vector {
@@ -330,11 +337,11 @@ fn operand_shape(
     let Some(Operand::Vector(coords, _)) = parts.get(1) else {
         return mismatch();
     };
-    match dims {
-        Some(n) if !gather && coords.len() != n => Some(format!(
+    // Without `.Nd` ptxas expects no coordinates (measured).
+    (!gather && coords.len() != dims.unwrap_or(0)).then(|| {
+        format!(
             "Argument {} of instruction '{name}': Argument vector size mismatch",
             at + 1
-        )),
-        _ => None,
-    }
+        )
+    })
 }
