@@ -22,7 +22,8 @@ one edit):
 * **bulk** — the `cp.async.bulk` group instructions with a modifier between `.bulk` and the
   group word, the bulk copies and prefetches (valid forms and one fault each: operand count
   and shape, coordinate vectors, prefetch sizes, vector and type words, state spaces), and
-  guards naming undeclared predicates on instructions of every family.
+  guards naming undeclared predicates on instructions of every family, and the special
+  registers `%clock_hi`, `%pm0_64` … `%pm7_64`.
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`); exit code and complete output go to gaps.jsonl.gz (crates/ptx-check/tests/gaps.rs
@@ -455,6 +456,12 @@ COPY_FORMS = [
     "cp.async.bulk.tensor.global.shared::cta.bulk_group [%rd1, {%r1}], [smem];",
     "cp.async.bulk.prefetch.tensor.L2.global [%rd1, {%r1, %r2}];",
 ]
+# Special registers ptx-check did not know (found while probing undeclared registers).
+UNDECLARED = [
+    "mov.u32 %r1, %clock_hi;",
+    "mov.u64 %rd1, %pm3_64;",
+    "ld.global.b32 %r1, [%clock_hi];",
+]
 BETWEEN = [".global", ".shared", ".L2", ".read", ".async", ".bulk", ".cta", ".foo"]
 
 
@@ -465,6 +472,8 @@ def bulk_cases(rng: random.Random) -> list[tuple[str, str]]:
             out.append(("bulk-between", f"{head}{mod}.{group}{rest}"))
     for insn in COPY_FORMS:
         out.append(("bulk-copy", insn))
+    for insn in UNDECLARED:
+        out.append(("special-register", insn))
     for insn in BULK_INSNS:
         for guard in ["@%nosuchp", "@!%nosuchp", "@%r1", "@%p1"]:
             out.append(("guard", f"{guard} {insn}"))
