@@ -141,6 +141,18 @@ codes! {
         ["Integer constant expression expected", "Constant expression type mismatch", "Constant expression has division by zero"],
         "Address offsets and immediates may be C constant expressions (`[%rd1+4*8]`, `[%rd1+(1<<4)]`); an address offset must come out an integer, integers and floats cannot be mixed in one operator, and division by zero stops the file.",
         "ld.global.b32 %r1, [%rd1+1.5];";
+    DUPLICATE_DEFINITION = "E0408", "name defined twice",
+        ["Duplicate definition of variable '«name»'", "Duplicate definition of label '«name»'", "Duplicate definition of function '«name»'", "'.extern' variable '«name»' cannot be resolved by a '.static'"],
+        "A scope declares the name twice: registers, variables, parameters and labels of one `{ }` block (a function's parameters belong to its outermost block) share one namespace, and a register range `%r<N>` declares `%r0` … `%r«N-1»` (ptxas names a repeated range `'%r<'`). A nested block may redeclare an outer name, and a function may shadow a module variable. A function may be declared any number of times but defined (given a body) once, and not declared again after its definition. An `.extern` variable's definition must be `.visible` (or `.weak`, `.common`).",
+        ".reg .b32 %r<4>;  .reg .u32 %r0;";
+    INCONSISTENT_PROTOTYPE = "E0409", "declarations of a function disagree",
+        ["Inconsistent prototypes of '«f»', number of parameters differ", "Inconsistent prototypes of '«f»', parameter types differ", "Inconsistent prototypes of '«f»', parameter alignment differ", "Inconsistent prototypes of '«f»', parameter state space differ", "Inconsistent redefinition of variable '«name»'", "Inconsistent redefinition of '«f»' as entry and function", "Function definition conflicts with '.extern' declaration for function '«f»'", "Inconsistent redefinition of symbol '«name»'"],
+        "A function declared (or defined) again must have the same return and input parameters as its previous declaration (count, then per parameter: type and array size, alignment, state space), be of the same kind (`.entry` or `.func`), be `.extern` in all declarations or none (and an `.extern` function is not defined in the module), and not reuse a module variable's name.",
+        ".func f(.param .b32 a);  .func f() { ret; }";
+    UNRESOLVED_EXTERN = "E0410", "declared but never defined",
+        ["Unresolved extern function '«f»'", "Unresolved extern variable '«name»' in whole program compilation, ignoring extern qualifier", "Unresolved extern variable '«name»'"],
+        "ptxas compiles the module as a whole program: a function declared without `.extern` must be defined in the module (a fatal error), an `.extern` variable that is never defined is made a plain definition (a warning), unless it is an unsized array `name[]` (a fatal error; but `.extern .shared … name[]` is the dynamic shared memory). Reported at the end, only if the module has no error.",
+        ".func f();   (never defined)";
     PARAM_BOUNDS = "I0001", "access wider than the parameter",
         ["Potential out of bound access while accessing symbol '«p»' of type '«t»' with instruction type '«t2»'."],
         "The instruction's type is wider than the `.param` variable it reads or writes; ptxas only informs.",

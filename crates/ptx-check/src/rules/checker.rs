@@ -35,6 +35,8 @@ pub(super) struct Checker<'a> {
     pub(super) gates: Option<gates::GateIndex>,
     /// The statement of the syntax error has been scanned.
     pub(super) partial_done: bool,
+    /// The names defined so far, for the duplicate-definition check (`duplicates`).
+    pub(super) defs: duplicates::Definitions<'a>,
 }
 
 impl<'a> Checker<'a> {
@@ -57,6 +59,7 @@ impl<'a> Checker<'a> {
             stop: None,
             partial_done: false,
             gates: None,
+            defs: duplicates::Definitions::default(),
         }
     }
 
@@ -98,6 +101,9 @@ impl<'a> Checker<'a> {
     /// Declares a top-level item and checks it if it is a function with a body; false if the
     /// walk must stop.
     pub(super) fn item(&mut self, item: &Item, names: &mut ModuleScope) -> bool {
+        if !self.define_item(item) {
+            return false;
+        }
         names.declare_item(item);
         if let Item::Function(f) = item {
             if let Some(body) = &f.body {
@@ -120,6 +126,7 @@ impl<'a> Checker<'a> {
             f.params.as_deref(),
             f.kind.value == FunctionKind::Entry,
         );
+        self.define_parameters(f);
         let mut state = FnState {
             kernel: f.kind.value == FunctionKind::Entry,
             returned: Vec::new(),
@@ -148,13 +155,16 @@ impl<'a> Checker<'a> {
             }
             match s {
                 Statement::Var(v) => {
+                    self.define_vars(v);
                     scopes.declare(v);
                     state.returned.resize(scopes.local_params as usize, false);
                     self.declaration(v);
                 }
                 Statement::Block(b) => {
                     scopes.push();
+                    self.define_push();
                     let ok = self.block(&b.statements, b.span, scopes, state);
+                    self.define_pop();
                     scopes.pop();
                     if !ok {
                         return false;
@@ -179,6 +189,8 @@ impl<'a> Checker<'a> {
                         .with_help("use `.version 8.3` or later, or drop the pragma"),
                     );
                 }
+                Statement::Label(l) => self.define_label(l.span),
+                Statement::CallPrototype { label, .. } => self.define_label(label.span),
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);
                     let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);
@@ -244,6 +256,7 @@ impl<'a> Checker<'a> {
                 None
             };
             if known.is_some() {
+                self.gate_only_guard(i, scopes, state);
                 self.insn_gates(i, op, known, &g.modifiers, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
                     let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
@@ -295,6 +308,25 @@ impl<'a> Checker<'a> {
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
         if gate_only(opcode, &mods) {
+            self.gate_only_guard(i, scopes, state);
+            if opcode == "cp" {
+                let start = i.opcode_span.start.min(i.span.start);
+                match bulk::misplaced_group_word(&mods, start, i.opcode_span) {
+                    Some(d) => self.diags.extend(d),
+                    None => {
+                        let found =
+                            bulk::check_bulk_copy(&mods, i.op.operands(), start, i.opcode_span);
+                        if mods.get(1).is_some_and(|m| m.0 == ".bulk") {
+                            // The operands of the bulk copies are registers and variables:
+                            // ptxas names the undeclared ones (at the end of the function).
+                            let mut unknown = Unknowns::default();
+                            operand_unknowns(scopes, i.op.operands(), &mut unknown);
+                            state.unknown.extend(unknown.into_diags());
+                        }
+                        self.diags.extend(found);
+                    }
+                }
+            }
             let known = self.gate_index().known(opcode);
             self.insn_gates(i, opcode, known, &mods, scopes);
             return true;
@@ -340,6 +372,20 @@ impl<'a> Checker<'a> {
             self.call_sequence = out.call_sequence;
         }
         true
+    }
+
+    /// The guard of an instruction checked only for its gates (`bulk`).
+    fn gate_only_guard(&mut self, i: &Instruction, scopes: &Scopes, state: &mut FnState) {
+        let Some(guard) = &i.guard else {
+            return;
+        };
+        if scopes.reg(&guard.predicate.name) == Some(ScalarType::Pred) {
+            return;
+        }
+        let start = i.opcode_span.start.min(i.span.start);
+        let (expected, unknown) = bulk::guard_messages(Some(guard), scopes, start);
+        self.diags.extend(expected);
+        state.unknown.extend(unknown);
     }
 
     /// The statement a syntax error sits in: ptxas has already scanned its modifiers (and
@@ -500,6 +546,24 @@ impl<'a> Checker<'a> {
             }
             self.diags.extend(extra);
         }
+        // `.extern` variables never defined: after the narrow-address warnings.
+        // Measured: an unresolved `.visible`/`.weak` function is reported before them.
+        if self.narrow.is_empty() {
+            if let Some(d) = self.unresolved_function(false) {
+                self.diags.push(d);
+                return self.diags;
+            }
+        }
+        let unresolved = self.unresolved_variables();
+        if unresolved
+            .last()
+            .is_some_and(|d| d.severity == Severity::Fatal)
+            && self.narrow.is_empty()
+        {
+            // An unsized `.extern` array never defined stops ptxas.
+            self.diags.extend(unresolved);
+            return self.diags;
+        }
         // Built only when a narrow-address warning needs a line number (a pass over the whole
         // text, ~1.5 % of checking a large module).
         let index = std::cell::OnceCell::new();
@@ -542,6 +606,7 @@ impl<'a> Checker<'a> {
                 self.diags.push(driver_warning(
                     " 64 Bit host architecture (--machine) being used mismatches with .address_size of 32 bits".into(),
                 ));
+                self.diags.extend(unresolved);
                 self.diags.push(fatal32(self.sm));
                 return self.diags;
             }
@@ -549,6 +614,7 @@ impl<'a> Checker<'a> {
                 for &(bits, at) in &self.narrow {
                     self.diags.push(narrow_warning(bits, at, 64));
                 }
+                self.diags.extend(unresolved);
                 let has32 = self.narrow.iter().any(|&(b, _)| b == 32);
                 let has16 = self.narrow.iter().any(|&(b, _)| b == 16);
                 if has32 && !has16 {
@@ -565,16 +631,25 @@ impl<'a> Checker<'a> {
             }
             None => {
                 // No `.address_size`: the narrowest address register sets it.
-                if let Some(bits) = self.narrow.iter().map(|&(b, _)| b).min() {
+                let narrowest = self.narrow.iter().map(|&(b, _)| b).min();
+                if let Some(bits) = narrowest {
                     self.diags.push(driver_warning(format!(
                         " 64 Bit host architecture (--machine) being used mismatches with .address_size of {bits} bits"
                     )));
+                }
+                self.diags.extend(unresolved);
+                if let Some(bits) = narrowest {
                     if bits == 32 {
                         self.diags.push(fatal32(self.sm));
                         return self.diags;
                     }
                 }
             }
+        }
+        // Measured: the first function declared but never defined stops ptxas here.
+        if let Some(d) = self.unresolved_function(true) {
+            self.diags.push(d);
+            return self.diags;
         }
         // The call-sequence check runs after the address-width one.
         if let Some(d) = self.call_sequence.take() {

@@ -9,7 +9,9 @@
 //! driver's address-width messages) are placed where ptxas prints them.
 //!
 //! Where things live:
-//! - the walk: `checker` (the `Checker` over items, blocks and statements), `directives`
+//! - the walk: `checker` (the `Checker` over items, blocks and statements), `duplicates`
+//!   (names defined twice), `bulk` (guards and misplaced bulk group words of the
+//!   instructions otherwise checked only for their gates), `directives`
 //!   (`.version`/`.target`/`.address_size`, §2), `dispatch` (which family an opcode goes to,
 //!   result-discard and `call` facts);
 //! - the families: `ldst` (`ld`/`st` and unknown opcodes), `cpasync`, `group` (bulk groups,
@@ -21,11 +23,13 @@
 //!   (ordering keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
 //! - this file: the entry points and the per-instruction types (`Cx`, `Insn`, `Outcome`).
 
+mod bulk;
 mod checker;
 mod collect;
 mod cpasync;
 mod directives;
 mod dispatch;
+mod duplicates;
 mod feature_gates;
 mod gates;
 mod group;
