@@ -19,6 +19,11 @@ one edit):
 * **target** — `.target` sm_88 … sm_121f (incl. `a`/`f`) at every `.version` 7.8 … 9.5 and
   the written forms `7.18`, `8.10` … `8.15`, `6.28` (ptxas compares the version as written,
   not `major*10+minor`, with the target's minimum).
+* **labels** — `bra` targets: labels of the branch's block, an enclosing, nested or sibling
+  block, another function, defined before or after the branch, call-prototype labels,
+  registers, special registers, variables of every state space, parameters, functions and
+  immediates as targets (hand-written probes, random block structures, and real corpus
+  modules with one branch target renamed or one label removed).
 * **bulk** — the `cp.async.bulk` group instructions with a modifier between `.bulk` and the
   group word, the bulk copies and prefetches (valid forms and one fault each: operand count
   and shape, coordinate vectors, prefetch sizes, vector and type words, state spaces), and
@@ -56,7 +61,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus"
 SEED = 0x5EED_D0B1
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 HEADER = ".version 8.5\n.target sm_90a\n.address_size 64\n"
 
 # ---------------------------------------------------------------------------------------------
@@ -481,6 +486,89 @@ def bulk_cases(rng: random.Random) -> list[tuple[str, str]]:
     return out
 
 
+LABEL_HEAD = (".version 8.5\n.target sm_90a\n.address_size 64\n"
+              ".global .b32 g;\n.shared .b32 s;\n.func f() { ret; }\n")
+
+LABEL_FIXED = {
+    "undefined": "{ bra $L_nowhere; ret; }",
+    "guarded-undefined": "{ .reg .pred %p; @%p bra.uni X; ret; }",
+    "forward": "{ bra L1; L1: ret; }",
+    "backward": "{ L1: bra L1; }",
+    "in-nested-block": "{ bra L1; { L1: ret; } ret; }",
+    "from-nested-block": "{ { bra L1; } L1: ret; }",
+    "sibling-block": "{ { bra X; } { X: ret; } ret; }",
+    "deep-nesting": "{ { { bra X; } } X: ret; }",
+    "deep-nested-label": "{ { { X: ret; } } bra X; }",
+    "twice-undefined": "{ bra X; bra X; ret; }",
+    "two-undefined": "{ bra A; bra B; ret; }",
+    "register": "{ .reg .b32 %r; bra %r; ret; }",
+    "predicate": "{ .reg .pred %p; bra %p; ret; }",
+    "special-register": "{ bra %tid; ret; }",
+    "special-register-x": "{ bra %tid.x; ret; }",
+    "global-variable": "{ bra g; ret; }",
+    "shared-variable": "{ bra s; ret; }",
+    "local-variable": "{ .local .b32 v; bra v; ret; }",
+    "body-param": "{ .param .b32 pp; bra pp; ret; }",
+    "function": "{ bra f; ret; }",
+    "immediate": "{ bra 4; ret; }",
+    "prototype": "{ P: .callprototype ()_ (); bra P; ret; }",
+    "prototype-nested": "{ P: .callprototype ()_ (); { bra P; } ret; }",
+    "label-and-undefined-register-use": "{ .reg .b32 %r; bra A; A: add.s32 %r, %r, 1; ret; }",
+    "unknown-then-ld": "{ .reg .b32 %r; .reg .b64 %rd; bra A; ld.global.u32 %r, [%rd9]; ret; }",
+}
+
+
+def label_random_body(rng: random.Random, depth: int, pool: list[str]) -> list[str]:
+    out: list[str] = []
+    for _ in range(rng.randint(1, 5)):
+        r = rng.random()
+        if r < 0.35:
+            out.append(f"bra{rng.choice(['', '.uni'])} {rng.choice(pool)};")
+        elif r < 0.6:
+            out.append(f"{rng.choice(pool)}: add.s32 %r1, %r1, 1;")
+        elif r < 0.7:
+            out.append(f"@%p1 bra {rng.choice(pool)};")
+        elif r < 0.85 and depth < 3:
+            out.append("{")
+            out.extend(label_random_body(rng, depth + 1, pool))
+            out.append("}")
+        else:
+            out.append("add.s32 %r1, %r1, 2;")
+    return out
+
+
+def label_cases(rng: random.Random) -> list[tuple[str, str, str]]:
+    out = [("labels", LABEL_HEAD + ".visible .entry k()\n" + body + "\n", name)
+           for name, body in LABEL_FIXED.items()]
+    out.append(("labels", LABEL_HEAD + ".visible .entry k() { L1: ret; }\n"
+                ".visible .entry k2() { bra L1; ret; }\n", "other-function"))
+    for i in range(90):
+        body = label_random_body(rng, 0, ["L1", "L2", "L3", "$L__x"])
+        ptx = (LABEL_HEAD + ".visible .entry k()\n{\n.reg .b32 %r1;\n.reg .pred %p1;\n"
+               + "\n".join(body) + "\nret;\n}\n")
+        out.append(("labels", ptx, f"random {i}"))
+    files = [p for p in corpus_files() if "bra" in p.read_text()]
+    for path in rng.sample(files, min(30, len(files))):
+        lines = path.read_text().split("\n")
+        bras = [i for i, l in enumerate(lines) if re.search(r"\bbra(\.uni)?\s+[$\w]+;", l)]
+        # Labels of code only: a debug section's `$L__info_string…` named by `.loc …
+        # function_name` is another rule (not modelled; docs/ptxas-rules.md §22).
+        labels = [i for i, l in enumerate(lines) if re.match(r"^\s*[$\w]+:\s*$", l)
+                  and "info_string" not in l]
+        if rng.random() < 0.5 and bras:
+            i = rng.choice(bras)
+            lines[i] = re.sub(r"(\bbra(?:\.uni)?\s+)([$\w]+);", r"\1\2_gone;", lines[i])
+            note = f"{path.relative_to(CORPUS)}: line {i + 1} branches to an undefined label"
+        elif labels:
+            i = rng.choice(labels)
+            note = f"{path.relative_to(CORPUS)}: label line {i + 1} removed"
+            lines[i] = ""
+        else:
+            continue
+        out.append(("labels", "\n".join(lines), note))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -515,6 +603,9 @@ def generate() -> list[dict]:
     for kind, insn in bulk_cases(rng):
         ptx = BULK_HEAD.format(target="sm_90a") + " " + insn + "\n ret;\n}\n"
         add("bulk", ptx, f"{kind}: {insn}")
+    # Appended last, with their own generator, so the earlier ids and modules stay as they were.
+    for family, ptx, note in label_cases(random.Random(SEED + 1)):
+        add(family, ptx, note)
     return cases
 
 

@@ -110,7 +110,7 @@ codes! {
         "Kernel and function input parameters are read-only, a function's return parameter write-only, call arguments are written before the `call` and its return value read after it, and most `.param` accesses cannot be predicated.",
         "st.param.b32 [kernel_param], %r1;";
     OPERANDS = "E0400", "operands do not fit the instruction",
-        ["Arguments mismatch for instruction '«op»'", "Argument vector size mismatch for instruction '«op»'", "Result vector expected", "Argument «k» of instruction '«op»': must be register", "Result register required for instruction '«op»'", "Result discard mode is not allowed for instruction '«op»'"],
+        ["Arguments mismatch for instruction '«op»'", "Argument vector size mismatch for instruction '«op»'", "Result vector expected", "Argument «k» of instruction '«op»': must be register", "Result register required for instruction '«op»'", "Result discard mode is not allowed for instruction '«op»'", "Label expected for argument «k» of instruction '«op»'", "Special register argument not allowed for instruction '«op»'"],
         "The operand list has the wrong number or kind of operands, or a register that does not fit the type (the relaxed type-checking rules: a `.bN` type takes any register of at least N bits, `.uN`/`.sN` integer registers of at least N bits, `.fN` a float register of N bits or a bit register of at least N bits).",
         "ld.global.b64 %r1, [%rd1];";
     BAD_ADDRESS = "E0401", "bad address operand",

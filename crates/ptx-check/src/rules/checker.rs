@@ -37,6 +37,8 @@ pub(super) struct Checker<'a> {
     pub(super) partial_done: bool,
     /// The names defined so far, for the duplicate-definition check (`duplicates`).
     pub(super) defs: duplicates::Definitions<'a>,
+    /// The labels of the open blocks and the `bra` targets not found yet (`labels.rs`).
+    pub(super) targets: labels::BranchTargets<'a>,
 }
 
 impl<'a> Checker<'a> {
@@ -60,6 +62,7 @@ impl<'a> Checker<'a> {
             partial_done: false,
             gates: None,
             defs: duplicates::Definitions::default(),
+            targets: labels::BranchTargets::default(),
         }
     }
 
@@ -127,6 +130,7 @@ impl<'a> Checker<'a> {
             f.kind.value == FunctionKind::Entry,
         );
         self.define_parameters(f);
+        self.targets.enter_function();
         let mut state = FnState {
             kernel: f.kind.value == FunctionKind::Entry,
             returned: Vec::new(),
@@ -134,6 +138,7 @@ impl<'a> Checker<'a> {
         };
         let ok = self.block(&body.statements, body.span, scopes, &mut state);
         if ok {
+            self.unknown_targets(&mut state.unknown);
             self.diags.append(&mut state.unknown);
         }
         ok
@@ -163,15 +168,20 @@ impl<'a> Checker<'a> {
                 Statement::Block(b) => {
                     scopes.push();
                     self.define_push();
+                    self.targets.push();
                     let ok = self.block(&b.statements, b.span, scopes, state);
+                    self.targets.pop();
                     self.define_pop();
                     scopes.pop();
                     if !ok {
                         return false;
                     }
                 }
-                Statement::Instruction(i) if !self.instruction(i, scopes, state) => {
-                    return false;
+                Statement::Instruction(i) => {
+                    if !self.instruction(i, scopes, state) {
+                        return false;
+                    }
+                    self.branch_target(i, scopes);
                 }
                 Statement::Pragma(p)
                     if p.strings.iter().any(|x| x.starts_with("used_bytes_mask"))
@@ -189,8 +199,14 @@ impl<'a> Checker<'a> {
                         .with_help("use `.version 8.3` or later, or drop the pragma"),
                     );
                 }
-                Statement::Label(l) => self.define_label(l.span),
-                Statement::CallPrototype { label, .. } => self.define_label(label.span),
+                Statement::Label(l) => {
+                    self.define_label(l.span);
+                    self.define_branch_label(l.span);
+                }
+                Statement::CallPrototype { label, .. } => {
+                    self.define_label(label.span);
+                    self.define_prototype_label(label.span);
+                }
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);
                     let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);

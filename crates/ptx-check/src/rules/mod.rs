@@ -33,6 +33,7 @@ mod duplicates;
 mod feature_gates;
 mod gates;
 mod group;
+mod labels;
 mod ldst;
 mod opcodes;
 mod operands;

@@ -1,0 +1,217 @@
+//! Branch targets: the label a `bra` names must be defined in the branch's block or an
+//! enclosing one, before or after the branch (measured with ptxas 13.5: a label of a nested
+//! block, of a sibling block or of another function is an `Unknown symbol`, reported at the end
+//! of the function among the other unknown names, in source order, once per use). A name that
+//! is not a label gets `Label expected for argument 0 of instruction 'bra'` at once, and a
+//! variable (any state space, parameters too) also `Argument 0 of instruction 'bra': must be
+//! register`; a predicate or a special register gets `Arguments mismatch for instruction
+//! 'bra'`, a special register's component (`%tid.x`) `Special register argument not allowed`
+//! and `Label expected`. Not modelled: labels of debug sections (`$L__info_string…`) that
+//! `.loc … function_name` names (ptxas: `Unresolved label … used in function_name attribute`).
+//!
+//! Labels are kept per block as slices of the module text; a reference not yet resolved when
+//! its block closes moves to the enclosing block, and what is left when the function's
+//! outermost block closes is unknown.
+
+use super::*;
+use ptx_syntax::ast::GenericInstruction;
+use rustc_hash::FxHashSet;
+
+/// The labels of the open blocks of the function being checked, and the branch targets not
+/// found yet.
+#[derive(Default)]
+pub(super) struct BranchTargets<'a> {
+    frames: Vec<TargetFrame<'a>>,
+}
+
+#[derive(Default)]
+struct TargetFrame<'a> {
+    labels: FxHashSet<&'a str>,
+    /// `.callprototype` labels: names, but not branch targets.
+    prototypes: Vec<&'a str>,
+    /// Targets named in this block (or a closed inner one) that no open block defined when
+    /// they were read.
+    pending: Vec<(&'a str, Span)>,
+}
+
+impl<'a> BranchTargets<'a> {
+    /// A function's body opens.
+    pub(super) fn enter_function(&mut self) {
+        self.frames.clear();
+        self.frames.push(TargetFrame::default());
+    }
+
+    pub(super) fn push(&mut self) {
+        self.frames.push(TargetFrame::default());
+    }
+
+    /// A nested block closes: its unresolved targets move to the enclosing block.
+    pub(super) fn pop(&mut self) {
+        let Some(frame) = self.frames.pop() else {
+            return;
+        };
+        let Some(parent) = self.frames.last_mut() else {
+            return;
+        };
+        parent.pending.extend(
+            frame
+                .pending
+                .into_iter()
+                .filter(|(name, _)| !frame.labels.contains(name)),
+        );
+    }
+
+    pub(super) fn define(&mut self, name: &'a str) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.labels.insert(name);
+        }
+    }
+
+    pub(super) fn define_prototype(&mut self, name: &'a str) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.prototypes.push(name);
+        }
+    }
+
+    /// Whether an open block declares `name` as a call prototype.
+    fn is_prototype(&self, name: &str) -> bool {
+        self.frames.iter().any(|f| f.prototypes.contains(&name))
+    }
+
+    /// A branch to `name`: resolved now if an open block defines it, else later.
+    fn refer(&mut self, name: &'a str, span: Span) {
+        if self.frames.iter().any(|f| f.labels.contains(name)) {
+            return;
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.pending.push((name, span));
+        }
+    }
+
+    /// The function's outermost block closed: the targets no block defined.
+    pub(super) fn leave_function(&mut self) -> Vec<(&'a str, Span)> {
+        let Some(frame) = self.frames.pop() else {
+            return Vec::new();
+        };
+        self.frames.clear();
+        frame
+            .pending
+            .into_iter()
+            .filter(|(name, _)| !frame.labels.contains(name))
+            .collect()
+    }
+}
+
+impl<'a> Checker<'a> {
+    /// `bra{.uni} target`: records a label target, or reports an operand that is not one.
+    /// Inlined into the walk: most instructions are not `bra` (a length and byte compare).
+    #[inline(always)]
+    pub(super) fn branch_target(&mut self, i: &Instruction, scopes: &Scopes) {
+        if let Op::Generic(g) = &i.op {
+            if g.opcode.value.as_bytes() == b"bra" {
+                self.bra_target(g, scopes);
+            }
+        }
+    }
+
+    fn bra_target(&mut self, g: &GenericInstruction, scopes: &Scopes) {
+        let [target] = g.operands.as_slice() else {
+            return;
+        };
+        let label_expected = || {
+            Diagnostic::error(
+                codes::OPERANDS,
+                target.span(),
+                "`bra` takes a label".to_string(),
+                "Label expected for argument 0 of instruction 'bra'",
+            )
+        };
+        let mismatch = |span: Span| {
+            Diagnostic::error(
+                codes::OPERANDS,
+                span,
+                "`bra` takes a label".to_string(),
+                "Arguments mismatch for instruction 'bra'",
+            )
+        };
+        match target {
+            Operand::Name(n) => {
+                let text: &'a str = self.text;
+                let Some(name) = text.get(n.span.range()) else {
+                    return;
+                };
+                if n.component.is_some() {
+                    if symbols::is_special(&n.name) {
+                        self.diags.push(Diagnostic::error(
+                            codes::OPERANDS,
+                            n.span,
+                            "`bra` takes a label, not a special register".to_string(),
+                            "Special register argument not allowed for instruction 'bra'",
+                        ));
+                        self.diags.push(label_expected());
+                    }
+                    return;
+                }
+                if symbols::is_special(name) {
+                    self.diags.push(mismatch(n.span));
+                    return;
+                }
+                match scopes.lookup(name) {
+                    None if self.targets.is_prototype(name) => self.diags.push(label_expected()),
+                    None => self.targets.refer(name, n.span),
+                    Some(Sym::Reg(ScalarType::Pred)) => self.diags.push(mismatch(n.span)),
+                    Some(Sym::Var(_)) => {
+                        self.diags.push(label_expected());
+                        self.diags.push(Diagnostic::error(
+                            codes::OPERANDS,
+                            n.span,
+                            "`bra` takes a label, not a variable".to_string(),
+                            "Argument 0 of instruction 'bra': must be register",
+                        ));
+                    }
+                    Some(_) => self.diags.push(label_expected()),
+                }
+            }
+            Operand::Int(_) => self.diags.push(label_expected()),
+            _ => {}
+        }
+    }
+
+    /// A label of the current block (`L:`).
+    pub(super) fn define_branch_label(&mut self, span: Span) {
+        let text: &'a str = self.text;
+        if let Some(name) = text.get(span.range()) {
+            self.targets.define(name);
+        }
+    }
+
+    /// A `.callprototype`'s label: not a branch target (`bra` to it: `Label expected`).
+    pub(super) fn define_prototype_label(&mut self, span: Span) {
+        let text: &'a str = self.text;
+        if let Some(name) = text.get(span.range()) {
+            self.targets.define_prototype(name);
+        }
+    }
+
+    /// The unknown branch targets of the function that ended, merged into its other unknown
+    /// names in source order.
+    pub(super) fn unknown_targets(&mut self, unknown: &mut Vec<Diagnostic>) {
+        let missing = self.targets.leave_function();
+        if missing.is_empty() {
+            return;
+        }
+        for (name, span) in missing {
+            let d = Diagnostic::error(
+                codes::UNKNOWN_SYMBOL,
+                span,
+                format!("no label `{name}` in this block or an enclosing one"),
+                format!("Unknown symbol '{name}'"),
+            )
+            .with_help(
+                "define the label in the branch's block or an enclosing block of the same function",
+            );
+            let at = unknown.partition_point(|u| u.span.start <= span.start);
+            unknown.insert(at, d);
+        }
+    }
+}
