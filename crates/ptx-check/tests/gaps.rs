@@ -7,7 +7,9 @@
 //! - `target`: `.target` sm_88 … sm_121f at `.version`s written `8.10` … `8.15`, `7.18`, …
 //!   (ptxas compares the version as written with the target's minimum);
 //! - `bulk`: `cp.async.bulk` group instructions with a modifier before the group word, and
-//!   guards naming undeclared predicates.
+//!   guards naming undeclared predicates;
+//! - `labels`: `bra` targets in nested, enclosing and sibling blocks, other functions, and
+//!   operands that are not labels (docs/ptxas-rules.md §23).
 //!
 //! Asserted: the verdict agrees on every case, and the exact output on at least
 //! `EXACT_TARGET`. `GAPS_DUMP=FILE` writes every disagreement as JSON lines.
