@@ -58,9 +58,9 @@ pub(crate) struct GateIndex {
     /// register operands these are all a row's condition reads, so the answer is the same for every
     /// instruction of a shape, and a module repeats a few shapes many times (evaluating the
     /// conditions was a tenth of `check`'s time).
-    holding: FxHashMap<Box<[u8]>, SmallVec<[u16; 2]>>,
-    /// The key being built (reused; bytes of UTF-8 text, kept as bytes for [`push_word`]).
-    key: Vec<u8>,
+    holding: FxHashMap<ShapeKey, SmallVec<[u16; 2]>>,
+    /// The key being built (reused).
+    key: ShapeKey,
 }
 
 /// Shapes remembered at most: past this the conditions are evaluated each time, so memory
@@ -99,7 +99,7 @@ impl GateIndex {
             by_opcode,
             gates,
             holding: FxHashMap::default(),
-            key: Vec::new(),
+            key: ShapeKey::default(),
         }
     }
 
@@ -146,15 +146,17 @@ impl Checker<'_> {
             let holding = if !special.is_empty() {
                 holding_rows(gates, &words(), operands.len(), special, target, version)
             } else {
-                index.key.clear();
-                push_word(&mut index.key, opcode.as_bytes());
+                let key = &mut index.key.0;
+                key.clear();
+                push_word(key, opcode.as_bytes());
                 for m in mods {
-                    push_word(&mut index.key, m.word().as_bytes());
+                    push_word(key, m.word().as_bytes());
                 }
                 // `#` is in no opcode or modifier: the key reads back one way.
-                index.key.push(b'#');
-                push_decimal(&mut index.key, operands.len());
-                match index.holding.get(index.key.as_slice()) {
+                key.push(b'#');
+                push_decimal(key, operands.len());
+                index.key.pad();
+                match index.holding.get(&index.key) {
                     Some(rows) => rows.clone(),
                     None => {
                         let rows = holding_rows(
@@ -166,9 +168,7 @@ impl Checker<'_> {
                             version,
                         );
                         if index.holding.len() < MAX_SHAPES {
-                            index
-                                .holding
-                                .insert(index.key.as_slice().into(), rows.clone());
+                            index.holding.insert(index.key.clone(), rows.clone());
                         }
                         rows
                     }
@@ -200,6 +200,45 @@ fn push_decimal(key: &mut Vec<u8>, n: usize) {
     }
     key.push(b'0' + (n % 10) as u8);
 }
+
+/// An instruction shape's key (opcode, modifiers, `#`, operand count), zero-padded to whole
+/// 16-byte chunks and compared chunk by chunk: the equality of two byte slices is a `memcmp`
+/// call whose length branches mispredict as lengths vary. The padding keeps keys apart: a key
+/// ends in a digit, so dropping the trailing zero bytes gives the key back.
+#[derive(Clone, Default)]
+struct ShapeKey(Vec<u8>);
+
+/// The bytes' hash: equal keys (equal bytes) hash alike.
+impl std::hash::Hash for ShapeKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+
+impl ShapeKey {
+    /// Pads the key with zero bytes to a multiple of 16 (one 16-byte store, cut back).
+    fn pad(&mut self) {
+        let len = self.0.len();
+        self.0.extend_from_slice(&[0; 16]);
+        self.0.truncate(len.next_multiple_of(16));
+    }
+}
+
+impl PartialEq for ShapeKey {
+    fn eq(&self, other: &Self) -> bool {
+        let chunk = |c: &[u8]| {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(c);
+            u128::from_le_bytes(w)
+        };
+        self.0.len() == other.0.len()
+            && (self.0.chunks_exact(16))
+                .zip(other.0.chunks_exact(16))
+                .all(|(a, b)| chunk(a) == chunk(b))
+    }
+}
+
+impl Eq for ShapeKey {}
 
 /// Appends `word` to `key`. A word of up to 16 bytes (every opcode and nearly every modifier)
 /// is read with two overlapping loads, appended as one 16-byte store and the key cut back to
@@ -392,6 +431,26 @@ mod tests {
                 push_word(&mut key, b);
                 let want: Vec<u8> = [&b"mma"[..], a, b].concat();
                 assert_eq!(key, want, "words of {first} and {second} bytes");
+            }
+        }
+    }
+
+    /// Padded keys are equal exactly when the keys are, across the 16-byte chunk boundaries.
+    #[test]
+    fn shape_keys_compare_as_their_text() {
+        let keys: Vec<String> = (0..40)
+            .flat_map(|n| ["a", "b"].map(|tail| format!("{}{tail}#{}", "x".repeat(n), n % 3)))
+            .collect();
+        for a in &keys {
+            for b in &keys {
+                let (mut ka, mut kb) = (
+                    ShapeKey(a.clone().into_bytes()),
+                    ShapeKey(b.clone().into_bytes()),
+                );
+                ka.pad();
+                kb.pad();
+                assert_eq!(ka.0.len() % 16, 0);
+                assert_eq!(ka == kb, a == b, "{a} vs {b}");
             }
         }
     }
