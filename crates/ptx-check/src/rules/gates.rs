@@ -50,8 +50,11 @@ pub(crate) struct OpcodeGates {
 
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
-    /// Into `gates`.
+    /// Into `gates`, for opcodes longer than 16 bytes.
     by_opcode: FxHashMap<&'static str, OpcodeId>,
+    /// Into `gates`, for opcodes of up to 16 bytes (all but a few), by [`short_word`]: the
+    /// lookup hashes and compares two words instead of hashing the bytes and calling `memcmp`.
+    by_short_opcode: FxHashMap<(u8, u128), OpcodeId>,
     gates: Vec<OpcodeGates>,
     /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
     /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
@@ -90,13 +93,19 @@ impl GateIndex {
                 }
             })
             .collect();
-        let by_opcode = opcodes::OPCODES
-            .iter()
-            .enumerate()
-            .map(|(at, &op)| (op, OpcodeId(at as u32)))
+        let ids = || {
+            opcodes::OPCODES
+                .iter()
+                .enumerate()
+                .map(|(at, &op)| (op, OpcodeId(at as u32)))
+        };
+        let by_opcode = ids().filter(|(op, _)| op.len() > 16).collect();
+        let by_short_opcode = ids()
+            .filter_map(|(op, id)| Some((short_word(op.as_bytes())?, id)))
             .collect();
         GateIndex {
             by_opcode,
+            by_short_opcode,
             gates,
             holding: FxHashMap::default(),
             key: ShapeKey::default(),
@@ -105,7 +114,10 @@ impl GateIndex {
 
     /// `opcode`'s place if ptxas knows it (case-sensitive, as ptxas is).
     pub fn known(&self, opcode: &str) -> Option<OpcodeId> {
-        self.by_opcode.get(opcode).copied()
+        match short_word(opcode.as_bytes()) {
+            Some(key) => self.by_short_opcode.get(&key).copied(),
+            None => self.by_opcode.get(opcode).copied(),
+        }
     }
 }
 
@@ -246,10 +258,22 @@ impl Eq for ShapeKey {}
 /// the length changes from word to word: this executes a few more instructions but took
 /// ~2 % off the time of checking a large module (BENCHMARKS.md, fifth pass).
 fn push_word(key: &mut Vec<u8>, word: &[u8]) {
-    let n = word.len();
-    if n > 16 {
+    let Some((n, bytes)) = short_word(word) else {
         key.extend_from_slice(word);
         return;
+    };
+    let len = key.len();
+    key.extend_from_slice(&bytes.to_le_bytes());
+    key.truncate(len + usize::from(n));
+}
+
+/// A word of up to 16 bytes as its length and its bytes in one little-endian `u128`, zero past
+/// the length (so equal pairs are equal words), read with two overlapping loads instead of a
+/// loop or a `memcpy` call; `None` for a longer word.
+fn short_word(word: &[u8]) -> Option<(u8, u128)> {
+    let n = word.len();
+    if n > 16 {
+        return None;
     }
     let u32_at = |at: usize| {
         u128::from(u32::from_le_bytes([
@@ -264,8 +288,9 @@ fn push_word(key: &mut Vec<u8>, word: &[u8]) {
         w.copy_from_slice(&word[at..at + 8]);
         u128::from(u64::from_le_bytes(w))
     };
-    // Byte `k` of `bytes` (little-endian) is `word[k]` for every `k < n`: the loads cover
-    // every byte, and where two overlap they put the same byte in the same place.
+    // Byte `k` of `bytes` (little-endian) is `word[k]` for every `k < n`, and zero from `n`
+    // on: the loads cover every byte, where two overlap they put the same byte in the same
+    // place, and the highest one ends at byte `n - 1`.
     let bytes: u128 = match n {
         0 => 0,
         1..=3 => {
@@ -276,9 +301,7 @@ fn push_word(key: &mut Vec<u8>, word: &[u8]) {
         4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
         _ => u64_at(0) | u64_at(n - 8) << (8 * (n - 8)),
     };
-    let len = key.len();
-    key.extend_from_slice(&bytes.to_le_bytes());
-    key.truncate(len + n);
+    Some((n as u8, bytes))
 }
 
 /// The indices (into `gates.rows`, in order) of the rows whose condition holds.
@@ -432,6 +455,22 @@ mod tests {
                 let want: Vec<u8> = [&b"mma"[..], a, b].concat();
                 assert_eq!(key, want, "words of {first} and {second} bytes");
             }
+        }
+    }
+
+    /// Every known opcode is found, under its own id, and other words are not.
+    #[test]
+    fn known_finds_every_opcode_by_its_short_key() {
+        let index = GateIndex::new(SmTarget::parse("sm_80").unwrap(), PtxVersion::new(8, 0));
+        for (at, op) in opcodes::OPCODES.iter().enumerate() {
+            assert_eq!(index.known(op).map(|id| id.0), Some(at as u32), "{op}");
+            let longer = format!("{op}x");
+            if !opcodes::OPCODES.contains(&longer.as_str()) {
+                assert!(index.known(&longer).is_none(), "{longer}");
+            }
+        }
+        for word in ["", "x", "ld.", "mov ", "not_an_opcode_at_all"] {
+            assert!(index.known(word).is_none(), "{word}");
         }
     }
 
