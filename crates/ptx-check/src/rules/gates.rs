@@ -50,17 +50,20 @@ pub(crate) struct OpcodeGates {
 
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
-    /// Into `gates`.
+    /// Into `gates`, for opcodes longer than 16 bytes.
     by_opcode: FxHashMap<&'static str, OpcodeId>,
+    /// Into `gates`, for opcodes of up to 16 bytes (all but a few), by [`short_word`]: the
+    /// lookup hashes and compares two words instead of hashing the bytes and calling `memcmp`.
+    by_short_opcode: FxHashMap<(u8, u128), OpcodeId>,
     gates: Vec<OpcodeGates>,
     /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
     /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
     /// register operands these are all a row's condition reads, so the answer is the same for every
     /// instruction of a shape, and a module repeats a few shapes many times (evaluating the
     /// conditions was a tenth of `check`'s time).
-    holding: FxHashMap<Box<str>, SmallVec<[u16; 2]>>,
+    holding: FxHashMap<ShapeKey, SmallVec<[u16; 2]>>,
     /// The key being built (reused).
-    key: String,
+    key: ShapeKey,
 }
 
 /// Shapes remembered at most: past this the conditions are evaluated each time, so memory
@@ -90,22 +93,31 @@ impl GateIndex {
                 }
             })
             .collect();
-        let by_opcode = opcodes::OPCODES
-            .iter()
-            .enumerate()
-            .map(|(at, &op)| (op, OpcodeId(at as u32)))
+        let ids = || {
+            opcodes::OPCODES
+                .iter()
+                .enumerate()
+                .map(|(at, &op)| (op, OpcodeId(at as u32)))
+        };
+        let by_opcode = ids().filter(|(op, _)| op.len() > 16).collect();
+        let by_short_opcode = ids()
+            .filter_map(|(op, id)| Some((short_word(op.as_bytes())?, id)))
             .collect();
         GateIndex {
             by_opcode,
+            by_short_opcode,
             gates,
             holding: FxHashMap::default(),
-            key: String::new(),
+            key: ShapeKey::default(),
         }
     }
 
     /// `opcode`'s place if ptxas knows it (case-sensitive, as ptxas is).
     pub fn known(&self, opcode: &str) -> Option<OpcodeId> {
-        self.by_opcode.get(opcode).copied()
+        match short_word(opcode.as_bytes()) {
+            Some(key) => self.by_short_opcode.get(&key).copied(),
+            None => self.by_opcode.get(opcode).copied(),
+        }
     }
 }
 
@@ -146,15 +158,17 @@ impl Checker<'_> {
             let holding = if !special.is_empty() {
                 holding_rows(gates, &words(), operands.len(), special, target, version)
             } else {
-                index.key.clear();
-                index.key.push_str(opcode);
+                let key = &mut index.key.0;
+                key.clear();
+                push_word(key, opcode.as_bytes());
                 for m in mods {
-                    index.key.push_str(m.word());
+                    push_word(key, m.word().as_bytes());
                 }
                 // `#` is in no opcode or modifier: the key reads back one way.
-                index.key.push('#');
-                push_decimal(&mut index.key, operands.len());
-                match index.holding.get(index.key.as_str()) {
+                key.push(b'#');
+                push_decimal(key, operands.len());
+                index.key.pad();
+                match index.holding.get(&index.key) {
                     Some(rows) => rows.clone(),
                     None => {
                         let rows = holding_rows(
@@ -166,9 +180,7 @@ impl Checker<'_> {
                             version,
                         );
                         if index.holding.len() < MAX_SHAPES {
-                            index
-                                .holding
-                                .insert(index.key.as_str().into(), rows.clone());
+                            index.holding.insert(index.key.clone(), rows.clone());
                         }
                         rows
                     }
@@ -194,11 +206,102 @@ impl Checker<'_> {
 
 /// Appends `n` in decimal (`write!` goes through the formatting machinery, a tenth of the
 /// gate lookup's time).
-fn push_decimal(key: &mut String, n: usize) {
+fn push_decimal(key: &mut Vec<u8>, n: usize) {
     if n >= 10 {
         push_decimal(key, n / 10);
     }
-    key.push(char::from(b'0' + (n % 10) as u8));
+    key.push(b'0' + (n % 10) as u8);
+}
+
+/// An instruction shape's key (opcode, modifiers, `#`, operand count), zero-padded to whole
+/// 16-byte chunks and compared chunk by chunk: the equality of two byte slices is a `memcmp`
+/// call whose length branches mispredict as lengths vary. The padding keeps keys apart: a key
+/// ends in a digit, so dropping the trailing zero bytes gives the key back.
+#[derive(Clone, Default)]
+struct ShapeKey(Vec<u8>);
+
+/// The bytes' hash: equal keys (equal bytes) hash alike.
+impl std::hash::Hash for ShapeKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+
+impl ShapeKey {
+    /// Pads the key with zero bytes to a multiple of 16 (one 16-byte store, cut back).
+    fn pad(&mut self) {
+        let len = self.0.len();
+        self.0.extend_from_slice(&[0; 16]);
+        self.0.truncate(len.next_multiple_of(16));
+    }
+}
+
+impl PartialEq for ShapeKey {
+    fn eq(&self, other: &Self) -> bool {
+        let chunk = |c: &[u8]| {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(c);
+            u128::from_le_bytes(w)
+        };
+        self.0.len() == other.0.len()
+            && (self.0.chunks_exact(16))
+                .zip(other.0.chunks_exact(16))
+                .all(|(a, b)| chunk(a) == chunk(b))
+    }
+}
+
+impl Eq for ShapeKey {}
+
+/// Appends `word` to `key`. A word of up to 16 bytes (every opcode and nearly every modifier)
+/// is read with two overlapping loads, appended as one 16-byte store and the key cut back to
+/// its length. `push_str` made a `memcpy` call per word, whose size branches mispredict as
+/// the length changes from word to word: this executes a few more instructions but took
+/// ~2 % off the time of checking a large module (BENCHMARKS.md, fifth pass).
+fn push_word(key: &mut Vec<u8>, word: &[u8]) {
+    let Some((n, bytes)) = short_word(word) else {
+        key.extend_from_slice(word);
+        return;
+    };
+    let len = key.len();
+    key.extend_from_slice(&bytes.to_le_bytes());
+    key.truncate(len + usize::from(n));
+}
+
+/// A word of up to 16 bytes as its length and its bytes in one little-endian `u128`, zero past
+/// the length (so equal pairs are equal words), read with two overlapping loads instead of a
+/// loop or a `memcpy` call; `None` for a longer word.
+fn short_word(word: &[u8]) -> Option<(u8, u128)> {
+    let n = word.len();
+    if n > 16 {
+        return None;
+    }
+    let u32_at = |at: usize| {
+        u128::from(u32::from_le_bytes([
+            word[at],
+            word[at + 1],
+            word[at + 2],
+            word[at + 3],
+        ]))
+    };
+    let u64_at = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&word[at..at + 8]);
+        u128::from(u64::from_le_bytes(w))
+    };
+    // Byte `k` of `bytes` (little-endian) is `word[k]` for every `k < n`, and zero from `n`
+    // on: the loads cover every byte, where two overlap they put the same byte in the same
+    // place, and the highest one ends at byte `n - 1`.
+    let bytes: u128 = match n {
+        0 => 0,
+        1..=3 => {
+            u128::from(word[0])
+                | u128::from(word[n / 2]) << (8 * (n / 2))
+                | u128::from(word[n - 1]) << (8 * (n - 1))
+        }
+        4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
+        _ => u64_at(0) | u64_at(n - 8) << (8 * (n - 8)),
+    };
+    Some((n as u8, bytes))
 }
 
 /// The indices (into `gates.rows`, in order) of the rows whose condition holds.
@@ -330,6 +433,64 @@ fn special_registers<'o>(
                 special_registers(std::slice::from_ref(&**inner), words, scopes, out)
             }
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key of a word list is the words' concatenation, at every length `push_word` has a
+    /// path for (the short, 4-7, 8-16 byte loads, and the long copy).
+    #[test]
+    fn push_word_appends_the_exact_bytes() {
+        let text: Vec<u8> = (0..40u8).map(|k| b'a' + k % 26).collect();
+        for first in 0..=20 {
+            for second in 0..=20 {
+                let (a, b) = (&text[..first], &text[3..3 + second]);
+                let mut key = b"mma".to_vec();
+                push_word(&mut key, a);
+                push_word(&mut key, b);
+                let want: Vec<u8> = [&b"mma"[..], a, b].concat();
+                assert_eq!(key, want, "words of {first} and {second} bytes");
+            }
+        }
+    }
+
+    /// Every known opcode is found, under its own id, and other words are not.
+    #[test]
+    fn known_finds_every_opcode_by_its_short_key() {
+        let index = GateIndex::new(SmTarget::parse("sm_80").unwrap(), PtxVersion::new(8, 0));
+        for (at, op) in opcodes::OPCODES.iter().enumerate() {
+            assert_eq!(index.known(op).map(|id| id.0), Some(at as u32), "{op}");
+            let longer = format!("{op}x");
+            if !opcodes::OPCODES.contains(&longer.as_str()) {
+                assert!(index.known(&longer).is_none(), "{longer}");
+            }
+        }
+        for word in ["", "x", "ld.", "mov ", "not_an_opcode_at_all"] {
+            assert!(index.known(word).is_none(), "{word}");
+        }
+    }
+
+    /// Padded keys are equal exactly when the keys are, across the 16-byte chunk boundaries.
+    #[test]
+    fn shape_keys_compare_as_their_text() {
+        let keys: Vec<String> = (0..40)
+            .flat_map(|n| ["a", "b"].map(|tail| format!("{}{tail}#{}", "x".repeat(n), n % 3)))
+            .collect();
+        for a in &keys {
+            for b in &keys {
+                let (mut ka, mut kb) = (
+                    ShapeKey(a.clone().into_bytes()),
+                    ShapeKey(b.clone().into_bytes()),
+                );
+                ka.pad();
+                kb.pad();
+                assert_eq!(ka.0.len() % 16, 0);
+                assert_eq!(ka == kb, a == b, "{a} vs {b}");
+            }
         }
     }
 }
