@@ -404,6 +404,11 @@ EXTRA = [
     # floating point
     "add.rn.f32 %f1, %f2, %f3", "add.rz.ftz.f32 %f1, %f2, %f3", "add.sat.f32 %f1, %f2, %f3",
     "add.f64 %fd1, %fd2, %fd3", "add.rn.f64 %fd1, %fd2, %fd3", "sub.rm.f64 %fd1, %fd2, %fd3",
+    # `.rn` on the other types, so that a gate learned from `sub.rn.bf16x2` keeps its type
+    # word (without these, `.rn` alone told the bf16x2 probes apart, and `sub.rn.f32` was gated)
+    "sub.rn.f32 %f1, %f2, %f3", "sub.rn.f64 %fd1, %fd2, %fd3", "sub.rn.f16 %rs1, %rs2, %rs3",
+    "sub.rn.f16x2 %r1, %r2, %r3", "sub.rz.ftz.f32 %f1, %f2, %f3", "mul.rn.f16x2 %r1, %r2, %r3",
+    "fma.rn.f16x2 %r1, %r2, %r3, %r4",
     "mul.rn.ftz.f32 %f1, %f2, %f3", "mul.f64 %fd1, %fd2, %fd3", "fma.rn.ftz.sat.f32 %f1, %f2, %f3, %f4",
     "fma.rz.f64 %fd1, %fd2, %fd3, %fd4", "mad.f32 %f1, %f2, %f3, %f4", "mad.rn.f32 %f1, %f2, %f3, %f4",
     "mad.rn.f64 %fd1, %fd2, %fd3, %fd4", "div.approx.f32 %f1, %f2, %f3",
