@@ -24,6 +24,9 @@ one edit):
   registers, special registers, variables of every state space, parameters, functions and
   immediates as targets (hand-written probes, random block structures, and real corpus
   modules with one branch target renamed or one label removed).
+* **st-words** — `st` with `.async` or `.bulk` written after another word (a plain `st`:
+  `.async` is an illegal modifier, `.bulk` an unknown one) and as the first word (`st.async`,
+  `st.bulk`, checked for their gates only), with and without types and vectors.
 * **bulk** — the `cp.async.bulk` group instructions with a modifier between `.bulk` and the
   group word, the bulk copies and prefetches (valid forms and one fault each: operand count
   and shape, coordinate vectors, prefetch sizes, vector and type words, state spaces), and
@@ -61,7 +64,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus"
 SEED = 0x5EED_D0B1
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 HEADER = ".version 8.5\n.target sm_90a\n.address_size 64\n"
 
 # ---------------------------------------------------------------------------------------------
@@ -569,6 +572,26 @@ def label_cases(rng: random.Random) -> list[tuple[str, str, str]]:
     return out
 
 
+ST_WORD_HEAD = (".version 8.8\n.target sm_100\n.address_size 64\n.visible .entry k()\n{\n"
+                ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n")
+
+ST_WORD_FORMS = [
+    "st.global.async [%rd1], {%r1};", "st.global.async.b32 [%rd1], %r1;",
+    "st.global.async.v2 [%rd1], {%r1, %r2};", "st.global.async.v2.b32 [%rd1], {%r1, %r2};",
+    "st.shared.async.b32 [%r1], %r2;", "st.weak.async.global.b32 [%rd1], %r1;",
+    "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%r1], %r2, [%r3];",
+    "st.shared::cluster.async.mbarrier::complete_tx::bytes.b32 [%r1], %r2, [%r3];",
+    "st.global.L1::evict_last.async.u32 [%rd1], %r1;",
+    "st.bulk.weak.shared::cta [%r1], 128, 0;", "st.weak.bulk.shared::cta [%r1], 128, 0;",
+    "st.shared.bulk.b32 [%r1], %r2;", "st.global.bulk.b32 [%rd1], %r2;",
+    "st.global.cs.bulk.u32 [%rd1], %r2;",
+]
+
+
+def st_word_cases() -> list[tuple[str, str, str]]:
+    return [("st-words", ST_WORD_HEAD + insn + "\nret;\n}\n", insn) for insn in ST_WORD_FORMS]
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -605,6 +628,8 @@ def generate() -> list[dict]:
         add("bulk", ptx, f"{kind}: {insn}")
     # Appended last, with their own generator, so the earlier ids and modules stay as they were.
     for family, ptx, note in label_cases(random.Random(SEED + 1)):
+        add(family, ptx, note)
+    for family, ptx, note in st_word_cases():
         add(family, ptx, note)
     return cases
 
