@@ -73,28 +73,41 @@ impl MemSystem {
     ) -> T {
         self.ensure_l1(at.sm);
         self.stats.requests += 1;
-        let mut w = Work {
-            l1: &mut self.l1[at.sm],
+        let mut w = self.work(at.sm, at.instr, tally, hint);
+        w.perform(route, addr, end);
+        let tally = w.tally;
+        self.sample_timeline();
+        tally
+    }
+
+    /// The work of one request by `sm` for instruction `instr` on this memory system, its
+    /// events counted for both (the interpreter's requests and the replay of ports' L2 logs).
+    #[inline(always)]
+    pub(super) fn work<T: Tally>(
+        &mut self,
+        sm: usize,
+        instr: usize,
+        tally: T,
+        l2_hint: SetHint,
+    ) -> Work<'_, T, SmAndInstr<'_>> {
+        Work {
+            l1: &mut self.l1[sm],
             l2: &mut self.l2,
             combine: &mut self.combine,
-            sm: at.sm,
+            sm,
             counters: SmAndInstr {
-                sm: &mut self.stats.per_sm[at.sm],
-                instr: &mut self.stats.per_instr[at.instr],
+                sm: &mut self.stats.per_sm[sm],
+                instr: &mut self.stats.per_instr[instr],
             },
             rng: &mut self.rng,
             ranges: &self.range_policies,
             mem: &self.mem,
             geo: self.geo,
             tally,
-            l2_hint: hint,
+            l2_hint,
             deferred: None,
             overlay: None,
-        };
-        w.perform(route, addr, end);
-        let tally = w.tally;
-        self.sample_timeline();
-        tally
+        }
     }
 
     /// [`MemSystem::perform_routed`] (no tally) with the request's counters in `cell` (trace

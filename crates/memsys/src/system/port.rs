@@ -357,24 +357,7 @@ impl MemSystem {
             let (sm, instr) = (usize::from(sm), op.word as usize);
             if i > start {
                 self.stats.ensure_instr(instr);
-                let mut w = Work {
-                    l1: &mut self.l1[sm],
-                    l2: &mut self.l2,
-                    combine: &mut self.combine,
-                    sm,
-                    counters: SmAndInstr {
-                        sm: &mut self.stats.per_sm[sm],
-                        instr: &mut self.stats.per_instr[instr],
-                    },
-                    rng: &mut self.rng,
-                    ranges: &self.range_policies,
-                    mem: &self.mem,
-                    geo: self.geo,
-                    tally: (),
-                    l2_hint: SetHint::NONE,
-                    deferred: None,
-                    overlay: None,
-                };
+                let mut w = self.work(sm, instr, (), SetHint::NONE);
                 for op in &log[start..i] {
                     let route = &routes[op.word as usize];
                     match op.kind {
