@@ -56,10 +56,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from gen_adversarial import ptxas_once  # one ptxas run in a scratch directory, as there
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus"
@@ -636,20 +637,6 @@ def generate() -> list[dict]:
 
 # ---------------------------------------------------------------------------------------------
 # Running ptxas
-
-
-def ptxas_once(ptx: str, arch: str) -> tuple[int, str]:
-    d = tempfile.mkdtemp(prefix="ptxsim-gaps-")
-    try:
-        (Path(d) / "case.ptx").write_text(ptx)
-        try:
-            p = subprocess.run(["ptxas", f"-arch={arch}", "case.ptx", "-o", "/dev/null"],
-                               capture_output=True, text=True, cwd=d, timeout=120)
-        except subprocess.TimeoutExpired:
-            return -999, "timeout"
-        return p.returncode, p.stdout + p.stderr
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def run_case(case: dict) -> dict:

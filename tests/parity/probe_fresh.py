@@ -29,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import gen_mutations  # noqa: E402
+import run_mutations  # noqa: E402
 
 
 def run_one(case: dict, ptxsim: str) -> dict:
@@ -36,15 +37,13 @@ def run_one(case: dict, ptxsim: str) -> dict:
     d = tempfile.mkdtemp(prefix="ptxsim-fresh-")
     try:
         (Path(d) / "case.ptx").write_text(text)
-        p = subprocess.run(["ptxas", f"-arch={case['arch']}", "case.ptx", "-o", "/dev/null"],
-                           capture_output=True, text=True, cwd=d, timeout=120)
         q = subprocess.run([ptxsim, "check", "--format", "ptxas", "case.ptx"],
                            capture_output=True, text=True, cwd=d, timeout=120)
-        return {"id": case["id"], "kind": case["kind"], "text": text,
-                "ptxas": [p.returncode, p.stdout + p.stderr],
-                "ours": [q.returncode, q.stdout + q.stderr]}
     finally:
         shutil.rmtree(d, ignore_errors=True)
+    return {"id": case["id"], "kind": case["kind"], "text": text,
+            "ptxas": list(run_mutations.ptxas_once(text, case["arch"])),
+            "ours": [q.returncode, q.stdout + q.stderr]}
 
 
 def main() -> int:
