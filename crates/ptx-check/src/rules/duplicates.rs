@@ -228,7 +228,8 @@ impl<'a> Checker<'a> {
         )
     }
 
-    fn name_at(&self, span: Span) -> &'a str {
+    /// The text of `span` ("" if it lies outside the module).
+    pub(super) fn name_at(&self, span: Span) -> &'a str {
         let text: &'a str = self.text;
         text.get(span.range()).unwrap_or("")
     }

@@ -136,10 +136,10 @@ impl<'a> Checker<'a> {
         };
         match target {
             Operand::Name(n) => {
-                let text: &'a str = self.text;
-                let Some(name) = text.get(n.span.range()) else {
+                let name = self.name_at(n.span);
+                if name.is_empty() {
                     return;
-                };
+                }
                 if n.component.is_some() {
                     if symbols::is_special(&n.name) {
                         self.diags.push(Diagnostic::error(
@@ -179,16 +179,16 @@ impl<'a> Checker<'a> {
 
     /// A label of the current block (`L:`).
     pub(super) fn define_branch_label(&mut self, span: Span) {
-        let text: &'a str = self.text;
-        if let Some(name) = text.get(span.range()) {
+        let name = self.name_at(span);
+        if !name.is_empty() {
             self.targets.define(name);
         }
     }
 
     /// A `.callprototype`'s label: not a branch target (`bra` to it: `Label expected`).
     pub(super) fn define_prototype_label(&mut self, span: Span) {
-        let text: &'a str = self.text;
-        if let Some(name) = text.get(span.range()) {
+        let name = self.name_at(span);
+        if !name.is_empty() {
             self.targets.define_prototype(name);
         }
     }
