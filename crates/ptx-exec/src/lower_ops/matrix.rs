@@ -15,13 +15,7 @@ pub(super) fn lower(
         "ldmatrix" => {
             let [d, a] = fixed_operands(cx, g, span)?;
             let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
-            let ds = match d {
-                Operand::Vector(v, _) => v
-                    .iter()
-                    .map(|x| cx.slot_of(x))
-                    .collect::<Result<Vec<_>, _>>()?,
-                x => vec![cx.slot_of(x)?],
-            };
+            let ds = fragment_slots(cx, d)?;
             if ds.len() != num as usize {
                 return Err(cx.error(span, format!("ldmatrix .x{num} needs {num} destinations")));
             }
@@ -230,7 +224,8 @@ fn wmma_type(t: ScalarType) -> Option<WmmaType> {
     })
 }
 
-/// The registers of a fragment operand (a vector, or one register).
+/// The registers of a fragment operand (a vector, or one register): wmma fragments and
+/// `ldmatrix` destinations.
 fn fragment_slots(cx: &dyn OperandCx, op: &Operand) -> Result<Vec<Slot>, ExecError> {
     match op {
         Operand::Vector(v, _) => v.iter().map(|x| cx.slot_of(x)).collect(),
