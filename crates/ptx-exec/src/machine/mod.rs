@@ -435,6 +435,9 @@ pub struct Machine<'p> {
     /// Whether rounds have an SM-parallel phase (`sm_phase.rs`): decided when the workers
     /// start, from the configuration alone.
     sm_phase: bool,
+    /// Whether the workers' ports hold an SM-parallel phase that [`MemSystem::settle`] has
+    /// not yet applied (`rounds.rs`: the settle overlaps the next round's CTA-local phase).
+    unsettled: bool,
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
     deadline: crate::limits::Deadline,
@@ -508,6 +511,7 @@ impl<'p> Machine<'p> {
             clock: 0,
             tracker: None,
             sm_phase: false,
+            unsettled: false,
             cta_memory,
             deadline,
         })

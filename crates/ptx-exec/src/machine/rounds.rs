@@ -110,6 +110,7 @@ impl<'p> Machine<'p> {
             rng: 0,
             tracker: None,
             sm_phase: false,
+            unsettled: false,
             cta_memory: self.cta_memory,
             deadline: self.deadline.clone(),
         }
@@ -168,7 +169,40 @@ impl<'p> Machine<'p> {
         // Hazard tracking runs on one thread (see `workers`): its tracker goes with it.
         let tracker = self.tracker.take();
         match &workers.pool {
+            Some(pool) if self.unsettled => {
+                // The previous SM-parallel phase is settled while the CTAs run: the settle
+                // touches only the memory system and the ports, this phase neither (it
+                // stops before any instruction that reaches outside the CTA), so the
+                // results are those of settling first.
+                debug_assert!(tracker.is_none());
+                self.unsettled = false;
+                let mut ports: Vec<(usize, Box<memsys::SmPort>)> = Vec::new();
+                for (i, m) in workers.machines.iter().enumerate() {
+                    let mut w = lock(m);
+                    if let MemAccess::Port(p) = std::mem::replace(&mut w.mem, MemAccess::Detached) {
+                        ports.push((i, p));
+                    }
+                }
+                let mem: &mut memsys::MemSystem = &mut self.mem;
+                let rounds = pool.install(|| {
+                    rayon::join(
+                        || {
+                            let mut lent: Vec<&mut memsys::SmPort> =
+                                ports.iter_mut().map(|(_, p)| &mut **p).collect();
+                            mem.settle(&mut lent);
+                        },
+                        || run_ctas_parallel(workers, resident, plans, base),
+                    )
+                    .1
+                });
+                for (i, p) in ports {
+                    lock(&workers.machines[i]).mem = MemAccess::Port(p);
+                }
+                rounds
+            }
             None => {
+                // One thread: the pending settle first (the same results, see above).
+                self.settle_ports(workers);
                 let mut w = lock(&workers.machines[0]);
                 w.tracker = tracker;
                 let rounds = resident
@@ -180,19 +214,8 @@ impl<'p> Machine<'p> {
                 rounds
             }
             Some(pool) => {
-                use rayon::prelude::*;
                 debug_assert!(tracker.is_none());
-                pool.install(|| {
-                    resident
-                        .par_iter_mut()
-                        .zip(plans)
-                        .map(|(cta, plan)| {
-                            let i = rayon::current_thread_index().unwrap_or(0);
-                            let mut w = lock(&workers.machines[i % workers.machines.len()]);
-                            w.run_cta_local(cta, plan, base)
-                        })
-                        .collect()
-                })
+                pool.install(|| run_ctas_parallel(workers, resident, plans, base))
             }
         }
     }
@@ -375,6 +398,25 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
         Space::Shared | Space::Local | Space::Const | Space::KernelParam => Reach::Cta,
         Space::Generic | Space::Param => Reach::ByAddress(space, addr),
     }
+}
+
+/// The first phase's CTAs on the pool's threads, each on the machine of the thread it runs on.
+fn run_ctas_parallel(
+    workers: &Workers<'_>,
+    resident: &mut [Cta],
+    plans: &[Vec<(u32, usize)>],
+    base: u64,
+) -> Vec<CtaRound> {
+    use rayon::prelude::*;
+    resident
+        .par_iter_mut()
+        .zip(plans)
+        .map(|(cta, plan)| {
+            let i = rayon::current_thread_index().unwrap_or(0);
+            let mut w = lock(&workers.machines[i % workers.machines.len()]);
+            w.run_cta_local(cta, plan, base)
+        })
+        .collect()
 }
 
 /// A worker's machine; a worker that panicked has already failed the launch.
