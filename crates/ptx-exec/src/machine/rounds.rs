@@ -29,6 +29,20 @@
 //!    the same phase (it does at the next phase): a legal outcome for weak accesses, which
 //!    are not ordered across CTAs without synchronization, and the same for every thread
 //!    count.
+//!
+//!    **When the settle runs.** It reads and writes only the memory system and the ports,
+//!    and the next round's CTA-local phase touches neither (it stops every warp before an
+//!    instruction that reaches outside its CTA), so the settle waits for the first thing
+//!    that does need the memory system: this round's serial phase, when a warp is left for
+//!    it; a retiring CTA's pending bulk stores; the next SM-parallel phase (which lends the
+//!    SMs again); the end of the launch, whatever ended it. When nothing needs it sooner it
+//!    runs on one of the pool's threads *while* the other threads run the next round's
+//!    CTA-local phase (`run_local_phase`, `rayon::join`), instead of on the launch thread
+//!    with the pool idle: on the triad bench this took the launch thread's share of a
+//!    two-thread launch from about 11 % to 3 %. Either way the settle happens between the
+//!    same two uses of the memory system, so the results are those of settling at once (on
+//!    one thread it simply runs before the next CTA-local phase). A failed lend or a fault
+//!    in the phase settles at once.
 //! 3. **Global phase, serial, in the round's turn order.** Each warp that stopped at such an
 //!    instruction runs it on the launch's own machine, then goes on, within what is left of
 //!    its quantum, through the instructions that reach outside the CTA and the CTA-local ones

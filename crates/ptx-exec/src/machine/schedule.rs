@@ -298,7 +298,15 @@ impl<'p> Machine<'p> {
             };
             let func = frame.func;
             let program = self.program;
-            let inst = &program.functions[func as usize].code[pc as usize];
+            let function = &program.functions[func as usize];
+            // The registers of the instructions `PREFETCH_AHEAD` ahead (at a turn's start, of
+            // every one up to there): a warp's registers are rarely still in the host's caches
+            // when its next turn comes.
+            let first = if used == 0 { pc } else { pc + PREFETCH_AHEAD };
+            for ahead in first..=pc + PREFETCH_AHEAD {
+                prefetch_slots(&frame.regs, function.slot_table.of(ahead));
+            }
+            let inst = &function.code[pc as usize];
             let outside = self.reaches_outside_cta(cta, wi, inst, active);
             match phase {
                 Phase::CtaLocal if outside => {
@@ -513,4 +521,37 @@ impl<'p> Machine<'p> {
             },
         )
     }
+}
+
+/// How many instructions ahead (along the fall-through path) a warp prefetches registers.
+const PREFETCH_AHEAD: u32 = 8;
+
+/// Asks the host to bring the registers `slots` of a frame (`regs`: 32 values per slot)
+/// into its caches.
+#[inline(always)]
+fn prefetch_slots(regs: &[u64], slots: &[crate::program::Slot]) {
+    for &s in slots {
+        let at = s as usize * 32;
+        if let Some(slot) = regs.get(at..at + 32) {
+            for lane in [0, 8, 16, 24, 31] {
+                prefetch(&slot[lane]);
+            }
+        }
+    }
+}
+
+/// Software prefetch of the host cache line holding `p`.
+#[inline(always)]
+fn prefetch(p: &u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it never faults and never changes memory or registers
+    // (and `p` is a valid reference anyway), and SSE is part of the x86_64 baseline, so the
+    // intrinsic's target feature is always present.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const u64).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

@@ -17,11 +17,12 @@
 //! policies, bulk copies and TMA, `printf` and `assert`. The rest of its turn runs in the
 //! serial phase as before.
 //!
-//! When every SM is done, [`memsys::MemSystem::settle`] applies the phase's stores to the
-//! image and replays the L2 work the ports logged, in the round's turn order (the position
-//! of each warp's turn, then program order), so the L2, its random draws and every counter
-//! come out as one machine running the turns in that order would leave them. Another SM's
-//! store of the same phase becomes visible at that point: a weak load racing with a weak
+//! After every SM is done (before anything else uses the memory system, possibly while the
+//! next round's CTA-local phase runs: `rounds.rs`), [`memsys::MemSystem::settle`] applies
+//! the phase's stores to the image and replays the L2 work the ports logged, in the round's
+//! turn order (the position of each warp's turn, then program order), so the L2, its
+//! random draws and every counter come out as one machine running the turns in that order
+//! would leave them. Another SM's store of the same phase becomes visible at that point: a weak load racing with a weak
 //! store of another CTA (no synchronization between them) may return either value in the
 //! PTX memory model, and flags that CTAs spin on are strong accesses, which stay serial.
 //!
