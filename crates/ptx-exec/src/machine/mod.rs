@@ -441,6 +441,9 @@ pub struct Machine<'p> {
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
     deadline: crate::limits::Deadline,
+    /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
+    /// needed (shared with the workers).
+    ahead: std::sync::Arc<[std::sync::OnceLock<Box<[bool]>>]>,
 }
 
 /// The result of running one warp for a while.
@@ -514,6 +517,11 @@ impl<'p> Machine<'p> {
             unsettled: false,
             cta_memory,
             deadline,
+            ahead: program
+                .functions
+                .iter()
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         })
     }
 

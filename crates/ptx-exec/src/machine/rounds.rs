@@ -127,6 +127,7 @@ impl<'p> Machine<'p> {
             unsettled: false,
             cta_memory: self.cta_memory,
             deadline: self.deadline.clone(),
+            ahead: self.ahead.clone(),
         }
     }
 
@@ -309,31 +310,15 @@ impl<'p> Machine<'p> {
 
     /// Whether an instruction that may reach outside the CTA (by its opcode and space alone)
     /// follows the one at `pc` in function `func` within [`GLOBAL_RUN_GAP`] instructions, along
-    /// the fall-through and branch paths.
+    /// the fall-through and branch paths. A static property of the code, so it is worked out
+    /// once per function and launch ([`outside_ahead_table`]), the first time it is asked.
     pub(super) fn outside_ahead(&self, func: u32, pc: Pc) -> bool {
-        let code = &self.program.functions[func as usize].code;
-        successors(&code[pc as usize], pc)
-            .into_iter()
-            .flatten()
-            .any(|next| self.outside_within(code, next, GLOBAL_RUN_GAP))
+        self.ahead[func as usize]
+            .get_or_init(|| outside_ahead_table(self.program, func))
+            .get(pc as usize)
+            .copied()
+            .unwrap_or(false)
     }
-
-    fn outside_within(&self, code: &[Inst], pc: Pc, left: usize) -> bool {
-        let Some(inst) = code.get(pc as usize) else {
-            return false;
-        };
-        if left == 0 {
-            return false;
-        }
-        if !matches!(reach(self.program, inst), Reach::Cta) {
-            return true;
-        }
-        successors(inst, pc)
-            .into_iter()
-            .flatten()
-            .any(|next| self.outside_within(code, next, left - 1))
-    }
-
     /// The lanes of `active` whose guard lets them execute `inst`.
     fn executing(&self, cta: &Cta, wi: usize, inst: &Inst, active: u32) -> u32 {
         match inst.guard {
@@ -353,6 +338,41 @@ impl<'p> Machine<'p> {
 /// or a run of loads with address arithmetic between them stays together, as it did when a
 /// warp's whole turn ran at once.
 pub(super) const GLOBAL_RUN_GAP: usize = 8;
+
+/// [`Machine::outside_ahead`] for every instruction of function `func`: `within[k][pc]`
+/// (whether an instruction that may reach outside the CTA is among the `k` instructions from
+/// `pc` on, along every path) by levels, `k` up to [`GLOBAL_RUN_GAP`], then each
+/// instruction's successors looked up. Linear in the code's length (a walk of every path per
+/// instruction, as this was, revisits the same instructions many times).
+pub(super) fn outside_ahead_table(program: &Program, func: u32) -> Box<[bool]> {
+    let code = &program.functions[func as usize].code;
+    let n = code.len();
+    let outside: Vec<bool> = code
+        .iter()
+        .map(|inst| !matches!(reach(program, inst), Reach::Cta))
+        .collect();
+    // Index `n` (and any target past the code) stands for "no instruction": false.
+    let at =
+        |w: &[bool], pc: Option<Pc>| pc.is_some_and(|p| w.get(p as usize).copied() == Some(true));
+    let mut within = vec![false; n];
+    for _ in 0..GLOBAL_RUN_GAP {
+        within = (0..n)
+            .map(|pc| {
+                outside[pc]
+                    || successors(&code[pc], pc as Pc)
+                        .into_iter()
+                        .any(|next| at(&within, next))
+            })
+            .collect();
+    }
+    (0..n)
+        .map(|pc| {
+            successors(&code[pc], pc as Pc)
+                .into_iter()
+                .any(|next| at(&within, next))
+        })
+        .collect()
+}
 
 /// Where control may go after `inst` at `pc`: the next instruction, a branch's target (both
 /// when the branch is guarded); nowhere after `ret`, `exit` or `trap`.
@@ -436,4 +456,55 @@ fn run_ctas_parallel(
 /// A worker's machine; a worker that panicked has already failed the launch.
 pub(super) fn lock<'a, 'p>(m: &'a Mutex<Machine<'p>>) -> std::sync::MutexGuard<'a, Machine<'p>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition `outside_ahead_table` computes by levels: a walk of every path.
+    fn walk(program: &Program, code: &[Inst], pc: Pc, left: usize) -> bool {
+        let Some(inst) = code.get(pc as usize) else {
+            return false;
+        };
+        left > 0
+            && (!matches!(reach(program, inst), Reach::Cta)
+                || successors(inst, pc)
+                    .into_iter()
+                    .flatten()
+                    .any(|next| walk(program, code, next, left - 1)))
+    }
+
+    #[test]
+    fn the_outside_ahead_table_matches_a_walk_of_every_path() {
+        let sources = [
+            include_str!("../../benches/kernels/bench_kernels.sm80.ptx"),
+            include_str!("../../../../examples/matmul_fp16.sm80.ptx"),
+            include_str!("../../../../tests/corpus/nvcc/atomics.lineinfo.sm80.ptx"),
+        ];
+        let mut checked = 0;
+        let mut ahead = 0;
+        for src in sources {
+            let module = ptx_syntax::parse(src).expect("parses");
+            let s = crate::Session::new(&module, src, memsys::GpuConfig::a100()).expect("lowers");
+            for (fi, f) in s.program.functions.iter().enumerate() {
+                let table = outside_ahead_table(&s.program, fi as u32);
+                assert_eq!(table.len(), f.code.len());
+                for (pc, &got) in table.iter().enumerate() {
+                    let want = successors(&f.code[pc], pc as Pc)
+                        .into_iter()
+                        .flatten()
+                        .any(|next| walk(&s.program, &f.code, next, GLOBAL_RUN_GAP));
+                    assert_eq!(got, want, "{} pc {pc}", f.name);
+                    checked += 1;
+                    ahead += usize::from(got);
+                }
+            }
+        }
+        // Both answers occur, in loops and straight-line code alike.
+        assert!(
+            checked > 500 && ahead > 100 && checked - ahead > 100,
+            "{checked} {ahead}"
+        );
+    }
 }
