@@ -654,25 +654,17 @@ pub fn atom_combine(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> u64
     }
 }
 
-/// `mma.sync.aligned` for a warp: register lane arrays in, D register lane arrays out.
+/// `mma.sync.aligned` for a warp: each lane's A, B and C fragment registers in (the low 32
+/// bits of each register, as `mma_sync` takes them), D register lane arrays out.
 /// The D registers come back in a fixed array (no allocation per warp instruction); the first
 /// `shape.regs().2` are meaningful.
-pub fn mma(shape: MmaShape, a: &[[u64; 32]], b: &[[u64; 32]], c: &[[u64; 32]]) -> [[u64; 32]; 4] {
-    let mut fa = [[0u32; 4]; 32];
-    let mut fb = [[0u32; 2]; 32];
-    let mut fc = [[0u32; 4]; 32];
-    for lane in 0..32 {
-        for (r, reg) in a.iter().take(4).enumerate() {
-            fa[lane][r] = reg[lane] as u32;
-        }
-        for (r, reg) in b.iter().take(2).enumerate() {
-            fb[lane][r] = reg[lane] as u32;
-        }
-        for (r, reg) in c.iter().take(4).enumerate() {
-            fc[lane][r] = reg[lane] as u32;
-        }
-    }
-    let d = mma_sem::mma_sync(shape, &fa, &fb, &fc);
+pub fn mma(
+    shape: MmaShape,
+    fa: &[[u32; 4]; 32],
+    fb: &[[u32; 2]; 32],
+    fc: &[[u32; 4]; 32],
+) -> [[u64; 32]; 4] {
+    let d = mma_sem::mma_sync(shape, fa, fb, fc);
     let mut out = [[0u64; 32]; 4];
     for (r, v) in out.iter_mut().enumerate().take(shape.regs().2 as usize) {
         for (lane, x) in v.iter_mut().enumerate() {

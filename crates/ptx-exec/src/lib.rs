@@ -20,21 +20,24 @@
 //!                    matrix
 //! lower_bulk.rs      cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
 //! program.rs         the lowered form: Function, Inst, Op; program/: operands.rs,
-//!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks)
+//!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks),
+//!                    slots.rs (each instruction's register slots, for the prefetch)
 //! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
 //!                    generic address windows)
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
 //! machine/           one launch:
 //!   mod.rs           LaunchConfig, RunSummary, Machine, Cta, Warp, Frame; new, run*
 //!   schedule.rs      run_grid (resident CTAs, turn order, rounds), run_warp (a warp's turn,
-//!                    step limit, progress counter), fault sites, the deadlock report
+//!                    step limit, progress counter, register prefetch), fault sites, the
+//!                    deadlock report
 //!   rounds.rs        a round's phases: CTA-local work in parallel over CTAs on the
 //!                    launch's host threads, then the global accesses (and the CTA-local
 //!                    instructions close between them); what stops a turn:
 //!                    `reaches_outside_cta`; the serial phase, in turn order
 //!   sm_phase.rs      the SM-parallel phase between them: weak ld/st and cp.async reads on
 //!                    memsys SM ports, SMs partitioned over the threads, settled in turn
-//!                    order; what must stay serial: `needs_serial_phase`
+//!                    order (overlapping the next CTA-local phase); what must stay serial:
+//!                    `needs_serial_phase`
 //!   step.rs          step (guard, counters, warp-sync gate, advance) and execute: the
 //!                    dispatcher from instruction family to handler (fences: a no-op arm)
 //!   operands.rs      registers, immediates, special registers, predicates, addresses

@@ -135,6 +135,7 @@ pub fn lower_module(
             is_kernel: f.kind.value == ast::FunctionKind::Entry,
             code: Vec::new(),
             rank: Vec::new(),
+            slot_table: Default::default(),
             slots: 0,
             slot_bits: Vec::new(),
             preds: 0,
@@ -165,6 +166,7 @@ pub fn lower_module(
             };
         let target = &mut program.functions[fi];
         target.rank = crate::program::schedule_ranks(&lowered.code);
+        target.slot_table = crate::program::SlotTable::new(&lowered.code);
         target.code = lowered.code;
         target.slots = lowered.slots;
         target.slot_bits = lowered.slot_bits;

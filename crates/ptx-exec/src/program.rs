@@ -27,11 +27,13 @@ mod mem_inst;
 mod operands;
 mod operators;
 mod schedule;
+mod slots;
 
 pub use mem_inst::*;
 pub use operands::*;
 pub use operators::*;
 pub use schedule::schedule_ranks;
+pub use slots::{register_slots, SlotTable};
 
 /// One lowered instruction.
 #[derive(Debug, Clone, PartialEq)]
@@ -611,6 +613,8 @@ pub struct Function {
     /// Scheduling rank of each instruction (see [`schedule_ranks`]): among a warp's divergent
     /// lanes, those at the lowest rank run first.
     pub rank: Vec<u32>,
+    /// The register slots each instruction names (the interpreter prefetches them).
+    pub slot_table: SlotTable,
     /// Value register slots (a `.b128` register counts two).
     pub slots: u32,
     /// Bit width of each slot's register (for loads' extension and `mov` truncation).

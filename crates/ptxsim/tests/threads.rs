@@ -64,8 +64,11 @@ fn run(launch: &str, seed: u64, threads: u32, cache_model: bool) -> (String, u32
 /// atom.cas loops, a cp.async gemm and a CUB block reduction through shared memory; then
 /// kernels whose weak global loads and stores run in the SM-parallel phase (`sm_phase.rs`):
 /// a stencil over `.ca` loads and write-back stores, a strided transpose, `ld.global.nc` with
-/// streaming stores, and cross-CTA message passing with a fence.
-const LAUNCHES: [&str; 10] = [
+/// streaming stores, and cross-CTA message passing with a fence; then L2 fraction policies
+/// (the L2's random draws, replayed when an SM-parallel phase is settled) and TMA bulk copies
+/// (bulk stores that write global memory when their CTA retires, after the round's
+/// SM-parallel phase is settled: `schedule.rs`).
+const LAUNCHES: [&str; 12] = [
     "triton.matmul_fp16.sm80.toml",
     "nvcc.atomics.lineinfo.sm80.histogram_shared.toml",
     "nvcc.atomics.lineinfo.sm80.atomic_cas_loops.toml",
@@ -76,6 +79,8 @@ const LAUNCHES: [&str; 10] = [
     "nvcc.cp_async_gemm.sm80.transpose_cp_async.toml",
     "nvcc.cache_intrinsics.sm80.saxpy_ldg_stcs.toml",
     "nvcc.seed_coherence.sm80.mp_fence_reader.toml",
+    "nvcc.annotated_ptr.sm100.annotated_fraction.toml",
+    "nvcc.tma_bulk.sm90a.bulk_copy_pipeline.toml",
 ];
 
 #[test]
@@ -116,7 +121,7 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count() {
     // Most of these launches run weak global accesses in the SM-parallel phase.
     assert!(
         sm_phase >= 10,
-        "{sm_phase} of 20 runs used the SM-parallel phase"
+        "{sm_phase} of 36 runs used the SM-parallel phase"
     );
 }
 

@@ -22,7 +22,9 @@
 //! its random draws (fraction policies), the request count (timeline samples), every
 //! counter and the recorded trace ([`MemSystem::record_trace`]) come out as if one machine
 //! had run the turns in that order. Which thread ran
-//! which SM changes nothing. An [`Outcome`] from a port has the L1 fields and stale lanes;
+//! which SM changes nothing. `settle` reads and writes only the memory system and the ports
+//! it is given, so a caller may run it on any thread, and at any time before its next use of
+//! the memory system (the interpreter overlaps it with work that does not touch memory). An [`Outcome`] from a port has the L1 fields and stale lanes;
 //! its L2 and DRAM fields are known only after the replay and stay zero.
 
 use super::*;

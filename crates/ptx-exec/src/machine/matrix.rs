@@ -191,19 +191,42 @@ impl Machine<'_> {
     ) {
         // Fixed arrays, not Vecs: an mma reads at most 4 A, 2 B and 4 C registers per lane
         // (`MmaKind::regs`), and this runs once per warp instruction of a matmul's inner loop.
-        let read = |this: &Self, srcs: &[Src], out: &mut [[u64; 32]; 4]| -> usize {
-            for (s, v) in srcs.iter().zip(out.iter_mut()) {
-                this.read_src(cta, wi, *s, v);
-            }
-            srcs.len().min(4)
-        };
-        let (mut ra, mut rb, mut rc) = ([[0u64; 32]; 4], [[0u64; 32]; 4], [[0u64; 32]; 4]);
-        let na = read(self, xa, &mut ra);
-        let nb = read(self, xb, &mut rb);
-        let nc = read(self, xc, &mut rc);
-        let result = alu::mma(shape, &ra[..na], &rb[..nb], &rc[..nc]);
+        // Registers go straight from the register file into each lane's fragment.
+        let (mut fa, mut fb, mut fc) = ([[0u32; 4]; 32], [[0u32; 2]; 32], [[0u32; 4]; 32]);
+        self.fragments(cta, wi, xa, &mut fa);
+        self.fragments(cta, wi, xb, &mut fb);
+        self.fragments(cta, wi, xc, &mut fc);
+        let result = alu::mma(shape, &fa, &fb, &fc);
         for (k, &slot) in ds.iter().enumerate() {
             Self::write_dst(cta, wi, self.program, Dst::Reg(slot), &result[k], exec);
+        }
+    }
+
+    /// The low 32 bits of the first `N` sources' values, as each lane's fragment registers
+    /// (`frag[lane][r]`: source `r`).
+    fn fragments<const N: usize>(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        srcs: &[Src],
+        frag: &mut [[u32; N]; 32],
+    ) {
+        let regs = &cta.warps[wi].frames.last().expect("a frame").regs;
+        for (r, &src) in srcs.iter().enumerate().take(N) {
+            match src {
+                Src::Reg(s) => {
+                    let values = &regs[s as usize * 32..s as usize * 32 + 32];
+                    for (f, &v) in frag.iter_mut().zip(values) {
+                        f[r] = v as u32;
+                    }
+                }
+                _ => {
+                    read_srcs!(self, cta, wi; values = src);
+                    for (f, &v) in frag.iter_mut().zip(&values) {
+                        f[r] = v as u32;
+                    }
+                }
+            }
         }
     }
 

@@ -435,9 +435,15 @@ pub struct Machine<'p> {
     /// Whether rounds have an SM-parallel phase (`sm_phase.rs`): decided when the workers
     /// start, from the configuration alone.
     sm_phase: bool,
+    /// Whether the workers' ports hold an SM-parallel phase that [`MemSystem::settle`] has
+    /// not yet applied (`rounds.rs`: the settle overlaps the next round's CTA-local phase).
+    unsettled: bool,
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
     deadline: crate::limits::Deadline,
+    /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
+    /// needed (shared with the workers).
+    ahead: std::sync::Arc<[std::sync::OnceLock<Box<[bool]>>]>,
 }
 
 /// The result of running one warp for a while.
@@ -508,8 +514,14 @@ impl<'p> Machine<'p> {
             clock: 0,
             tracker: None,
             sm_phase: false,
+            unsettled: false,
             cta_memory,
             deadline,
+            ahead: program
+                .functions
+                .iter()
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         })
     }
 

@@ -34,6 +34,27 @@ impl<'p> Machine<'p> {
         let warps_per_cta = threads.div_ceil(32);
         let max_resident = Self::max_resident(self.sm_count);
         let workers = self.workers(max_resident.min(total))?;
+        let result = self.run_rounds(&workers, total, threads, warps_per_cta, max_resident);
+        // Whatever ended the launch, its last SM-parallel phase reaches the memory system.
+        self.settle_ports(&workers);
+        result?;
+        if let Some(p) = &self.cfg.progress {
+            p.store(self.steps, Ordering::Relaxed);
+        }
+        self.merge_counters(workers);
+        Ok(())
+    }
+
+    /// The rounds of a launch, until every CTA has finished (`run_grid`).
+    fn run_rounds(
+        &mut self,
+        workers: &super::rounds::Workers<'p>,
+        total: u64,
+        threads: u32,
+        warps_per_cta: u32,
+        max_resident: u64,
+    ) -> Result<(), ExecError> {
+        let [gx, gy, _] = self.cfg.grid;
         let mut next: u64 = 0;
         let mut resident: Vec<Cta> = Vec::new();
         loop {
@@ -53,11 +74,14 @@ impl<'p> Machine<'p> {
                 p.store(self.steps, Ordering::Relaxed);
             }
             let order = self.turn_order(&resident);
-            let any_progress = self.run_round(&workers, &mut resident, &order)?;
+            let any_progress = self.run_round(workers, &mut resident, &order)?;
             // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
-            // pending bulk stores write global memory.
+            // pending bulk stores write global memory (after the round's SM-parallel phase).
             for c in resident.iter_mut() {
                 if c.warps.iter().all(|w| w.frames.is_empty()) {
+                    if !c.bulk.stores.is_empty() {
+                        self.settle_ports(workers);
+                    }
                     self.retire_bulk(c)?;
                 }
             }
@@ -68,10 +92,6 @@ impl<'p> Machine<'p> {
                 return Err(self.deadlock(cta));
             }
         }
-        if let Some(p) = &self.cfg.progress {
-            p.store(self.steps, Ordering::Relaxed);
-        }
-        self.merge_counters(workers);
         Ok(())
     }
 
@@ -110,6 +130,10 @@ impl<'p> Machine<'p> {
             any_progress |= self.run_sm_phase(workers, resident, order, &mut left)?;
         }
         let parallel_end = self.steps;
+        if left.iter().any(|&l| l > 0) {
+            // The serial phase runs on the memory system: the SM-parallel phase first.
+            self.settle_ports(workers);
+        }
         for (pos, &(ci, wi)) in order.iter().enumerate() {
             if left[pos] > 0 {
                 let (state, _) = self.run_warp(&mut resident[ci], wi, Phase::Global, left[pos])?;
@@ -274,7 +298,15 @@ impl<'p> Machine<'p> {
             };
             let func = frame.func;
             let program = self.program;
-            let inst = &program.functions[func as usize].code[pc as usize];
+            let function = &program.functions[func as usize];
+            // The registers of the instructions `PREFETCH_AHEAD` ahead (at a turn's start, of
+            // every one up to there): a warp's registers are rarely still in the host's caches
+            // when its next turn comes.
+            let first = if used == 0 { pc } else { pc + PREFETCH_AHEAD };
+            for ahead in first..=pc + PREFETCH_AHEAD {
+                prefetch_slots(&frame.regs, function.slot_table.of(ahead));
+            }
+            let inst = &function.code[pc as usize];
             let outside = self.reaches_outside_cta(cta, wi, inst, active);
             match phase {
                 Phase::CtaLocal if outside => {
@@ -489,4 +521,37 @@ impl<'p> Machine<'p> {
             },
         )
     }
+}
+
+/// How many instructions ahead (along the fall-through path) a warp prefetches registers.
+const PREFETCH_AHEAD: u32 = 8;
+
+/// Asks the host to bring the registers `slots` of a frame (`regs`: 32 values per slot)
+/// into its caches.
+#[inline(always)]
+fn prefetch_slots(regs: &[u64], slots: &[crate::program::Slot]) {
+    for &s in slots {
+        let at = s as usize * 32;
+        if let Some(slot) = regs.get(at..at + 32) {
+            for lane in [0, 8, 16, 24, 31] {
+                prefetch(&slot[lane]);
+            }
+        }
+    }
+}
+
+/// Software prefetch of the host cache line holding `p`.
+#[inline(always)]
+fn prefetch(p: &u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it never faults and never changes memory or registers
+    // (and `p` is a valid reference anyway), and SSE is part of the x86_64 baseline, so the
+    // intrinsic's target feature is always present.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const u64).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

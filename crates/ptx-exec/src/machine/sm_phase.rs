@@ -17,11 +17,12 @@
 //! policies, bulk copies and TMA, `printf` and `assert`. The rest of its turn runs in the
 //! serial phase as before.
 //!
-//! When every SM is done, [`memsys::MemSystem::settle`] applies the phase's stores to the
-//! image and replays the L2 work the ports logged, in the round's turn order (the position
-//! of each warp's turn, then program order), so the L2, its random draws and every counter
-//! come out as one machine running the turns in that order would leave them. Another SM's
-//! store of the same phase becomes visible at that point: a weak load racing with a weak
+//! After every SM is done (before anything else uses the memory system, possibly while the
+//! next round's CTA-local phase runs: `rounds.rs`), [`memsys::MemSystem::settle`] applies
+//! the phase's stores to the image and replays the L2 work the ports logged, in the round's
+//! turn order (the position of each warp's turn, then program order), so the L2, its
+//! random draws and every counter come out as one machine running the turns in that order
+//! would leave them. Another SM's store of the same phase becomes visible at that point: a weak load racing with a weak
 //! store of another CTA (no synchronization between them) may return either value in the
 //! PTX memory model, and flags that CTAs spin on are strong accesses, which stay serial.
 //!
@@ -76,6 +77,8 @@ impl<'p> Machine<'p> {
         if left.iter().all(|&l| l == 0) {
             return Ok(false);
         }
+        // The previous phase's ports are settled before they are lent again.
+        self.settle_ports(workers);
         let threads = workers.machines.len();
         let base = self.steps;
         // Each thread's CTAs and its turns: (position, index among its CTAs, warp, left).
@@ -142,17 +145,12 @@ impl<'p> Machine<'p> {
                 }
             }
         };
-        // Settle whatever happened: the lent SMs go back before anything else runs.
-        {
-            let mut guards: Vec<_> = workers.machines.iter().map(lock).collect();
-            let mut ports: Vec<&mut memsys::SmPort> = guards
-                .iter_mut()
-                .filter_map(|g| match &mut g.mem {
-                    MemAccess::Port(p) => Some(&mut **p),
-                    _ => None,
-                })
-                .collect();
-            self.mem.settle(&mut ports);
+        // The phase is settled later (`settle_ports`): at the latest before the next use of
+        // the memory system, and overlapping the next round's CTA-local phase when nothing
+        // needs it sooner (`rounds.rs`). A failed lend or a fault settles at once.
+        self.unsettled = true;
+        if lent.is_err() || rounds.iter().any(|r| !r.faults.is_empty()) {
+            self.settle_ports(workers);
         }
         lent.map_err(|e| ExecError::Resource(format!("SM-parallel phase: {e}")))?;
         let mut progress = false;
@@ -183,6 +181,25 @@ impl<'p> Machine<'p> {
             return Err(e);
         }
         Ok(progress)
+    }
+
+    /// Settles the SM-parallel phase the workers' ports hold, if one is pending: gives the
+    /// lent SMs back, applies the stores and replays the L2 work in turn order
+    /// ([`memsys::MemSystem::settle`]).
+    pub(super) fn settle_ports(&mut self, workers: &super::rounds::Workers<'p>) {
+        if !self.unsettled {
+            return;
+        }
+        self.unsettled = false;
+        let mut guards: Vec<_> = workers.machines.iter().map(lock).collect();
+        let mut ports: Vec<&mut memsys::SmPort> = guards
+            .iter_mut()
+            .filter_map(|g| match &mut g.mem {
+                MemAccess::Port(p) => Some(&mut **p),
+                _ => None,
+            })
+            .collect();
+        self.mem.settle(&mut ports);
     }
 
     /// One thread's turns of the SM-parallel phase: `plan` in turn order over `ctas` (the
