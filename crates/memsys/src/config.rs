@@ -134,6 +134,11 @@ pub struct GpuConfig {
     /// Lines per SM whose pending stores later stores merge with before reaching L2 (0: none);
     /// see `src/system/combine.rs` for the H100 measurements behind the preset value 8.
     pub l2_write_combine_lines: u32,
+    /// Cycles a pending store line stays open to later stores after its first one (0: no
+    /// limit, the window alone decides); the stores' issue cycles come from the caller
+    /// ([`crate::MemSystem::store_at`]). See `src/system/combine.rs`.
+    #[serde(default)]
+    pub l2_write_combine_cycles: u32,
     /// Seed of the generator that draws fraction-policy priorities.
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
@@ -186,6 +191,7 @@ impl GpuConfig {
             dram_latency_cycles: 460,
             l2_fetch_granularity_bytes: 64,
             l2_write_combine_lines: 8,
+            l2_write_combine_cycles: 0,
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),

@@ -231,7 +231,22 @@ impl MemSystem {
             routes: Box::new([empty; ROUTE_SLOTS]),
             memo: Vec::new(),
             recorded: None,
-            combine: WriteCombiner::new(sm_count, cfg.l2_write_combine_lines as usize),
+            combine: {
+                // EXPERIMENT (sweep): env overrides, removed before commit.
+                let lines = std::env::var("PTXSIM_WC_LINES")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(cfg.l2_write_combine_lines as usize);
+                let cycles = std::env::var("PTXSIM_WC_CYCLES")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(u64::from(cfg.l2_write_combine_cycles));
+                let parts = std::env::var("PTXSIM_WC_PARTS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(1);
+                WriteCombiner::new(sm_count, lines, cycles, parts)
+            },
             cfg,
         })
     }
@@ -410,6 +425,21 @@ impl MemSystem {
         lanes: &[LaneAccess],
         data: &[u8],
     ) -> Result<Outcome, MemError> {
+        self.store_at(req, lanes, data, 0, 0)
+    }
+
+    /// [`MemSystem::store`] issued at SM cycle `cycle` (the caller's clock): the write
+    /// combiner keeps a pending line open `l2_write_combine_cycles` after its first store
+    /// (`system/combine.rs`).
+    pub fn store_at(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        data: &[u8],
+        cycle: u64,
+        warp: u32,
+    ) -> Result<Outcome, MemError> {
+        self.combine.set_now(cycle, warp);
         if req.kind != AccessKind::Store {
             return Err(MemError::Unsupported {
                 what: "a non-store request passed to store",

@@ -504,6 +504,19 @@ impl SmPort {
         lanes: &[LaneAccess],
         data: &[u8],
     ) -> Result<Outcome, MemError> {
+        self.store_at(req, lanes, data, 0, 0)
+    }
+
+    /// [`SmPort::store`] issued at SM cycle `cycle` ([`MemSystem::store_at`]'s contract).
+    pub fn store_at(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        data: &[u8],
+        cycle: u64,
+        warp: u32,
+    ) -> Result<Outcome, MemError> {
+        self.combine.set_now(cycle, warp);
         if req.kind != AccessKind::Store {
             return Err(MemError::Unsupported {
                 what: "a non-store request passed to store",

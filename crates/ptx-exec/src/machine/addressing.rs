@@ -263,6 +263,7 @@ impl Machine<'_> {
         buf: &mut [u8],
     ) -> Result<(), ExecError> {
         let mut off = 0;
+        self.load_latency = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)
             .zip(places.chunks(memsys::MAX_LANES))
@@ -274,6 +275,7 @@ impl Machine<'_> {
                     .mem
                     .load(req, a, out)
                     .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
+                self.load_latency = self.load_latency.max(self.issue.load_latency(&outcome));
                 outcome.stale_lanes
             } else {
                 let mut o = 0;
@@ -327,8 +329,9 @@ impl Machine<'_> {
             let need: usize = a.iter().map(|x| x.bytes as usize).sum();
             let data = &buf[off..off + need];
             if self.cfg.cache_model {
+                let cycle = cta.warps[wi].clock.get();
                 self.mem
-                    .store(req, a, data)
+                    .store(req, a, data, cycle, cta.warps[wi].index)
                     .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
             } else {
                 let mut o = 0;

@@ -47,6 +47,7 @@ impl Machine<'_> {
                 data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
             }
         }
+        let mut ready = 0;
         if !global_lanes.is_empty() {
             let req = self.request(cta, AccessKind::Load, &ld.hints, policy, id);
             self.global_read(
@@ -62,6 +63,7 @@ impl Machine<'_> {
                 eb,
                 data,
             )?;
+            ready = cta.warps[wi].clock.get() + self.load_latency;
         }
         // Distribute into registers with sign or zero extension.
         let program = self.program;
@@ -69,6 +71,11 @@ impl Machine<'_> {
         let func = &program.functions[frame.func as usize];
         for (k, d) in ld.dsts.iter().enumerate() {
             let Dst::Reg(slot) = d else { continue };
+            // The scoreboard (`issue_clock.rs`): ready when the load's data arrives.
+            frame.ready[*slot as usize] = ready;
+            if eb == 16 && frame.ready.len() > *slot as usize + 1 {
+                frame.ready[*slot as usize + 1] = ready;
+            }
             let m = width_mask(ld.dst_bits[k]);
             for l in lanes(exec) {
                 let bytes = &data[l * total as usize + k * eb..][..eb];
