@@ -357,7 +357,8 @@ impl MemSystem {
             let (sm, instr) = (usize::from(sm), op.word as usize);
             if i > start {
                 self.stats.ensure_instr(instr);
-                let mut w = self.work(sm, instr, (), SetHint::NONE);
+                let at = Attr { sm, instr, warp: 0 };
+                let mut w = self.work(at, (), SetHint::NONE);
                 for op in &log[start..i] {
                     let route = &routes[op.word as usize];
                     match op.kind {
@@ -504,19 +505,6 @@ impl SmPort {
         lanes: &[LaneAccess],
         data: &[u8],
     ) -> Result<Outcome, MemError> {
-        self.store_at(req, lanes, data, 0, 0)
-    }
-
-    /// [`SmPort::store`] issued at SM cycle `cycle` ([`MemSystem::store_at`]'s contract).
-    pub fn store_at(
-        &mut self,
-        req: &Request,
-        lanes: &[LaneAccess],
-        data: &[u8],
-        cycle: u64,
-        warp: u32,
-    ) -> Result<Outcome, MemError> {
-        self.combine.set_now(cycle, warp);
         if req.kind != AccessKind::Store {
             return Err(MemError::Unsupported {
                 what: "a non-store request passed to store",
@@ -597,6 +585,7 @@ impl SmPort {
             l2: &mut self.no_l2,
             combine: &mut self.combine,
             sm,
+            warp: req.warp,
             counters: SmAndInstr {
                 sm: &mut side.counters,
                 instr: &mut self.per_instr[instr],

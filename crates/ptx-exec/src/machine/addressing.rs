@@ -188,6 +188,7 @@ impl Machine<'_> {
             policy,
             prefetch: hints.prefetch,
             instr: memsys::InstrId(id),
+            warp: 0,
         }
     }
 
@@ -263,7 +264,6 @@ impl Machine<'_> {
         buf: &mut [u8],
     ) -> Result<(), ExecError> {
         let mut off = 0;
-        self.load_latency = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)
             .zip(places.chunks(memsys::MAX_LANES))
@@ -275,7 +275,6 @@ impl Machine<'_> {
                     .mem
                     .load(req, a, out)
                     .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
-                self.load_latency = self.load_latency.max(self.issue.load_latency(&outcome));
                 outcome.stale_lanes
             } else {
                 let mut o = 0;
@@ -329,9 +328,8 @@ impl Machine<'_> {
             let need: usize = a.iter().map(|x| x.bytes as usize).sum();
             let data = &buf[off..off + need];
             if self.cfg.cache_model {
-                let cycle = cta.warps[wi].clock.get();
                 self.mem
-                    .store(req, a, data, cycle, cta.warps[wi].index)
+                    .store(req, a, data)
                     .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
             } else {
                 let mut o = 0;

@@ -98,16 +98,8 @@ impl Machine<'_> {
         b.arrived = 0;
         b.red_true = 0;
         b.red_false = 0;
-        // The warps go on at the latest arrival's cycle (`issue_clock.rs`).
-        let release = waiting
-            .keys()
-            .map(|&w| cta.warps[w as usize].clock.get())
-            .max()
-            .unwrap_or(0);
         for (w, m) in waiting {
-            let warp = &mut cta.warps[w as usize];
-            warp.waiting &= !m;
-            warp.clock.set(warp.clock.get().max(release));
+            cta.warps[w as usize].waiting &= !m;
         }
         for rw in waiters {
             let wi = rw.warp as usize;

@@ -47,7 +47,6 @@ impl Machine<'_> {
                 data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
             }
         }
-        let mut ready = 0;
         if !global_lanes.is_empty() {
             let req = self.request(cta, AccessKind::Load, &ld.hints, policy, id);
             self.global_read(
@@ -63,7 +62,6 @@ impl Machine<'_> {
                 eb,
                 data,
             )?;
-            ready = cta.warps[wi].clock.get() + self.load_latency;
         }
         // Distribute into registers with sign or zero extension.
         let program = self.program;
@@ -71,11 +69,6 @@ impl Machine<'_> {
         let func = &program.functions[frame.func as usize];
         for (k, d) in ld.dsts.iter().enumerate() {
             let Dst::Reg(slot) = d else { continue };
-            // The scoreboard (`issue_clock.rs`): ready when the load's data arrives.
-            frame.ready[*slot as usize] = ready;
-            if eb == 16 && frame.ready.len() > *slot as usize + 1 {
-                frame.ready[*slot as usize + 1] = ready;
-            }
             let m = width_mask(ld.dst_bits[k]);
             for l in lanes(exec) {
                 let bytes = &data[l * total as usize + k * eb..][..eb];
@@ -184,7 +177,11 @@ impl Machine<'_> {
         if accesses.is_empty() {
             return Ok(());
         }
-        let req = self.request(cta, AccessKind::Store, &st.hints, policy, id);
+        // The warp's index picks its SM sub-partition's write-combining window (memsys).
+        let req = memsys::Request {
+            warp: cta.warps[wi].index,
+            ..self.request(cta, AccessKind::Store, &st.hints, policy, id)
+        };
         // Lanes 0..n with every element: the packed order is the lane-major layout itself.
         let packed_is_lane_major = runs.len() == 1
             && runs[0] == (0, n)

@@ -77,7 +77,6 @@ mod barrier;
 mod bulk;
 mod control;
 mod hazard;
-mod issue_clock;
 mod matrix;
 mod mem_ops;
 mod operands;
@@ -193,9 +192,6 @@ struct Frame {
     func: u32,
     /// `slots × 32` values, slot-major.
     regs: Vec<u64>,
-    /// Per slot, the cycle its value is ready (a global load's destination:
-    /// `issue_clock.rs`).
-    ready: Vec<u64>,
     preds: Vec<u32>,
     pc: [Pc; 32],
     /// Some(pc) when every runnable lane of the frame is at `pc`.
@@ -219,7 +215,6 @@ impl Frame {
         Frame {
             func: 0,
             regs: vec![0; f.slots as usize * 32],
-            ready: vec![0; f.slots as usize],
             preds: vec![0; f.preds as usize],
             pc: [0; 32],
             uniform: Some(0),
@@ -311,16 +306,11 @@ struct Warp {
     asyncs: Vec<LaneAsync>,
     /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
     carry: u32,
-    /// The cycle of the warp's next issue (`issue_clock.rs`); a cell because operand reads,
-    /// which take the CTA by shared reference, wait on the scoreboard.
-    clock: std::cell::Cell<u64>,
 }
 
 struct Cta {
     id: [u32; 3],
     sm: u32,
-    /// Cycles between two instructions of one of its warps (`issue_clock.rs`).
-    issue_interval: u64,
     shared: Vec<u8>,
     warps: Vec<Warp>,
     barriers: HashMap<u32, Barrier>,
@@ -368,19 +358,16 @@ impl MemAccess<'_> {
         }
     }
 
-    /// A warp-level store issued at SM cycle `cycle`: on the memory system, or on the
-    /// worker's SM port.
+    /// A warp-level store: on the memory system, or on the worker's SM port.
     pub fn store(
         &mut self,
         req: &memsys::Request,
         lanes: &[memsys::LaneAccess],
         data: &[u8],
-        cycle: u64,
-        warp: u32,
     ) -> Result<memsys::Outcome, memsys::MemError> {
         match self {
-            MemAccess::Port(p) => p.store_at(req, lanes, data, cycle, warp),
-            m => (**m).store_at(req, lanes, data, cycle, warp),
+            MemAccess::Port(p) => p.store(req, lanes, data),
+            m => (**m).store(req, lanes, data),
         }
     }
 
@@ -451,12 +438,6 @@ pub struct Machine<'p> {
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
     deadline: crate::limits::Deadline,
-    /// The figures of the warps' issue clocks (`issue_clock.rs`).
-    issue: issue_clock::IssueTiming,
-    /// Per SM, the cycle its last finished CTA ended.
-    sm_clock: Vec<u64>,
-    /// Cycles until the data of the latest global read is ready (`issue_clock.rs`).
-    load_latency: u64,
 }
 
 /// The result of running one warp for a while.
@@ -511,7 +492,6 @@ impl<'p> Machine<'p> {
         let cta_memory =
             crate::limits::check_launch(program, &cfg, mem, Self::max_resident(sm_count))?;
         let deadline = crate::limits::Deadline::start(cfg.timeout);
-        let issue = issue_clock::IssueTiming::of(mem.config());
         Ok(Machine {
             program,
             kernel: k,
@@ -530,9 +510,6 @@ impl<'p> Machine<'p> {
             sm_phase: false,
             cta_memory,
             deadline,
-            issue,
-            sm_clock: vec![0; sm_count as usize],
-            load_latency: 0,
         })
     }
 

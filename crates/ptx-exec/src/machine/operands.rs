@@ -13,11 +13,6 @@ impl Machine<'_> {
         let frame = warp.frames.last().expect("a frame");
         match src {
             Src::Reg(s) => {
-                // The scoreboard: a load's destination is read when its data is ready.
-                let ready = frame.ready[s as usize];
-                if ready > warp.clock.get() {
-                    warp.clock.set(ready);
-                }
                 // Two 128-byte halves: each is copied inline, where one 256-byte copy is a
                 // `memcpy` call (most instructions read two or three registers).
                 let regs = &frame.regs[s as usize * 32..s as usize * 32 + 32];

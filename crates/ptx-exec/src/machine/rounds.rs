@@ -112,9 +112,6 @@ impl<'p> Machine<'p> {
             sm_phase: false,
             cta_memory: self.cta_memory,
             deadline: self.deadline.clone(),
-            issue: self.issue,
-            sm_clock: Vec::new(),
-            load_latency: 0,
         }
     }
 

@@ -52,7 +52,6 @@ impl<'p> Machine<'p> {
             if let Some(p) = &self.cfg.progress {
                 p.store(self.steps, Ordering::Relaxed);
             }
-            self.set_issue_intervals(&mut resident);
             let order = self.turn_order(&resident);
             let any_progress = self.run_round(&workers, &mut resident, &order)?;
             // Finished CTAs leave; their pending copies land (harmlessly) with them, and their
@@ -60,7 +59,6 @@ impl<'p> Machine<'p> {
             for c in resident.iter_mut() {
                 if c.warps.iter().all(|w| w.frames.is_empty()) {
                     self.retire_bulk(c)?;
-                    self.cta_finished(c);
                 }
             }
             let before = resident.len();
@@ -154,8 +152,6 @@ impl<'p> Machine<'p> {
         warps: u32,
     ) -> Result<Cta, ExecError> {
         let k = &self.program.functions[self.kernel as usize];
-        let sm = (linear % self.sm_count as u64) as u32;
-        let start = self.sm_clock.get(sm as usize).copied().unwrap_or(0);
         let mut ws = Vec::with_capacity(warps as usize);
         for w in 0..warps {
             let first = w * 32;
@@ -176,13 +172,11 @@ impl<'p> Machine<'p> {
                     .take(32)
                     .collect(),
                 carry: 0,
-                clock: std::cell::Cell::new(start),
             });
         }
         Ok(Cta {
             id,
-            sm,
-            issue_interval: 1,
+            sm: (linear % self.sm_count as u64) as u32,
             shared: crate::limits::zeroed(self.cta_memory.shared_bytes, "shared memory")?,
             warps: ws,
             barriers: HashMap::new(),

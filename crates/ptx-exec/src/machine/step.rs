@@ -36,8 +36,6 @@ impl Machine<'_> {
         };
         self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
         self.summary.thread_instructions += exec.count_ones() as u64;
-        let clock = &cta.warps[wi].clock;
-        clock.set(clock.get() + cta.issue_interval);
         let mut next_pc = Some(pc + 1);
         let (mut exec, mut active) = (exec, active);
         if exec != 0 {
