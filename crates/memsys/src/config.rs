@@ -131,9 +131,15 @@ pub struct GpuConfig {
     /// `cudaLimitMaxL2FetchGranularity`; 64 B on an H100 by default (measured: a one-sector
     /// miss reads 64 bytes of DRAM, `../shared/hw/h100/l2/fetch_granularity.csv`).
     pub l2_fetch_granularity_bytes: u32,
-    /// Lines per SM whose pending stores later stores merge with before reaching L2 (0: none);
-    /// see `src/system/combine.rs` for the H100 measurements behind the preset value 8.
+    /// Lines per SM sub-partition whose pending stores later stores merge with before
+    /// reaching L2 (0: none); see `src/system/combine.rs` for the H100 measurements behind
+    /// the preset value 12.
     pub l2_write_combine_lines: u32,
+    /// Processing blocks (sub-partitions) per SM, each with its own warp scheduler and its
+    /// own store write-combining window of `l2_write_combine_lines` lines; warp `w` of a CTA
+    /// runs on sub-partition `w % sm_sub_partitions`. Four on every preset (the A100, H100
+    /// and B200 whitepapers: "four processing blocks" per SM).
+    pub sm_sub_partitions: u32,
     /// Seed of the generator that draws fraction-policy priorities.
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
@@ -185,7 +191,8 @@ impl GpuConfig {
             shared_bytes_per_block: 163 * KIB,
             dram_latency_cycles: 460,
             l2_fetch_granularity_bytes: 64,
-            l2_write_combine_lines: 8,
+            l2_write_combine_lines: 12,
+            sm_sub_partitions: 4,
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
@@ -379,6 +386,12 @@ impl GpuConfig {
                 "l2_fetch_granularity_bytes {g} must be a power of two from the L2 sector size {} \
                  to its line size {}",
                 self.l2.sector_bytes, self.l2.line_bytes
+            )));
+        }
+        if !(1..=64).contains(&self.sm_sub_partitions) {
+            return Err(MemError::Config(format!(
+                "sm_sub_partitions {} must be 1 to 64",
+                self.sm_sub_partitions
             )));
         }
         if self.l2_write_combine_lines > 1024 {

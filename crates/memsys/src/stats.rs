@@ -190,6 +190,8 @@ pub struct Stats {
 pub(crate) struct Attr {
     pub sm: usize,
     pub instr: usize,
+    /// The issuing warp ([`crate::Request::warp`]).
+    pub warp: u32,
 }
 
 impl Stats {

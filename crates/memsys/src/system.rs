@@ -17,7 +17,7 @@
 //!   write-through, prefetch-size fills, eviction priorities from hints and policies);
 //! - `data.rs`: lane data copies out of L1 copies or the global image (stale reads);
 //! - `record.rs`: trace recording; `inspect.rs`: statistics, line state, occupancy timeline;
-//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the per-SM write combiner;
+//! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the write combiner (a window per SM sub-partition);
 //! - `port.rs`: [`SmPort`], SMs lent to host threads and settled in turn order.
 
 use std::sync::Arc;
@@ -166,7 +166,7 @@ pub struct MemSystem {
     memo: Vec<Memo>,
     /// The coalesced accesses of every warp request, while recording ([`MemSystem::record_trace`]).
     recorded: Option<Vec<TraceAccess>>,
-    /// Pending store lines per SM (`system/combine.rs`).
+    /// Pending store lines per SM sub-partition (`system/combine.rs`).
     combine: WriteCombiner,
 }
 
@@ -231,7 +231,11 @@ impl MemSystem {
             routes: Box::new([empty; ROUTE_SLOTS]),
             memo: Vec::new(),
             recorded: None,
-            combine: WriteCombiner::new(sm_count, cfg.l2_write_combine_lines as usize),
+            combine: WriteCombiner::new(
+                sm_count,
+                cfg.sm_sub_partitions as usize,
+                cfg.l2_write_combine_lines as usize,
+            ),
             cfg,
         })
     }
@@ -465,7 +469,10 @@ impl MemSystem {
         }
         // The checks in the original order: SM (which also registers the instruction id),
         // size, address overflow, route.
-        let at = self.attr(req.sm.0, req.instr.0)?;
+        let at = Attr {
+            warp: req.warp,
+            ..self.attr(req.sm.0, req.instr.0)?
+        };
         if bytes == 0 || bytes > MAX_LANE_BYTES {
             return Err(MemError::BadSize { addr, bytes });
         }
@@ -518,7 +525,10 @@ impl MemSystem {
         if self.keep_data {
             return self.access_prepared_with_data(p, sm, addr, bytes);
         }
-        let at = self.attr(sm, p.req.instr.0)?;
+        let at = Attr {
+            warp: p.req.warp,
+            ..self.attr(sm, p.req.instr.0)?
+        };
         if bytes == 0 || bytes > MAX_LANE_BYTES {
             return Err(MemError::BadSize { addr, bytes });
         }

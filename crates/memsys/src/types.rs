@@ -163,6 +163,10 @@ pub struct Request {
     pub policy: Option<u64>,
     pub prefetch: Option<PrefetchSize>,
     pub instr: InstrId,
+    /// The issuing warp's index in its CTA (0 where the caller has none, e.g. a trace
+    /// without it). A store's write combining happens per SM sub-partition, and a warp runs
+    /// on sub-partition `warp % sm_sub_partitions` (`system/combine.rs`).
+    pub warp: u32,
 }
 
 impl Request {

@@ -357,6 +357,7 @@ impl Gen {
                 Some(PrefetchSize::B256),
             ]),
             instr: InstrId(self.below(12) as u32),
+            warp: self.below(8) as u32,
         };
         // Mostly a small hot region (hits, capping), sometimes a wide one (evictions).
         let region = if self.below(3) == 0 { 1 << 22 } else { 1 << 14 };

@@ -800,6 +800,36 @@ fn stores_to_pending_sectors_of_the_same_sm_combine_before_l2() {
 }
 
 #[test]
+fn each_sm_sub_partition_combines_its_own_warps_stores() {
+    // Warp w runs on sub-partition w % 4 (the preset's `sm_sub_partitions`), which keeps its
+    // own 2-line window: warps 0 and 1 of one SM do not merge (H100:
+    // `argmax_argmin_rows`), warps 0 and 4 share a window and do; and warp 1's lines do not
+    // push warp 0's out of its window (H100: `bit_tricks`, two warps of 12 lines each
+    // merge fully with 12-line windows).
+    let (mut m, base) = system(granular());
+    assert_eq!(m.config().sm_sub_partitions, 4);
+    let warp = |w: u32| Request { warp: w, ..st(0) };
+    let x = line(base, 0);
+    store_u32(&mut m, &warp(0), x, 1);
+    store_u32(&mut m, &warp(1), x + 4, 2);
+    assert_eq!(total(&m).l2.write_sectors, 2);
+    store_u32(&mut m, &warp(4), x + 8, 3);
+    assert_eq!(total(&m).l2.write_sectors, 2);
+    store_u32(&mut m, &warp(1), line(base, 1), 0);
+    store_u32(&mut m, &warp(1), line(base, 2), 0);
+    store_u32(&mut m, &warp(0), x + 12, 4);
+    assert_eq!(total(&m).l2.write_sectors, 4);
+    // One window per SM (one sub-partition) merges across warps.
+    let mut one = granular();
+    one.sm_sub_partitions = 1;
+    let (mut m, base) = system(one);
+    let x = line(base, 0);
+    store_u32(&mut m, &warp(0), x, 1);
+    store_u32(&mut m, &warp(1), x + 4, 2);
+    assert_eq!(total(&m).l2.write_sectors, 1);
+}
+
+#[test]
 fn invalidate_l2_writes_back_and_empties_l2() {
     let (mut m, base) = system(tiny());
     store_u32(&mut m, &st(0), line(base, 0), 1);

@@ -40,6 +40,8 @@ pub(super) fn parse_hex(s: &str) -> Option<u64> {
 /// The fields of an access line.
 pub(super) struct Fields<'a> {
     pub(super) sm: u32,
+    /// The issuing warp (`<sm>:<warp>`; 0 when the field has no `:`).
+    pub(super) warp: u32,
     pub(super) op: &'a str,
     pub(super) op_col: usize,
     pub(super) addr: u64,
@@ -130,7 +132,11 @@ pub(super) fn parse_fields(text: &str, line: usize) -> Result<Option<Fields<'_>>
             ),
         ));
     }
-    let (sm_text, sm_col) = fields[0];
+    let (sm_field, sm_col) = fields[0];
+    let (sm_text, warp_text) = match sm_field.split_once(':') {
+        Some((s, w)) => (s, Some(w)),
+        None => (sm_field, None),
+    };
     let sm: u32 = sm_text.parse().map_err(|_| {
         err(
             line,
@@ -138,6 +144,16 @@ pub(super) fn parse_fields(text: &str, line: usize) -> Result<Option<Fields<'_>>
             format!("SM index `{sm_text}` is not a decimal number"),
         )
     })?;
+    let warp: u32 = match warp_text {
+        None => 0,
+        Some(w) => w.parse().map_err(|_| {
+            err(
+                line,
+                sm_col + sm_text.len() + 1,
+                format!("warp index `{w}` is not a decimal number"),
+            )
+        })?,
+    };
     let (addr_text, addr_col) = fields[2];
     let addr = parse_hex(addr_text).ok_or_else(|| {
         err(
@@ -171,6 +187,7 @@ pub(super) fn parse_fields(text: &str, line: usize) -> Result<Option<Fields<'_>>
     let (op, op_col) = fields[1];
     Ok(Some(Fields {
         sm,
+        warp,
         op,
         op_col,
         addr,

@@ -88,7 +88,11 @@ pub fn format_access(a: &TraceAccess) -> String {
     if r.kind == AccessKind::Atomic {
         op.push_str(".add");
     }
-    let mut line = format!("{} {op} {:#x} {}", r.sm.0, a.addr, a.bytes);
+    let mut line = if r.warp == 0 {
+        format!("{} {op} {:#x} {}", r.sm.0, a.addr, a.bytes)
+    } else {
+        format!("{}:{} {op} {:#x} {}", r.sm.0, r.warp, a.addr, a.bytes)
+    };
     if let Some(p) = r.policy {
         line.push_str(&format!(" {p:#x}"));
     }

@@ -61,9 +61,9 @@ pub struct TraceParser {
     /// `.L2::cache_hint`, and their instruction id once a line with them was accepted. Traces
     /// repeat a few spellings, so most lines skip qualifier parsing.
     known: FxHashMap<String, KnownOp>,
-    /// Per instruction id, the policy value of its last access and that request's shape in
+    /// Per instruction id, the policy value and warp of its last access and that request's shape in
     /// the trace being filled by [`TraceParser::parse_into`].
-    shapes: Vec<Option<(Option<u64>, u32)>>,
+    shapes: Vec<Option<(Option<u64>, u32, u32)>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +102,7 @@ impl TraceParser {
         };
         let mut request = self.parse_op(f.op, f.op_col, line, f.policy.is_some())?;
         request.sm = SmId(f.sm);
+        request.warp = f.warp;
         request.policy = f.policy;
         Ok(Some(TraceAccess {
             request,
@@ -126,17 +127,18 @@ impl TraceParser {
         let request = self.parse_op(f.op, f.op_col, line, f.policy.is_some())?;
         let last = self.shapes.get(request.instr.0 as usize).copied().flatten();
         let shape = match last {
-            Some((policy, shape)) if policy == f.policy => shape,
+            Some((policy, warp, shape)) if policy == f.policy && warp == f.warp => shape,
             _ => {
                 let shape = trace.intern(&Request {
                     policy: f.policy,
+                    warp: f.warp,
                     ..request
                 });
                 let i = request.instr.0 as usize;
                 if self.shapes.len() <= i {
                     self.shapes.resize(i + 1, None);
                 }
-                self.shapes[i] = Some((f.policy, shape));
+                self.shapes[i] = Some((f.policy, f.warp, shape));
                 shape
             }
         };

@@ -84,6 +84,37 @@ fn errors_name_line_and_column() {
 }
 
 #[test]
+fn the_sm_field_may_name_the_warp() {
+    // `<sm>:<warp>`: the warp picks its SM sub-partition's write-combining window; it prints
+    // back the same way (only when it is not 0) and parses to the same request.
+    let a = one("2:5 st.global.u32 0x7f0000000000 4").unwrap();
+    assert_eq!((a.request.sm, a.request.warp), (SmId(2), 5));
+    assert_eq!(format_access(&a), "2:5 st.global 0x7f0000000000 4");
+    assert_eq!(
+        one("2 st.global.u32 0x7f0000000000 4")
+            .unwrap()
+            .request
+            .warp,
+        0
+    );
+    let e = one("2:x st.global.u32 0x0 4").unwrap_err();
+    assert_eq!((e.line, e.column), (7, 3));
+    assert!(e.message.contains("warp index `x`"), "{e}");
+    // Stores of warps 0 and 1 (sub-partitions 0 and 1) do not merge; warps 0 and 4 do.
+    let two = "0 st.global.u32 0x7f0000000000 4\n0:1 st.global.u32 0x7f0000000004 4\n";
+    let four = "0 st.global.u32 0x7f0000000000 4\n0:4 st.global.u32 0x7f0000000004 4\n";
+    let writes = |t| {
+        replay_text(GpuConfig::h100(), t)
+            .unwrap()
+            .0
+            .total()
+            .l2
+            .write_sectors
+    };
+    assert_eq!((writes(two), writes(four)), (2, 1));
+}
+
+#[test]
 fn replays_a_trace_with_per_op_counters() {
     // Two SMs read the same sector with .ca: two L1 misses, one L2 miss then one L2 hit;
     // SM 0 reads it again: an L1 hit. The .cg op bypasses L1 (counted as an L1 lookup that

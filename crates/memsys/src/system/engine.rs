@@ -66,6 +66,8 @@ struct Plan {
     /// The path works on the issuing SM's L1.
     uses_l1: bool,
     instr: usize,
+    /// The issuing warp (its sub-partition's write-combining window).
+    warp: u32,
 }
 
 impl Plan {
@@ -80,6 +82,7 @@ impl Plan {
             l1_bypass_lookup: false,
             uses_l1: false,
             instr,
+            warp: p.req.warp,
         };
         let Ok(r) = &p.route else { return checked };
         if keep_data || r.invalidate_l1_after {
@@ -124,6 +127,7 @@ impl Plan {
                 Path::ReadL2 | Path::Checked => false,
             },
             instr,
+            warp: p.req.warp,
         }
     }
 }
@@ -535,8 +539,8 @@ impl MemSystem {
                             cell.l1_invalidations += u64::from(dropped.count_ones());
                         }
                     }
-                    // Sectors already pending in the SM's write-combining window merge.
-                    let mask = combine.merge(sm, line, mask);
+                    // Sectors already pending in the warp's sub-partition window merge.
+                    let mask = combine.merge(sm, plan.warp, line, mask);
                     if mask != 0 {
                         let n = u64::from(mask.count_ones());
                         let h = draw(rng, &plan.l2);

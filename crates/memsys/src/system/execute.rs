@@ -73,7 +73,7 @@ impl MemSystem {
     ) -> T {
         self.ensure_l1(at.sm);
         self.stats.requests += 1;
-        let mut w = self.work(at.sm, at.instr, tally, hint);
+        let mut w = self.work(at, tally, hint);
         w.perform(route, addr, end);
         let tally = w.tally;
         self.sample_timeline();
@@ -85,16 +85,17 @@ impl MemSystem {
     #[inline(always)]
     pub(super) fn work<T: Tally>(
         &mut self,
-        sm: usize,
-        instr: usize,
+        at: Attr,
         tally: T,
         l2_hint: SetHint,
     ) -> Work<'_, T, SmAndInstr<'_>> {
+        let (sm, instr) = (at.sm, at.instr);
         Work {
             l1: &mut self.l1[sm],
             l2: &mut self.l2,
             combine: &mut self.combine,
             sm,
+            warp: at.warp,
             counters: SmAndInstr {
                 sm: &mut self.stats.per_sm[sm],
                 instr: &mut self.stats.per_instr[instr],
@@ -131,6 +132,7 @@ impl MemSystem {
             l2: &mut self.l2,
             combine: &mut self.combine,
             sm: at.sm,
+            warp: at.warp,
             counters: cell,
             rng: &mut self.rng,
             ranges: &self.range_policies,
@@ -158,6 +160,7 @@ impl MemSystem {
         Ok(Attr {
             sm: sm as usize,
             instr: instr as usize,
+            warp: 0,
         })
     }
 
@@ -199,7 +202,10 @@ impl MemSystem {
         lanes: &[LaneAccess],
         mut data: Data<'_>,
     ) -> Result<Outcome, MemError> {
-        let at = self.attr(req.sm.0, req.instr.0)?;
+        let at = Attr {
+            warp: req.warp,
+            ..self.attr(req.sm.0, req.instr.0)?
+        };
         if lanes.len() > MAX_LANES {
             return Err(MemError::TooManyLanes {
                 lanes: lanes.len(),
@@ -350,6 +356,7 @@ impl MemSystem {
             l2: &mut self.l2,
             combine: &mut self.combine,
             sm: at.sm,
+            warp: at.warp,
             counters: SmAndInstr {
                 sm: &mut self.stats.per_sm[at.sm],
                 instr: &mut self.stats.per_instr[at.instr],

@@ -359,7 +359,8 @@ impl MemSystem {
             let (sm, instr) = (usize::from(sm), op.word as usize);
             if i > start {
                 self.stats.ensure_instr(instr);
-                let mut w = self.work(sm, instr, (), SetHint::NONE);
+                let at = Attr { sm, instr, warp: 0 };
+                let mut w = self.work(at, (), SetHint::NONE);
                 for op in &log[start..i] {
                     let route = &routes[op.word as usize];
                     match op.kind {
@@ -586,6 +587,7 @@ impl SmPort {
             l2: &mut self.no_l2,
             combine: &mut self.combine,
             sm,
+            warp: req.warp,
             counters: SmAndInstr {
                 sm: &mut side.counters,
                 instr: &mut self.per_instr[instr],

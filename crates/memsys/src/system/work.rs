@@ -289,6 +289,8 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     /// The store write-combining windows, and the issuing SM.
     pub(super) combine: &'a mut WriteCombiner,
     pub(super) sm: usize,
+    /// The issuing warp ([`crate::Request::warp`]): its sub-partition's window merges.
+    pub(super) warp: u32,
     /// The counters the request's events go to.
     pub(super) counters: S,
     pub(super) rng: &'a mut SplitMix64,
@@ -741,7 +743,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 false
             }
             L2Path::Cached | L2Path::Refetch => {
-                let mask = self.combine.merge(self.sm, line, mask);
+                let mask = self.combine.merge(self.sm, self.warp, line, mask);
                 if mask == 0 {
                     return false;
                 }

@@ -348,6 +348,8 @@ fn add_eviction(e: &mut EvictionCounts, class: EvictionClass) {
 struct Attr {
     sm: usize,
     instr: usize,
+    /// The issuing warp: its SM sub-partition's write-combining window merges its stores.
+    warp: u32,
 }
 
 // ------------------------------------------------------------------ the memory system
@@ -393,7 +395,7 @@ impl RefSystem {
             },
             rng: SplitMix64::new(cfg.seed),
             range_policies: Vec::new(),
-            pending_stores: vec![Vec::new(); sm_count],
+            pending_stores: vec![Vec::new(); sm_count * cfg.sm_sub_partitions as usize],
             cfg,
         })
     }
@@ -431,7 +433,10 @@ impl RefSystem {
     }
 
     pub fn access(&mut self, req: &Request, addr: u64, bytes: u32) -> Result<Outcome, MemError> {
-        let at = self.attr(req.sm.0, req.instr.0)?;
+        let at = Attr {
+            warp: req.warp,
+            ..self.attr(req.sm.0, req.instr.0)?
+        };
         if bytes == 0 || bytes > MAX_LANE_BYTES {
             return Err(MemError::BadSize { addr, bytes });
         }
@@ -740,6 +745,7 @@ impl RefSystem {
         Ok(Attr {
             sm: sm as usize,
             instr,
+            warp: 0,
         })
     }
 
@@ -1035,10 +1041,11 @@ impl RefSystem {
                 false
             }
             L2Path::Cached | L2Path::Refetch => {
-                // Write combining: sectors pending in the SM's window of its last stored
-                // lines are not written again.
+                // Write combining: sectors pending in the window of the last lines stored
+                // by the warp's SM sub-partition are not written again.
                 let window = self.cfg.l2_write_combine_lines as usize;
-                let pending = &mut self.pending_stores[at.sm];
+                let parts = self.cfg.sm_sub_partitions as usize;
+                let pending = &mut self.pending_stores[at.sm * parts + at.warp as usize % parts];
                 let mask = match pending.iter_mut().find(|(l, _)| *l == line) {
                     Some((_, m)) if window > 0 => {
                         let new = mask & !*m;

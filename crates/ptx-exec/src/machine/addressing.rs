@@ -188,6 +188,7 @@ impl Machine<'_> {
             policy,
             prefetch: hints.prefetch,
             instr: memsys::InstrId(id),
+            warp: 0,
         }
     }
 

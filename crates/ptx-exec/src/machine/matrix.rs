@@ -390,7 +390,10 @@ impl Machine<'_> {
             } else {
                 AccessKind::Load
             };
-            let req = self.request(cta, kind, &MemHints::default(), None, id);
+            let req = memsys::Request {
+                warp: cta.warps[wi].index,
+                ..self.request(cta, kind, &MemHints::default(), None, id)
+            };
             match data {
                 Some(d) => {
                     let mut buf = Vec::with_capacity(acc.len() * bytes as usize);

@@ -177,7 +177,11 @@ impl Machine<'_> {
         if accesses.is_empty() {
             return Ok(());
         }
-        let req = self.request(cta, AccessKind::Store, &st.hints, policy, id);
+        // The warp's index picks its SM sub-partition's write-combining window (memsys).
+        let req = memsys::Request {
+            warp: cta.warps[wi].index,
+            ..self.request(cta, AccessKind::Store, &st.hints, policy, id)
+        };
         // Lanes 0..n with every element: the packed order is the lane-major layout itself.
         let packed_is_lane_major = runs.len() == 1
             && runs[0] == (0, n)
