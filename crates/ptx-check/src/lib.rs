@@ -43,6 +43,38 @@ pub struct CheckOptions {
     pub ptx_version: Option<PtxVersion>,
 }
 
+/// How [`check_file_on`] spreads reading the module over threads (see `rules::streaming`
+/// and `ptx_syntax::chunks`). The diagnostics are the same for every setting.
+#[derive(Debug, Clone, Copy)]
+pub struct Threading {
+    /// Threads that read the module, the checking one included (1: today's one-thread path).
+    pub threads: usize,
+    /// The size of the stretches the threads read in turn. A stretch ends at the first
+    /// function end past this size, so ~16 KiB is about one Triton kernel: small enough that
+    /// the trees read ahead stay a few MB (peak RSS), large enough that handing a stretch over
+    /// costs little next to reading it.
+    pub stretch_bytes: usize,
+    /// Texts shorter than this are read on one thread: starting a second thread and its
+    /// allocator heap costs more than it saves on them.
+    pub min_bytes: usize,
+}
+
+impl Threading {
+    /// One thread: what [`check_file`] does.
+    pub fn one() -> Self {
+        Self::threads(1)
+    }
+
+    /// `threads` threads with the default stretch size and minimum file size.
+    pub fn threads(threads: usize) -> Self {
+        Threading {
+            threads: threads.max(1),
+            stretch_bytes: 16 * 1024,
+            min_bytes: 256 * 1024,
+        }
+    }
+}
+
 /// A source file with its line index, for rendering.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -89,11 +121,23 @@ impl CheckReport {
 /// file with a syntax error, a misplaced header directive or a fatal finding is checked by
 /// [`check_source`] instead, whose whole-module walk reports those as ptxas does.
 pub fn check_file(name: &str, bytes: Vec<u8>, options: &CheckOptions) -> CheckReport {
+    check_file_on(name, bytes, options, &Threading::one())
+}
+
+/// [`check_file`] with the module read on several threads (the caller's included) while the
+/// caller checks what they read, in file order ([`rules::check_streaming_on`]). The report is
+/// the same for every [`Threading`].
+pub fn check_file_on(
+    name: &str,
+    bytes: Vec<u8>,
+    options: &CheckOptions,
+    threading: &Threading,
+) -> CheckReport {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => return check_source(name, e.as_bytes(), options),
     };
-    let diagnostics = match rules::check_streaming(&text, options) {
+    let diagnostics = match rules::check_streaming_on(&text, options, threading) {
         Some(d) => d,
         None => check_source(name, text.as_bytes(), options).diagnostics,
     };
