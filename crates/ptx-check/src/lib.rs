@@ -12,9 +12,21 @@
 //! `directives.rs`, `dispatch.rs`), one folder or file per instruction family (`rules/ldst/`,
 //! `cpasync.rs`, …) and the helpers they share.
 //!
-//! [`check_file`] (what `ptxsim check` runs) finds the same diagnostics while reading the module
-//! a few top-level items at a time (`rules::check_streaming`), so a large module is checked in
-//! memory about twice its size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//! [`check_file`] finds the same diagnostics while reading the module a few top-level items at
+//! a time (`rules::check_streaming`), so a large module is checked in memory about twice its
+//! size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//!
+//! [`check_file_on`] (what `ptxsim check` runs, `--threads N`) spreads the reading over
+//! threads. Threading design: lexing, cutting and parsing are about two thirds of the work and
+//! the rules are sequential (module scope, duplicate names, ptxas's order), so the rules stay
+//! on the calling thread and only the reading is parallel. `ptx_syntax::chunks` cuts the text
+//! into stretches of ~16 KiB at function ends (a guess that each stretch's reader verifies
+//! against the lexer; a wrong guess makes the rest of the file be read on one thread), worker
+//! threads parse the stretches at most four ahead of the checker, and the checker takes them
+//! in file order, reading one itself whenever the next is not ready. Each checked tree goes
+//! back to the thread that built it to be freed. The items the checker sees, and so every
+//! diagnostic and output format, are those of the one-thread path for every thread count
+//! (`tests/threads.rs`); files under 256 KiB ([`Threading::min_bytes`]) are read on one thread.
 //!
 //! Each [`Diagnostic`] carries a stable code ([`codes`]), our own wording with a help line,
 //! and ptxas's exact wording, so [`render::ptxas`] prints the lines ptxas would
