@@ -63,10 +63,10 @@ measure() {
 
 read -r sim sim_rss sim_cpu < <(measure "$runs" "${CARGO_TARGET_DIR:-target}/release/ptxsim" check "${threads[@]}" "$out")
 echo "ptxsim check ${threads[*]}: ${sim} s wall, ${sim_cpu} s CPU, peak RSS ${sim_rss} KB ($(awk -v r="$sim_rss" -v b="$bytes" 'BEGIN {printf "%.2f", r*1024/b}')x the file), median of $runs"
-if command -v ptxas >/dev/null; then
+if command -v ptxas >/dev/null && [ "$ptxas_runs" -gt 0 ]; then
   read -r ptx ptx_rss ptx_cpu < <(measure "$ptxas_runs" ptxas -O0 -arch=sm_80 "$out" -o /dev/null)
   echo "ptxas -O0 -arch=sm_80: ${ptx} s wall, ${ptx_cpu} s CPU, peak RSS ${ptx_rss} KB, median of $ptxas_runs"
   echo "ratio: $(awk -v p="$ptx" -v s="$sim" 'BEGIN {if (s > 0) printf "%.0f", p/s; else print "inf"}')x"
 else
-  echo "ptxas not on PATH: source ../shared/tools/cuda-tools.sh to compare"
+  echo "ptxas not on PATH (or PTXAS_RUNS=0): source ../shared/tools/cuda-tools.sh to compare"
 fi
