@@ -113,6 +113,7 @@ pub fn with_runs<R>(
             stop: false,
             read: (1..cuts.len()).map(|_| None).collect(),
             freeing: (0..workers).map(|_| Vec::new()).collect(),
+            orphaned: Vec::new(),
         }),
         cuts,
     };
@@ -121,7 +122,7 @@ pub fn with_runs<R>(
             let shared = &shared;
             let spawned = std::thread::Builder::new()
                 .name(format!("ptx-reader-{id}"))
-                .spawn_scoped(scope, move || shared.work(Reader::Worker(id)));
+                .spawn_scoped(scope, move || shared.work(id));
             // Without the thread (out of threads or memory), its share is read by the others.
             drop(spawned);
         }
@@ -199,6 +200,25 @@ struct State {
     read: Vec<Option<(Reader, Vec<Run>)>>,
     /// Per worker: the trees it read that the consumer is done with, for it to free.
     freeing: Vec<Vec<Vec<Item>>>,
+    /// Stretches whose worker panicked while reading them: the consumer reads them itself
+    /// (and meets the same panic, as one thread would) instead of waiting for ever.
+    orphaned: Vec<usize>,
+}
+
+/// A worker's claim on a stretch: dropped unfinished (a panic in the parser), it hands the
+/// stretch back as orphaned.
+struct Claim<'a, 's> {
+    shared: &'a Shared<'s>,
+    stretch: usize,
+}
+
+impl Drop for Claim<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.shared.lock().orphaned.push(self.stretch);
+            self.shared.ready.notify_all();
+        }
+    }
 }
 
 impl Shared<'_> {
@@ -207,9 +227,8 @@ impl Shared<'_> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // A worker that panicked poisons the lock; the state is still consistent (it is only
-        // changed under the lock by code that cannot panic), and the panic reaches the caller
-        // when the scope joins.
+        // The parser runs outside the lock, so the lock is never poisoned by a parser panic;
+        // the state is only changed under it by code that does not panic.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -230,8 +249,7 @@ impl Shared<'_> {
 
     /// A worker: reads stretches until there are none left or the consumer stops, and frees
     /// the trees it read once the consumer hands them back.
-    fn work(&self, me: Reader) {
-        let Reader::Worker(id) = me else { return };
+    fn work(&self, id: usize) {
         let mut backlog = std::collections::VecDeque::new();
         let mut state = self.lock();
         loop {
@@ -253,10 +271,15 @@ impl Shared<'_> {
                 continue;
             };
             drop(state);
+            let claim = Claim {
+                shared: self,
+                stretch: i,
+            };
             let runs = self.read_stretch(i);
+            drop(claim);
             state = self.lock();
             if !state.stop {
-                state.read[i] = Some((me, runs));
+                state.read[i] = Some((Reader::Worker(id), runs));
             }
             self.ready.notify_all();
         }
@@ -274,6 +297,11 @@ impl Shared<'_> {
         loop {
             if let Some(read) = state.read[i].take() {
                 return read;
+            }
+            if let Some(k) = state.orphaned.iter().position(|&o| o == i) {
+                state.orphaned.swap_remove(k);
+                drop(state);
+                return (Reader::Consumer, self.read_stretch(i));
             }
             if let Some(j) = self.claim(&mut state) {
                 drop(state);
