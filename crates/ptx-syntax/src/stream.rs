@@ -72,13 +72,15 @@ impl<'s> ItemReader<'s> {
     pub fn range(text: &'s str, start: usize, limit: usize) -> Self {
         let start = start.min(text.len());
         let base = start.min(u32::MAX as usize) as u32;
+        // A start inside a character is no run's start: reported as a wrong stretch.
+        let inside_char = !text.is_char_boundary(start);
         ItemReader {
             text,
-            lexer: Tok::lexer(&text[start..]),
+            lexer: Tok::lexer(if inside_char { "" } else { &text[start..] }),
             base,
             limit: limit.min(text.len()).min(u32::MAX as usize) as u32,
-            stopped: false,
-            broken: false,
+            stopped: inside_char,
+            broken: inside_char,
             pending: None,
             tokens: Vec::new(),
             done: false,
@@ -230,6 +232,18 @@ mod tests {
                     .global .b32 a[2] = {1, 2};\n.global .b32 b;\n\
                     .visible .entry k(.param .u64 p) { ret; }\n.func f() { { ret; } }";
         assert_eq!(runs(text), [4, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_stretch_starting_inside_a_character_is_reported() {
+        let text = ".global .b8 \u{e9}t\u{e9};";
+        let inside = text.find('\u{e9}').unwrap() + 1;
+        let mut r = ItemReader::range(text, inside, text.len());
+        assert!(matches!(
+            r.next_items(),
+            Some(Err(RunError::Boundary { .. }))
+        ));
+        assert!(r.next_items().is_none());
     }
 
     #[test]
