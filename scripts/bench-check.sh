@@ -11,6 +11,11 @@
 #   RUNS=N     timed runs of each tool, reported as the median (default 5; ptxas runs
 #              min(RUNS, PTXAS_RUNS) times, default 3, as it takes seconds)
 #   MB=X       minimum module size in MiB (default 7.28: 352 copies, 7,646,271 bytes)
+#   THREADS=N  `ptxsim check --threads N` (default: check's default, the available cores)
+#   CHRT=1     run both tools under `chrt -f 1` (real-time priority, needs root): on a machine
+#              shared with other sessions' builds, their load otherwise decides how much of
+#              the second core `ptxsim check` gets (Linux shares CPU per session, not per
+#              thread), and so its wall time
 #
 # Needs ptxas for the comparison: source ../shared/tools/cuda-tools.sh first. The numbers of
 # crates/ptx-check/BENCHMARKS.md come from this script.
@@ -30,29 +35,38 @@ bytes=$(stat -c %s "$out")
 kernels=$(grep -c '^\.visible \.entry' "$out")
 echo "module: $out, $bytes bytes, $kernels kernels"
 
-# median wall seconds and median peak RSS (KB) of $1 runs of the rest
+prio=()
+[ "${CHRT:-0}" = 1 ] && prio=(chrt -f 1)
+threads=()
+[ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
+
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# median wall seconds, peak RSS (KB) and CPU seconds (user + system) of $1 runs of the rest
 measure() {
   local n=$1
   shift
-  local walls=() rss=()
+  local walls=() rss=() cpu=()
   for _ in $(seq "$n"); do
-    local line
-    line=$("$TIME" -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
-    walls+=("${line% *}")
-    rss+=("${line#* }")
+    local r u s t0 t1
+    # wall time from the shell's clock (ns; GNU time's %e rounds to 10 ms), which includes
+    # starting time (and chrt): a millisecond or two against the tools
+    t0=$(date +%s%N)
+    read -r r u s < <("$TIME" -f '%M %U %S' "${prio[@]}" "$@" 2>&1 >/dev/null | tail -1)
+    t1=$(date +%s%N)
+    walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}')")
+    rss+=("$r")
+    cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')")
   done
-  local w r
-  w=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  r=$(printf '%s\n' "${rss[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  echo "$w $r"
+  echo "$(printf '%s\n' "${walls[@]}" | median) $(printf '%s\n' "${rss[@]}" | median) $(printf '%s\n' "${cpu[@]}" | median)"
 }
 
-read -r sim sim_rss < <(measure "$runs" "${CARGO_TARGET_DIR:-target}/release/ptxsim" check "$out")
-echo "ptxsim check:          ${sim} s, peak RSS ${sim_rss} KB ($(awk -v r="$sim_rss" -v b="$bytes" 'BEGIN {printf "%.2f", r*1024/b}')x the file), median of $runs"
-if command -v ptxas >/dev/null; then
-  read -r ptx ptx_rss < <(measure "$ptxas_runs" ptxas -O0 -arch=sm_80 "$out" -o /dev/null)
-  echo "ptxas -O0 -arch=sm_80: ${ptx} s, peak RSS ${ptx_rss} KB, median of $ptxas_runs"
+read -r sim sim_rss sim_cpu < <(measure "$runs" "${CARGO_TARGET_DIR:-target}/release/ptxsim" check "${threads[@]}" "$out")
+echo "ptxsim check ${threads[*]}: ${sim} s wall, ${sim_cpu} s CPU, peak RSS ${sim_rss} KB ($(awk -v r="$sim_rss" -v b="$bytes" 'BEGIN {printf "%.2f", r*1024/b}')x the file), median of $runs"
+if command -v ptxas >/dev/null && [ "$ptxas_runs" -gt 0 ]; then
+  read -r ptx ptx_rss ptx_cpu < <(measure "$ptxas_runs" ptxas -O0 -arch=sm_80 "$out" -o /dev/null)
+  echo "ptxas -O0 -arch=sm_80: ${ptx} s wall, ${ptx_cpu} s CPU, peak RSS ${ptx_rss} KB, median of $ptxas_runs"
   echo "ratio: $(awk -v p="$ptx" -v s="$sim" 'BEGIN {if (s > 0) printf "%.0f", p/s; else print "inf"}')x"
 else
-  echo "ptxas not on PATH: source ../shared/tools/cuda-tools.sh to compare"
+  echo "ptxas not on PATH (or PTXAS_RUNS=0): source ../shared/tools/cuda-tools.sh to compare"
 fi

@@ -177,7 +177,7 @@ pub fn diagnostics_markdown() -> String {
         "# Diagnostics of `ptxsim check`\n\n\
          <!-- Generated from crates/ptx-check/src/codes.rs by crates/ptx-check/src/docs.rs; do \
          not edit. Regenerate with `UPDATE_DOCS=1 cargo test -p ptx-check --test docs`. -->\n\n\
-         `ptxsim check FILE... [--target sm_XX] [--ptx-version X.Y] [--format rich|ptxas|json]` \
+         `ptxsim check FILE... [--target sm_XX] [--ptx-version X.Y] [--format rich|ptxas|json] [--threads N]` \
          validates every cache-control instruction (`ld`, `ld.global.nc`, `st`, `cp.async` and \
          its group, wait and mbarrier forms, `createpolicy`, `prefetch`/`prefetchu`) the way \
          ptxas 13.5 does, for the module's `.target` and `.version` (or the overrides), and \

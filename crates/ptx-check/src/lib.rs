@@ -12,9 +12,21 @@
 //! `directives.rs`, `dispatch.rs`), one folder or file per instruction family (`rules/ldst/`,
 //! `cpasync.rs`, …) and the helpers they share.
 //!
-//! [`check_file`] (what `ptxsim check` runs) finds the same diagnostics while reading the module
-//! a few top-level items at a time (`rules::check_streaming`), so a large module is checked in
-//! memory about twice its size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//! [`check_file`] finds the same diagnostics while reading the module a few top-level items at
+//! a time (`rules::check_streaming`), so a large module is checked in memory about twice its
+//! size; `BENCHMARKS.md` has its speed and memory against ptxas.
+//!
+//! [`check_file_on`] (what `ptxsim check` runs, `--threads N`) spreads the reading over
+//! threads. Threading design: lexing, cutting and parsing are about two thirds of the work and
+//! the rules are sequential (module scope, duplicate names, ptxas's order), so the rules stay
+//! on the calling thread and only the reading is parallel. `ptx_syntax::chunks` cuts the text
+//! into stretches of ~16 KiB at function ends (a guess that each stretch's reader verifies
+//! against the lexer; a wrong guess makes the rest of the file be read on one thread), worker
+//! threads parse the stretches at most four ahead of the checker, and the checker takes them
+//! in file order, reading one itself whenever the next is not ready. Each checked tree goes
+//! back to the thread that built it to be freed. The items the checker sees, and so every
+//! diagnostic and output format, are those of the one-thread path for every thread count
+//! (`tests/threads.rs`); files under 256 KiB ([`Threading::min_bytes`]) are read on one thread.
 //!
 //! Each [`Diagnostic`] carries a stable code ([`codes`]), our own wording with a help line,
 //! and ptxas's exact wording, so [`render::ptxas`] prints the lines ptxas would
@@ -41,6 +53,38 @@ pub struct CheckOptions {
     pub target: Option<SmTarget>,
     /// `--ptx-version X.Y`: validate as this PTX version instead of the module's `.version`.
     pub ptx_version: Option<PtxVersion>,
+}
+
+/// How [`check_file_on`] spreads reading the module over threads (see `rules::streaming`
+/// and `ptx_syntax::chunks`). The diagnostics are the same for every setting.
+#[derive(Debug, Clone, Copy)]
+pub struct Threading {
+    /// Threads that read the module, the checking one included (1: today's one-thread path).
+    pub threads: usize,
+    /// The size of the stretches the threads read in turn. A stretch ends at the first
+    /// function end past this size, so ~16 KiB is about one Triton kernel: small enough that
+    /// the trees read ahead stay a few MB (peak RSS), large enough that handing a stretch over
+    /// costs little next to reading it.
+    pub stretch_bytes: usize,
+    /// Texts shorter than this are read on one thread: starting a second thread and its
+    /// allocator heap costs more than it saves on them.
+    pub min_bytes: usize,
+}
+
+impl Threading {
+    /// One thread: what [`check_file`] does.
+    pub fn one() -> Self {
+        Self::threads(1)
+    }
+
+    /// `threads` threads with the default stretch size and minimum file size.
+    pub fn threads(threads: usize) -> Self {
+        Threading {
+            threads: threads.max(1),
+            stretch_bytes: 16 * 1024,
+            min_bytes: 256 * 1024,
+        }
+    }
 }
 
 /// A source file with its line index, for rendering.
@@ -89,11 +133,23 @@ impl CheckReport {
 /// file with a syntax error, a misplaced header directive or a fatal finding is checked by
 /// [`check_source`] instead, whose whole-module walk reports those as ptxas does.
 pub fn check_file(name: &str, bytes: Vec<u8>, options: &CheckOptions) -> CheckReport {
+    check_file_on(name, bytes, options, &Threading::one())
+}
+
+/// [`check_file`] with the module read on several threads (the caller's included) while the
+/// caller checks what they read, in file order ([`rules::check_streaming_on`]). The report is
+/// the same for every [`Threading`].
+pub fn check_file_on(
+    name: &str,
+    bytes: Vec<u8>,
+    options: &CheckOptions,
+    threading: &Threading,
+) -> CheckReport {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => return check_source(name, e.as_bytes(), options),
     };
-    let diagnostics = match rules::check_streaming(&text, options) {
+    let diagnostics = match rules::check_streaming_on(&text, options, threading) {
         Some(d) => d,
         None => check_source(name, text.as_bytes(), options).diagnostics,
     };

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! [`stream::ItemReader`] reads the same module a few top-level items at a time (memory bounded
-//! by the largest function rather than the file), for `ptxsim check` on large modules.
+//! by the largest function rather than the file), for `ptxsim check` on large modules;
+//! [`chunks::with_runs`] reads those runs on several threads and hands them over in file order.
 //!
 //! The parser lives in `parser/`, one file per grammar layer: `tokens` (the cursor and
 //! errors), `literals`, `expressions`, `operands`, `instructions`, `declarations`,
@@ -20,6 +21,7 @@
 //! `ptx-check`'s job: this crate accepts any qualifier combination and records what it saw.
 
 pub mod ast;
+pub mod chunks;
 pub mod consteval;
 pub mod lexer;
 mod parser;

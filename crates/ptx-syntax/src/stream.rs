@@ -12,6 +12,11 @@
 //! item, so it sees the same tokens either way. A run with a syntax error is reported as such
 //! and not recovered: the whole-file parse ([`crate::parse_recovering`]) recovers from errors
 //! across item boundaries, so callers that need its exact errors start over with it.
+//!
+//! [`ItemReader::range`] reads the runs of one stretch of the text, which must begin where a
+//! run begins; [`crate::chunks`] cuts a large module into such stretches and reads them on
+//! several threads. A stretch whose end is not where a run ends is reported
+//! ([`RunError::Boundary`]), never read differently from the whole-text reader.
 
 use crate::ast::Item;
 use crate::lexer::{Tok, Token};
@@ -23,6 +28,16 @@ use logos::Logos;
 pub struct ItemReader<'s> {
     text: &'s str,
     lexer: logos::Lexer<'s, Tok>,
+    /// Where `lexer`'s text starts in `text` (added to its offsets).
+    base: u32,
+    /// Where the stretch ends: tokens that start here or later are not read. `text.len()`
+    /// for the whole text.
+    limit: u32,
+    /// The lexer reached `limit` (or the end of the text): no more tokens are read.
+    stopped: bool,
+    /// The stretch's end is not a run boundary: a token straddles `limit`, or none starts
+    /// there although the text goes on.
+    broken: bool,
     /// The token read past the end of the last run (the one after a top-level `}`).
     pending: Option<Token<'s>>,
     /// The current run's tokens (reused between runs).
@@ -38,13 +53,34 @@ pub enum RunError {
     Syntax(Vec<ParseError>),
     /// The text is too large for the `u32` spans.
     TooLarge,
+    /// A stretch read by [`ItemReader::range`] does not end where a run ends; the runs from
+    /// `resume` (the start of the run that crosses the end) on must be read by a reader that
+    /// goes on past it. The runs before it are good.
+    Boundary { resume: u32 },
 }
 
 impl<'s> ItemReader<'s> {
     pub fn new(text: &'s str) -> Self {
+        Self::range(text, 0, text.len())
+    }
+
+    /// Reads the runs of `text[start..limit]`. `start` must be where a run of the whole text
+    /// begins (0, or the first token after a run's end); the runs are then those the whole-text
+    /// reader gives for these bytes, and if `limit` is not where a run ends (with a token
+    /// starting exactly there), the run that crosses it is reported as
+    /// [`RunError::Boundary`] instead. Offsets in the items are offsets in `text`.
+    pub fn range(text: &'s str, start: usize, limit: usize) -> Self {
+        let start = start.min(text.len());
+        let base = start.min(u32::MAX as usize) as u32;
+        // A start inside a character is no run's start: reported as a wrong stretch.
+        let inside_char = !text.is_char_boundary(start);
         ItemReader {
             text,
-            lexer: Tok::lexer(text),
+            lexer: Tok::lexer(if inside_char { "" } else { &text[start..] }),
+            base,
+            limit: limit.min(text.len()).min(u32::MAX as usize) as u32,
+            stopped: inside_char,
+            broken: inside_char,
             pending: None,
             tokens: Vec::new(),
             done: false,
@@ -58,16 +94,30 @@ impl<'s> ItemReader<'s> {
         self.lex()
     }
 
-    /// The lexer's next token (`pending` is taken care of by the caller).
+    /// The lexer's next token before `limit` (`pending` is taken care of by the caller).
     #[inline]
     fn lex(&mut self) -> Option<Token<'s>> {
-        let kind = self.lexer.next()?;
+        if self.stopped {
+            return None;
+        }
+        let Some(kind) = self.lexer.next() else {
+            self.stopped = true;
+            // A stretch that ends before the text does must end at a token.
+            self.broken |= (self.limit as usize) < self.text.len();
+            return None;
+        };
+        let start = self.base + self.lexer.span().start as u32;
+        if start >= self.limit {
+            self.stopped = true;
+            self.broken |= start != self.limit;
+            return None;
+        }
         // `slice` is the lexer's own text of the token (no second bounds and char-boundary
         // check, as indexing `text` again would make).
         Some(Token {
             kind: kind.unwrap_or(Tok::Error),
             text: self.lexer.slice(),
-            start: self.lexer.span().start as u32,
+            start,
         })
     }
 
@@ -82,7 +132,8 @@ impl<'s> ItemReader<'s> {
         }
         self.tokens.clear();
         let mut depth = 0usize;
-        let mut end = self.text.len() as u32;
+        let mut end = self.limit;
+        let mut terminated = true;
         // Only the run's first token can be the pending one: the loop reads the lexer.
         let mut next = self.next_token();
         while let Some(t) = next {
@@ -108,10 +159,14 @@ impl<'s> ItemReader<'s> {
                 _ => {}
             }
             next = self.lex();
+            terminated = next.is_some();
         }
         if self.tokens.is_empty() {
             self.done = true;
-            return None;
+            // A stretch with no token before `limit` must still end at one.
+            return self
+                .broken
+                .then_some(Err(RunError::Boundary { resume: self.base }));
         }
         if self.pending.is_none() {
             // The run ends at a `;` or at the end of the text: the next token starts after it.
@@ -119,6 +174,14 @@ impl<'s> ItemReader<'s> {
                 end = n.start;
                 self.pending = Some(n);
             }
+        }
+        // A run that the stretch's end cuts short, or a stretch that does not end where a
+        // token starts: the whole-text reader would read this run differently.
+        let cut_short = !terminated && self.stopped && (self.limit as usize) < self.text.len();
+        if self.broken || cut_short {
+            self.done = true;
+            let resume = self.tokens[0].start;
+            return Some(Err(RunError::Boundary { resume }));
         }
         self.tokens.push(Token {
             kind: Tok::Eof,
@@ -169,6 +232,18 @@ mod tests {
                     .global .b32 a[2] = {1, 2};\n.global .b32 b;\n\
                     .visible .entry k(.param .u64 p) { ret; }\n.func f() { { ret; } }";
         assert_eq!(runs(text), [4, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_stretch_starting_inside_a_character_is_reported() {
+        let text = ".global .b8 \u{e9}t\u{e9};";
+        let inside = text.find('\u{e9}').unwrap() + 1;
+        let mut r = ItemReader::range(text, inside, text.len());
+        assert!(matches!(
+            r.next_items(),
+            Some(Err(RunError::Boundary { .. }))
+        ));
+        assert!(r.next_items().is_none());
     }
 
     #[test]

@@ -63,6 +63,7 @@ fn check_streamed_items_agree(
     module: &ptx_syntax::Module,
     errors: &[ptx_syntax::ParseError],
 ) {
+    check_threaded_runs_agree(text);
     let mut reader = ptx_syntax::stream::ItemReader::new(text);
     let mut items = Vec::new();
     while let Some(run) = reader.next_items() {
@@ -76,6 +77,19 @@ fn check_streamed_items_agree(
         "every run parsed but the whole file has errors: {errors:?}"
     );
     assert_eq!(format!("{items:?}"), format!("{:?}", module.items));
+}
+
+/// `chunks::with_runs` gives the one-thread reader's runs (errors included) on several threads,
+/// with every function end a cut (1-byte stretches) and with a few.
+fn check_threaded_runs_agree(text: &str) {
+    let runs = |threads, size| {
+        ptx_syntax::chunks::with_runs(text, threads, size, |runs| {
+            runs.map(|r| format!("{r:?}")).collect::<Vec<_>>()
+        })
+    };
+    let one = runs(1, 1);
+    assert_eq!(runs(2, 1), one, "2 threads");
+    assert_eq!(runs(3, 64), one, "3 threads");
 }
 
 fn has_const_issues(module: &ptx_syntax::ast::Module) -> bool {

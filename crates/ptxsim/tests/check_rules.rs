@@ -133,3 +133,65 @@ fn warnings_alone_exit_0() {
         format!("ptxas {f}, line 8; warning : Vector Type not specified properly\n")
     );
 }
+
+/// A module past `check`'s one-thread size (256 KiB): copies of the corpus's Triton matmul
+/// under new names for an sm_75 target (cp.async and tf32 errors in every copy), one copy named
+/// as another, and optionally a syntax error in one copy.
+fn large_module(syntax_error: bool) -> String {
+    let text = std::fs::read_to_string(
+        common::root().join("tests/corpus/triton/matmul_fp32_tf32.sm80.ptx"),
+    )
+    .unwrap();
+    let entry = text.find(".visible .entry").unwrap();
+    let end = text[entry..].find("\n}\n").unwrap() + entry + 3;
+    let mut out = text[..entry].replace(".target sm_80", ".target sm_75");
+    let mut i = 0;
+    while out.len() < 300 * 1024 {
+        i += 1;
+        let name = if i == 7 {
+            "k_3".to_string()
+        } else {
+            format!("k_{i}")
+        };
+        let mut kernel = text[entry..end].replace("matmul_kernel", &name);
+        if syntax_error && i == 9 {
+            kernel = kernel.replacen("mov.u32", "mov.u32 @", 1);
+        }
+        out.push_str(&kernel);
+    }
+    out
+}
+
+#[test]
+fn threads_give_the_same_output_in_every_format() {
+    for syntax_error in [false, true] {
+        let f = write(
+            &format!("threads-{syntax_error}"),
+            &large_module(syntax_error),
+        );
+        for format in ["rich", "ptxas", "json"] {
+            let run = |threads: &str| {
+                let out = ptxsim()
+                    .args(["check", "--format", format, "--threads", threads, &f])
+                    .assert()
+                    .code(2)
+                    .get_output()
+                    .clone();
+                (out.stdout, out.stderr)
+            };
+            let one = run("1");
+            assert!(
+                !one.0.is_empty() || !one.1.is_empty(),
+                "{format}: no output"
+            );
+            for threads in ["2", "3"] {
+                assert!(
+                    run(threads) == one,
+                    "{format}, {threads} threads, {syntax_error}"
+                );
+            }
+        }
+    }
+    let zero = stderr(&["check", "--threads", "0", "k.ptx"], 2);
+    assert!(zero.contains("give a number of threads from 1"), "{zero}");
+}

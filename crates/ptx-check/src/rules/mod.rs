@@ -64,7 +64,7 @@ use ptx_syntax::stream::item_span;
 use ptx_syntax::{ParseError, Span};
 use shared::*;
 use smallvec::SmallVec;
-pub use streaming::check_streaming;
+pub use streaming::{check_streaming, check_streaming_on};
 use symbols::{ModuleScope, Scopes, Sym, VarKind};
 
 /// Every finding of the rules for `module` (whose source is `text`), in ptxas's order.

@@ -3,9 +3,9 @@
 
 use super::symbols::ModuleScope;
 use super::{misplaced_directive, Checker};
-use crate::{CheckOptions, Diagnostic};
+use crate::{CheckOptions, Diagnostic, Threading};
 use ptx_syntax::ast::{Item, Module};
-use ptx_syntax::stream::{ItemReader, RunError};
+use ptx_syntax::chunks::Runs;
 use ptx_syntax::Span;
 
 /// Every finding of the rules for the module `text`, read and checked a few top-level items at
@@ -17,16 +17,30 @@ use ptx_syntax::Span;
 /// Otherwise the result is [`check_module`](super::check_module)'s for the parsed module: the same walk, fed
 /// item by item.
 pub fn check_streaming(text: &str, options: &CheckOptions) -> Option<Vec<Diagnostic>> {
-    let mut reader = ItemReader::new(text);
-    check_runs(text, options, std::iter::from_fn(|| reader.next_items()))
+    check_streaming_on(text, options, &Threading::one())
 }
 
-/// Checks the module whose runs of items (from [`ItemReader`]) `runs` yields in file order.
-fn check_runs(
+/// [`check_streaming`] with the module read (lexed, cut and parsed) on `threading.threads`
+/// threads while this one checks the runs in file order (`ptx_syntax::chunks::with_runs`).
+/// The runs, and so the result, are the same for every thread count.
+pub fn check_streaming_on(
     text: &str,
     options: &CheckOptions,
-    mut runs: impl Iterator<Item = Result<Vec<Item>, RunError>>,
+    threading: &Threading,
 ) -> Option<Vec<Diagnostic>> {
+    let threads = if text.len() < threading.min_bytes {
+        1
+    } else {
+        threading.threads
+    };
+    ptx_syntax::chunks::with_runs(text, threads, threading.stretch_bytes, |runs| {
+        check_runs(text, options, runs)
+    })
+}
+
+/// Checks the module whose runs of items (from `ptx_syntax::stream::ItemReader`) `runs` yields
+/// in file order.
+fn check_runs(text: &str, options: &CheckOptions, runs: &mut Runs) -> Option<Vec<Diagnostic>> {
     let mut c = Checker::new(text, options);
     // The header directives, and the first item after them (what `directives` looks at).
     let mut head = Vec::new();
@@ -54,12 +68,14 @@ fn check_runs(
             return None;
         }
     }
-    for run in runs {
-        for item in &run.ok()? {
+    while let Some(run) = runs.next() {
+        let items = run.ok()?;
+        for item in &items {
             if is_header(item) || !check(&mut c, item) {
                 return None;
             }
         }
+        runs.done_with(items);
     }
     Some(c.finish())
 }
