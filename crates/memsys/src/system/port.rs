@@ -182,6 +182,10 @@ struct Turn {
 /// its request shape rarely; this bounds a kernel that keeps changing it).
 const MAX_PORT_ROUTES: usize = 4096;
 
+/// How many logged L2 accesses ahead [`MemSystem::settle`]'s replay prefetches the L2 set of
+/// the next one into the host's caches (the live path looks as far ahead: `engine.rs`).
+const REPLAY_PREFETCH_AHEAD: usize = 8;
+
 /// The SM side of the memory system for the SMs one host thread runs in an SM-parallel
 /// phase (see the module docs). Made once per launch by [`MemSystem::sm_port`], lent SMs
 /// by [`MemSystem::lend`] and settled by [`MemSystem::settle`] each phase.
@@ -350,6 +354,7 @@ impl MemSystem {
     }
 
     /// Performs logged L2 work in order, as the requests that logged it would have.
+    /// A hint only, the prefetch of the L2 sets ahead changes nothing observable.
     fn replay(&mut self, log: &[L2Op], routes: &[Route]) {
         let mut start = 0;
         for (i, op) in log.iter().enumerate() {
@@ -361,7 +366,14 @@ impl MemSystem {
                 self.stats.ensure_instr(instr);
                 let at = Attr { sm, instr, warp: 0 };
                 let mut w = self.work(at, (), SetHint::NONE);
-                for op in &log[start..i] {
+                for (j, op) in log[start..i].iter().enumerate() {
+                    // The L2 sets a replay looks up are rarely in the host's caches (the
+                    // tag store is megabytes): ask for the set of the access a few ahead.
+                    if let Some(next) = log.get(start + j + REPLAY_PREFETCH_AHEAD) {
+                        if !matches!(next.kind, L2OpKind::End { .. }) {
+                            w.l2.prefetch_set(w.l2.set_of(next.line));
+                        }
+                    }
                     let route = &routes[op.word as usize];
                     match op.kind {
                         L2OpKind::Read => w.l2_read(route, op.line, op.mask),
