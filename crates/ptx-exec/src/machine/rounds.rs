@@ -303,7 +303,8 @@ impl<'p> Machine<'p> {
                     return false;
                 }
                 read_addrs!(self, cta, wi; a = addr);
-                super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
+                super::lanes(exec)
+                    .any(|l| matches!(self.resolve(space, a[l]).0, Space::Global | Space::Local))
             }
         }
     }
@@ -428,8 +429,10 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
         _ => return Reach::Cta,
     };
     match space {
-        Space::Global => Reach::Outside,
-        Space::Shared | Space::Local | Space::Const | Space::KernelParam => Reach::Cta,
+        // Local `ld`/`st` reach the cache model (`Machine::local_traffic`); atomics have no
+        // local form.
+        Space::Global | Space::Local => Reach::Outside,
+        Space::Shared | Space::Const | Space::KernelParam => Reach::Cta,
         Space::Generic | Space::Param => Reach::ByAddress(space, addr),
     }
 }
