@@ -402,6 +402,54 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A debug build's call-frame saves (`kind` Store, at a call's entry) or reloads (Load, at
+    /// its return) for the `exec` lanes of warp `wi`: `words` words per lane at call depth
+    /// `depth` ([`memory::frame_save_addr`]), one 128-byte line per word, through the cache
+    /// model as local requests (ptxas's `STL`/`LDL` at `-O0`; crates/memsys/README.md, row
+    /// "`-G` builds' local memory").
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn frame_traffic(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        kind: AccessKind,
+        exec: u32,
+        words: u32,
+        depth: u64,
+    ) -> Result<(), ExecError> {
+        if !self.cfg.cache_model || words == 0 || exec == 0 {
+            return Ok(());
+        }
+        let warp = &cta.warps[wi];
+        let warp_linear = cta.linear * cta.warps.len() as u64 + u64::from(warp.index);
+        let req = Request {
+            space: memsys::Space::Local,
+            warp: warp.index,
+            ..self.request(cta, kind, &MemHints::default(), None, id)
+        };
+        let mut chunk: SmallVec<[LaneAccess; 64]> = SmallVec::new();
+        for word in 0..words {
+            chunk.clear();
+            chunk.extend(super::lanes(exec).map(|l| {
+                LaneAccess::new(
+                    memory::frame_save_addr(warp_linear, depth, word, l as u32),
+                    4,
+                )
+            }));
+            if let Err(e) = self.mem.local(&req, &chunk) {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    exec.trailing_zeros(),
+                    id,
+                    FaultKind::Other(format!("memory model: {e}")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The fault of a global access whose address is not a multiple of its size.
     pub(super) fn misaligned_global(
         &self,

@@ -416,6 +416,12 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
         Op::Call { func, .. } if program.functions[*func as usize].code.is_empty() => {
             return Reach::Outside
         }
+        // A debug build's calls and returns save and reload call frames in local memory
+        // through the cache model (`Machine::frame_traffic`).
+        Op::Call { func, .. } if program.functions[*func as usize].frame_save_words > 0 => {
+            return Reach::Outside
+        }
+        Op::Ret if program.debug => return Reach::Outside,
         // Range cache policies are encoded by the memory system (the L2's geometry).
         Op::Prefetch { .. }
         | Op::CreatePolicyRange { .. }
