@@ -117,7 +117,14 @@ pub struct DramCounters {
 /// One set of counters (for an SM, an instruction, or the total).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
+    /// L1 events of global (and const/param) accesses: what Nsight's `l1tex__t_*_mem_global_*`
+    /// counters see.
     pub l1: LevelCounters,
+    /// L1 events of local-memory accesses ([`crate::Space::Local`]), kept apart: Nsight counts
+    /// them as `l1tex__t_sectors_pipe_lsu_mem_local_op_ld`/`_st`, not in the global-load
+    /// counters. (An L1 line a local fill evicts is counted here too.)
+    #[serde(default)]
+    pub l1_local: LevelCounters,
     pub l2: LevelCounters,
     pub dram: DramCounters,
     /// Lane accesses that read bytes from L1 differing from the coherent value.
@@ -149,6 +156,7 @@ impl AddAssign<&LevelCounters> for LevelCounters {
 impl AddAssign<&Counters> for Counters {
     fn add_assign(&mut self, o: &Counters) {
         self.l1 += &o.l1;
+        self.l1_local += &o.l1_local;
         self.l2 += &o.l2;
         self.dram.bytes_read += o.dram.bytes_read;
         self.dram.bytes_written += o.dram.bytes_written;

@@ -108,6 +108,17 @@ enum Data<'a> {
     Atomic(&'a mut dyn FnMut(usize, &mut [u8])),
 }
 
+/// Checks that a request passed to [`MemSystem::local`] (or an SM port's) is a local load or
+/// store.
+fn check_local(req: &Request) -> Result<(), MemError> {
+    if req.space != Space::Local || !matches!(req.kind, AccessKind::Load | AccessKind::Store) {
+        return Err(MemError::Unsupported {
+            what: "a request passed to local that is not a local load or store",
+        });
+    }
+    Ok(())
+}
+
 /// Line and sector geometry (L1 and L2 share it).
 #[derive(Debug, Clone, Copy)]
 struct Geometry {
@@ -201,6 +212,7 @@ impl MemSystem {
                 l2_hint: Hint::Unchanged,
                 l2_choice: L2Choice::Qualifiers,
                 prefetch_bytes: 0,
+                local: false,
                 invalidate_l1_after: false,
                 touches_l1: false,
                 l1_bypass_lookup: false,
@@ -420,6 +432,15 @@ impl MemSystem {
             });
         }
         self.execute(req, lanes, Data::In(data))
+    }
+
+    /// A warp-level local-memory load or store (`req.space` [`Space::Local`]), tags and
+    /// counters only: the caller keeps the bytes (local memory is the thread's own, so no other
+    /// access can observe them through the caches). `lanes` are device addresses of the
+    /// caller's local layout, which must not overlap the allocations.
+    pub fn local(&mut self, req: &Request, lanes: &[LaneAccess]) -> Result<Outcome, MemError> {
+        check_local(req)?;
+        self.execute(req, lanes, Data::None)
     }
 
     /// A warp-level atomic (`atom`/`red`), performed at L2 on the coherent value:

@@ -379,6 +379,10 @@ impl Gen {
             if matches!(kind, AccessKind::Store | AccessKind::Atomic) && req.space == Space::Const {
                 req.space = Space::Global;
             }
+            // Local memory takes only loads and stores.
+            if !matches!(kind, AccessKind::Load | AccessKind::Store) && req.space == Space::Local {
+                req.space = Space::Global;
+            }
         } else {
             match self.below(200) {
                 0 => req.sm = SmId(self.sms + self.below(3) as u32),

@@ -4,7 +4,8 @@
 //! ast::Module ──lower (once)──► Program (flat Inst arrays, resolved slots/labels/symbols)
 //!                                  │
 //! Session::launch ──► Machine: CTAs → warps of 32 lanes, one Inst per step for the active
-//!                     lanes (min-PC reconvergence) ──► memsys (global) / shared / local / param
+//!                     lanes (min-PC reconvergence) ──► memsys (global; local: tags and
+//!                     counters, bytes kept per warp) / shared / param
 //! ```
 //!
 //! Where each rule lives:
@@ -46,7 +47,8 @@
 //!   warp_sync.rs     the membermask gate; shfl, vote, elect, activemask, redux, match
 //!   mem_ops.rs       ld, st, prefetch, atom/red, createpolicy
 //!   addressing.rs    generic → space, shared/local/param bytes and bounds, global reads
-//!                    and writes through memsys (L1/L2), memory faults
+//!                    and writes through memsys (L1/L2), local traffic (lane-interleaved
+//!                    addresses, `-G` call-frame saves), memory faults
 //!   async_copy.rs    cp.async and its groups, mbarrier, landing copies
 //!   barrier.rs       bar.sync/arrive/red, barrier completion
 //!   bulk.rs          cp.async.bulk, cp.reduce.async.bulk, bulk groups

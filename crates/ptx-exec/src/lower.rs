@@ -118,6 +118,9 @@ pub fn lower_module(
         dynamic_shared_align: dyn_align,
         const_bytes: std::mem::take(&mut cx.const_bytes),
         globals: std::mem::take(&mut cx.global_list),
+        debug: module
+            .target()
+            .is_some_and(|t| t.entries.iter().any(|e| e.value == "debug")),
     };
     let defined: Vec<&ast::Function> = module.functions().filter(|f| f.body.is_some()).collect();
     let mut declared: Vec<&ast::Function> = Vec::new();
@@ -143,6 +146,7 @@ pub fn lower_module(
             returns,
             param_bytes,
             local_bytes: 0,
+            frame_save_words: 0,
             uses_dynamic_shared: false,
             unsupported: None,
         });
@@ -181,6 +185,11 @@ pub fn lower_module(
         }
     }
     program.instrs = infos;
+    if program.debug {
+        for f in &mut program.functions {
+            f.frame_save_words = crate::program::frame_save_words(f);
+        }
+    }
     Ok(program)
 }
 

@@ -65,6 +65,7 @@ fn capture(launch: &Path) -> (Stats, Vec<TraceAccess>, GpuConfig) {
 fn sectors(c: &Counters) -> Counters {
     let mut c = *c;
     c.l1.requests = 0;
+    c.l1_local.requests = 0;
     c.l2.requests = 0;
     c.stale_reads = 0;
     c

@@ -10,8 +10,8 @@
 //!
 //! Plans cover what traces are made of: loads, `cp.async` and prefetches through L1 and/or
 //! L2 and stores, each within one line, with qualifier or fraction-policy L2 priorities.
-//! Everything else (atomics, `.cv`, `.mmio`, acquire loads that invalidate L1, range
-//! policies, accesses that span lines, accesses memsys rejects, memory systems that hold
+//! Everything else (atomics, `.cv`, `.mmio`, acquire loads that invalidate L1, local
+//! accesses, range policies, accesses that span lines, accesses memsys rejects, memory systems that hold
 //! data) takes the checked path, [`MemSystem::access_prepared`], access by access and in
 //! trace order. Both paths change the caches and count exactly as [`MemSystem::access`]
 //! does; `tests/differential.rs` holds both to the reference model.
@@ -85,7 +85,9 @@ impl Plan {
             warp: p.req.warp,
         };
         let Ok(r) = &p.route else { return checked };
-        if keep_data || r.invalidate_l1_after {
+        // Local accesses count their L1 events apart (`Counters::l1_local`) and allocate L1 on
+        // stores: the checked path does both.
+        if keep_data || r.invalidate_l1_after || r.local {
             return checked;
         }
         let l2 = match r.l2_choice {
@@ -105,6 +107,7 @@ impl Plan {
                     (false, _) => OwnCopy::Keep,
                     (true, OwnL1::Update) => OwnCopy::Update,
                     (true, OwnL1::Invalidate) => OwnCopy::Drop,
+                    (true, OwnL1::Allocate) => return checked,
                 },
                 through,
             },
@@ -207,6 +210,7 @@ impl Cell {
                 bytes_written: (self.l2_writebacks + if through { l2_written } else { 0 })
                     * sector_bytes,
             },
+            l1_local: LevelCounters::default(),
             stale_reads: 0,
         }
     }

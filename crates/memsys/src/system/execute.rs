@@ -274,7 +274,9 @@ impl MemSystem {
         lanes: &[LaneAccess],
         alloc_of: &mut [u32; MAX_LANES],
     ) -> Result<usize, MemError> {
-        check_lanes_in(&self.mem, self.keep_data, req, lanes, alloc_of)
+        // A local access carries no bytes: its addresses are the caller's, in no allocation.
+        let mapped = self.keep_data && req.space != Space::Local;
+        check_lanes_in(&self.mem, mapped, req, lanes, alloc_of)
     }
 }
 
@@ -479,7 +481,7 @@ pub(super) fn perform_groups_on<T: Tally, S: Sink>(
 ) {
     let line_bytes = 1usize << w.geo.line_shift;
     if route.touches_l1 {
-        w.bump(|c| c.l1.requests += 1);
+        w.bump(|c| l1_of(c, route).requests += 1);
     }
     let mut reached_l2 = false;
     for (gi, g) in groups.iter_mut().enumerate() {

@@ -527,6 +527,12 @@ impl SmPort {
         self.execute(req, lanes, Data::In(data))
     }
 
+    /// A local-memory load or store on a lent SM ([`MemSystem::local`]'s contract).
+    pub fn local(&mut self, req: &Request, lanes: &[LaneAccess]) -> Result<Outcome, MemError> {
+        check_local(req)?;
+        self.execute(req, lanes, Data::None)
+    }
+
     fn execute(
         &mut self,
         req: &Request,
@@ -561,7 +567,9 @@ impl SmPort {
         let route = self.routes[route_index as usize];
         let image = self.image.as_deref().expect("checked above");
         let mut alloc_of = [0u32; MAX_LANES];
-        let total = check_lanes_in(image, true, req, lanes, &mut alloc_of)?;
+        // A local access carries no bytes: its addresses are in no allocation.
+        let mapped = req.space != Space::Local;
+        let total = check_lanes_in(image, mapped, req, lanes, &mut alloc_of)?;
         check_buffer(&data, total)?;
         if route.op == Op::Atomic || route.invalidate_l1_after {
             return Err(MemError::Unsupported {

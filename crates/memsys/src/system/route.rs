@@ -28,6 +28,9 @@ pub(super) enum OwnL1 {
     Update,
     /// Drop this SM's L1 copy of the sectors.
     Invalidate,
+    /// Install the written sectors in this SM's L1 (local-memory stores; see
+    /// [`resolve_route`]).
+    Allocate,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +88,9 @@ pub(super) struct Route {
     /// `ld.global.nc`: the L1 sectors this read fills belong to the read-only path, whose
     /// copy the SM's own later stores do not update (H100, `fetch_probe.cu` `same_sm`).
     pub(super) read_only_fill: bool,
+    /// A local-memory access ([`Space::Local`]): its L1 events go to
+    /// [`crate::Counters::l1_local`], and its bytes are the caller's (tags only).
+    pub(super) local: bool,
 }
 
 /// A route cache entry: the packed request shape, its policy value and its route.
@@ -238,6 +244,13 @@ pub(super) fn resolve_route(
                 what: "shared memory (it lives outside the caches)",
             })
         }
+        // PTX has no local atomics (`atom`/`red` take `.global`, `.shared` and generic
+        // addresses), and a prefetch of local memory is the caller's to drop.
+        Space::Local if !matches!(req.kind, AccessKind::Load | AccessKind::Store) => {
+            return Err(MemError::Unsupported {
+                what: "a local-memory access other than a load or a store",
+            })
+        }
         Space::Const | Space::Param if !req.kind.is_read() => {
             return Err(MemError::Unsupported {
                 what: "a write to the const or param space (stores to const memory are illegal)",
@@ -245,6 +258,20 @@ pub(super) fn resolve_route(
         }
         _ => {}
     }
+    // Local memory is the thread's own: no other thread can observe it, so a `.volatile`
+    // (or other strong) local access is served like a weak one. On an H100
+    // `st_forms.st_shared_local_forms`' `ld.volatile.local` of the word its
+    // `st.volatile.local` wrote reads nothing from L2 (0 L2 read sectors): it hits L1.
+    let weak_local;
+    let req = if req.space == Space::Local && req.semantics != Semantics::Weak {
+        weak_local = Request {
+            semantics: Semantics::Weak,
+            ..*req
+        };
+        &weak_local
+    } else {
+        req
+    };
     let policy = req.policy.map(CachePolicy::decode).filter(|p| {
         matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
             || p.l1_no_allocate
@@ -303,6 +330,7 @@ pub(super) fn resolve_route(
         touches_l1: false,
         l1_bypass_lookup: false,
         read_only_fill: false,
+        local: req.space == Space::Local,
     };
     match req.kind {
         AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -378,6 +406,17 @@ pub(super) fn resolve_route(
             route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
         }
     }
+    // Local memory is per-thread memory in device memory, cached in L1 (CUDA C++ Programming
+    // Guide, "Local Memory": "local memory accesses ... are cached in L1"), and its stores
+    // reach L2: on an H100 `st_forms.st_shared_local_forms` (one warp) counts 56 L2 write
+    // sectors, its 48 global/shared-path ones plus 2 x 4 for its two warp-wide `STL`s of one
+    // word per lane, and the `-G` kernels' call-frame `STL`s are
+    // all counted as L2 writes (`reduce_max_count`: 4,320) while the `LDL`s that reload them
+    // before `RET` hit L1 (no L2 reads): a store installs its sectors in L1 as it writes
+    // them through (crates/memsys/README.md, rule "local memory").
+    if route.local && route.op != Op::Read && route.own_l1 == OwnL1::Update {
+        route.own_l1 = OwnL1::Allocate;
+    }
     // A prefetch to L1 does not leave the line in L1 for the loads after it: on an H100
     // (`ld_forms.prefetch_forms`, sm_75/80/90 builds, caches flushed) the `ld.global` that
     // follows `prefetch.global.L1`, `prefetch.L1` and `prefetchu.L1` (SASS `CCTL.E.PF1`) of
@@ -396,6 +435,8 @@ pub(super) fn resolve_route(
         && matches!(route.l1, L1Path::Cached { allocate: true });
     route.touches_l1 = matches!(route.l1, L1Path::Cached { .. })
         || route.l1_bypass_lookup
-        || (geo.l1_enabled && route.own_l1 == OwnL1::Update && route.op != Op::Read);
+        || (geo.l1_enabled
+            && matches!(route.own_l1, OwnL1::Update | OwnL1::Allocate)
+            && route.op != Op::Read);
     Ok(route)
 }

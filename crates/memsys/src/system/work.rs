@@ -310,6 +310,16 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     pub(super) overlay: Option<OverlayView<'a>>,
 }
 
+/// The L1 counters an access of `route` counts in: local accesses apart from the rest.
+#[inline(always)]
+pub(super) fn l1_of<'c>(c: &'c mut Counters, route: &Route) -> &'c mut LevelCounters {
+    if route.local {
+        &mut c.l1_local
+    } else {
+        &mut c.l1
+    }
+}
+
 impl<T: Tally, S: Sink> Work<'_, T, S> {
     /// Applies `f` to the request's counters.
     #[inline(always)]
@@ -322,7 +332,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     pub(super) fn perform(&mut self, route: &Route, addr: u64, end: u64) {
         let reached_l2;
         if route.touches_l1 {
-            self.bump(|c| c.l1.requests += 1);
+            self.bump(|c| l1_of(c, route).requests += 1);
         }
         let spl_shift = self.geo.sectors_per_line_shift;
         let spl_mask = (1u64 << spl_shift) - 1;
@@ -452,8 +462,9 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             if route.l1_bypass_lookup {
                 let n = pop(mask);
                 self.bump(|c| {
-                    c.l1.read_sectors += n;
-                    c.l1.read_misses += n;
+                    let l1 = l1_of(c, route);
+                    l1.read_sectors += n;
+                    l1.read_misses += n;
                 });
             }
             self.l2_read(route, line, mask);
@@ -468,9 +479,10 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         let miss = mask & !hit;
         let (nh, nm) = (pop(hit), pop(miss));
         self.bump(|c| {
-            c.l1.read_sectors += nh + nm;
-            c.l1.read_hits += nh;
-            c.l1.read_misses += nm;
+            let l1 = l1_of(c, route);
+            l1.read_sectors += nh + nm;
+            l1.read_hits += nh;
+            l1.read_misses += nm;
         });
         self.tally.l1(nh, nm);
         self.tally.reached(1);
@@ -480,12 +492,13 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         if allocate {
             if a.installed {
                 if let Some(ev) = a.evicted() {
-                    self.bump(|c| c.l1.evictions.add(ev.class));
+                    self.bump(|c| l1_of(c, route).evictions.add(ev.class));
                 }
-                self.bump(|c| c.l1.allocations += 1);
+                self.bump(|c| l1_of(c, route).allocations += 1);
             }
-            self.bump(|c| c.l1.sector_fills += nm);
-            if let (true, Some(slot)) = (self.l1.keeps_data(), a.slot()) {
+            self.bump(|c| l1_of(c, route).sector_fills += nm);
+            // A local line's bytes are the caller's: its L1 copy holds no data.
+            if let (true, false, Some(slot)) = (self.l1.keeps_data(), route.local, a.slot()) {
                 self.fill_l1_data(slot, line, miss);
                 self.l1.mark_read_only(slot, miss, route.read_only_fill);
             }
@@ -662,6 +675,30 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         prefetch_fill(self.l2, &self.geo, fill, &mut events);
     }
 
+    /// A local store's L1 part ([`OwnL1::Allocate`]): the written sectors are installed in
+    /// this SM's L1 (no bytes: a local line's bytes are the caller's), so the thread's later
+    /// loads of them hit.
+    #[inline(never)]
+    pub(super) fn l1_write_allocate(&mut self, route: &Route, line: u64, mask: u8) {
+        let n = pop(mask);
+        let set = self.l1.set_of(line);
+        let a = self.l1.access(set, line, mask, route.l1_hint, Fill::Valid);
+        let nh = pop(a.held);
+        self.bump(|c| {
+            let l1 = l1_of(c, route);
+            l1.write_sectors += n;
+            l1.write_hits += nh;
+            l1.write_misses += n - nh;
+        });
+        if a.installed {
+            if let Some(ev) = a.evicted() {
+                self.bump(|c| l1_of(c, route).evictions.add(ev.class));
+            }
+            self.bump(|c| l1_of(c, route).allocations += 1);
+        }
+        self.tally.reached(1);
+    }
+
     /// Drops this SM's L1 copy of `mask` sectors of `line` (if L1 is in use).
     #[inline(never)]
     pub(super) fn own_l1_invalidate(&mut self, line: u64, mask: u8) {
@@ -710,15 +747,17 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         let sb = self.geo.sector_bytes;
         match route.own_l1 {
             OwnL1::Invalidate => self.own_l1_invalidate(line, mask),
+            OwnL1::Allocate if self.geo.l1_enabled => self.l1_write_allocate(route, line, mask),
             OwnL1::Update if self.geo.l1_enabled => {
                 let set = self.l1.set_of(line);
                 let a = self.l1.access(set, line, mask, route.l1_hint, Fill::None);
                 let (slot, resident) = (a.slot(), a.held);
                 let nh = pop(resident);
                 self.bump(|c| {
-                    c.l1.write_sectors += n;
-                    c.l1.write_hits += nh;
-                    c.l1.write_misses += n - nh;
+                    let l1 = l1_of(c, route);
+                    l1.write_sectors += n;
+                    l1.write_hits += nh;
+                    l1.write_misses += n - nh;
                 });
                 self.tally.reached(1);
                 // The read-only path's copy is not updated by the SM's own store: on an H100,
@@ -733,7 +772,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                     self.update_l1_copy(s, line, updated, lanes, input);
                 }
             }
-            OwnL1::Update => {}
+            OwnL1::Update | OwnL1::Allocate => {}
         }
         match route.l2 {
             L2Path::Uncached => {
@@ -743,7 +782,16 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 false
             }
             L2Path::Cached | L2Path::Refetch => {
-                let mask = self.combine.merge(self.sm, self.warp, line, mask);
+                // Local stores pass the write-combining windows by: on an H100
+                // `st_forms.st_shared_local_forms` (one warp; 12 lines of global stores,
+                // then two `STL` lines, then global stores to the 12 lines again) counts
+                // 56 L2 write sectors, the 48 the global stores make when they merge in a
+                // 12-line window plus 2 x 4 for the `STL`s: the local lines took no entry.
+                let mask = if route.local {
+                    mask
+                } else {
+                    self.combine.merge(self.sm, self.warp, line, mask)
+                };
                 if mask == 0 {
                     return false;
                 }

@@ -290,6 +290,8 @@ enum L2Path {
 enum OwnL1 {
     Update(Hint),
     Invalidate,
+    /// A local store installs its sectors in L1.
+    Allocate(Hint),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,6 +314,8 @@ struct Route {
     invalidate_l1_after: bool,
     /// A load that bypasses L1 still counts its sectors as L1 lookups that miss.
     l1_bypass_lookup: bool,
+    /// A local access: its L1 events are counted in `l1_local`; its stores are not combined.
+    local: bool,
 }
 
 fn l1_hint(p: L1EvictionPriority) -> Hint {
@@ -405,6 +409,12 @@ impl RefSystem {
         f(&mut self.stats.per_instr[at.instr]);
     }
 
+    /// Applies `f` to the L1 counters of `route`'s accesses: `l1_local` for local ones.
+    fn bump_l1(&mut self, at: Attr, route: &Route, f: impl Fn(&mut LevelCounters)) {
+        let local = route.local;
+        self.bump(at, |c| f(if local { &mut c.l1_local } else { &mut c.l1 }));
+    }
+
     pub fn create_range_policy(
         &mut self,
         base: u64,
@@ -450,9 +460,11 @@ impl RefSystem {
         self.stats.requests += 1;
         if matches!(route.l1, L1Path::Cached { .. })
             || route.l1_bypass_lookup
-            || (self.l1_enabled && matches!(route.own_l1, OwnL1::Update(_)) && route.op != Op::Read)
+            || (self.l1_enabled
+                && matches!(route.own_l1, OwnL1::Update(_) | OwnL1::Allocate(_))
+                && route.op != Op::Read)
         {
-            self.bump(at, |c| c.l1.requests += 1);
+            self.bump_l1(at, &route, |c| c.requests += 1);
         }
         let spl_mask = (1u64 << self.sectors_per_line_shift) - 1;
         let first = addr >> self.sector_shift;
@@ -566,6 +578,11 @@ impl RefSystem {
                     what: "shared memory (it lives outside the caches)",
                 })
             }
+            Space::Local if !matches!(req.kind, AccessKind::Load | AccessKind::Store) => {
+                return Err(MemError::Unsupported {
+                    what: "a local-memory access other than a load or a store",
+                })
+            }
             Space::Const | Space::Param if !req.kind.is_read() => {
                 return Err(MemError::Unsupported {
                     what:
@@ -574,6 +591,16 @@ impl RefSystem {
             }
             _ => {}
         }
+        // Local memory is the thread's own: its strong accesses are served as weak ones.
+        let local = req.space == Space::Local;
+        let req = &Request {
+            semantics: if local {
+                Semantics::Weak
+            } else {
+                req.semantics
+            },
+            ..*req
+        };
         let policy = req.policy.map(CachePolicy::decode).filter(|p| {
             matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
                 || p.l1_no_allocate
@@ -614,6 +641,7 @@ impl RefSystem {
             prefetch_bytes,
             invalidate_l1_after: false,
             l1_bypass_lookup: false,
+            local,
         };
         match req.kind {
             AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -692,6 +720,10 @@ impl RefSystem {
         if !self.l1_enabled || req.kind == AccessKind::Prefetch {
             route.l1 = L1Path::Bypass;
         }
+        // Local stores install their sectors in L1 (they still write through to L2).
+        if let (true, OwnL1::Update(hint)) = (local, route.own_l1) {
+            route.own_l1 = OwnL1::Allocate(hint);
+        }
         route.l1_bypass_lookup = self.l1_enabled
             && route.op == Op::Read
             && matches!(route.l1, L1Path::Bypass)
@@ -769,9 +801,9 @@ impl RefSystem {
         let L1Path::Cached { allocate, hint } = route.l1 else {
             if route.l1_bypass_lookup {
                 let n = pop(mask);
-                self.bump(at, |c| {
-                    c.l1.read_sectors += n;
-                    c.l1.read_misses += n;
+                self.bump_l1(at, route, |c| {
+                    c.read_sectors += n;
+                    c.read_misses += n;
                 });
             }
             self.l2_read(at, route, line, mask, out, level);
@@ -789,10 +821,10 @@ impl RefSystem {
         };
         let miss = mask & !hit;
         let (nh, nm) = (pop(hit), pop(miss));
-        self.bump(at, |c| {
-            c.l1.read_sectors += nh + nm;
-            c.l1.read_hits += nh;
-            c.l1.read_misses += nm;
+        self.bump_l1(at, route, |c| {
+            c.read_sectors += nh + nm;
+            c.read_hits += nh;
+            c.read_misses += nm;
         });
         out.l1_hits += nh as u32;
         out.l1_misses += nm as u32;
@@ -808,14 +840,14 @@ impl RefSystem {
                 None => {
                     let (s, evicted, _) = l1.allocate(base, line, hint);
                     if let Some(ev) = evicted {
-                        self.bump(at, |c| add_eviction(&mut c.l1.evictions, ev.class));
+                        self.bump_l1(at, route, |c| add_eviction(&mut c.evictions, ev.class));
                     }
-                    self.bump(at, |c| c.l1.allocations += 1);
+                    self.bump_l1(at, route, |c| c.allocations += 1);
                     s
                 }
             };
             self.l1[at.sm].slots[slot].valid |= miss;
-            self.bump(at, |c| c.l1.sector_fills += nm);
+            self.bump_l1(at, route, |c| c.sector_fills += nm);
         }
         true
     }
@@ -1024,14 +1056,40 @@ impl RefSystem {
                     None => 0,
                 };
                 let nh = pop(resident);
-                self.bump(at, |c| {
-                    c.l1.write_sectors += n;
-                    c.l1.write_hits += nh;
-                    c.l1.write_misses += n - nh;
+                self.bump_l1(at, route, |c| {
+                    c.write_sectors += n;
+                    c.write_hits += nh;
+                    c.write_misses += n - nh;
                 });
                 *level = (*level).max(1);
             }
-            OwnL1::Update(_) => {}
+            OwnL1::Allocate(hint) if self.l1_enabled => {
+                let l1 = &mut self.l1[at.sm];
+                let (base, slot) = l1.lookup(line);
+                let (slot, resident) = match slot {
+                    Some(s) => {
+                        l1.touch(s, hint);
+                        (s, l1.slots[s].valid & mask)
+                    }
+                    None => {
+                        let (s, evicted, _) = l1.allocate(base, line, hint);
+                        if let Some(ev) = evicted {
+                            self.bump_l1(at, route, |c| add_eviction(&mut c.evictions, ev.class));
+                        }
+                        self.bump_l1(at, route, |c| c.allocations += 1);
+                        (s, 0)
+                    }
+                };
+                self.l1[at.sm].slots[slot].valid |= mask;
+                let nh = pop(resident);
+                self.bump_l1(at, route, |c| {
+                    c.write_sectors += n;
+                    c.write_hits += nh;
+                    c.write_misses += n - nh;
+                });
+                *level = (*level).max(1);
+            }
+            OwnL1::Update(_) | OwnL1::Allocate(_) => {}
         }
         match route.l2 {
             L2Path::Uncached => {
@@ -1043,7 +1101,12 @@ impl RefSystem {
             L2Path::Cached | L2Path::Refetch => {
                 // Write combining: sectors pending in the window of the last lines stored
                 // by the warp's SM sub-partition are not written again.
-                let window = self.cfg.l2_write_combine_lines as usize;
+                // Local stores take no part in it.
+                let window = if route.local {
+                    0
+                } else {
+                    self.cfg.l2_write_combine_lines as usize
+                };
                 let parts = self.cfg.sm_sub_partitions as usize;
                 let pending = &mut self.pending_stores[at.sm * parts + at.warp as usize % parts];
                 let mask = match pending.iter_mut().find(|(l, _)| *l == line) {

@@ -347,6 +347,109 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// Passes a warp's local-memory accesses, `(lane, offset, bytes)` in the thread's local
+    /// memory, to the cache model as local requests at the device addresses of the hardware's
+    /// layout ([`memory::local_device_addr`]); the bytes stay in the warp's own storage. A
+    /// lane's access is split at 32-bit words (each word of a lane lies 128 bytes from the
+    /// next), and the pieces go in address order, so a request holds whole lines.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn local_traffic(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        kind: AccessKind,
+        hints: &MemHints,
+        lanes_at: &[(usize, u64, u32)],
+    ) -> Result<(), ExecError> {
+        if !self.cfg.cache_model || lanes_at.is_empty() {
+            return Ok(());
+        }
+        let warp = &cta.warps[wi];
+        let warp_linear = cta.linear * cta.warps.len() as u64 + u64::from(warp.index);
+        let mut pieces: SmallVec<[(LaneAccess, usize); 64]> = SmallVec::new();
+        for &(lane, offset, bytes) in lanes_at {
+            let end = offset + u64::from(bytes);
+            let mut at = offset;
+            while at < end {
+                let piece_end = end.min((at / 4 + 1) * 4);
+                let addr =
+                    memory::local_device_addr(warp_linear, warp.local_bytes, lane as u32, at);
+                pieces.push((LaneAccess::new(addr, (piece_end - at) as u32), lane));
+                at = piece_end;
+            }
+        }
+        pieces.sort_unstable_by_key(|p| p.0.addr);
+        let req = Request {
+            space: memsys::Space::Local,
+            warp: warp.index,
+            ..self.request(cta, kind, hints, None, id)
+        };
+        let mut chunk: SmallVec<[LaneAccess; 64]> = SmallVec::new();
+        for group in pieces.chunks(memsys::MAX_LANES) {
+            chunk.clear();
+            chunk.extend(group.iter().map(|p| p.0));
+            if let Err(e) = self.mem.local(&req, &chunk) {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    group[0].1 as u32,
+                    id,
+                    FaultKind::Other(format!("memory model: {e}")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A debug build's call-frame saves (`kind` Store, at a call's entry) or reloads (Load, at
+    /// its return) for the `exec` lanes of warp `wi`: `words` words per lane at call depth
+    /// `depth` ([`memory::frame_save_addr`]), one 128-byte line per word, through the cache
+    /// model as local requests (ptxas's `STL`/`LDL` at `-O0`; crates/memsys/README.md, row
+    /// "`-G` builds' local memory").
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn frame_traffic(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        kind: AccessKind,
+        exec: u32,
+        words: u32,
+        depth: u64,
+    ) -> Result<(), ExecError> {
+        if !self.cfg.cache_model || words == 0 || exec == 0 {
+            return Ok(());
+        }
+        let warp = &cta.warps[wi];
+        let warp_linear = cta.linear * cta.warps.len() as u64 + u64::from(warp.index);
+        let req = Request {
+            space: memsys::Space::Local,
+            warp: warp.index,
+            ..self.request(cta, kind, &MemHints::default(), None, id)
+        };
+        let mut chunk: SmallVec<[LaneAccess; 64]> = SmallVec::new();
+        for word in 0..words {
+            chunk.clear();
+            chunk.extend(super::lanes(exec).map(|l| {
+                LaneAccess::new(
+                    memory::frame_save_addr(warp_linear, depth, word, l as u32),
+                    4,
+                )
+            }));
+            if let Err(e) = self.mem.local(&req, &chunk) {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    exec.trailing_zeros(),
+                    id,
+                    FaultKind::Other(format!("memory model: {e}")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The fault of a global access whose address is not a multiple of its size.
     pub(super) fn misaligned_global(
         &self,

@@ -113,6 +113,20 @@ impl Machine<'_> {
                 self.exec_call(cta, wi, inst.id, *func, args, rets, exec, active, pc)?;
             }
             Op::Ret => {
+                let depth = cta.warps[wi].frames.len() as u64 - 1;
+                let func = cta.warps[wi].frames.last().expect("frame").func;
+                let words = program.functions[func as usize].frame_save_words;
+                if depth > 0 {
+                    self.frame_traffic(
+                        cta,
+                        wi,
+                        inst.id,
+                        memsys::AccessKind::Load,
+                        exec,
+                        words,
+                        depth,
+                    )?;
+                }
                 let warp = &mut cta.warps[wi];
                 let frame = warp.frames.last_mut().expect("frame");
                 frame.done |= exec;
@@ -212,7 +226,16 @@ impl Machine<'_> {
             }
         }
         warp.frames.push(frame);
-        Ok(())
+        let depth = warp.frames.len() as u64 - 1;
+        self.frame_traffic(
+            cta,
+            wi,
+            id,
+            memsys::AccessKind::Store,
+            exec,
+            callee.frame_save_words,
+            depth,
+        )
     }
 
     /// The bytes a call passes for a parameter of `size` bytes in `lane`: a `.param` variable

@@ -31,6 +31,7 @@ impl Machine<'_> {
         let mut storage = [0u8; 32 * MAX_LANE_BYTES];
         let data = &mut storage[..32 * total as usize];
         let mut global_lanes: SmallVec<[(usize, u64); 32]> = SmallVec::new();
+        let mut local_lanes: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
@@ -45,8 +46,12 @@ impl Machine<'_> {
                 }
                 let r = self.local_bytes(cta, wi, id, l, sp, addr, total, total, false)?;
                 data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
+                if sp == Space::Local {
+                    local_lanes.push((l, addr, total));
+                }
             }
         }
+        self.local_traffic(cta, wi, id, AccessKind::Load, &ld.hints, &local_lanes)?;
         if !global_lanes.is_empty() {
             let req = self.request(cta, AccessKind::Load, &ld.hints, policy, id);
             self.global_read(
@@ -134,6 +139,7 @@ impl Machine<'_> {
         let policy = self.policy_value(cta, wi, st.policy, exec);
         let mut accesses = Accesses::new();
         let mut places = Places::new();
+        let mut local_lanes: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
@@ -171,9 +177,13 @@ impl Machine<'_> {
                         LocalRef::Mut(m) => m.copy_from_slice(&bytes),
                         LocalRef::Ref(_) => unreachable!("writes resolve to mutable spaces"),
                     }
+                    if sp == Space::Local {
+                        local_lanes.push((l, addr + (first * eb) as u64, (count * eb) as u32));
+                    }
                 }
             }
         }
+        self.local_traffic(cta, wi, id, AccessKind::Store, &st.hints, &local_lanes)?;
         if accesses.is_empty() {
             return Ok(());
         }

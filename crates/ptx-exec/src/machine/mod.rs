@@ -371,6 +371,19 @@ impl MemAccess<'_> {
         }
     }
 
+    /// A warp-level local-memory load or store (tags and counters only): on the memory
+    /// system, or on the worker's SM port.
+    pub fn local(
+        &mut self,
+        req: &memsys::Request,
+        lanes: &[memsys::LaneAccess],
+    ) -> Result<memsys::Outcome, memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.local(req, lanes),
+            m => (**m).local(req, lanes),
+        }
+    }
+
     /// A read without the cache model, as SM `sm` sees global memory.
     pub fn read_as(&self, sm: u32, addr: u64, dst: &mut [u8]) -> Result<(), memsys::MemError> {
         match self {

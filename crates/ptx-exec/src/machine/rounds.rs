@@ -303,7 +303,8 @@ impl<'p> Machine<'p> {
                     return false;
                 }
                 read_addrs!(self, cta, wi; a = addr);
-                super::lanes(exec).any(|l| self.resolve(space, a[l]).0 == Space::Global)
+                super::lanes(exec)
+                    .any(|l| matches!(self.resolve(space, a[l]).0, Space::Global | Space::Local))
             }
         }
     }
@@ -415,6 +416,12 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
         Op::Call { func, .. } if program.functions[*func as usize].code.is_empty() => {
             return Reach::Outside
         }
+        // A debug build's calls and returns save and reload call frames in local memory
+        // through the cache model (`Machine::frame_traffic`).
+        Op::Call { func, .. } if program.functions[*func as usize].frame_save_words > 0 => {
+            return Reach::Outside
+        }
+        Op::Ret if program.debug => return Reach::Outside,
         // Range cache policies are encoded by the memory system (the L2's geometry).
         Op::Prefetch { .. }
         | Op::CreatePolicyRange { .. }
@@ -428,8 +435,10 @@ fn reach(program: &Program, inst: &Inst) -> Reach {
         _ => return Reach::Cta,
     };
     match space {
-        Space::Global => Reach::Outside,
-        Space::Shared | Space::Local | Space::Const | Space::KernelParam => Reach::Cta,
+        // Local `ld`/`st` reach the cache model (`Machine::local_traffic`); atomics have no
+        // local form.
+        Space::Global | Space::Local => Reach::Outside,
+        Space::Shared | Space::Const | Space::KernelParam => Reach::Cta,
         Space::Generic | Space::Param => Reach::ByAddress(space, addr),
     }
 }
