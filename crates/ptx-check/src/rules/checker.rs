@@ -207,6 +207,10 @@ impl<'a> Checker<'a> {
                     self.define_label(label.span);
                     self.define_prototype_label(label.span);
                 }
+                Statement::TargetList(t) => {
+                    self.define_label(t.label.span);
+                    self.target_list(t, scopes);
+                }
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);
                     let list = gate_list(&cx, l.span.start, Feature::LocInlinedAt, "", "", l.span);
