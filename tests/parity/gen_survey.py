@@ -47,7 +47,7 @@ import re
 from gen_gaps import run_case
 
 HERE = Path(__file__).resolve().parent
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 
 def arch_for(text: str) -> str:
@@ -286,6 +286,71 @@ $L__info_string0:
 }
 SURVEY_TARGETS = [("8.0", "sm_80"), ("8.5", "sm_90")]
 
+# Appended after the first survey (generator version 2), so that the earlier ids stay as they
+# were; also run at PTX 8.7.
+MORE = {
+    "pragma-smem-spilling": """.visible .entry k() { .pragma "enable_smem_spilling"; ret; }""",
+    "pragma-unknown": """.visible .entry k() { .pragma "no_such_pragma"; ret; }""",
+    "vector-registers": """.visible .entry k() { .reg .v2 .b32 %v; .reg .v4 .f32 %w;
+  mov.b32 %v.x, 1; ret; }""",
+    "local-depot": """.visible .entry k() { .local .align 8 .b8 __local_depot0[16];
+  .reg .b64 %SP, %SPL; mov.u64 %SPL, __local_depot0; cvta.local.u64 %SP, %SPL; ret; }""",
+    "unsized-initialized": """.visible .global .align 4 .u32 x[] = {1, 2, 3};
+.visible .entry k() { ret; }""",
+    "address-initializers": """.global .align 4 .u32 x[4];
+.global .align 8 .u64 p[2] = {x, x+4};
+.visible .entry k() { ret; }""",
+    "float-initializers": """.global .f32 f = 0f3F800000;
+.global .f64 d = 0d3FF0000000000000;
+.global .f32 g[2] = {1.5, 0f40000000};
+.visible .entry k() { ret; }""",
+    "array-return": """.func (.param .align 16 .b8 r[16]) f() { st.param.b32 [r], 1; ret; }
+.visible .entry k() { .reg .b32 %r<2>;
+  { .param .align 16 .b8 rv[16]; call.uni (rv), f, (); ld.param.b32 %r1, [rv]; } ret; }""",
+    "indirect-call-prototype": """.func (.param .b32 r) f(.param .b32 a) {
+  ld.param.b32 %r1, [a]; st.param.b32 [r], %r1; ret; }
+.visible .entry k() { .reg .b32 %r<3>; .reg .b64 %rd<2>; mov.u64 %rd1, f;
+ { .param .b32 a; .param .b32 r; st.param.b32 [a], 3;
+   prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+   call (r), %rd1, (a), prototype_0; ld.param.b32 %r2, [r]; } ret; }""",
+    "extern-global-array": """.extern .global .align 4 .b32 eg[];
+.visible .entry k() { ret; }""",
+    "weak-entry": """.weak .entry k() { ret; }""",
+    "entry-without-parens": """.entry k { ret; }""",
+    "extern-noreturn-decl": """.extern .func abort() .noreturn;
+.visible .entry k() { ret; }""",
+    "reg-params": """.func (.reg .b32 r) f(.reg .b32 a, .reg .b64 b) { add.s32 r, a, 1; ret; }
+.visible .entry k() { .reg .b32 %r<3>; .reg .b64 %rd<2>; call (%r1), f, (%r2, %rd1); ret; }""",
+    "alloca": """.visible .entry k() { .reg .b64 %rd<3>; stacksave.u64 %rd1;
+  alloca.u64 %rd2, 64, 16; stackrestore.u64 %rd1; ret; }""",
+    "integer-literals": """.visible .entry k() { .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  mov.b32 %r1, 0xFFFFFFFF; mov.b64 %rd1, 0x8000000000000000U; mov.b32 %r1, 017;
+  mov.b32 %r1, 0b101; ret; }""",
+    "special-registers": """.visible .entry k() { .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  mov.u32 %r1, %lanemask_lt; mov.u64 %rd1, %globaltimer; mov.u32 %r1, %dynamic_smem_size;
+  mov.u32 %r1, %total_smem_size; mov.u64 %rd1, %clock64; mov.u32 %r1, %envreg3; ret; }""",
+    "constant-expressions": """.global .align 4 .b32 a[4*2+1];
+.visible .entry k() { .reg .b32 %r<2>; mov.b32 %r1, (1<<4)|3; add.s32 %r1, %r1, -(2*3);
+  ret; }""",
+    "performance-directives": """.visible .entry k() .maxntid 128, 1, 1 .minnctapersm 1 .maxnreg 64
+{ ret; }""",
+    "ptr-attributes": """.visible .entry k(.param .u64 .ptr .align 8 p,
+  .param .u64 .ptr .shared .align 4 q) { ret; }""",
+    "loc-function-name-after-loc": """.file 1 "a.cu"
+.visible .func g() { ret; }
+.visible .entry k() {
+ .loc 1 2 3
+ .loc 1 5 1, function_name $L__info_string0, inlined_at 1 2 3
+ ret; }
+.section .debug_str { $L__info_string0:
+.b8 103, 0 }""",
+    "file-with-size": """.file 1 "/x/a.cu", 1700000000, 100
+.file 2 "b.h"
+.visible .entry k() { .loc 2 1 1
+ret; }""",
+}
+MORE_TARGETS = [("8.0", "sm_80"), ("8.5", "sm_90"), ("8.7", "sm_90a")]
+
 
 def generate() -> list[dict]:
     cases: list[dict] = []
@@ -303,6 +368,10 @@ def generate() -> list[dict]:
         for name, text in CALLTARGETS.items():
             add("calltargets", head + text.lstrip("\n") + "\n", f"{name} ({version} {target})")
         for name, text in SURVEY.items():
+            add("survey", head + text + "\n", f"{name} ({version} {target})")
+    for version, target in MORE_TARGETS:
+        head = f".version {version}\n.target {target}\n.address_size 64\n"
+        for name, text in MORE.items():
             add("survey", head + text + "\n", f"{name} ({version} {target})")
     return cases
 

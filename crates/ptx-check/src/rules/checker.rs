@@ -199,6 +199,22 @@ impl<'a> Checker<'a> {
                         .with_help("use `.version 8.3` or later, or drop the pragma"),
                     );
                 }
+                Statement::Pragma(p)
+                    if p.strings.iter().any(|x| x == "enable_smem_spilling")
+                        && ptx_isa::insn_gates::gate_version(self.version)
+                            < PtxVersion::new(8, 7) =>
+                {
+                    // measured: ptxas 13.5 rejects it at 8.6 and accepts it at 8.7 and 8.8
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::VERSION_TOO_OLD,
+                            p.span,
+                            format!("`enable_smem_spilling` needs PTX ISA 8.7 or later; the module is PTX {}", self.version),
+                            "Feature 'enable_smem_spilling' requires PTX ISA .version 8.7 or later",
+                        )
+                        .with_help("use `.version 8.7` or later, or drop the pragma"),
+                    );
+                }
                 Statement::Label(l) => {
                     self.define_label(l.span);
                     self.define_branch_label(l.span);
