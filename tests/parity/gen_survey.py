@@ -15,7 +15,11 @@ Families (hand-written; every case is a small complete module):
   list), at `.version`/`.target` variations (PTX 6.0 and sm_30 are the documented minimums).
 * **calltargets** — `label: .calltargets f, g;` with an indirect `call … , %rd, (…), label`.
 * **survey** — one valid module per directive or attribute of the PTX ISA's directive list,
-  each at sm_80 (PTX 8.0) and sm_90 (PTX 8.5), plus a few invalid neighbours.
+  each at sm_80 (PTX 8.0) and sm_90 (PTX 8.5), plus a few invalid neighbours; then more
+  valid constructs (vector registers, initializers, indirect calls, pragmas, …) at PTX 8.0,
+  8.5 and 8.7.
+* **header** — each function-header directive on an `.entry` and on a `.func`, at PTX 6.0 …
+  9.0 and sm_70 … sm_90 (the gates and the syntax rule of which kind takes which).
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`, sm_75 below it); exit code and complete output go to survey.jsonl.gz
@@ -47,7 +51,7 @@ import re
 from gen_gaps import run_case
 
 HERE = Path(__file__).resolve().parent
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 
 def arch_for(text: str) -> str:
@@ -351,6 +355,25 @@ ret; }""",
 }
 MORE_TARGETS = [("8.0", "sm_80"), ("8.5", "sm_90"), ("8.7", "sm_90a")]
 
+# Family `header` (generator version 3): each header directive on an `.entry` and on a `.func`
+# at versions and targets around its gates.
+HEADER_DIRECTIVES = [
+    ".maxclusterrank 8", ".reqnctapercluster 2", ".explicitcluster .reqnctapercluster 2",
+    ".blocksareclusters .reqntid 32 .reqnctapercluster 2", ".abi_preserve 8",
+    ".abi_preserve_control 8", ".noreturn", ".maxntid 64", ".reqntid 64", ".minnctapersm 2",
+    ".maxntid 64 .minnctapersm 2", ".maxnreg 32", ".maxnctapersm 2",
+]
+HEADER_TARGETS = [("7.7", "sm_90"), ("7.8", "sm_90"), ("8.8", "sm_90"), ("9.0", "sm_90"),
+                  ("9.0", "sm_80"), ("6.0", "sm_75"), ("6.3", "sm_70"), ("6.4", "sm_70")]
+
+
+def header_module(version: str, target: str, directive: str, kind: str) -> str:
+    if kind == "entry":
+        body = f".visible .entry k() {directive} {{ ret; }}"
+    else:
+        body = f".func f() {directive} {{ ret; }}\n.visible .entry k() {{ call f; ret; }}"
+    return f".version {version}\n.target {target}\n.address_size 64\n{body}\n"
+
 
 def generate() -> list[dict]:
     cases: list[dict] = []
@@ -373,6 +396,11 @@ def generate() -> list[dict]:
         head = f".version {version}\n.target {target}\n.address_size 64\n"
         for name, text in MORE.items():
             add("survey", head + text + "\n", f"{name} ({version} {target})")
+    for directive in HEADER_DIRECTIVES:
+        for kind in ("entry", "func"):
+            for version, target in HEADER_TARGETS:
+                add("header", header_module(version, target, directive, kind),
+                    f"{kind} {directive} ({version} {target})")
     return cases
 
 

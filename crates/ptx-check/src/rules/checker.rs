@@ -130,6 +130,7 @@ impl<'a> Checker<'a> {
             f.kind.value == FunctionKind::Entry,
         );
         self.define_parameters(f);
+        self.function_directives(f);
         self.targets.enter_function();
         let mut state = FnState {
             kernel: f.kind.value == FunctionKind::Entry,

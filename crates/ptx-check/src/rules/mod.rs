@@ -31,6 +31,7 @@ mod directives;
 mod dispatch;
 mod duplicates;
 mod feature_gates;
+mod function_directives;
 mod gates;
 mod group;
 mod labels;
