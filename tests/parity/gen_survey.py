@@ -20,6 +20,7 @@ Families (hand-written; every case is a small complete module):
   8.5 and 8.7.
 * **header** — each function-header directive on an `.entry` and on a `.func`, at PTX 6.0 …
   9.0 and sm_70 … sm_90 (the gates and the syntax rule of which kind takes which).
+* **extern-call** — `.extern` functions the module never defines, called or not.
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`, sm_75 below it); exit code and complete output go to survey.jsonl.gz
@@ -51,7 +52,7 @@ import re
 from gen_gaps import run_case
 
 HERE = Path(__file__).resolve().parent
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 
 def arch_for(text: str) -> str:
@@ -367,6 +368,43 @@ HEADER_TARGETS = [("7.7", "sm_90"), ("7.8", "sm_90"), ("8.8", "sm_90"), ("9.0", 
                   ("9.0", "sm_80"), ("6.0", "sm_75"), ("6.3", "sm_70"), ("6.4", "sm_70")]
 
 
+# Family `extern-call` (generator version 4): `.extern` functions never defined, called or not.
+EXTERN_CALLS = {
+    "called": """.extern .func f();
+.visible .entry k() { call f; ret; }""",
+    "declared-only": """.extern .func f();
+.visible .entry k() { ret; }""",
+    "called-from-uncalled-func": """.extern .func f();
+.func g() { call f; ret; }
+.visible .entry k() { ret; }""",
+    "called-from-weak-func": """.extern .func f();
+.weak .func g() { call f; ret; }
+.visible .entry k() { ret; }""",
+    "first-called-reported": """.extern .func f();
+.extern .func h();
+.visible .entry k() { call h; call f; ret; }""",
+    "with-extern-variable": """.extern .global .b32 v;
+.extern .func f();
+.visible .entry k() { call f; ret; }""",
+    "with-return-value": """.extern .func (.param .b32 r) f(.param .b32 a);
+.visible .entry k() { .reg .b32 %r<2>;
+  { .param .b32 a; .param .b32 r; st.param.b32 [a], 1; call (r), f, (a);
+    ld.param.b32 %r1, [r]; } ret; }""",
+    "defined-later": """.extern .func f();
+.visible .entry k() { call f; ret; }
+.visible .func f() { ret; }""",
+    "static-undefined-and-called-extern": """.func s();
+.extern .func f();
+.visible .entry k() { call f; ret; }""",
+    "uncalled-undefined-visible": """.visible .func f();
+.visible .entry k() { ret; }""",
+}
+for _name in ("vprintf", "malloc", "free", "__assertfail", "cudaMalloc", "cudaLaunchDeviceV2",
+              "memcpy", "__nv_sinf", "abort"):
+    EXTERN_CALLS[f"system-call {_name}"] = (f".extern .func {_name}();\n"
+                                            f".visible .entry k() {{ call {_name}; ret; }}")
+
+
 def header_module(version: str, target: str, directive: str, kind: str) -> str:
     if kind == "entry":
         body = f".visible .entry k() {directive} {{ ret; }}"
@@ -401,6 +439,8 @@ def generate() -> list[dict]:
             for version, target in HEADER_TARGETS:
                 add("header", header_module(version, target, directive, kind),
                     f"{kind} {directive} ({version} {target})")
+    for name, text in EXTERN_CALLS.items():
+        add("extern-call", ".version 8.0\n.target sm_80\n.address_size 64\n" + text + "\n", name)
     return cases
 
 

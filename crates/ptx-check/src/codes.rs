@@ -155,7 +155,7 @@ codes! {
         ".func f(.param .b32 a);  .func f() { ret; }";
     UNRESOLVED_EXTERN = "E0410", "declared but never defined",
         ["Unresolved extern function '«f»'", "Unresolved extern variable '«name»' in whole program compilation, ignoring extern qualifier", "Unresolved extern variable '«name»'"],
-        "ptxas compiles the module as a whole program: a function declared without `.extern` must be defined in the module (a fatal error), an `.extern` variable that is never defined is made a plain definition (a warning), unless it is an unsized array `name[]` (a fatal error; but `.extern .shared … name[]` is the dynamic shared memory). Reported at the end, only if the module has no error.",
+        "ptxas compiles the module as a whole program: a function declared without `.extern`, or an `.extern` one that is called (the system calls `vprintf`, `malloc`, `free` and `__assertfail` excepted), must be defined in the module (a fatal error), an `.extern` variable that is never defined is made a plain definition (a warning), unless it is an unsized array `name[]` (a fatal error; but `.extern .shared … name[]` is the dynamic shared memory). Reported at the end, only if the module has no error.",
         ".func f();   (never defined)";
     PARAM_BOUNDS = "I0001", "access wider than the parameter",
         ["Potential out of bound access while accessing symbol '«p»' of type '«t»' with instruction type '«t2»'."],

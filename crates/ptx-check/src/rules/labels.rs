@@ -127,6 +127,7 @@ impl<'a> Checker<'a> {
             match g.opcode.value.as_bytes() {
                 b"bra" => self.bra_target(g, scopes),
                 b"brx" => self.brx_operands(g, scopes),
+                b"call" => self.record_call(g),
                 _ => {}
             }
         }
