@@ -21,6 +21,7 @@ Families (hand-written; every case is a small complete module):
 * **header** — each function-header directive on an `.entry` and on a `.func`, at PTX 6.0 …
   9.0 and sm_70 … sm_90 (the gates and the syntax rule of which kind takes which).
 * **extern-call** — `.extern` functions the module never defines, called or not.
+* **empty-statement** — a `;` with nothing before it, in a body and at module scope.
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`, sm_75 below it); exit code and complete output go to survey.jsonl.gz
@@ -52,7 +53,7 @@ import re
 from gen_gaps import run_case
 
 HERE = Path(__file__).resolve().parent
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 
 
 def arch_for(text: str) -> str:
@@ -405,6 +406,11 @@ for _name in ("vprintf", "malloc", "free", "__assertfail", "cudaMalloc", "cudaLa
                                             f".visible .entry k() {{ call {_name}; ret; }}")
 
 
+# Family `empty-statement` (generator version 5): a `;` with nothing before it.
+EMPTY_STATEMENTS = ["ret;;", "; ret;", "mov.u32 %r1, 0;; ret;", "{ ; } ret;", "L: ; ret;",
+                    "{ ret; } ret;"]
+
+
 def header_module(version: str, target: str, directive: str, kind: str) -> str:
     if kind == "entry":
         body = f".visible .entry k() {directive} {{ ret; }}"
@@ -441,6 +447,12 @@ def generate() -> list[dict]:
                     f"{kind} {directive} ({version} {target})")
     for name, text in EXTERN_CALLS.items():
         add("extern-call", ".version 8.0\n.target sm_80\n.address_size 64\n" + text + "\n", name)
+    for body in EMPTY_STATEMENTS:
+        add("empty-statement", ".version 8.5\n.target sm_90a\n.address_size 64\n"
+            ".visible .entry k()\n{\n.reg .b32 %r<3>;\n" + body + "\n}\n", body)
+    for text in (";\n.visible .entry k() { ret; }", ".visible .entry k() { ret; };"):
+        add("empty-statement", ".version 8.5\n.target sm_90a\n.address_size 64\n" + text + "\n",
+            "module scope: " + text)
     return cases
 
 
