@@ -1,6 +1,8 @@
 //! Control flow and reconvergence: per-lane PCs (`set_pc`), min-rank reconvergence
-//! (`reconverge`), branches, `ret`/`exit`/`trap`, calls with their frames and parameter
-//! copies (`exec_call`, `pop_frame`), and the builtin calls (`vprintf`, `__assertfail`).
+//! (`reconverge`), branches (`bra`, and `brx.idx`: each lane to its own label of a
+//! `.branchtargets` list, an index past the list a kernel fault), `ret`/`exit`/`trap`, calls
+//! with their frames and parameter copies (`exec_call`, `pop_frame`), and the builtin calls
+//! (`vprintf`, `__assertfail`).
 
 use super::{lanes, Cta, Frame, Machine};
 use crate::error::{ExecError, FaultKind};
