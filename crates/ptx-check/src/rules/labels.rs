@@ -31,6 +31,8 @@ struct TargetFrame<'a> {
     prototypes: Vec<&'a str>,
     /// `.branchtargets` labels: the operand `brx.idx` takes; not branch targets themselves.
     branch_lists: Vec<&'a str>,
+    /// `.calltargets` labels.
+    call_lists: Vec<&'a str>,
     /// Targets named in this block (or a closed inner one) that no open block defined when
     /// they were read.
     pending: Vec<(&'a str, Span)>,
@@ -87,6 +89,18 @@ impl<'a> BranchTargets<'a> {
         if let Some(frame) = self.frames.last_mut() {
             frame.branch_lists.push(name);
         }
+    }
+
+    fn define_call_list(&mut self, name: &'a str) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.prototypes.push(name);
+            frame.call_lists.push(name);
+        }
+    }
+
+    /// Whether an open block declared `name` as a `.calltargets` list before this point.
+    fn is_call_list(&self, name: &str) -> bool {
+        self.frames.iter().any(|f| f.call_lists.contains(&name))
     }
 
     /// Whether an open block declared `name` as a `.branchtargets` list before this point.
@@ -187,10 +201,24 @@ impl<'a> Checker<'a> {
             }
             _ => false,
         };
-        let ok = match g.operands.as_slice() {
-            [index, list] => index_ok(index) && list_ok(list),
-            _ => false,
-        };
+        let ok_index = matches!(g.operands.as_slice(), [index, _] if index_ok(index));
+        let ok = ok_index
+            && match g.operands.as_slice() {
+                [_, list] => list_ok(list),
+                _ => false,
+            };
+        if let [_, Operand::Name(n)] = g.operands.as_slice() {
+            if ok_index && self.targets.is_call_list(self.name_at(n.span)) {
+                // measured: a `.calltargets` label gets its own message
+                self.diags.push(Diagnostic::error(
+                    codes::OPERANDS,
+                    n.span,
+                    "`brx.idx` takes a `.branchtargets` label, not a `.calltargets` one".to_string(),
+                    "Label with '.branchtargets' directive expected for argument 1 of instruction 'brx.idx'",
+                ));
+                return;
+            }
+        }
         if !ok {
             let span = g.operands.first().map_or(g.opcode.span, |o| o.span());
             self.diags.push(Diagnostic::error(
@@ -241,7 +269,7 @@ impl<'a> Checker<'a> {
         }
         match t.kind {
             TargetListKind::Branch => self.targets.define_branch_list(label),
-            TargetListKind::Call => self.targets.define_prototype(label),
+            TargetListKind::Call => self.targets.define_call_list(label),
         }
         if t.kind == TargetListKind::Call {
             // measured: an entry that is not a function (a label, an unknown name) is
