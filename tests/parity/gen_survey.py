@@ -22,6 +22,7 @@ Families (hand-written; every case is a small complete module):
   9.0 and sm_70 … sm_90 (the gates and the syntax rule of which kind takes which).
 * **extern-call** — `.extern` functions the module never defines, called or not.
 * **empty-statement** — a `;` with nothing before it, in a body and at module scope.
+* **mask-init** — the mask operator of initializers (`0xFF00(generic(x)+8)`).
 
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`, sm_75 below it); exit code and complete output go to survey.jsonl.gz
@@ -53,7 +54,7 @@ import re
 from gen_gaps import run_case
 
 HERE = Path(__file__).resolve().parent
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 
 
 def arch_for(text: str) -> str:
@@ -411,6 +412,24 @@ EMPTY_STATEMENTS = ["ret;;", "; ret;", "mov.u32 %r1, 0;; ret;", "{ ; } ret;", "L
                     "{ ret; } ret;"]
 
 
+# Family `mask-init` (generator version 6): the mask operator of initializers (one byte of an
+# address), in variables of each byte-sized type, with valid and invalid masks.
+MASK_INITS = [
+    ".b8 m[2] = {0xFF(generic(x)), 0}", ".u8 m[2] = {0xFF(generic(x)), 0}",
+    ".s8 m[2] = {0xFF(generic(x)), 0}", ".u8 m[2] = {0xFF(x), 0}",
+    ".u8 m[2] = {0xFF00(generic(x)+8), 1}", ".u16 m[2] = {0xFF(generic(x)), 0}",
+    ".u8 m[1] = {0xF0(generic(x))}", ".u8 m[1] = {255(generic(x))}", ".u8 m[1] = {0xFF(5)}",
+    ".u8 m[1] = {0x1FE(generic(x))}", ".u8 m[1] = {0XFF00000000000000(generic(x)+4)}",
+    ".u32 m[1] = {0xFF(generic(x))}",
+]
+# nvcc 13.5 `-ptx` of a packed struct holding pointers (a data pointer and a function pointer).
+MASK_NVCC = """.global .align 4 .b32 x[4];
+.func _Z1gPi(.param .b64 a) { ret; }
+.global .align 1 .u8 pk[19] = {1, 0XFF(generic(x)+8), 0xFF00(generic(x)+8), 0xFF0000(generic(x)+8), 0xFF000000(generic(x)+8), 0xFF00000000(generic(x)+8), 0xFF0000000000(generic(x)+8), 0xFF000000000000(generic(x)+8), 0xFF00000000000000(generic(x)+8), 7, 0, 0XFF(generic(x)), 0xFF00(generic(x)), 0xFF0000(generic(x)), 0xFF000000(generic(x)), 0xFF00000000(generic(x)), 0xFF0000000000(generic(x)), 0xFF000000000000(generic(x)), 0xFF00000000000000(generic(x))};
+.global .align 1 .u8 fk[9] = {3, 0XFF(_Z1gPi), 0xFF00(_Z1gPi), 0xFF0000(_Z1gPi), 0xFF000000(_Z1gPi), 0xFF00000000(_Z1gPi), 0xFF0000000000(_Z1gPi), 0xFF000000000000(_Z1gPi), 0xFF00000000000000(_Z1gPi)};
+.visible .entry k() { ret; }"""
+
+
 def header_module(version: str, target: str, directive: str, kind: str) -> str:
     if kind == "entry":
         body = f".visible .entry k() {directive} {{ ret; }}"
@@ -453,6 +472,13 @@ def generate() -> list[dict]:
     for text in (";\n.visible .entry k() { ret; }", ".visible .entry k() { ret; };"):
         add("empty-statement", ".version 8.5\n.target sm_90a\n.address_size 64\n" + text + "\n",
             "module scope: " + text)
+    for decl in MASK_INITS:
+        add("mask-init", ".version 8.0\n.target sm_80\n.address_size 64\n"
+            ".global .align 4 .b32 x[4];\n.global .align 1 " + decl + ";\n"
+            ".visible .entry k() { ret; }\n", decl)
+    for version, target in (("8.0", "sm_80"), ("8.5", "sm_90")):
+        add("mask-init", f".version {version}\n.target {target}\n.address_size 64\n"
+            + MASK_NVCC + "\n", f"nvcc packed struct with pointers ({version} {target})")
     return cases
 
 

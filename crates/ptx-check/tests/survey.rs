@@ -10,7 +10,8 @@
 //!   more valid constructs at PTX 8.0, 8.5 and 8.7;
 //! - `header`: each function-header directive on `.entry` and `.func` around its gates;
 //! - `extern-call`: `.extern` functions never defined, called or not;
-//! - `empty-statement`: a `;` with nothing before it.
+//! - `empty-statement`: a `;` with nothing before it;
+//! - `mask-init`: the mask operator of initializers (one byte of an address).
 //!
 //! Asserted: the verdict agrees on every case except the known deviations below (all of
 //! them modules ptxas rejects and ptxsim accepts: none rejects valid PTX), and the exact

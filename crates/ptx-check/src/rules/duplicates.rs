@@ -273,6 +273,7 @@ impl<'a> Checker<'a> {
     pub(super) fn define_item(&mut self, item: &Item) -> bool {
         match item {
             Item::Var(v) => {
+                self.mask_initializers(v);
                 let external = v.linkage.iter().any(|l| l.value == Linkage::Extern);
                 let is_static = v.linkage.is_empty();
                 let shared = v.space.value.base() == StateSpace::Shared;

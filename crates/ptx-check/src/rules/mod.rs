@@ -34,6 +34,7 @@ mod feature_gates;
 mod function_directives;
 mod gates;
 mod group;
+mod initializers;
 mod labels;
 mod ldst;
 mod opcodes;
