@@ -61,6 +61,10 @@ codes! {
         ["«subject» not supported on .target '«t»'", "«subject» cannot be compiled for architecture '«t»'", "Instruction '«op»' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4", "Instruction '«op»' without '.sync' may produce unpredictable results on sm_70 and later architectures"],
         "The instruction exists only on architecture-specific targets (`wgmma`, `setmaxnreg`, `tcgen05` …: sm_90a, sm_100a …); a later target of another family does not have it either. docs/features.md lists the targets of each.",
         "wgmma.fence.sync.aligned;   (.target sm_90)";
+    DEPRECATED = "E0103", "directive removed from PTX",
+        ["Deprecated feature: '«f»' not supported as of PTX version «v»"],
+        "The directive was removed from the PTX ISA (`.maxnctapersm`, removed in PTX 2.1: write `.minnctapersm`).",
+        ".visible .entry k() .maxnctapersm 2 { ret; }";
     UNKNOWN_INSTRUCTION = "E0200", "unknown instruction",
         ["Not a name of any known instruction: '«op»'"],
         "The opcode (with its kind word, such as `createpolicy.fractional` or `cp.async`) is not a PTX instruction. Opcodes are case-sensitive.",
@@ -151,7 +155,7 @@ codes! {
         ".func f(.param .b32 a);  .func f() { ret; }";
     UNRESOLVED_EXTERN = "E0410", "declared but never defined",
         ["Unresolved extern function '«f»'", "Unresolved extern variable '«name»' in whole program compilation, ignoring extern qualifier", "Unresolved extern variable '«name»'"],
-        "ptxas compiles the module as a whole program: a function declared without `.extern` must be defined in the module (a fatal error), an `.extern` variable that is never defined is made a plain definition (a warning), unless it is an unsized array `name[]` (a fatal error; but `.extern .shared … name[]` is the dynamic shared memory). Reported at the end, only if the module has no error.",
+        "ptxas compiles the module as a whole program: a function declared without `.extern`, or an `.extern` one that is called (the system calls `vprintf`, `malloc`, `free` and `__assertfail` excepted), must be defined in the module (a fatal error), an `.extern` variable that is never defined is made a plain definition (a warning), unless it is an unsized array `name[]` (a fatal error; but `.extern .shared … name[]` is the dynamic shared memory). Reported at the end, only if the module has no error.",
         ".func f();   (never defined)";
     PARAM_BOUNDS = "I0001", "access wider than the parameter",
         ["Potential out of bound access while accessing symbol '«p»' of type '«t»' with instruction type '«t2»'."],
@@ -165,6 +169,10 @@ codes! {
         ["Program uses «n»-bit address on line '«line»' which is conflicting with .address_size 64"],
         "A generic or `.global` address in a 16- or 32-bit register under `.address_size 64`.",
         "ld.global.b32 %r1, [%rs1];";
+    IGNORED_DIRECTIVE = "W0003", "header directive without effect",
+        [".minnctapersm is ignored when neither .maxntid nor .reqntid is specified."],
+        "`.minnctapersm` only takes effect with `.maxntid` or `.reqntid` on the same kernel; ptxas drops it and says so.",
+        ".visible .entry k() .minnctapersm 2 { ret; }";
 }
 
 /// Looks a code up.

@@ -43,7 +43,7 @@
 //!                    dispatcher from instruction family to handler (fences: a no-op arm)
 //!   operands.rs      registers, immediates, special registers, predicates, addresses
 //!   alu_ops.rs       moves, conversions, integer, float, compare/select/predicate logic
-//!   control.rs       per-lane PCs, reconvergence, bra/call/ret/exit/trap, vprintf/assert
+//!   control.rs       per-lane PCs, reconvergence, bra/brx.idx/call/ret/exit/trap, vprintf/assert
 //!   warp_sync.rs     the membermask gate; shfl, vote, elect, activemask, redux, match
 //!   mem_ops.rs       ld, st, prefetch, atom/red, createpolicy
 //!   addressing.rs    generic → space, shared/local/param bytes and bounds, global reads

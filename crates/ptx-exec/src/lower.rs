@@ -212,8 +212,11 @@ struct FunctionCx<'a, 's> {
     /// The block being lowered, and the next block number to hand out.
     cur_block: u32,
     next_block: u32,
-    /// Branches waiting for their label: (instruction index, label, span, block of the branch).
-    fixups: Vec<(usize, String, Span, u32)>,
+    /// Branches waiting for their label: (instruction index, target slot (0 for `bra`, the
+    /// list position for `brx.idx`), label, span, block of the branch).
+    fixups: Vec<(usize, usize, String, Span, u32)>,
+    /// `.branchtargets` lists seen so far (ptxas requires a list before its `brx.idx`).
+    branch_lists: HashMap<String, Vec<(String, Span)>>,
     code: Vec<Inst>,
     loc: Option<(u32, u32, u32)>,
     reg_params: Vec<Option<Slot>>,
@@ -254,6 +257,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
             cur_block: 0,
             next_block: 1,
             fixups: Vec::new(),
+            branch_lists: HashMap::new(),
             code: Vec::new(),
             loc: None,
             reg_params: Vec::new(),
@@ -366,10 +370,12 @@ impl<'a, 's> FunctionCx<'a, 's> {
             op: Op::Ret,
             id,
         });
-        for (at, label, span, block) in std::mem::take(&mut self.fixups) {
+        for (at, slot, label, span, block) in std::mem::take(&mut self.fixups) {
             let target = self.resolve_label(&label, block, span)?;
-            if let Op::Bra { target: t, .. } = &mut self.code[at].op {
-                *t = target;
+            match &mut self.code[at].op {
+                Op::Bra { target: t, .. } => *t = target,
+                Op::BrxIdx { targets, .. } => targets[slot] = target,
+                _ => {}
             }
         }
         mark_unread_atom_results(&mut self.code, infos);
@@ -462,7 +468,18 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     };
                     self.code.push(Inst { guard, op, id });
                 }
-                Statement::Label(_) | Statement::Pragma(_) | Statement::CallPrototype { .. } => {}
+                Statement::TargetList(t) if t.kind == ast::TargetListKind::Branch => {
+                    let targets = t
+                        .targets
+                        .iter()
+                        .map(|n| (n.value.to_string(), n.span))
+                        .collect();
+                    self.branch_lists.insert(t.label.value.to_string(), targets);
+                }
+                Statement::Label(_)
+                | Statement::Pragma(_)
+                | Statement::CallPrototype { .. }
+                | Statement::TargetList(_) => {}
             }
         }
         Ok(())

@@ -317,6 +317,12 @@ pub enum Op {
         target: Pc,
         uniform: bool,
     },
+    /// `brx.idx{.uni} index, tlist`: each lane jumps to `targets[index]` (an index past the
+    /// list is undefined in the PTX ISA; ptxsim faults).
+    BrxIdx {
+        index: Src,
+        targets: Box<[Pc]>,
+    },
     Call {
         func: u32,
         args: Vec<CallArg>,

@@ -288,6 +288,37 @@ pub enum Statement {
         noreturn: bool,
         span: Span,
     },
+    /// `ts: .branchtargets L0, L1;` (the labels `brx.idx` chooses among) or
+    /// `ft: .calltargets f, g;` (the functions an indirect `call` may reach).
+    TargetList(Box<TargetList>),
+}
+
+/// A labelled target list of a function body (PTX ISA: `.branchtargets`, `.calltargets`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetList {
+    pub kind: TargetListKind,
+    pub label: Spanned<SmolStr>,
+    /// The names as written, in order (repeats allowed: ptxas accepts `L0, L1, L0`).
+    pub targets: Vec<Spanned<SmolStr>>,
+    pub span: Span,
+}
+
+/// Which directive a [`TargetList`] was written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetListKind {
+    /// `.branchtargets`: labels of the function, the operand of `brx.idx`.
+    Branch,
+    /// `.calltargets`: functions, the last operand of an indirect `call`.
+    Call,
+}
+
+impl TargetListKind {
+    pub fn token(self) -> &'static str {
+        match self {
+            TargetListKind::Branch => ".branchtargets",
+            TargetListKind::Call => ".calltargets",
+        }
+    }
 }
 
 /// `.loc file line column[, function_name label[+off], inlined_at file line column]`.

@@ -347,6 +347,17 @@ impl Printer<'_> {
                 self.indent(depth);
                 self.pragma(p);
             }
+            Statement::TargetList(t) => {
+                self.indent(depth);
+                write!(self.out, "{}: {} ", t.label.value, t.kind.token())?;
+                for (n, name) in t.targets.iter().enumerate() {
+                    if n > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push_str(&name.value);
+                }
+                self.out.push(';');
+            }
             Statement::CallPrototype {
                 label,
                 returns,

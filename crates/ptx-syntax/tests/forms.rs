@@ -209,7 +209,6 @@ $L__BB0_1:
 	}
 	prototype_1 : .callprototype (.param .b32 _) _ (.param .b64 _, .param .b32 _);
 	.pragma "nounroll";
-	;
 "#,
     );
     assert!(

@@ -130,6 +130,7 @@ impl<'a> Checker<'a> {
             f.kind.value == FunctionKind::Entry,
         );
         self.define_parameters(f);
+        self.function_directives(f);
         self.targets.enter_function();
         let mut state = FnState {
             kernel: f.kind.value == FunctionKind::Entry,
@@ -199,6 +200,22 @@ impl<'a> Checker<'a> {
                         .with_help("use `.version 8.3` or later, or drop the pragma"),
                     );
                 }
+                Statement::Pragma(p)
+                    if p.strings.iter().any(|x| x == "enable_smem_spilling")
+                        && ptx_isa::insn_gates::gate_version(self.version)
+                            < PtxVersion::new(8, 7) =>
+                {
+                    // measured: ptxas 13.5 rejects it at 8.6 and accepts it at 8.7 and 8.8
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::VERSION_TOO_OLD,
+                            p.span,
+                            format!("`enable_smem_spilling` needs PTX ISA 8.7 or later; the module is PTX {}", self.version),
+                            "Feature 'enable_smem_spilling' requires PTX ISA .version 8.7 or later",
+                        )
+                        .with_help("use `.version 8.7` or later, or drop the pragma"),
+                    );
+                }
                 Statement::Label(l) => {
                     self.define_label(l.span);
                     self.define_branch_label(l.span);
@@ -206,6 +223,10 @@ impl<'a> Checker<'a> {
                 Statement::CallPrototype { label, .. } => {
                     self.define_label(label.span);
                     self.define_prototype_label(label.span);
+                }
+                Statement::TargetList(t) => {
+                    self.define_label(t.label.span);
+                    self.target_list(t, scopes);
                 }
                 Statement::Loc(l) if l.inlined_at.is_some() => {
                     let cx = self.cx(&[], true);

@@ -157,5 +157,6 @@ pub(super) fn statement_span(s: &Statement) -> Span {
         Statement::Loc(l) => l.span,
         Statement::Pragma(p) => p.span,
         Statement::CallPrototype { span, .. } => *span,
+        Statement::TargetList(t) => t.span,
     }
 }

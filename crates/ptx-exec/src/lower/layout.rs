@@ -314,13 +314,19 @@ impl ModuleCx<'_> {
                 }
             },
             Expr::Call(name, arg, span) => {
-                if name.value != "generic" {
+                if name.value == "generic" {
+                    self.eval_int(arg)?
+                } else if let Some(mask) = byte_mask(&name.value) {
+                    // `0xFF00(generic(x)+8)`: one byte of the address (ptx-syntax reads the
+                    // mask operator of initializers so).
+                    let v = self.eval_int(arg)? as u64;
+                    ((v & mask) >> mask.trailing_zeros()) as i128
+                } else {
                     return Err(self.error(
                         *span,
                         format!("unsupported `{}(...)` in initializer", name.value),
                     ));
                 }
-                self.eval_int(arg)?
             }
             Expr::Paren(inner, _) => self.eval_int(inner)?,
             Expr::Unary(op, inner, _) => {
@@ -397,4 +403,15 @@ pub(super) fn float_from_int(v: i128, ty: ScalarType) -> u64 {
         ScalarType::F32 => (v as f32).to_bits() as u64,
         _ => v as u64,
     }
+}
+
+/// The mask of an initializer's mask operator (`0xFF`, `0xFF00`, … `0xFF00000000000000`, or
+/// in decimal), or `None` for any other name.
+fn byte_mask(text: &str) -> Option<u64> {
+    let t = text.trim_end_matches(['U', 'u']);
+    let m = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok()?,
+        None => t.parse().ok()?,
+    };
+    (m != 0 && m.trailing_zeros().is_multiple_of(8) && m >> m.trailing_zeros() == 0xFF).then_some(m)
 }

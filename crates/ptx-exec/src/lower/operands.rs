@@ -15,6 +15,8 @@ pub(crate) trait OperandCx {
     fn is_pred(&self, op: &Operand) -> bool;
     fn addr(&self, op: &Operand, space: Space) -> Result<(Addr, Space), ExecError>;
     fn branch_target(&mut self, op: &Operand) -> Result<Pc, ExecError>;
+    /// The labels of the `.branchtargets` list `op` names, resolved when the function ends.
+    fn branch_list(&mut self, op: &Operand) -> Result<Box<[Pc]>, ExecError>;
     fn function_index(&self, name: &str) -> Option<u32>;
     fn function(&self, index: u32) -> &Function;
     fn call_arg(&self, op: &Operand) -> Result<CallArg, ExecError>;
@@ -53,12 +55,36 @@ impl OperandCx for FunctionCx<'_, '_> {
     fn branch_target(&mut self, op: &Operand) -> Result<Pc, ExecError> {
         match op {
             Operand::Name(n) => {
-                self.fixups
-                    .push((self.code.len(), n.name.to_string(), n.span, self.cur_block));
+                self.fixups.push((
+                    self.code.len(),
+                    0,
+                    n.name.to_string(),
+                    n.span,
+                    self.cur_block,
+                ));
                 Ok(0)
             }
             other => Err(FunctionCx::error(self, other.span(), "expected a label")),
         }
+    }
+    fn branch_list(&mut self, op: &Operand) -> Result<Box<[Pc]>, ExecError> {
+        let list = match op {
+            Operand::Name(n) => self.branch_lists.get(n.name.as_str()).cloned(),
+            _ => None,
+        };
+        let Some(list) = list else {
+            return Err(FunctionCx::error(
+                self,
+                op.span(),
+                "expected the label of a `.branchtargets` list defined before this instruction",
+            ));
+        };
+        let at = self.code.len();
+        for (k, (label, span)) in list.iter().enumerate() {
+            self.fixups
+                .push((at, k, label.clone(), *span, self.cur_block));
+        }
+        Ok(vec![0; list.len()].into_boxed_slice())
     }
     fn function_index(&self, name: &str) -> Option<u32> {
         self.program.by_name.get(name).copied()

@@ -11,10 +11,17 @@ pub(super) fn lower(
     opcode: &str,
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
-        "bra" | "brx" => {
-            if opcode == "brx" {
+        "brx" => {
+            if !m.has(".idx") {
                 return Err(unsupported(cx, g, span));
             }
+            let [index, list] = fixed_operands(cx, g, span)?;
+            Op::BrxIdx {
+                index: cx.src(index, ScalarType::U32)?,
+                targets: cx.branch_list(list)?,
+            }
+        }
+        "bra" => {
             let [t] = fixed_operands(cx, g, span)?;
             Op::Bra {
                 target: cx.branch_target(t)?,

@@ -1,6 +1,8 @@
 //! Control flow and reconvergence: per-lane PCs (`set_pc`), min-rank reconvergence
-//! (`reconverge`), branches, `ret`/`exit`/`trap`, calls with their frames and parameter
-//! copies (`exec_call`, `pop_frame`), and the builtin calls (`vprintf`, `__assertfail`).
+//! (`reconverge`), branches (`bra`, and `brx.idx`: each lane to its own label of a
+//! `.branchtargets` list, an index past the list a kernel fault), `ret`/`exit`/`trap`, calls
+//! with their frames and parameter copies (`exec_call`, `pop_frame`), and the builtin calls
+//! (`vprintf`, `__assertfail`).
 
 use super::{lanes, Cta, Frame, Machine};
 use crate::error::{ExecError, FaultKind};
@@ -108,6 +110,34 @@ impl Machine<'_> {
                 } else {
                     Self::reconverge(frame, alive);
                 }
+            }
+            Op::BrxIdx { index, targets } => {
+                read_srcs!(self, cta, wi; idx = *index);
+                // Out of range is undefined behaviour (PTX ISA, brx.idx): a fault naming the
+                // first such lane, before any lane moves.
+                if let Some(l) = lanes(exec).find(|&l| idx[l] as u32 as usize >= targets.len()) {
+                    return Err(self.fault(
+                        cta,
+                        wi as u32,
+                        l as u32,
+                        inst.id,
+                        FaultKind::Other(format!(
+                            "brx.idx index {} is outside its .branchtargets list of {} labels",
+                            idx[l] as u32,
+                            targets.len()
+                        )),
+                    ));
+                }
+                // A multi-way branch: every lane goes to its own target; the warp runs
+                // divergent until the lanes' PCs meet again, as after a two-way `bra`.
+                let frame = frame!(cta, wi);
+                for l in lanes(exec) {
+                    frame.pc[l] = targets[idx[l] as u32 as usize];
+                }
+                Self::set_pc(frame, active & !exec, pc + 1);
+                let alive = frame.mask & !frame.done & !cta.warps[wi].exited;
+                let frame = cta.warps[wi].frames.last_mut().expect("frame");
+                Self::reconverge(frame, alive);
             }
             Op::Call { func, args, rets } => {
                 self.exec_call(cta, wi, inst.id, *func, args, rets, exec, active, pc)?;

@@ -166,9 +166,13 @@ impl Machine<'_> {
             | Op::WmmaStore(_)
             | Op::WmmaMma { .. }
             | Op::Wgmma { .. } => self.exec_matrix(cta, wi, inst, exec)?,
-            Op::Bra { .. } | Op::Call { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brkpt => {
-                return self.exec_control(cta, wi, inst, exec, active, pc)
-            }
+            Op::Bra { .. }
+            | Op::BrxIdx { .. }
+            | Op::Call { .. }
+            | Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::Brkpt => return self.exec_control(cta, wi, inst, exec, active, pc),
         }
         Ok(Some(pc + 1))
     }

@@ -1,6 +1,7 @@
 //! Scheduling ranks: the order lanes reconverge in (min-rank scheduling).
 
 use super::*;
+use smallvec::{smallvec, SmallVec};
 
 /// Scheduling ranks: a topological order of the instruction graph (edges to the next
 /// instruction and to branch targets, back edges of a depth-first search from the entry left
@@ -19,35 +20,43 @@ pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let n = code.len();
-    let succs = |pc: usize| -> [Option<usize>; 2] {
-        let next = Some(pc + 1).filter(|&x| x < n);
-        match &code[pc].op {
-            Op::Bra { target, .. } => {
-                let t = Some(*target as usize).filter(|&t| t < n);
-                if code[pc].guard.is_none() {
-                    [t, None]
-                } else {
-                    [t, next]
-                }
+    // Successors in order (a `brx.idx` has one per list entry, then the next instruction
+    // when guarded); `None` keeps each edge's position stable for `back`.
+    let succ_lists: Vec<SmallVec<[Option<usize>; 2]>> = (0..n)
+        .map(|pc| {
+            let next = Some(pc + 1).filter(|&x| x < n);
+            let guarded = code[pc].guard.is_some();
+            let target = |t: Pc| Some(t as usize).filter(|&t| t < n);
+            match &code[pc].op {
+                Op::Bra { target: t, .. } => smallvec![target(*t), next.filter(|_| guarded)],
+                Op::BrxIdx { targets, .. } => targets
+                    .iter()
+                    .map(|&t| target(t))
+                    .chain(std::iter::once(next.filter(|_| guarded)))
+                    .collect(),
+                Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if !guarded => smallvec![],
+                _ => smallvec![next],
             }
-            Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if code[pc].guard.is_none() => [None, None],
-            _ => [next, None],
-        }
-    };
+        })
+        .collect();
+    let succs = |pc: usize| succ_lists[pc].iter().copied();
     // Depth-first search (iterative) to find back edges: edges to an instruction on the stack.
     const NEW: u8 = 0;
     const OPEN: u8 = 1;
     const DONE: u8 = 2;
     let mut state = vec![NEW; n];
-    let mut back = vec![[false; 2]; n];
+    let mut back: Vec<SmallVec<[bool; 2]>> = succ_lists
+        .iter()
+        .map(|s| smallvec![false; s.len()])
+        .collect();
     if n > 0 {
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         state[0] = OPEN;
         while let Some(top) = stack.last_mut() {
             let (pc, k) = *top;
-            if k < 2 {
+            if k < succ_lists[pc].len() {
                 top.1 += 1;
-                if let Some(t) = succs(pc)[k] {
+                if let Some(t) = succ_lists[pc][k] {
                     match state[t] {
                         NEW => {
                             state[t] = OPEN;
@@ -69,7 +78,7 @@ pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
         if state[pc] != DONE {
             continue;
         }
-        for (k, t) in succs(pc).into_iter().enumerate() {
+        for (k, t) in succs(pc).enumerate() {
             if let Some(t) = t {
                 if !back[pc][k] {
                     preds[t] += 1;
@@ -86,7 +95,7 @@ pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
     while let Some(Reverse(pc)) = ready.pop() {
         rank[pc] = next_rank;
         next_rank += 1;
-        for (k, t) in succs(pc).into_iter().enumerate() {
+        for (k, t) in succs(pc).enumerate() {
             if let Some(t) = t {
                 if !back[pc][k] {
                     preds[t] -= 1;

@@ -183,6 +183,24 @@ pub(super) fn initializer(i: &mut Input<'_, '_>) -> PResult<Initializer> {
         }
         let close = expect(i, Tok::RBrace, "`,` or `}` in the initializer")?;
         Ok(Initializer::List(items, open.span().to(close.span())))
+    } else if at(i, Tok::Number) && peek_nth(i, 1).kind == Tok::LParen {
+        // A byte of an address: `0xFF00(generic(x)+8)` (PTX ISA, variable initializers: the
+        // mask operator; nvcc writes pointers in packed structs so, and ptxas 13.5 accepts
+        // them in `.u8` arrays). Kept as a call named by the mask literal, so that it prints
+        // back as written; the interpreter evaluates `(value & mask) >> (mask's low zeros)`.
+        let t = bump(i);
+        if !matches!(classify_number(t)?, Number::Int(_)) {
+            return fail(t.span(), "a byte mask (`0xFF`, `0xFF00`, …) before `(`");
+        }
+        bump(i);
+        let arg = expr(i)?;
+        let close = expect(i, Tok::RParen, "`)`")?;
+        let span = t.span().to(close.span());
+        Ok(Initializer::Expr(Expr::Call(
+            name_of(t),
+            Box::new(arg),
+            span,
+        )))
     } else {
         Ok(Initializer::Expr(expr(i)?))
     }

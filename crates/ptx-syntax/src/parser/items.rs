@@ -236,7 +236,7 @@ pub(super) fn function_header(
     } else {
         None
     };
-    let directives = function_directives(i)?;
+    let directives = function_directives(i, kind.value)?;
     let mut f = Function {
         linkage,
         kind,
@@ -255,7 +255,10 @@ pub(super) fn function_header(
     }
 }
 
-pub(super) fn function_directives(i: &mut Input<'_, '_>) -> PResult<Vec<FunctionDirective>> {
+pub(super) fn function_directives(
+    i: &mut Input<'_, '_>,
+    kind: FunctionKind,
+) -> PResult<Vec<FunctionDirective>> {
     let mut directives = Vec::new();
     while at(i, Tok::Dot) {
         let t = peek(i);
@@ -271,6 +274,21 @@ pub(super) fn function_directives(i: &mut Input<'_, '_>) -> PResult<Vec<Function
                  .maxclusterrank .reqnctapercluster .explicitcluster .noreturn .pragma",
             );
         };
+        if !directive_allowed(t.text, kind) {
+            return fail_help(
+                t.span(),
+                format!(
+                    "`{}` is not allowed on {}",
+                    t.text,
+                    match kind {
+                        FunctionKind::Entry => "a kernel (`.entry`)",
+                        FunctionKind::Func => "a device function (`.func`)",
+                    }
+                ),
+                "the launch-shape directives (.maxntid .reqntid .minnctapersm .maxnreg, the \
+                 cluster ones) belong to `.entry`; .noreturn and .abi_preserve* to `.func`",
+            );
+        }
         bump(i);
         let mut values = Vec::new();
         let mut span = t.span();
@@ -344,4 +362,16 @@ pub(super) fn starts_item(text: &str) -> bool {
             | ".global"
             | ".const"
     )
+}
+
+/// Whether a header directive may follow this kind of function. Measured with ptxas 13.5 at
+/// PTX 7.7 … 9.0: `.noreturn`, `.abi_preserve` and `.abi_preserve_control` on an `.entry`,
+/// and every other directive of [`FUNCTION_DIRECTIVES`] on a `.func`, are `Parsing error near
+/// '<directive>'`.
+fn directive_allowed(name: &str, kind: FunctionKind) -> bool {
+    let func_only = matches!(
+        name,
+        ".noreturn" | ".abi_preserve" | ".abi_preserve_control"
+    );
+    func_only == (kind == FunctionKind::Func)
 }

@@ -124,10 +124,9 @@ pub(super) fn statement(
 ) -> PResult<Option<Statement>> {
     let t = peek(i);
     match t.kind {
-        Tok::Semi => {
-            bump(i);
-            Ok(None)
-        }
+        // measured: ptxas 13.5 has no empty statement: `ret;;`, `{ ; }`, `L: ;` are all
+        // `Parsing error near ';'`
+        Tok::Semi => fail(t.span(), "an empty statement (`;` with nothing before it)"),
         Tok::LBrace => Ok(Some(Statement::Block(block_recovering(i, errors)?))),
         Tok::Dot => match t.text {
             ".loc" => Ok(Some(Statement::Loc(loc(i)?))),
@@ -152,6 +151,12 @@ pub(super) fn statement(
             bump(i);
             if at_dot(i, ".callprototype") {
                 return Ok(Some(call_prototype(i, label)?));
+            }
+            if at_dot(i, ".branchtargets") {
+                return Ok(Some(target_list(i, label, TargetListKind::Branch)?));
+            }
+            if at_dot(i, ".calltargets") {
+                return Ok(Some(target_list(i, label, TargetListKind::Call)?));
             }
             Ok(Some(Statement::Label(label)))
         }
@@ -193,6 +198,28 @@ pub(super) fn call_prototype(i: &mut Input<'_, '_>, label: Spanned<SmolStr>) -> 
         params,
         noreturn,
     })
+}
+
+/// `label: .branchtargets a, b, …;` / `label: .calltargets f, g, …;`: at least one name, no
+/// trailing comma (ptxas 13.5: `Parsing error near ';'` for an empty list or `L0, ;`). Any
+/// identifier is read (a register too); the checker says which names are targets.
+pub(super) fn target_list(
+    i: &mut Input<'_, '_>,
+    label: Spanned<SmolStr>,
+    kind: TargetListKind,
+) -> PResult<Statement> {
+    bump(i);
+    let mut targets = vec![name_of(ident(i, "a target name")?)];
+    while eat(i, Tok::Comma) {
+        targets.push(name_of(ident(i, "a target name")?));
+    }
+    let end = expect_semi(i, kind.token())?;
+    Ok(Statement::TargetList(Box::new(TargetList {
+        kind,
+        span: label.span.to(end),
+        label,
+        targets,
+    })))
 }
 
 pub(super) fn loc(i: &mut Input<'_, '_>) -> PResult<Loc> {
