@@ -649,11 +649,10 @@ def run_case(case: dict) -> dict:
     return rec
 
 
-def data_path() -> Path:
-    return HERE / "gaps.jsonl.gz"
-
-
-def run(jobs: int) -> int:
+def run_golden(stem: str, generate, jobs: int, **meta_extra) -> int:
+    """Runs every case of `generate()` through ptxas twice and writes `<stem>.jsonl.gz` (the
+    cases ptxas answered the same way both times, without crashing) and `<stem>.meta.json`.
+    Shared by this generator and gen_survey.py."""
     if shutil.which("ptxas") is None:
         print("ptxas not on PATH: source shared/tools/cuda-tools.sh first", file=sys.stderr)
         return 2
@@ -664,7 +663,8 @@ def run(jobs: int) -> int:
         results = list(ex.map(run_case, cases))
     kept = [r for r in results if not (r["crash"] or r["flaky"])]
     left = [r for r in results if r["crash"] or r["flaky"]]
-    with gzip.GzipFile(data_path(), "wb", mtime=0) as f:
+    data = HERE / f"{stem}.jsonl.gz"
+    with gzip.GzipFile(data, "wb", mtime=0) as f:
         for r in kept:
             r = {k: v for k, v in r.items() if k not in ("crash", "flaky")}
             f.write((json.dumps(r, sort_keys=True) + "\n").encode())
@@ -673,39 +673,40 @@ def run(jobs: int) -> int:
         "ptxas_version": version,
         "command": "ptxas -arch=<arch> case.ptx -o /dev/null (cwd = scratch dir)",
         "arch_rule": "arch = .target (sm_75 below it)",
-        "generator": "tests/parity/gen_gaps.py",
-        "generator_version": GENERATOR_VERSION,
-        "seed": SEED,
+        "generator": f"tests/parity/gen_{stem}.py",
+        **meta_extra,
         "generated": len(results),
         "cases": len(kept),
         "accepted": exits.get(0, 0),
         "rejected": len(kept) - exits.get(0, 0),
         "left_out_ids": sorted(r["id"] for r in left),
         "per_family": dict(sorted(Counter(r["family"] for r in kept).items())),
-        "sha256": hashlib.sha256(data_path().read_bytes()).hexdigest(),
+        "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
     }
-    (HERE / "gaps.meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    (HERE / f"{stem}.meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     print(json.dumps({k: meta[k] for k in ("cases", "accepted", "rejected", "per_family")},
                      indent=1))
     return 0
 
 
-def verify() -> int:
+def verify_golden(stem: str, generate) -> int:
+    """Whether `<stem>.jsonl.gz` holds exactly the modules `generate()` makes today."""
     gen = {c["id"]: c["ptx"] for c in generate()}
-    meta = json.loads((HERE / "gaps.meta.json").read_text())
+    meta = json.loads((HERE / f"{stem}.meta.json").read_text())
     n = bad = 0
-    with gzip.open(data_path(), "rt") as f:
+    with gzip.open(HERE / f"{stem}.jsonl.gz", "rt") as f:
         for line in f:
             r = json.loads(line)
             n += 1
             bad += gen.get(r["id"]) != r["ptx"]
     ok = bad == 0 and n + len(meta["left_out_ids"]) == len(gen)
-    print("gaps.jsonl.gz matches the generator" if ok else f"stale ({bad} differ)")
+    print(f"{stem}.jsonl.gz matches the generator" if ok else f"stale ({bad} differ)")
     return 0 if ok else 1
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def golden_main(description: str, stem: str, generate, **meta_extra) -> int:
+    """The command line both generators share: --list, --run [--jobs N], --verify, or a count."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--run", action="store_true")
     ap.add_argument("--verify", action="store_true")
@@ -716,13 +717,14 @@ def main() -> int:
             print(json.dumps(c))
         return 0
     if args.run:
-        return run(args.jobs)
+        return run_golden(stem, generate, args.jobs, **meta_extra)
     if args.verify:
-        return verify()
+        return verify_golden(stem, generate)
     cases = generate()
     print(f"{len(cases)} cases", Counter(c["family"] for c in cases))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(golden_main(__doc__.splitlines()[0], "gaps", generate,
+                         generator_version=GENERATOR_VERSION, seed=SEED))

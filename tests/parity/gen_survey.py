@@ -38,22 +38,12 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import hashlib
-import json
-import shutil
-import subprocess
 import sys
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import re
 
-from gen_gaps import run_case
+from gen_gaps import golden_main
 
-HERE = Path(__file__).resolve().parent
 GENERATOR_VERSION = 6
 
 
@@ -482,79 +472,6 @@ def generate() -> list[dict]:
     return cases
 
 
-def data_path() -> Path:
-    return HERE / "survey.jsonl.gz"
-
-
-def run(jobs: int) -> int:
-    if shutil.which("ptxas") is None:
-        print("ptxas not on PATH: source shared/tools/cuda-tools.sh first", file=sys.stderr)
-        return 2
-    cases = generate()
-    version = subprocess.run(["ptxas", "--version"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        results = list(ex.map(run_case, cases))
-    kept = [r for r in results if not (r["crash"] or r["flaky"])]
-    left = [r for r in results if r["crash"] or r["flaky"]]
-    with gzip.GzipFile(data_path(), "wb", mtime=0) as f:
-        for r in kept:
-            r = {k: v for k, v in r.items() if k not in ("crash", "flaky")}
-            f.write((json.dumps(r, sort_keys=True) + "\n").encode())
-    exits = Counter(r["exit"] for r in kept)
-    meta = {
-        "ptxas_version": version,
-        "command": "ptxas -arch=<arch> case.ptx -o /dev/null (cwd = scratch dir)",
-        "arch_rule": "arch = .target (sm_75 below it)",
-        "generator": "tests/parity/gen_survey.py",
-        "generator_version": GENERATOR_VERSION,
-        "generated": len(results),
-        "cases": len(kept),
-        "accepted": exits.get(0, 0),
-        "rejected": len(kept) - exits.get(0, 0),
-        "left_out_ids": sorted(r["id"] for r in left),
-        "per_family": dict(sorted(Counter(r["family"] for r in kept).items())),
-        "sha256": hashlib.sha256(data_path().read_bytes()).hexdigest(),
-    }
-    (HERE / "survey.meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    print(json.dumps({k: meta[k] for k in ("cases", "accepted", "rejected", "per_family")},
-                     indent=1))
-    return 0
-
-
-def verify() -> int:
-    gen = {c["id"]: c["ptx"] for c in generate()}
-    meta = json.loads((HERE / "survey.meta.json").read_text())
-    n = bad = 0
-    with gzip.open(data_path(), "rt") as f:
-        for line in f:
-            r = json.loads(line)
-            n += 1
-            bad += gen.get(r["id"]) != r["ptx"]
-    ok = bad == 0 and n + len(meta["left_out_ids"]) == len(gen)
-    print("survey.jsonl.gz matches the generator" if ok else f"stale ({bad} differ)")
-    return 0 if ok else 1
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--run", action="store_true")
-    ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args()
-    if args.list:
-        for c in generate():
-            print(json.dumps(c))
-        return 0
-    if args.run:
-        return run(args.jobs)
-    if args.verify:
-        return verify()
-    cases = generate()
-    print(f"{len(cases)} cases", Counter(c["family"] for c in cases))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(golden_main(__doc__.splitlines()[0], "survey", generate,
+                         generator_version=GENERATOR_VERSION))
