@@ -366,7 +366,7 @@ impl Machine<'_> {
             return Ok(());
         }
         let warp = &cta.warps[wi];
-        let warp_linear = cta.linear * cta.warps.len() as u64 + u64::from(warp.index);
+        let (req, warp_linear) = self.local_request(cta, wi, id, kind, hints);
         let mut pieces: SmallVec<[(LaneAccess, usize); 64]> = SmallVec::new();
         for &(lane, offset, bytes) in lanes_at {
             let end = offset + u64::from(bytes);
@@ -380,24 +380,11 @@ impl Machine<'_> {
             }
         }
         pieces.sort_unstable_by_key(|p| p.0.addr);
-        let req = Request {
-            space: memsys::Space::Local,
-            warp: warp.index,
-            ..self.request(cta, kind, hints, None, id)
-        };
         let mut chunk: SmallVec<[LaneAccess; 64]> = SmallVec::new();
         for group in pieces.chunks(memsys::MAX_LANES) {
             chunk.clear();
             chunk.extend(group.iter().map(|p| p.0));
-            if let Err(e) = self.mem.local(&req, &chunk) {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    group[0].1 as u32,
-                    id,
-                    FaultKind::Other(format!("memory model: {e}")),
-                ));
-            }
+            self.send_local(cta, wi, id, &req, &chunk, group[0].1 as u32)?;
         }
         Ok(())
     }
@@ -421,13 +408,7 @@ impl Machine<'_> {
         if !self.cfg.cache_model || words == 0 || exec == 0 {
             return Ok(());
         }
-        let warp = &cta.warps[wi];
-        let warp_linear = cta.linear * cta.warps.len() as u64 + u64::from(warp.index);
-        let req = Request {
-            space: memsys::Space::Local,
-            warp: warp.index,
-            ..self.request(cta, kind, &MemHints::default(), None, id)
-        };
+        let (req, warp_linear) = self.local_request(cta, wi, id, kind, &MemHints::default());
         let mut chunk: SmallVec<[LaneAccess; 64]> = SmallVec::new();
         for word in 0..words {
             chunk.clear();
@@ -437,17 +418,53 @@ impl Machine<'_> {
                     4,
                 )
             }));
-            if let Err(e) = self.mem.local(&req, &chunk) {
-                return Err(self.fault(
-                    cta,
-                    wi as u32,
-                    exec.trailing_zeros(),
-                    id,
-                    FaultKind::Other(format!("memory model: {e}")),
-                ));
-            }
+            self.send_local(cta, wi, id, &req, &chunk, exec.trailing_zeros())?;
         }
         Ok(())
+    }
+
+    /// The local request of warp `wi`'s instruction `id`, and the warp's index in the grid
+    /// (the local layout's warp number: [`memory::local_device_addr`]).
+    fn local_request(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        kind: AccessKind,
+        hints: &MemHints,
+    ) -> (Request, u64) {
+        let warp = &cta.warps[wi];
+        let req = Request {
+            space: memsys::Space::Local,
+            warp: warp.index,
+            ..self.request(cta, kind, hints, None, id)
+        };
+        (
+            req,
+            cta.linear * cta.warps.len() as u64 + u64::from(warp.index),
+        )
+    }
+
+    /// One local request of at most [`memsys::MAX_LANES`] accesses; a refusal is a fault of
+    /// `lane`.
+    fn send_local(
+        &mut self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        req: &Request,
+        lanes: &[LaneAccess],
+        lane: u32,
+    ) -> Result<(), ExecError> {
+        self.mem.local(req, lanes).map(drop).map_err(|e| {
+            self.fault(
+                cta,
+                wi as u32,
+                lane,
+                id,
+                FaultKind::Other(format!("memory model: {e}")),
+            )
+        })
     }
 
     /// The fault of a global access whose address is not a multiple of its size.
