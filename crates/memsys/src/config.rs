@@ -140,6 +140,11 @@ pub struct GpuConfig {
     /// runs on sub-partition `w % sm_sub_partitions`. Four on every preset (the A100, H100
     /// and B200 whitepapers: "four processing blocks" per SM).
     pub sm_sub_partitions: u32,
+    /// Groups of SMs whose L2 read misses in flight other SMs' reads of the same sectors join
+    /// before L2 (the L2 request coalescer, `src/system/read_coalescer.rs`): SM `s` is in
+    /// group `s % l2_read_coalescing_domains`; 0: no such unit. 2 on the H100 (fitted to its
+    /// counters: reads of CTAs an even number apart merge, of adjacent CTAs never).
+    pub l2_read_coalescing_domains: u32,
     /// Seed of the generator that draws fraction-policy priorities.
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
@@ -165,6 +170,7 @@ impl GpuConfig {
     ///   Microbenchmarking", 2018, as listed in REFERENCE.md) stand in.
     /// - Memory 40,960 MiB: what `nvidia-smi` reports as total for an A100-SXM4-40GB (driver
     ///   580; e.g. the nvidia-smi output in bottlerocket-os/bottlerocket-core-kit PR #834).
+    /// - No L2 request coalescer: Nsight Compute lists its `lrc` unit from GH100 on.
     pub fn a100() -> Self {
         Self {
             name: "a100".into(),
@@ -193,6 +199,7 @@ impl GpuConfig {
             l2_fetch_granularity_bytes: 64,
             l2_write_combine_lines: 12,
             sm_sub_partitions: 4,
+            l2_read_coalescing_domains: 0,
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
@@ -212,6 +219,9 @@ impl GpuConfig {
     /// - Memory 81,559 MiB: what `nvidia-smi` reports as total for an H100 80GB HBM3 (e.g. the
     ///   totals listed in modal-labs/modal-client PR #2797); 80 GB of HBM3 less what the
     ///   driver reserves.
+    /// - L2 request coalescer with 2 SM groups: Nsight Compute's `lrc` unit (GH100 and
+    ///   later); the grouping is fitted to the H100's corpus counters
+    ///   (`src/system/read_coalescer.rs`).
     pub fn h100() -> Self {
         Self {
             name: "h100".into(),
@@ -230,6 +240,7 @@ impl GpuConfig {
             memory_bytes: 81_559 * MIB,
             shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 690,
+            l2_read_coalescing_domains: 2,
             timing: TimingConfig::h100(),
             ..Self::a100()
         }
@@ -243,6 +254,7 @@ impl GpuConfig {
     /// - Persisting set-aside maximum: not measured; 3/4 of L2 (94.5 MiB), the A100's ratio,
     ///   until it is.
     /// - Latencies 40/295/860 cycles: B200 pointer chase (REFERENCE.md).
+    /// - L2 request coalescer: not measured; the H100's 2 SM groups until it is.
     /// - Memory 183,359 MiB: what `nvidia-smi` reports as total for a B200 (driver 580.95;
     ///   e.g. the output in NVIDIA/TensorRT-LLM issue #10278); the HGX B200 datasheet sells it
     ///   as 180 GB of HBM3e.
@@ -264,6 +276,7 @@ impl GpuConfig {
             memory_bytes: 183_359 * MIB,
             shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 860,
+            l2_read_coalescing_domains: 2,
             timing: TimingConfig::b200(),
             ..Self::a100()
         }
@@ -392,6 +405,12 @@ impl GpuConfig {
             return Err(MemError::Config(format!(
                 "sm_sub_partitions {} must be 1 to 64",
                 self.sm_sub_partitions
+            )));
+        }
+        if self.l2_read_coalescing_domains > self.sm_count {
+            return Err(MemError::Config(format!(
+                "l2_read_coalescing_domains {} must be at most sm_count {}",
+                self.l2_read_coalescing_domains, self.sm_count
             )));
         }
         if self.l2_write_combine_lines > 1024 {

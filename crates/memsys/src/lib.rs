@@ -39,6 +39,8 @@
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
+//! - `system/read_coalescer.rs`: the L2 request coalescer (a read joins another SM's pending
+//!   L2 fill of the caller's round, [`MemSystem::begin_round`]);
 //! - `system/port.rs`: [`SmPort`]s, the SM side lent to host threads for an SM-parallel
 //!   phase (private L1s, the image plus the SM's own stores), with the L2 work logged and
 //!   replayed in the caller's turn order by [`MemSystem::settle`];

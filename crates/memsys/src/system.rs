@@ -18,6 +18,7 @@
 //! - `data.rs`: lane data copies out of L1 copies or the global image (stale reads);
 //! - `record.rs`: trace recording; `inspect.rs`: statistics, line state, occupancy timeline;
 //! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the write combiner (a window per SM sub-partition);
+//!   `read_coalescer.rs`: the L2 request coalescer (reads joining another SM's pending fill);
 //! - `port.rs`: [`SmPort`], SMs lent to host threads and settled in turn order.
 
 use std::sync::Arc;
@@ -45,6 +46,7 @@ mod engine;
 mod execute;
 mod inspect;
 mod port;
+mod read_coalescer;
 mod record;
 mod route;
 mod work;
@@ -55,6 +57,7 @@ use execute::*;
 use inspect::push_timeline_sample;
 pub use port::SmPort;
 use port::{Deferred, L2Op, L2OpKind, OverlayView};
+use read_coalescer::ReadCoalescer;
 use record::record_groups_into;
 use route::*;
 use work::*;
@@ -179,6 +182,9 @@ pub struct MemSystem {
     recorded: Option<Vec<TraceAccess>>,
     /// Pending store lines per SM sub-partition (`system/combine.rs`).
     combine: WriteCombiner,
+    /// The round's pending L2 read misses, which other SMs' reads join
+    /// (`system/read_coalescer.rs`).
+    reads: ReadCoalescer,
 }
 
 impl MemSystem {
@@ -248,6 +254,7 @@ impl MemSystem {
                 cfg.sm_sub_partitions as usize,
                 cfg.l2_write_combine_lines as usize,
             ),
+            reads: ReadCoalescer::new(cfg.l2_read_coalescing_domains),
             cfg,
         })
     }
@@ -632,6 +639,13 @@ impl MemSystem {
         }
     }
 
+    /// A scheduling round of the caller begins: the L2 read misses of the previous one have
+    /// been filled, and reads of this round join only this round's misses (the L2 request
+    /// coalescer, `system/read_coalescer.rs`). Until a launch's first call nothing merges.
+    pub fn begin_round(&mut self) {
+        self.reads.begin_round();
+    }
+
     /// Discards every L1 line of one SM (`fence`/`membar` at gpu scope, kernel boundaries).
     pub fn invalidate_l1(&mut self, sm: u32) -> Result<(), MemError> {
         let at = self.attr(sm, 0)?;
@@ -641,9 +655,11 @@ impl MemSystem {
 
     /// Discards every SM's L1: spec (Table 30, `.ca`): "The driver must invalidate global L1
     /// cache lines between dependent grids of parallel threads."
-    /// The stores' write-combining windows drain too (`system/combine.rs`).
+    /// The stores' write-combining windows drain too (`system/combine.rs`), and no read joins
+    /// a fill of before (`system/read_coalescer.rs`) until the next [`MemSystem::begin_round`].
     pub fn invalidate_all_l1(&mut self) {
         self.combine.clear();
+        self.reads.reset();
         for sm in 0..self.l1.len() {
             if self.l1_ready[sm] {
                 let slots = self.l1[sm].resident_slots();

@@ -830,6 +830,67 @@ fn each_sm_sub_partition_combines_its_own_warps_stores() {
 }
 
 #[test]
+fn reads_join_a_pending_fill_of_another_sm_of_their_group() {
+    // The L2 request coalescer (H100 preset: SMs in 2 groups by parity): within a round, a
+    // read of sectors another SM of its group missed joins that fill and is not looked up in
+    // L2; a hit is not a pending fill; the other group, the next round, a launch boundary and
+    // a configuration without the unit do not merge.
+    let mut cfg = tiny();
+    cfg.sm_count = 4;
+    cfg.l2_read_coalescing_domains = 2;
+    let (mut m, base) = system(cfg.clone());
+    let x = line(base, 0);
+    let reads = |m: &MemSystem| total(m).l2.read_sectors;
+    load_u32(&mut m, &ld(0), x);
+    load_u32(&mut m, &ld(2), x);
+    assert_eq!(reads(&m), 2, "no round marked: trace replay merges nothing");
+    m.begin_round();
+    let y = line(base, 1);
+    load_u32(&mut m, &ld(0), y); // misses in L2: pending
+    load_u32(&mut m, &ld(2), y); // same group: joins
+    assert_eq!(reads(&m), 3);
+    load_u32(&mut m, &ld(1), y); // other group: an L2 hit, not pending
+    load_u32(&mut m, &ld(3), y); // so SM 3 does not join it
+    assert_eq!(reads(&m), 5);
+    let s = m.stats();
+    assert_eq!(
+        (s.per_sm[2].l1.read_misses, s.per_sm[2].l2.read_sectors),
+        (2, 1),
+        "the joined read still missed in its L1"
+    );
+    let z = line(base, 2);
+    load_u32(&mut m, &ld(0), z);
+    m.begin_round();
+    load_u32(&mut m, &ld(2), z);
+    assert_eq!(
+        reads(&m),
+        7,
+        "the previous round's fill has landed: an L2 hit"
+    );
+    // Data: the joined read returns the bytes (the image's).
+    store_u32(&mut m, &st(1), line(base, 3), 42);
+    m.begin_round();
+    load_u32(&mut m, &ld(1), line(base, 3) + 4);
+    assert_eq!(load_u32(&mut m, &ld(3), line(base, 3)).0, 42);
+    m.invalidate_all_l1();
+    let w = line(base, 4);
+    load_u32(&mut m, &ld(0), w);
+    load_u32(&mut m, &ld(2), w);
+    let before = reads(&m);
+    m.begin_round();
+    let v = line(base, 5);
+    load_u32(&mut m, &ld(0), v);
+    load_u32(&mut m, &ld(2), v);
+    assert_eq!(reads(&m), before + 1);
+    cfg.l2_read_coalescing_domains = 0;
+    let (mut m, base) = system(cfg);
+    m.begin_round();
+    load_u32(&mut m, &ld(0), line(base, 0));
+    load_u32(&mut m, &ld(2), line(base, 0));
+    assert_eq!(reads(&m), 2, "no unit");
+}
+
+#[test]
 fn invalidate_l2_writes_back_and_empties_l2() {
     let (mut m, base) = system(tiny());
     store_u32(&mut m, &st(0), line(base, 0), 1);

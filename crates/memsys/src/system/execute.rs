@@ -94,6 +94,7 @@ impl MemSystem {
             l1: &mut self.l1[sm],
             l2: &mut self.l2,
             combine: &mut self.combine,
+            reads: &mut self.reads,
             sm,
             warp: at.warp,
             counters: SmAndInstr {
@@ -131,6 +132,7 @@ impl MemSystem {
             l1: &mut self.l1[at.sm],
             l2: &mut self.l2,
             combine: &mut self.combine,
+            reads: &mut self.reads,
             sm: at.sm,
             warp: at.warp,
             counters: cell,
@@ -357,6 +359,7 @@ impl MemSystem {
             l1: &mut self.l1[at.sm],
             l2: &mut self.l2,
             combine: &mut self.combine,
+            reads: &mut self.reads,
             sm: at.sm,
             warp: at.warp,
             counters: SmAndInstr {

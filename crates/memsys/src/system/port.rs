@@ -208,6 +208,8 @@ pub struct SmPort {
     /// Never used (the L2 work is logged): the fields a [`Work`] must have.
     no_l2: SectorCache,
     no_rng: SplitMix64,
+    /// The L2 request coalescer is the settle's: the port logs its L2 work.
+    no_reads: ReadCoalescer,
     log: Vec<L2Op>,
     stores: Vec<StoreRec>,
     store_data: Vec<u8>,
@@ -240,6 +242,7 @@ impl MemSystem {
             memo: Vec::new(),
             no_l2: SectorCache::empty(),
             no_rng: SplitMix64::new(0),
+            no_reads: ReadCoalescer::new(0),
             log: Vec::new(),
             stores: Vec::new(),
             store_data: Vec::new(),
@@ -606,6 +609,7 @@ impl SmPort {
             l1: &mut side.l1,
             l2: &mut self.no_l2,
             combine: &mut self.combine,
+            reads: &mut self.no_reads,
             sm,
             warp: req.warp,
             counters: SmAndInstr {

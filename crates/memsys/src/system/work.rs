@@ -288,6 +288,8 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     pub(super) l2: &'a mut SectorCache,
     /// The store write-combining windows, and the issuing SM.
     pub(super) combine: &'a mut WriteCombiner,
+    /// The round's pending L2 read misses (`read_coalescer.rs`).
+    pub(super) reads: &'a mut ReadCoalescer,
     pub(super) sm: usize,
     /// The issuing warp ([`crate::Request::warp`]): its sub-partition's window merges.
     pub(super) warp: u32,
@@ -598,8 +600,22 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             }
             L2Path::Refetch => self.l2_refetch(line, n),
             L2Path::Cached => {
+                // Sectors another SM's pending fill answers never reach the L2 tag stage.
+                let shared = route.op == Op::Read && !route.local;
+                let (mask, n) = if shared {
+                    let m = mask & !self.reads.joined(self.sm, line, mask);
+                    if m == 0 {
+                        return;
+                    }
+                    (m, pop(m))
+                } else {
+                    (mask, n)
+                };
                 let (slot, hit, hint) = self.l2_line(route, line, mask, Fill::Valid);
                 let miss = mask & !hit;
+                if shared {
+                    self.reads.missed(self.sm, line, miss);
+                }
                 let (nh, nm) = (pop(hit), pop(miss));
                 self.bump(|c| {
                     c.l2.read_sectors += n;

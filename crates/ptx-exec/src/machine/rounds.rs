@@ -59,6 +59,12 @@
 //!    the old interleaving but leaves 29 % of the 1024³ fp16 matmul's warp-instructions in the
 //!    serial phase. A turn that holds no such instruction runs wholly in parallel.
 //!
+//! **The round as a clock for memsys.** Between the first phase and the second, the launch
+//! marks the round on the memory system ([`memsys::MemSystem::begin_round`]; the previous
+//! round's settle is done by then): L2 read misses of one round are the fills in flight that
+//! other SMs' reads of the same round join (memsys's L2 request coalescer). The mark comes at
+//! the same point of the schedule for every thread count.
+//!
 //! One thread runs the same three phases, so a launch gives the same outputs, counters, hazards
 //! and faults for every thread count by construction. `%clock`, `%clock64` and `%globaltimer`
 //! read the launch's step count: in the first phase that is the count at the start of the

@@ -108,6 +108,11 @@ impl<'p> Machine<'p> {
             plans[ci].push((pos as u32, wi));
         }
         let ctas = self.run_local_phase(workers, resident, &plans);
+        // The round's L2 work starts here (the previous round's settle is done, or is now):
+        // reads of this round join only this round's pending misses (memsys's L2 request
+        // coalescer, `MemSystem::begin_round`).
+        self.settle_ports(workers);
+        self.mem.begin_round();
         let mut any_progress = false;
         let mut first_fault: Option<(u32, ExecError)> = None;
         let mut left = vec![0u32; order.len()];
