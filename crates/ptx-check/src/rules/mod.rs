@@ -19,9 +19,11 @@
 //!   `discard`), `streaming` (the streaming checker);
 //! - what they share: `feature_gates` (the cache-control feature rows), `gates` (the other
 //!   instructions' target/version gates), `operands` (immediates, register widths, addresses),
-//!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning), `collect`
-//!   (ordering keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
-//! - this file: the entry points and the per-instruction types (`Cx`, `Insn`, `Outcome`).
+//!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning),
+//!   `prefetch_scan` (the modifier scan of `prefetch` and `priority`), `collect` (ordering
+//!   keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
+//! - this file: the entry points, the per-instruction types (`Cx`, `Insn`, `Outcome`) and
+//!   how an instruction ends (`finish`, or `stop` at a stopping error).
 
 mod bulk;
 mod checker;
@@ -41,6 +43,7 @@ mod opcodes;
 mod operands;
 mod policy;
 mod prefetch;
+mod prefetch_scan;
 mod priority;
 mod shared;
 mod streaming;
@@ -195,6 +198,29 @@ impl Unknowns {
                 .with_help("declare it (`.reg`, or a variable in the right state space) before use")
             })
             .collect()
+    }
+}
+
+/// Ends an instruction that stopped at `d`, ptxas's stopping error (a `.sync`, a type where
+/// none is taken, an operand shape it cannot read …): the messages so far, then `d`; a fatal
+/// `d` ends the instruction there, any other is followed by the trailing vector warning (if
+/// any), and the unknown symbols go to the end of the function.
+pub(crate) fn stop(m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns) -> Outcome {
+    let (mut diags, _) = m.finish();
+    let fatal = d.severity == Severity::Fatal;
+    diags.push(d);
+    if fatal {
+        return Outcome {
+            diags,
+            fatal,
+            ..Outcome::default()
+        };
+    }
+    diags.extend(tail);
+    Outcome {
+        diags,
+        unknown: unknown.into_diags(),
+        ..Outcome::default()
     }
 }
 
