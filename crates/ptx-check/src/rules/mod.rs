@@ -201,33 +201,31 @@ impl Unknowns {
     }
 }
 
+/// Ends an instruction: its messages in order, then (unless a fatal one stopped it) the
+/// trailing vector warning; the unknown symbols go to the end of the function.
+pub(crate) fn finish(m: Msgs, unknown: Unknowns, tail: Option<Diagnostic>) -> Outcome {
+    let (diags, fatal) = m.finish();
+    outcome(diags, fatal, tail, unknown)
+}
+
 /// Ends an instruction that stopped at `d`, ptxas's stopping error (a `.sync`, a type where
-/// none is taken, an operand shape it cannot read …): the messages so far, then `d`; a fatal
-/// `d` ends the instruction there, any other is followed by the trailing vector warning (if
-/// any), and the unknown symbols go to the end of the function.
+/// none is taken, an operand shape it cannot read …): the messages so far, then `d`, then as
+/// [`finish`] does (a fatal `d` ends it there).
 pub(crate) fn stop(m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns) -> Outcome {
     let (mut diags, _) = m.finish();
     let fatal = d.severity == Severity::Fatal;
     diags.push(d);
-    if fatal {
-        return Outcome {
-            diags,
-            fatal,
-            ..Outcome::default()
-        };
-    }
-    diags.extend(tail);
-    Outcome {
-        diags,
-        unknown: unknown.into_diags(),
-        ..Outcome::default()
-    }
+    outcome(diags, fatal, tail, unknown)
 }
 
-/// Ends an instruction: its messages in order, then (unless a fatal one stopped it) the
-/// trailing vector warning; the unknown symbols go to the end of the function.
-pub(crate) fn finish(m: Msgs, unknown: Unknowns, tail: Option<Diagnostic>) -> Outcome {
-    let (mut diags, fatal) = m.finish();
+/// An instruction's outcome from its messages: after a fatal one nothing follows (neither
+/// the trailing vector warning nor the unknown symbols); otherwise both do.
+fn outcome(
+    mut diags: Vec<Diagnostic>,
+    fatal: bool,
+    tail: Option<Diagnostic>,
+    unknown: Unknowns,
+) -> Outcome {
     if fatal {
         return Outcome {
             diags,
