@@ -11,34 +11,30 @@ registers go, `[reg+imm]`/`[symbol+imm]`/`[imm]` addresses, vector braces of the
 sm_121f (with `a`/`f` suffixes and a few that do not exist), `.version` 4.x … 9.x (a few that
 do not exist) and `.address_size 32`.
 
+Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
+`.target`, sm_75 when ptxas has no such GPU); exit code and complete output go to
+adversarial.jsonl.gz (crates/ptx-check/tests/adversarial.rs compares ptxsim with it). Cases on
+which ptxas crashed (signal, internal error) or gave different answers on repeated runs have
+no verdict: they are left out of the data set and counted in adversarial.meta.json. Running
+ptxas and checking the data are golden_driver.py's, shared with gen_gaps.py and gen_survey.py.
+
 Usage:
+  source ../../../shared/tools/cuda-tools.sh
   gen_adversarial.py --list              print the cases (id, family, module) as JSON lines
   gen_adversarial.py --run [--jobs 2]    run real ptxas on every case (twice; a third time if
                                          the two runs differ) and write adversarial.jsonl.gz
                                          and adversarial.meta.json next to this script
   gen_adversarial.py --verify            check adversarial.jsonl.gz matches this generator
-
-Cases on which ptxas crashed (signal, internal error) or gave different answers on repeated
-runs have no verdict: they are left out of the data set and counted in the meta file.
 """
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import hashlib
-import json
 import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from golden_driver import golden_main
+
 SEED = 20261125
 GENERATOR_VERSION = 3
 
@@ -819,124 +815,8 @@ def generate() -> list[dict]:
     return cases
 
 
-# ---------------------------------------------------------------------------------------------
-# Running ptxas
-
-
-def ptxas_once(ptx: str, arch: str) -> tuple[int, str]:
-    d = tempfile.mkdtemp(prefix="ptxsim-adv-")
-    try:
-        (Path(d) / "case.ptx").write_text(ptx)
-        try:
-            p = subprocess.run(["ptxas", f"-arch={arch}", "case.ptx", "-o", "/dev/null"],
-                               capture_output=True, text=True, cwd=d, timeout=120)
-        except subprocess.TimeoutExpired:
-            return -999, "timeout"
-        return p.returncode, p.stdout + p.stderr
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def run_case(case: dict) -> dict:
-    first = ptxas_once(case["ptx"], case["arch"])
-    runs = [first, ptxas_once(case["ptx"], case["arch"])]
-    if runs[1] != first:
-        runs.append(ptxas_once(case["ptx"], case["arch"]))
-    rec = dict(case)
-    rec["exit"], rec["raw"] = first
-    rec["flaky"] = len(set(runs)) > 1
-    rec["crash"] = any(e < 0 or "Internal compiler error" in r or "internal error" in r.lower()
-                       for e, r in runs)
-    return rec
-
-
-def data_path() -> Path:
-    return HERE / "adversarial.jsonl.gz"
-
-
-def run(jobs: int, limit: int) -> int:
-    if shutil.which("ptxas") is None:
-        print("ptxas not on PATH: source shared/tools/cuda-tools.sh first", file=sys.stderr)
-        return 2
-    cases = generate()
-    if limit:
-        cases = cases[:limit]
-    version = subprocess.run(["ptxas", "--version"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-    results = []
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        for n, rec in enumerate(ex.map(run_case, cases), 1):
-            results.append(rec)
-            if n % 250 == 0:
-                print(f"{n}/{len(cases)}", file=sys.stderr)
-    kept = [r for r in results if not (r["crash"] or r["flaky"])]
-    left = [r for r in results if r["crash"] or r["flaky"]]
-    kept.sort(key=lambda r: r["id"])
-    with gzip.GzipFile(data_path(), "wb", mtime=0) as f:
-        for r in kept:
-            r = {k: v for k, v in r.items() if k not in ("crash", "flaky")}
-            f.write((json.dumps(r, sort_keys=True) + "\n").encode())
-    exits = Counter(r["exit"] for r in kept)
-    meta = {
-        "ptxas_version": version,
-        "command": "ptxas -arch=<arch> case.ptx -o /dev/null (cwd = scratch dir)",
-        "arch_rule": "arch = .target, or sm_75 when .target is below sm_75 or unknown",
-        "generator": "tests/parity/gen_adversarial.py",
-        "generator_version": GENERATOR_VERSION,
-        "seed": SEED,
-        "generated": len(results),
-        "cases": len(kept),
-        "accepted": exits.get(0, 0),
-        "rejected": len(kept) - exits.get(0, 0),
-        "exit_codes": {str(k): v for k, v in sorted(exits.items())},
-        "left_out_crash": sum(1 for r in left if r["crash"]),
-        "left_out_flaky": sum(1 for r in left if r["flaky"] and not r["crash"]),
-        "left_out_ids": sorted(r["id"] for r in left),
-        "per_family": dict(sorted(Counter(r["family"] for r in kept).items())),
-        "sha256": hashlib.sha256(data_path().read_bytes()).hexdigest(),
-    }
-    (HERE / "adversarial.meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    print(json.dumps({k: meta[k] for k in ("cases", "accepted", "rejected", "left_out_crash",
-                                            "left_out_flaky")}, indent=1))
-    return 0
-
-
-def verify() -> int:
-    gen = {c["id"]: c["ptx"] for c in generate()}
-    meta = json.loads((HERE / "adversarial.meta.json").read_text())
-    bad = 0
-    n = 0
-    with gzip.open(data_path(), "rt") as f:
-        for line in f:
-            r = json.loads(line)
-            n += 1
-            if gen.get(r["id"]) != r["ptx"]:
-                bad += 1
-    ok = bad == 0 and n + len(meta["left_out_ids"]) == len(gen)
-    print("adversarial.jsonl.gz matches the generator" if ok else f"stale ({bad} differ)")
-    return 0 if ok else 1
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--run", action="store_true")
-    ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--limit", type=int, default=0)
-    args = ap.parse_args()
-    if args.list:
-        for c in generate():
-            print(json.dumps(c))
-        return 0
-    if args.run:
-        return run(args.jobs, args.limit)
-    if args.verify:
-        return verify()
-    cases = generate()
-    print(f"{len(cases)} cases", Counter(c["family"] for c in cases))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(golden_main(__doc__.splitlines()[0], "adversarial", generate,
+                         arch_rule="arch = .target, or sm_75 when .target is below sm_75 or "
+                                   "unknown",
+                         generator_version=GENERATOR_VERSION, seed=SEED))

@@ -36,7 +36,8 @@ one edit):
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`); exit code and complete output go to gaps.jsonl.gz (crates/ptx-check/tests/gaps.rs
 compares ptxsim with it). Cases on which ptxas crashed (signal, internal error) or answered
-differently on a second run are left out and counted in gaps.meta.json.
+differently on a second run are left out and counted in gaps.meta.json. Running ptxas and
+checking the data are golden_driver.py's, shared with gen_adversarial.py and gen_survey.py.
 
 Usage:
   source ../../../shared/tools/cuda-tools.sh
@@ -47,20 +48,12 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import hashlib
-import json
 import random
 import re
-import shutil
-import subprocess
 import sys
-from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from gen_adversarial import ptxas_once  # one ptxas run in a scratch directory, as there
+from golden_driver import golden_main
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus"
@@ -635,96 +628,7 @@ def generate() -> list[dict]:
     return cases
 
 
-# ---------------------------------------------------------------------------------------------
-# Running ptxas
-
-
-def run_case(case: dict) -> dict:
-    runs = [ptxas_once(case["ptx"], case["arch"]) for _ in range(2)]
-    rec = dict(case)
-    rec["exit"], rec["raw"] = runs[0]
-    rec["flaky"] = runs[0] != runs[1]
-    rec["crash"] = any(e < 0 or "Internal compiler error" in r or "internal error" in r.lower()
-                       for e, r in runs)
-    return rec
-
-
-def run_golden(stem: str, generate, jobs: int, **meta_extra) -> int:
-    """Runs every case of `generate()` through ptxas twice and writes `<stem>.jsonl.gz` (the
-    cases ptxas answered the same way both times, without crashing) and `<stem>.meta.json`.
-    Shared by this generator and gen_survey.py."""
-    if shutil.which("ptxas") is None:
-        print("ptxas not on PATH: source shared/tools/cuda-tools.sh first", file=sys.stderr)
-        return 2
-    cases = generate()
-    version = subprocess.run(["ptxas", "--version"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        results = list(ex.map(run_case, cases))
-    kept = [r for r in results if not (r["crash"] or r["flaky"])]
-    left = [r for r in results if r["crash"] or r["flaky"]]
-    data = HERE / f"{stem}.jsonl.gz"
-    with gzip.GzipFile(data, "wb", mtime=0) as f:
-        for r in kept:
-            r = {k: v for k, v in r.items() if k not in ("crash", "flaky")}
-            f.write((json.dumps(r, sort_keys=True) + "\n").encode())
-    exits = Counter(r["exit"] for r in kept)
-    meta = {
-        "ptxas_version": version,
-        "command": "ptxas -arch=<arch> case.ptx -o /dev/null (cwd = scratch dir)",
-        "arch_rule": "arch = .target (sm_75 below it)",
-        "generator": f"tests/parity/gen_{stem}.py",
-        **meta_extra,
-        "generated": len(results),
-        "cases": len(kept),
-        "accepted": exits.get(0, 0),
-        "rejected": len(kept) - exits.get(0, 0),
-        "left_out_ids": sorted(r["id"] for r in left),
-        "per_family": dict(sorted(Counter(r["family"] for r in kept).items())),
-        "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
-    }
-    (HERE / f"{stem}.meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    print(json.dumps({k: meta[k] for k in ("cases", "accepted", "rejected", "per_family")},
-                     indent=1))
-    return 0
-
-
-def verify_golden(stem: str, generate) -> int:
-    """Whether `<stem>.jsonl.gz` holds exactly the modules `generate()` makes today."""
-    gen = {c["id"]: c["ptx"] for c in generate()}
-    meta = json.loads((HERE / f"{stem}.meta.json").read_text())
-    n = bad = 0
-    with gzip.open(HERE / f"{stem}.jsonl.gz", "rt") as f:
-        for line in f:
-            r = json.loads(line)
-            n += 1
-            bad += gen.get(r["id"]) != r["ptx"]
-    ok = bad == 0 and n + len(meta["left_out_ids"]) == len(gen)
-    print(f"{stem}.jsonl.gz matches the generator" if ok else f"stale ({bad} differ)")
-    return 0 if ok else 1
-
-
-def golden_main(description: str, stem: str, generate, **meta_extra) -> int:
-    """The command line both generators share: --list, --run [--jobs N], --verify, or a count."""
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--run", action="store_true")
-    ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args()
-    if args.list:
-        for c in generate():
-            print(json.dumps(c))
-        return 0
-    if args.run:
-        return run_golden(stem, generate, args.jobs, **meta_extra)
-    if args.verify:
-        return verify_golden(stem, generate)
-    cases = generate()
-    print(f"{len(cases)} cases", Counter(c["family"] for c in cases))
-    return 0
-
-
 if __name__ == "__main__":
     sys.exit(golden_main(__doc__.splitlines()[0], "gaps", generate,
+                         arch_rule="arch = .target (sm_75 below it)",
                          generator_version=GENERATOR_VERSION, seed=SEED))

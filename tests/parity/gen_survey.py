@@ -27,7 +27,9 @@ Families (hand-written; every case is a small complete module):
 Every module is assembled with `ptxas -arch=<arch> case.ptx -o /dev/null` (`<arch>` = the
 `.target`, sm_75 below it); exit code and complete output go to survey.jsonl.gz
 (crates/ptx-check/tests/survey.rs compares ptxsim with it). Cases on which ptxas crashed or
-answered differently on a second run are left out and counted in survey.meta.json.
+answered differently on a second run are left out and counted in survey.meta.json. Running
+ptxas and checking the data are golden_driver.py's, shared with gen_adversarial.py and
+gen_gaps.py.
 
 Usage:
   source ../../../shared/tools/cuda-tools.sh
@@ -38,11 +40,10 @@ Usage:
 
 from __future__ import annotations
 
+import re
 import sys
 
-import re
-
-from gen_gaps import golden_main
+from golden_driver import golden_main
 
 GENERATOR_VERSION = 6
 
@@ -474,4 +475,5 @@ def generate() -> list[dict]:
 
 if __name__ == "__main__":
     sys.exit(golden_main(__doc__.splitlines()[0], "survey", generate,
+                         arch_rule="arch = .target (sm_75 below it)",
                          generator_version=GENERATOR_VERSION))

@@ -10,7 +10,7 @@
 //! stretch (which starts at 0), every stretch then starts where a run of the whole-text reader
 //! starts, and its runs are that reader's runs. Where a guess was wrong (a `}` closing a nested
 //! block, inside a comment, …), [`RunError::Boundary`] names the start of the run that crosses
-//! the cut and [`OrderedRuns`] reads the rest of the text from there on one thread. The runs
+//! the cut and `OrderedRuns` reads the rest of the text from there on one thread. The runs
 //! the consumer sees are therefore the one-thread reader's, for every thread count.
 //!
 //! [`with_runs`] reads the stretches on `threads - 1` worker threads and the calling thread:

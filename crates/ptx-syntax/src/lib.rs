@@ -13,6 +13,11 @@
 //! The parser lives in `parser/`, one file per grammar layer: `tokens` (the cursor and
 //! errors), `literals`, `expressions`, `operands`, `instructions`, `declarations`,
 //! `statements` (with error recovery) and `items` (module items and functions).
+//! The tree it builds, [`ast`], is laid out the same way in `ast/`: `module` (items and
+//! module directives), `function`, `statement`, `variable`, `expr` (constant expressions and
+//! literals), `operand`, `instruction` (guard, opcode, generic form) and `cache_control` (the
+//! typed cache-control instructions and their qualifier list); every type is re-exported as
+//! `ast::X`.
 //!
 //! The cache-control instructions (`ld`, `ld.global.nc`, `st`, `cp.async` and its group, wait
 //! and mbarrier forms, `createpolicy`, `prefetch`/`prefetchu`) are parsed into typed structs

@@ -12,7 +12,7 @@ use super::{
     address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
     unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
 };
-use super::{operand_unknowns, unusable_address};
+use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
@@ -434,15 +434,6 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             _ => m.scan(pos, unknown_modifier(insn, t, span)),
         }
     }
-    let stop = |m: Msgs, d: Diagnostic, unknown: Unknowns| {
-        let (mut diags, _) = m.finish();
-        diags.push(d);
-        Outcome {
-            diags,
-            unknown: unknown.into_diags(),
-            ..Outcome::default()
-        }
-    };
     if !(types.len() == 1 && types[0].0 == Some(ScalarType::B64)) {
         let d = insn
             .err(
@@ -452,7 +443,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 "cp.async.mbarrier.arrive takes exactly `.b64`".into(),
             )
             .with_help("cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]");
-        return stop(m, d, unknown);
+        return stop(m, d, None, unknown);
     }
     let addr = match insn.ops {
         [o @ Operand::Address(a)] if !a.unified => address(scopes, o),
@@ -467,7 +458,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 "cp.async.mbarrier.arrive takes the mbarrier's address".into(),
             )
             .with_help("cp.async.mbarrier.arrive.shared.b64 [mbar]");
-        return stop(m, d, unknown);
+        return stop(m, d, None, unknown);
     };
     if let Some(d) = gate_version(cx, insn.start, Feature::MbarrierArrive, "", OP, head) {
         m.add(Key::MbFeature, d);

@@ -19,9 +19,11 @@
 //!   `discard`), `streaming` (the streaming checker);
 //! - what they share: `feature_gates` (the cache-control feature rows), `gates` (the other
 //!   instructions' target/version gates), `operands` (immediates, register widths, addresses),
-//!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning), `collect`
-//!   (ordering keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
-//! - this file: the entry points and the per-instruction types (`Cx`, `Insn`, `Outcome`).
+//!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning),
+//!   `prefetch_scan` (the modifier scan of `prefetch` and `priority`), `collect` (ordering
+//!   keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
+//! - this file: the entry points, the per-instruction types (`Cx`, `Insn`, `Outcome`) and
+//!   how an instruction ends (`finish`, or `stop` at a stopping error).
 
 mod bulk;
 mod checker;
@@ -41,6 +43,7 @@ mod opcodes;
 mod operands;
 mod policy;
 mod prefetch;
+mod prefetch_scan;
 mod priority;
 mod shared;
 mod streaming;
@@ -201,7 +204,28 @@ impl Unknowns {
 /// Ends an instruction: its messages in order, then (unless a fatal one stopped it) the
 /// trailing vector warning; the unknown symbols go to the end of the function.
 pub(crate) fn finish(m: Msgs, unknown: Unknowns, tail: Option<Diagnostic>) -> Outcome {
-    let (mut diags, fatal) = m.finish();
+    let (diags, fatal) = m.finish();
+    outcome(diags, fatal, tail, unknown)
+}
+
+/// Ends an instruction that stopped at `d`, ptxas's stopping error (a `.sync`, a type where
+/// none is taken, an operand shape it cannot read …): the messages so far, then `d`, then as
+/// [`finish`] does (a fatal `d` ends it there).
+pub(crate) fn stop(m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns) -> Outcome {
+    let (mut diags, _) = m.finish();
+    let fatal = d.severity == Severity::Fatal;
+    diags.push(d);
+    outcome(diags, fatal, tail, unknown)
+}
+
+/// An instruction's outcome from its messages: after a fatal one nothing follows (neither
+/// the trailing vector warning nor the unknown symbols); otherwise both do.
+fn outcome(
+    mut diags: Vec<Diagnostic>,
+    fatal: bool,
+    tail: Option<Diagnostic>,
+    unknown: Unknowns,
+) -> Outcome {
     if fatal {
         return Outcome {
             diags,

@@ -11,7 +11,7 @@ use super::{
     vector_warning, Base, Cx, Imm, Insn, Outcome, Unknowns,
 };
 use super::{const_issues, scan_vector_placement, Foreign};
-use super::{operand_unknowns, unusable_address};
+use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::{Diagnostic, Severity};
 use ptx_isa::{Feature, PolicyKind, ScalarType, StateSpace};
@@ -164,24 +164,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         };
     };
     let op = format!("createpolicy{}", kind.token());
-    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns| {
-        let (mut diags, _) = m.finish();
-        let fatal = d.severity == Severity::Fatal;
-        diags.push(d);
-        if fatal {
-            return Outcome {
-                diags,
-                fatal,
-                ..Outcome::default()
-            };
-        }
-        diags.extend(tail);
-        Outcome {
-            diags,
-            unknown: unknown.into_diags(),
-            ..Outcome::default()
-        }
-    };
     if let Some(sp) = s.foreign.sync {
         let d = insn.err(
             codes::ILLEGAL_MODIFIER,

@@ -1,90 +1,26 @@
 //! `prefetch` and `prefetchu` (docs/ptxas-rules.md §11, `check_prefetch` of the rules model).
 
 use super::collect::{Key, Msgs, PREFETCH_ORDER};
+use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
+use super::prefetch_scan::{scan, Evictions};
 use super::symbols::{Scopes, Sym, VarKind};
-use super::words::{after_colons, classify, Level, Word};
+use super::words::{after_colons, Level};
 use super::{
-    address, check_guard, finish, gate_target, gate_version, unknown_modifier, vector_warning,
-    width, Base, Cx, Insn, Outcome, Unknowns,
+    address, check_guard, finish, gate_target, gate_version, vector_warning, width, Base, Cx, Insn,
+    Outcome, Unknowns,
 };
-use super::{const_issues, scan_vector_placement, Foreign};
-use super::{operand_unknowns, unusable_address};
+use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
-use ptx_syntax::Span;
-
-#[derive(Default)]
-struct Scan<'a> {
-    spaces: Vec<(StateSpace, &'a str, Span)>,
-    /// `.L1`, `.L2`, `.tensormap`.
-    levels: Vec<(&'a str, Span)>,
-    /// Levelled eviction priorities.
-    evs: Vec<(Level, &'a str, Span)>,
-    types: Vec<Span>,
-    cops: Vec<(&'a str, Span)>,
-    pfs: Vec<(&'a str, Span)>,
-    hint: Option<Span>,
-    vec: Option<Span>,
-    vec_tail: Option<Span>,
-    foreign: Foreign<'a>,
-}
-
-fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
-    let mut s = Scan::default();
-    for (i, &(t, span)) in insn.mods.iter().enumerate() {
-        let pos = i as i32 * 10;
-        match classify(t) {
-            Word::Space(sp) => s.spaces.push((sp, t, span)),
-            Word::Level(_) | Word::Tensormap => {
-                if !s.levels.is_empty() {
-                    m.scan(
-                        pos,
-                        insn.err(
-                            codes::REPEATED_MODIFIER,
-                            span,
-                            "Multiple cache operation modifiers specified".into(),
-                            format!("a second cache level `{t}`"),
-                        ),
-                    );
-                }
-                s.levels.push((t, span));
-            }
-            Word::Evict(Some(lvl), _) => {
-                s.evs.push((lvl, t, span));
-                if s.evs.len() >= 3 {
-                    let e = |what: &str| {
-                        insn.err(
-                            codes::REPEATED_MODIFIER,
-                            span,
-                            format!("Unexpected number of '{what}' modifiers specified"),
-                            "more than two eviction priorities".into(),
-                        )
-                    };
-                    m.scan(pos, e(".level::eviction_priority"));
-                    m.scan(pos, e("cache eviction priority"));
-                }
-            }
-            Word::Type(_) => s.types.push(span),
-            Word::Cop(_) => s.cops.push((t, span)),
-            Word::Pf(_) => s.pfs.push((t, span)),
-            Word::Hint => s.hint = Some(span),
-            Word::Vec(_) => s.vec = Some(span),
-            _ if s.foreign.take(cx, insn, m, pos, t, span) => {}
-            _ => m.scan(pos, unknown_modifier(insn, t, span)),
-        }
-    }
-    s.vec_tail = scan_vector_placement(insn, insn.mods, m);
-    s
-}
 
 /// The scan messages of a statement cut short by a syntax error.
 pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(PREFETCH_ORDER);
-    scan(cx, insn, &mut m);
+    scan(cx, insn, &mut m, Evictions::Levelled);
     m.finish().0
 }
 
@@ -95,20 +31,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));
     const_issues(insn, &mut m);
-    let s = scan(cx, insn, &mut m);
+    let s = scan(cx, insn, &mut m, Evictions::Levelled);
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let tail = s.vec_tail.map(|sp| vector_warning(insn, sp));
     let head = insn.head();
-    let stop = |m: Msgs, d: Diagnostic, tail: Option<Diagnostic>, unknown: Unknowns| {
-        let (mut diags, _) = m.finish();
-        diags.push(d);
-        diags.extend(tail);
-        Outcome {
-            diags,
-            unknown: unknown.into_diags(),
-            ..Outcome::default()
-        }
-    };
     if let Some(sp) = s.foreign.sync {
         let d = insn.err(
             codes::ILLEGAL_MODIFIER,
@@ -294,12 +220,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             Key::PfMultiEvict,
             insn.err(
                 codes::REPEATED_MODIFIER,
-                s.evs[1].2,
+                s.evs[1].3,
                 "Multiple cache eviction priority modifiers specified".into(),
                 "prefetch takes one eviction priority".into(),
             ),
         );
-    } else if let Some(&(lv, t, span)) = s.evs.first() {
+    } else if let Some(&(Some(lv), _, t, span)) = s.evs.first() {
         let p = after_colons(t);
         let illegal =
             |ptxas: String, msg: String| insn.err(codes::ILLEGAL_MODIFIER, span, ptxas, msg);
