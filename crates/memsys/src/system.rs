@@ -223,6 +223,7 @@ impl MemSystem {
                 touches_l1: false,
                 l1_bypass_lookup: false,
                 read_only_fill: false,
+                per_lane: false,
             },
         };
         Ok(Self {

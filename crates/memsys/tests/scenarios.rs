@@ -334,8 +334,52 @@ fn mmio_is_never_cached() {
     assert_eq!((v, o.dram_sectors_read), (9, 1));
     assert!(m.l2_line(x).is_none() && m.l1_line(0, x).is_none());
     let t = total(&m);
-    assert_eq!((t.l2.read_sectors, t.l2.write_sectors), (0, 0));
+    // The write passes L2 (counted, a lookup hit, nothing kept); the read hits no cache but
+    // passes L1's tag stage as a lookup that misses.
+    assert_eq!((t.l2.read_sectors, t.l2.write_sectors), (0, 1));
+    assert_eq!((t.l2.lookup_hits(), t.l2.lookup_misses()), (1, 0));
+    assert_eq!((t.l1.read_sectors, t.l1.read_misses), (1, 1));
     assert_eq!((t.dram.bytes_read, t.dram.bytes_written), (32, 32));
+}
+
+#[test]
+fn mmio_lanes_are_never_combined() {
+    // A warp storing one word per lane to one line: a weak store is one 4-sector write, an
+    // mmio store 32 one-sector writes (PTX ISA 8.4.1; H100 `st_forms.st_global_forms`:
+    // 282 L2 write sectors where the kernel's 25 other warp-wide stores make 200). Loads
+    // likewise look L1 up once per lane (`ld_forms.ld_global_forms`: +32 L1 sectors a warp).
+    let mmio = |r: Request| Request {
+        semantics: Semantics::Mmio,
+        scope: Scope::Sys,
+        ..r
+    };
+    let (mut m, base) = system(granular());
+    let lanes: Vec<_> = (0..32)
+        .map(|i| LaneAccess::new(line(base, 0) + 4 * i, 4))
+        .collect();
+    let bytes = vec![7u8; 128];
+    m.store(&st(0), &lanes, &bytes).unwrap();
+    assert_eq!(total(&m).l2.write_sectors, 4);
+    let other: Vec<_> = (0..32)
+        .map(|i| LaneAccess::new(line(base, 1) + 4 * i, 4))
+        .collect();
+    m.store(&mmio(st(0)), &other, &bytes).unwrap();
+    let t = total(&m);
+    assert_eq!((t.l2.write_sectors, t.l2.requests), (4 + 32, 2));
+    assert_eq!(t.dram.bytes_written, 32 * 32);
+    // The same mmio store again: nothing merges with the writes before it either.
+    m.store(&mmio(st(0)), &other, &bytes).unwrap();
+    assert_eq!(total(&m).l2.write_sectors, 4 + 64);
+    let mut out = vec![0u8; 128];
+    m.load(&mmio(ld(0)), &other, &mut out).unwrap();
+    assert_eq!(out, bytes);
+    let t = total(&m);
+    assert_eq!((t.l1.read_sectors, t.l1.read_misses), (32, 32));
+    assert_eq!((t.l2.read_sectors, t.dram.bytes_read), (0, 32 * 32));
+    // A lane whose bytes span two sectors is one access of both.
+    let wide = [LaneAccess::new(line(base, 2) + 16, 32)];
+    m.store(&mmio(st(0)), &wide, &[1u8; 32]).unwrap();
+    assert_eq!(total(&m).l2.write_sectors, 4 + 64 + 2);
 }
 
 #[test]

@@ -8,7 +8,9 @@
 //! `w % sm_sub_partitions`) has a window of the last `l2_write_combine_lines` lines its warps
 //! stored to (first in, first out); a store's sectors already pending in its window reach L2
 //! as part of the earlier write and are not counted again. The windows are emptied at kernel
-//! boundaries ([`crate::MemSystem::invalidate_all_l1`]).
+//! boundaries ([`crate::MemSystem::invalidate_all_l1`]). Local stores and `.mmio` stores pass
+//! them by: an `.mmio` write is "never combined" (PTX ISA 8.4.1), not even across the lanes of
+//! one warp (`crate::system::execute::coalesce_per_lane`; H100 `st_forms.st_global_forms`).
 //!
 //! The evidence (L1 store sectors → L2 write sectors on the H100; one warp per sub-partition
 //! in each):

@@ -223,7 +223,11 @@ impl MemSystem {
         self.ensure_l1(at.sm);
 
         let mut groups = std::mem::take(&mut self.groups);
-        coalesce(lanes, self.geo, &mut groups);
+        if route.per_lane {
+            coalesce_per_lane(lanes, self.geo, &mut groups);
+        } else {
+            coalesce(lanes, self.geo, &mut groups);
+        }
         if route.op == Op::Atomic && !self.aggregated {
             for g in groups.iter_mut() {
                 g.passes = atomic_passes(lanes, g.line, self.geo.line_shift);
@@ -458,6 +462,33 @@ pub(super) fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Gro
             let line = s >> geo.sectors_per_line_shift;
             let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
             match groups.iter_mut().rev().find(|g| g.line == line) {
+                Some(g) => g.mask |= bit,
+                None => groups.push(Group {
+                    line,
+                    mask: bit,
+                    l1_hit: 0,
+                    passes: 1,
+                }),
+            }
+        }
+    }
+}
+
+/// Groups an `.mmio` request ([`Route::per_lane`]): each lane's sectors of each line are a
+/// group of their own, in lane order, never merged with another lane's (PTX ISA 8.4.1:
+/// mmio writes "are never combined", reads are not "combined"), so every lane's access
+/// reaches L1's tag stage and the memory side separately.
+#[inline(never)]
+pub(super) fn coalesce_per_lane(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
+    groups.clear();
+    for l in lanes {
+        let own = groups.len();
+        let first = l.addr >> geo.sector_shift;
+        let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
+        for s in first..=last {
+            let line = s >> geo.sectors_per_line_shift;
+            let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
+            match groups[own..].iter_mut().find(|g| g.line == line) {
                 Some(g) => g.mask |= bit,
                 None => groups.push(Group {
                     line,

@@ -91,6 +91,16 @@ pub(super) struct Route {
     /// A local-memory access ([`Space::Local`]): its L1 events go to
     /// [`crate::Counters::l1_local`], and its bytes are the caller's (tags only).
     pub(super) local: bool,
+    /// `.mmio`: every lane's access is its own, never coalesced with the other lanes'
+    /// ([`super::execute::coalesce_per_lane`]). PTX ISA 8.4.1 (mmio Operation): "Writes are
+    /// always performed and are never combined within the scope specified. Reads are always
+    /// performed, and are not forwarded, prefetched, combined, or allowed to hit any cache
+    /// within the scope specified." On an H100 (caches flushed, 2 warps of 32 lanes storing
+    /// or loading one word each, `.sys` scope): `st_forms.st_global_forms` counts 282 L2
+    /// write sectors where its 25 other forms make 200 (+82; a coalesced warp would add 8,
+    /// a lane each 64), and `ld_forms.ld_global_forms` 346 L1 global-load sectors where its
+    /// other loads make 282 (+64: 32 per warp) but no more L2 reads (the read hits no cache).
+    pub(super) per_lane: bool,
 }
 
 /// A route cache entry: the packed request shape, its policy value and its route.
@@ -331,6 +341,7 @@ pub(super) fn resolve_route(
         l1_bypass_lookup: false,
         read_only_fill: false,
         local: req.space == Space::Local,
+        per_lane: mmio,
     };
     match req.kind {
         AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
@@ -425,10 +436,10 @@ pub(super) fn resolve_route(
     if !geo.l1_enabled || req.kind == AccessKind::Prefetch {
         route.l1 = L1Path::Bypass;
     }
+    // `.mmio` loads pass the tag stage too, a lookup per lane (`per_lane`), and miss.
     route.l1_bypass_lookup = geo.l1_enabled
         && route.op == Op::Read
         && route.l1 == L1Path::Bypass
-        && route.l2 != L2Path::Uncached
         && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
     route.read_only_fill = req.non_coherent
         && route.op == Op::Read

@@ -746,8 +746,8 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         false
     }
 
-    /// One line of a store. Returns whether L2 was reached (not for `.mmio`, nor when every
-    /// sector merged with a pending write of the SM, `system/combine.rs`).
+    /// One line of a store. Returns whether L2 was reached (not when every sector merged
+    /// with a pending write of the SM, `system/combine.rs`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn write_group(
@@ -792,10 +792,20 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         }
         match route.l2 {
             L2Path::Uncached => {
-                self.bump(|c| c.dram.bytes_written += n * sb);
+                // An `.mmio` write passes L2 on its way to memory without being combined or
+                // cached there (PTX ISA 8.4.1, "Writes are always performed and are never
+                // combined within the scope specified"): Nsight counts its sectors as L2
+                // writes (H100, `st_forms.st_global_forms`: 282 L2 write sectors, of which
+                // the 25 other forms make 200), and every written sector as a lookup hit.
+                self.bump(|c| {
+                    c.l2.write_sectors += n;
+                    c.l2.write_hits += n;
+                    c.dram.bytes_written += n * sb;
+                });
+                self.tally.l2(n, 0);
                 self.tally.dram(0, n);
                 self.tally.reached(3);
-                false
+                true
             }
             L2Path::Cached | L2Path::Refetch => {
                 // Local stores pass the write-combining windows by: on an H100

@@ -727,7 +727,6 @@ impl RefSystem {
         route.l1_bypass_lookup = self.l1_enabled
             && route.op == Op::Read
             && matches!(route.l1, L1Path::Bypass)
-            && !matches!(route.l2, L2Path::Uncached)
             && matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy);
         Ok(route)
     }
@@ -1093,10 +1092,17 @@ impl RefSystem {
         }
         match route.l2 {
             L2Path::Uncached => {
-                self.bump(at, |c| c.dram.bytes_written += n * sb);
+                // `.mmio` writes pass L2 uncombined and uncached: counted as L2 writes
+                // (every written sector a lookup hit) on their way to memory.
+                self.bump(at, |c| {
+                    c.l2.write_sectors += n;
+                    c.l2.write_hits += n;
+                    c.dram.bytes_written += n * sb;
+                });
+                out.l2_hits += n as u32;
                 out.dram_sectors_written += n as u32;
                 *level = 3;
-                false
+                true
             }
             L2Path::Cached | L2Path::Refetch => {
                 // Write combining: sectors pending in the window of the last lines stored
