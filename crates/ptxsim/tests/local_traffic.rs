@@ -5,7 +5,8 @@
 //! another saves its return address and the registers it keeps across the call per lane at
 //! entry (`STL`, written through) and reloads them before returning (`LDL`, L1 hits), as
 //! ptxas's `-O0` SASS does (`ptx_exec::program::frame_save_words`; H100
-//! `reduce.debug.reduce_max_count`: 4,320 L2 write sectors, all of them these saves).
+//! `reduce.debug.reduce_max_count`: 4,320 L2 write sectors, all of them these saves); a `-G`
+//! build's stores are not write-combined (`MemSystem::set_write_combining`).
 
 use ptx_exec::{KernelArg, LaunchConfig, Session};
 
@@ -129,4 +130,37 @@ fn a_debug_builds_non_leaf_function_saves_its_frame_and_a_leaf_saves_nothing() {
         1,
     );
     assert_eq!(c.l2.write_sectors, 1);
+}
+
+/// Each lane stores 4 words of its own 16 bytes, one `st` per word: a warp's 4 stores cover
+/// the same 4 lines (16 sectors).
+const FOUR_STORES: &str = r#"
+.version 8.0
+.target sm_90, debug
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<3>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r2, 7;
+  st.global.u32 [%rd3], %r2;
+  st.global.u32 [%rd3+4], %r2;
+  st.global.u32 [%rd3+8], %r2;
+  st.global.u32 [%rd3+12], %r2;
+  ret;
+}
+"#;
+
+#[test]
+fn a_debug_builds_stores_reach_l2_unmerged() {
+    // `-G`: every store's 16 sectors reach L2, as on the H100 (`vote_out_of_line` debug: 128
+    // L2 write sectors for 2 warps x 4 such stores; its optimized build 32).
+    let c = run(FOUR_STORES, 1);
+    assert_eq!(c.l2.write_sectors, 4 * 16);
+    // An optimized build's stores merge in the write-combining window: 16 sectors.
+    let c = run(&FOUR_STORES.replace("sm_90, debug", "sm_90"), 1);
+    assert_eq!(c.l2.write_sectors, 16);
 }

@@ -48,6 +48,8 @@ pub(crate) struct WriteCombiner {
     masks: Vec<u8>,
     /// Per window, the entry the next new line replaces.
     next: Vec<u32>,
+    /// Off for the kernels of `-G` builds (`MemSystem::set_write_combining`).
+    disabled: bool,
 }
 
 impl WriteCombiner {
@@ -59,7 +61,13 @@ impl WriteCombiner {
             lines: vec![0; sm_count * parts * window],
             masks: vec![0; sm_count * parts * window],
             next: vec![0; sm_count * parts],
+            disabled: false,
         }
+    }
+
+    /// Turns merging off (every store's sectors reach L2) or back on.
+    pub(crate) fn set_enabled(&mut self, on: bool) {
+        self.disabled = !on;
     }
 
     /// A store by warp `warp` (its index in its CTA) on `sm` of `mask` sectors of `line`:
@@ -67,7 +75,7 @@ impl WriteCombiner {
     /// the warp's sub-partition).
     #[inline(always)]
     pub(crate) fn merge(&mut self, sm: usize, warp: u32, line: u64, mask: u8) -> u8 {
-        if self.window == 0 {
+        if self.window == 0 || self.disabled {
             return mask;
         }
         let w = sm * self.parts + warp as usize % self.parts;
@@ -89,6 +97,7 @@ impl WriteCombiner {
 
     /// Copies `sm`'s windows from `other` (an SM port's copy, when its phase is settled).
     pub(crate) fn copy_sm_from(&mut self, other: &WriteCombiner, sm: usize) {
+        self.disabled = other.disabled;
         let (a, b) = (sm * self.parts, (sm + 1) * self.parts);
         self.next[a..b].copy_from_slice(&other.next[a..b]);
         let (a, b) = (a * self.window, b * self.window);
