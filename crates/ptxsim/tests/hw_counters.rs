@@ -164,8 +164,9 @@ fn corpus_counters_agree_with_the_h100() {
     // one request per vector atomic) 85.2 % (328), 81.3 %, 97.7 %; now (a write-combining
     // window per SM sub-partition) 86.5 % (333), 82.1 % (316), 97.7 % (the hit-rate and L1
     // targets reached: asserted); then (local memory through L1 and L2) 86.8 % (334), 82.3 %
-    // (317), 97.7 %; now (`-G` call-frame saves) 87.5 % (337), 83.4 % (321), 97.7 %.
-    assert!(share(l2_ok) >= 87.5, "L2 sectors: {:.1} %", share(l2_ok));
+    // (317), 97.7 %; then (`-G` call-frame saves) 87.5 % (337), 83.4 % (321), 97.7 %; now
+    // (`-G` frame liveness, unmerged `-G` stores) 88.6 % (341), 83.6 % (322), 97.7 %.
+    assert!(share(l2_ok) >= 88.5, "L2 sectors: {:.1} %", share(l2_ok));
     assert!(share(hit_ok) >= 80.0, "L2 hit rate: {:.1} %", share(hit_ok));
     assert!(share(l1_ok) >= 97.0, "L1 hit rate: {:.1} %", share(l1_ok));
 }

@@ -35,6 +35,10 @@
 //! line over a per-warp issue clock of the PTX instructions was tried and does not help
 //! (the corpus kernels that merge fully have longer gaps between their PTX stores than those
 //! that merge partly; see the branch history of this file).
+//!
+//! The kernels of `-G` builds do not merge at all on the H100 (`MemSystem::set_write_combining`
+//! turns the windows off for them: `vote_out_of_line` debug 128 L2 write sectors for 2 warps x
+//! 4 stores of 16 sectors, its optimized build 32).
 
 /// Per-sub-partition windows of pending store lines.
 #[derive(Debug, Clone, Default)]

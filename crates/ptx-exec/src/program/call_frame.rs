@@ -37,8 +37,8 @@ pub const MAX_FRAME_SAVE_WORDS: u32 = 64;
 
 /// Above this many (instruction × register) liveness bits the analysis is not run and the
 /// registers are counted as the parameter words (the rule before liveness): a bound on the
-/// memory a large function can make it take (8 MiB of bits).
-const MAX_LIVENESS_BITS: usize = 1 << 26;
+/// memory and time a large function can make it take (2 MiB per bit set).
+const MAX_LIVENESS_BITS: usize = 1 << 24;
 
 /// The words `f` saves at entry under ptxas 13.5's `-O0` sm_90 ABI (see the module docs).
 pub fn frame_save_words(f: &ast::Function) -> u32 {
@@ -112,7 +112,11 @@ struct Item {
 #[derive(Default)]
 struct Flat {
     items: Vec<Item>,
-    /// Register name → index; `sizes[index]` is its size in 32-bit words (0 for predicates).
+    /// `.reg` declarations: single names and `%r<n>` ranges (prefix → count), with each
+    /// register's size in 32-bit words (0 for predicates).
+    declared: HashMap<String, u32>,
+    ranges: HashMap<String, (u32, u32)>,
+    /// Register name → index (registers the body names); `sizes[index]` is its size in words.
     regs: HashMap<String, u32>,
     sizes: Vec<u32>,
     /// Registers stored into each call-argument `.param` variable since the last call.
@@ -132,34 +136,46 @@ impl Flat {
             _ => 2,
         };
         for decl in &d.declarators {
-            let names: Vec<String> = match decl.range {
-                // `%r<10>` names `%r0`..`%r9`; a bound keeps a huge range from costing memory
-                // (the registers past it are never written by real code).
-                Some(n) => (0..n.min(1 << 16))
-                    .map(|i| format!("{}{i}", decl.name.value))
-                    .collect(),
-                None => vec![decl.name.value.to_string()],
-            };
-            for name in names {
-                let next = self.sizes.len() as u32;
-                if let std::collections::hash_map::Entry::Vacant(e) = self.regs.entry(name) {
-                    e.insert(next);
-                    self.sizes.push(words);
+            let name = decl.name.value.to_string();
+            match decl.range {
+                // `%r<10>` declares `%r0`..`%r9`: kept as a range, its registers get an index
+                // when an instruction names them (nothing sized by the declared count).
+                Some(n) => {
+                    self.ranges.insert(name, (n, words));
+                }
+                None => {
+                    self.declared.insert(name, words);
                 }
             }
         }
     }
 
-    fn reg(&self, name: &str) -> Option<u32> {
-        self.regs.get(name).copied()
+    /// The index of the register `name`, if it is one the body declares (given on first use).
+    fn reg(&mut self, name: &str) -> Option<u32> {
+        if let Some(&r) = self.regs.get(name) {
+            return Some(r);
+        }
+        let words = self.declared.get(name).copied().or_else(|| {
+            let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (prefix, index) = name.split_at(name.len() - digits);
+            let index: u32 = index.parse().ok()?;
+            let &(count, words) = self.ranges.get(prefix)?;
+            (index < count).then_some(words)
+        })?;
+        let r = self.sizes.len() as u32;
+        self.regs.insert(name.to_string(), r);
+        self.sizes.push(words);
+        Some(r)
     }
 
     /// Every register an operand names.
-    fn operand_regs(&self, op: &Operand, out: &mut Vec<u32>) {
+    fn operand_regs(&mut self, op: &Operand, out: &mut Vec<u32>) {
         match op {
             Operand::Name(n) => out.extend(self.reg(&n.name)),
             Operand::Vector(v, _) | Operand::Bracket(v, _) | Operand::List(v, _) => {
-                v.iter().for_each(|o| self.operand_regs(o, out))
+                for o in v {
+                    self.operand_regs(o, out);
+                }
             }
             Operand::Address(a) => {
                 if let Some(b) = &a.base {
@@ -380,11 +396,12 @@ impl Flat {
         // Backward liveness to a fixed point: live_in = uses | (live_out & !defs).
         let mut live_in = vec![0u64; n * words];
         let mut live_out = vec![0u64; n * words];
+        let mut out = vec![0u64; words];
         let mut changed = true;
         while changed {
             changed = false;
             for i in (0..n).rev() {
-                let mut out = vec![0u64; words];
+                out.fill(0);
                 for &s in &succ[i] {
                     for w in 0..words {
                         out[w] |= live_in[s * words + w];
