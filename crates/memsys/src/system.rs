@@ -654,6 +654,19 @@ impl MemSystem {
         Ok(())
     }
 
+    /// Turns the stores' write combining (`system/combine.rs`) on or off for the kernels
+    /// that follow. Off for a `-G` build's kernel: on an H100 every corpus `-G` kernel writes
+    /// to L2 the sectors of each of its stores, none merged (`warp_diverge.debug`
+    /// `vote_out_of_line` 128 L2 write sectors: 2 warps x 4 `ST.E` of 16 sectors, where its
+    /// optimized build merges them into 32; `vote_after_divergence` 304; `seed_extend.debug`
+    /// `sign_extend_loads` 528 = 448 global + 80 local), while no `-G` kernel changes by it
+    /// (`argmax_argmin_rows`, `reduce_max_count`, `splitk_sgemm`, `reduce_sum_atomic_f32`,
+    /// `atomics64`). ptxas `-O0` puts a dozen address instructions between two stores where
+    /// optimized code issues them back to back.
+    pub fn set_write_combining(&mut self, on: bool) {
+        self.combine.set_enabled(on);
+    }
+
     /// Discards every SM's L1: spec (Table 30, `.ca`): "The driver must invalidate global L1
     /// cache lines between dependent grids of parallel threads."
     /// The stores' write-combining windows drain too (`system/combine.rs`), and no read joins

@@ -178,6 +178,8 @@ impl Session {
         let params = self.param_buffer(kernel, args)?;
         // A new launch starts with every L1 invalidated (the driver does so between grids).
         self.mem.invalidate_all_l1();
+        // A `-G` build's stores reach L2 unmerged (`MemSystem::set_write_combining`).
+        self.mem.set_write_combining(!self.program.debug);
         let (result, hazards, printf) =
             machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?
                 .run_with_output();

@@ -186,8 +186,9 @@ pub fn lower_module(
     }
     program.instrs = infos;
     if program.debug {
-        for f in &mut program.functions {
-            f.frame_save_words = crate::program::frame_save_words(f);
+        // `defined[i]` is `program.functions[i]` (pass 2 pushes the defined ones first).
+        for (target, f) in program.functions.iter_mut().zip(&defined) {
+            target.frame_save_words = crate::program::frame_save_words(f);
         }
     }
     Ok(program)

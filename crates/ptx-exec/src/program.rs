@@ -23,12 +23,14 @@ pub use ptx_semantics::Rnd as Rounding;
 use ptx_syntax::ast::Module;
 use std::collections::HashMap;
 
+mod call_frame;
 mod mem_inst;
 mod operands;
 mod operators;
 mod schedule;
 mod slots;
 
+pub use call_frame::{frame_save_words, MAX_FRAME_SAVE_WORDS};
 pub use mem_inst::*;
 pub use operands::*;
 pub use operators::*;
@@ -635,7 +637,7 @@ pub struct Function {
     pub local_bytes: u32,
     /// In a `.target ..., debug` module ([`Program::debug`]): the 32-bit words per thread
     /// ptxas saves to local memory at the function's entry (`STL`) and reloads before its
-    /// `RET` (`LDL`); 0 elsewhere. See [`frame_save_words`].
+    /// `RET` (`LDL`); 0 elsewhere. See [`frame_save_words`] (the rule, read off ptxas's SASS).
     pub frame_save_words: u32,
     /// Bytes of static `.shared` variables the function declares (kernels include every
     /// function's, laid out by the module).
@@ -666,28 +668,6 @@ pub struct Program {
     /// `.target ..., debug`: ptxas compiles the module at `-O0`, with real calls and call
     /// frames in local memory ([`Function::frame_save_words`]).
     pub debug: bool,
-}
-
-/// The most words a call frame's saves are counted with (a frame saves the return address
-/// and registers: at most ptxas's 255 registers; the cap bounds the address layout).
-pub const MAX_FRAME_SAVE_WORDS: u32 = 64;
-
-/// The words a function of a `.target ..., debug` module saves at entry, by the rule read off
-/// ptxas 13.5's `-O0` SASS of the corpus's 7 `-G` modules (crates/memsys/README.md, row "`-G`
-/// builds' local memory"): only a function that makes a call in SASS saves anything, and it
-/// saves its return address (2 words, R20/R21) and the registers live across its calls,
-/// counted as its parameter words (`min(u32,u32)` 4, `atomicAdd(u32*,u32)` 5,
-/// `__shfl_xor_sync(u32,u32,int,int)` 6, `atomicCAS(u64*,u64,u64)` 8). A call in SASS is
-/// counted where the PTX has a `call`: the calls ptxas inserts itself (`shfl.sync` on sm_80,
-/// not on sm_90; `sqrt.rn.f32`'s slow path) are not, nor the extra registers of functions
-/// with several calls (`atomic_max_double` 14 for 6). Leaf functions and kernels save nothing.
-pub fn frame_save_words(f: &Function) -> u32 {
-    let non_leaf = f.code.iter().any(|i| matches!(i.op, Op::Call { .. }));
-    if f.is_kernel || !non_leaf {
-        return 0;
-    }
-    let param_words: u32 = f.params.iter().map(|p| p.size.div_ceil(4)).sum();
-    (2 + param_words).min(MAX_FRAME_SAVE_WORDS)
 }
 
 impl Program {

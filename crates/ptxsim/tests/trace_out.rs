@@ -16,7 +16,9 @@
 //! run then hits) and for `createpolicy.range` policies (the replay decodes the 64-bit value by
 //! its 128-block window; the run knew the exact range), and where a fence invalidated an SM's L1
 //! (no access records it). The launches below are real kernels; the last test runs every
-//! corpus launch, and all agree but the fenced message-passing seeds.
+//! corpus launch, and all agree but the fenced message-passing seeds. A `-G` build's run has
+//! no store write combining (`MemSystem::set_write_combining`); a trace does not say so, and
+//! its replay here turns combining off as the run did (`ptxsim replay` keeps it on).
 
 mod common;
 use common::root;
@@ -37,10 +39,16 @@ fn gpu_of(file: &LaunchFile, base: &Path) -> GpuConfig {
     }
 }
 
-/// Runs a launch file with recording on: the run's statistics, the recorded accesses, the GPU.
-fn capture(launch: &Path) -> (Stats, Vec<TraceAccess>, GpuConfig) {
+/// Runs a launch file with recording on: the run's statistics, the recorded accesses, the GPU
+/// and whether the module is a `-G` build (`.target ..., debug`: its stores are not
+/// write-combined, `MemSystem::set_write_combining`, which a trace does not record).
+fn capture(launch: &Path) -> (Stats, Vec<TraceAccess>, GpuConfig, bool) {
     let (file, base) = LaunchFile::read(launch).unwrap();
     let gpu = gpu_of(&file, &base);
+    let debug = std::fs::read_to_string(base.join(&file.ptx))
+        .unwrap()
+        .lines()
+        .any(|l| l.trim_start().starts_with(".target") && l.contains("debug"));
     let session = load_session(&base.join(&file.ptx), gpu.clone()).unwrap();
     let specs = file
         .args
@@ -58,7 +66,7 @@ fn capture(launch: &Path) -> (Stats, Vec<TraceAccess>, GpuConfig) {
     p.session.mem.record_trace(true);
     p.run().unwrap();
     let accesses = p.session.mem.take_recorded();
-    (p.session.mem.stats(), accesses, gpu)
+    (p.session.mem.stats(), accesses, gpu, debug)
 }
 
 /// The counters that must agree: everything but request counts and stale reads.
@@ -71,8 +79,9 @@ fn sectors(c: &Counters) -> Counters {
     c
 }
 
-fn replay_trace(gpu: &GpuConfig, accesses: &[TraceAccess]) -> Stats {
+fn replay_trace(gpu: &GpuConfig, accesses: &[TraceAccess], debug: bool) -> Stats {
     let mut mem = MemSystem::tags_only(gpu.clone()).unwrap();
+    mem.set_write_combining(!debug);
     let trace: Trace = accesses.iter().copied().collect();
     replay::run_trace(&mut mem, &trace).unwrap();
     mem.stats()
@@ -121,10 +130,10 @@ const LAUNCHES: &[&str] = &[
 fn recorded_traces_replay_to_the_same_sector_counters() {
     let mut failures = Vec::new();
     for l in LAUNCHES {
-        let (run, accesses, gpu) = capture(&root().join(l));
+        let (run, accesses, gpu, debug) = capture(&root().join(l));
         assert!(!accesses.is_empty(), "{l}: nothing recorded");
         assert_round_trips(&accesses);
-        let replayed = replay_trace(&gpu, &accesses);
+        let replayed = replay_trace(&gpu, &accesses, debug);
         let (a, b) = (sectors(&run.total()), sectors(&replayed.total()));
         if a != b {
             failures.push(format!("{l}:\n  run    {a:?}\n  replay {b:?}"));
@@ -165,7 +174,7 @@ fn the_cli_writes_a_trace_that_replays_to_the_same_counters() {
             first.starts_with("# ptxsim run --trace-out: kernel `"),
             "{first}"
         );
-        let (run, accesses, gpu) = capture(&launch);
+        let (run, accesses, gpu, _) = capture(&launch);
         assert!(first.ends_with(&format!("gpu {}", gpu.name)), "{first}");
         let (replayed, _ops) = ptx_trace::replay_text(gpu, &text).unwrap();
         assert_eq!(replayed.requests, accesses.len() as u64, "{l}");
@@ -223,10 +232,10 @@ fn every_corpus_launch_replays_to_the_same_counters() {
             multi_step += 1;
             continue;
         }
-        let (run, accesses, gpu) = capture(f);
+        let (run, accesses, gpu, debug) = capture(f);
         assert_round_trips(&accesses);
         accesses_total += accesses.len();
-        let replayed = replay_trace(&gpu, &accesses);
+        let replayed = replay_trace(&gpu, &accesses, debug);
         let (a, b) = (sectors(&run.total()), sectors(&replayed.total()));
         if a != b && !ALLOWED_TO_DIFFER.contains(&name.as_str()) {
             failures.push(format!("{name}:\n  run    {a:?}\n  replay {b:?}"));

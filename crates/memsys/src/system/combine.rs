@@ -37,6 +37,10 @@
 //! line over a per-warp issue clock of the PTX instructions was tried and does not help
 //! (the corpus kernels that merge fully have longer gaps between their PTX stores than those
 //! that merge partly; see the branch history of this file).
+//!
+//! The kernels of `-G` builds do not merge at all on the H100 (`MemSystem::set_write_combining`
+//! turns the windows off for them: `vote_out_of_line` debug 128 L2 write sectors for 2 warps x
+//! 4 stores of 16 sectors, its optimized build 32).
 
 /// Per-sub-partition windows of pending store lines.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +54,8 @@ pub(crate) struct WriteCombiner {
     masks: Vec<u8>,
     /// Per window, the entry the next new line replaces.
     next: Vec<u32>,
+    /// Off for the kernels of `-G` builds (`MemSystem::set_write_combining`).
+    disabled: bool,
 }
 
 impl WriteCombiner {
@@ -61,7 +67,13 @@ impl WriteCombiner {
             lines: vec![0; sm_count * parts * window],
             masks: vec![0; sm_count * parts * window],
             next: vec![0; sm_count * parts],
+            disabled: false,
         }
+    }
+
+    /// Turns merging off (every store's sectors reach L2) or back on.
+    pub(crate) fn set_enabled(&mut self, on: bool) {
+        self.disabled = !on;
     }
 
     /// A store by warp `warp` (its index in its CTA) on `sm` of `mask` sectors of `line`:
@@ -69,7 +81,7 @@ impl WriteCombiner {
     /// the warp's sub-partition).
     #[inline(always)]
     pub(crate) fn merge(&mut self, sm: usize, warp: u32, line: u64, mask: u8) -> u8 {
-        if self.window == 0 {
+        if self.window == 0 || self.disabled {
             return mask;
         }
         let w = sm * self.parts + warp as usize % self.parts;
@@ -91,6 +103,7 @@ impl WriteCombiner {
 
     /// Copies `sm`'s windows from `other` (an SM port's copy, when its phase is settled).
     pub(crate) fn copy_sm_from(&mut self, other: &WriteCombiner, sm: usize) {
+        self.disabled = other.disabled;
         let (a, b) = (sm * self.parts, (sm + 1) * self.parts);
         self.next[a..b].copy_from_slice(&other.next[a..b]);
         let (a, b) = (a * self.window, b * self.window);
