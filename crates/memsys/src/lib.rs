@@ -35,7 +35,8 @@
 //!   scopes, `.L1::`/`.L2::` priorities, policies, prefetch sizes);
 //! - `system/execute.rs`: the checked request engine (coalescing, attribution, atomic passes);
 //! - `system/work.rs`: one request's work on L1/L2/DRAM (fills, write-back/-through, own-L1
-//!   updates, prefetch-size fills, L2 priority per line);
+//!   updates, L2 priority per line); `system/prefetch_fill.rs`: the prefetch-size and
+//!   fetch-granularity fill after an L2 miss (shared with the replay loop);
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;

@@ -14,7 +14,8 @@
 //! - `execute.rs`: the checked request engine ([`MemSystem::execute`]): coalescing into line
 //!   groups, attribution, atomics' L2 passes;
 //! - `work.rs`: [`Work`], one request's work on L1/L2/DRAM (hit/miss, fills, write-back,
-//!   write-through, prefetch-size fills, eviction priorities from hints and policies);
+//!   write-through, eviction priorities from hints and policies); `prefetch_fill.rs`: the
+//!   prefetch-size (and fetch-granularity) fill after an L2 miss, shared with `engine.rs`;
 //! - `data.rs`: lane data copies out of L1 copies or the global image (stale reads);
 //! - `record.rs`: trace recording; `inspect.rs`: statistics, line state, occupancy timeline;
 //! - `engine.rs`: the compiled trace-replay loop; `combine.rs`: the write combiner (a window per SM sub-partition);
@@ -46,6 +47,7 @@ mod engine;
 mod execute;
 mod inspect;
 mod port;
+mod prefetch_fill;
 mod read_coalescer;
 mod record;
 mod route;
@@ -57,6 +59,7 @@ use execute::*;
 use inspect::push_timeline_sample;
 pub use port::SmPort;
 use port::{Deferred, L2Op, L2OpKind, OverlayView};
+use prefetch_fill::*;
 use read_coalescer::ReadCoalescer;
 use record::record_groups_into;
 use route::*;
