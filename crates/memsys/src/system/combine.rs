@@ -10,7 +10,7 @@
 //! as part of the earlier write and are not counted again. The windows are emptied at kernel
 //! boundaries ([`crate::MemSystem::invalidate_all_l1`]). Local stores and `.mmio` stores pass
 //! them by: an `.mmio` write is "never combined" (PTX ISA 8.4.1), not even across the lanes of
-//! one warp (`crate::system::execute::coalesce_per_lane`; H100 `st_forms.st_global_forms`).
+//! one warp (`crate::system::execute::coalesce`, per lane; H100 `st_forms.st_global_forms`).
 //!
 //! The evidence (L1 store sectors → L2 write sectors on the H100; one warp per sub-partition
 //! in each):

@@ -223,11 +223,7 @@ impl MemSystem {
         self.ensure_l1(at.sm);
 
         let mut groups = std::mem::take(&mut self.groups);
-        if route.per_lane {
-            coalesce_per_lane(lanes, self.geo, &mut groups);
-        } else {
-            coalesce(lanes, self.geo, &mut groups);
-        }
+        coalesce(lanes, self.geo, route.per_lane, &mut groups);
         if route.op == Op::Atomic && !self.aggregated {
             for g in groups.iter_mut() {
                 g.passes = atomic_passes(lanes, g.line, self.geo.line_shift);
@@ -451,44 +447,27 @@ pub(super) fn check_buffer(data: &Data<'_>, total: usize) -> Result<(), MemError
 }
 
 /// Coalesces the lanes into (line, sector mask) groups, in the order lines are first
-/// touched.
+/// touched. An `.mmio` request ([`Route::per_lane`]) keeps each lane's sectors of each line
+/// a group of its own, in lane order, never merged with another lane's (PTX ISA 8.4.1: mmio
+/// writes "are never combined", reads are not "combined"), so every lane's access reaches
+/// L1's tag stage and the memory side separately.
 #[inline(always)]
-pub(super) fn coalesce(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
+pub(super) fn coalesce(
+    lanes: &[LaneAccess],
+    geo: Geometry,
+    per_lane: bool,
+    groups: &mut Vec<Group>,
+) {
     groups.clear();
     for l in lanes {
+        // The groups this lane may join: every group, or (per lane) only its own.
+        let joinable = if per_lane { groups.len() } else { 0 };
         let first = l.addr >> geo.sector_shift;
         let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
         for s in first..=last {
             let line = s >> geo.sectors_per_line_shift;
             let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
-            match groups.iter_mut().rev().find(|g| g.line == line) {
-                Some(g) => g.mask |= bit,
-                None => groups.push(Group {
-                    line,
-                    mask: bit,
-                    l1_hit: 0,
-                    passes: 1,
-                }),
-            }
-        }
-    }
-}
-
-/// Groups an `.mmio` request ([`Route::per_lane`]): each lane's sectors of each line are a
-/// group of their own, in lane order, never merged with another lane's (PTX ISA 8.4.1:
-/// mmio writes "are never combined", reads are not "combined"), so every lane's access
-/// reaches L1's tag stage and the memory side separately.
-#[inline(never)]
-pub(super) fn coalesce_per_lane(lanes: &[LaneAccess], geo: Geometry, groups: &mut Vec<Group>) {
-    groups.clear();
-    for l in lanes {
-        let own = groups.len();
-        let first = l.addr >> geo.sector_shift;
-        let last = (l.addr + u64::from(l.bytes) - 1) >> geo.sector_shift;
-        for s in first..=last {
-            let line = s >> geo.sectors_per_line_shift;
-            let bit = 1u8 << (s & ((1 << geo.sectors_per_line_shift) - 1));
-            match groups[own..].iter_mut().find(|g| g.line == line) {
+            match groups[joinable..].iter_mut().rev().find(|g| g.line == line) {
                 Some(g) => g.mask |= bit,
                 None => groups.push(Group {
                     line,

@@ -592,11 +592,7 @@ impl SmPort {
             side.l1 = SectorCache::new(&self.cfg.l1, self.cfg.l1.ways, true);
             side.l1_ready = true;
         }
-        if route.per_lane {
-            coalesce_per_lane(lanes, self.geo, &mut self.groups);
-        } else {
-            coalesce(lanes, self.geo, &mut self.groups);
-        }
+        coalesce(lanes, self.geo, route.per_lane, &mut self.groups);
         if let Some(out) = self.recorded.as_mut() {
             record_groups_into(out, self.geo, req, &self.groups);
         }

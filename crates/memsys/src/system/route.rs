@@ -92,7 +92,7 @@ pub(super) struct Route {
     /// [`crate::Counters::l1_local`], and its bytes are the caller's (tags only).
     pub(super) local: bool,
     /// `.mmio`: every lane's access is its own, never coalesced with the other lanes'
-    /// ([`super::execute::coalesce_per_lane`]). PTX ISA 8.4.1 (mmio Operation): "Writes are
+    /// ([`super::execute::coalesce`], per lane). PTX ISA 8.4.1 (mmio Operation): "Writes are
     /// always performed and are never combined within the scope specified. Reads are always
     /// performed, and are not forwarded, prefetched, combined, or allowed to hit any cache
     /// within the scope specified." On an H100 (caches flushed, 2 warps of 32 lanes storing

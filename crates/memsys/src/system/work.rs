@@ -417,15 +417,14 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             L2Path::Cached => {
                 // Sectors another SM's pending fill answers never reach the L2 tag stage.
                 let shared = route.op == Op::Read && !route.local;
-                let (mask, n) = if shared {
-                    let m = mask & !self.reads.joined(self.sm, line, mask);
-                    if m == 0 {
-                        return;
-                    }
-                    (m, pop(m))
+                let mask = if shared {
+                    mask & !self.reads.joined(self.sm, line, mask)
                 } else {
-                    (mask, n)
+                    mask
                 };
+                if shared && mask == 0 {
+                    return;
+                }
                 let (slot, hit, hint) = self.l2_line(route, line, mask, Fill::Valid);
                 let miss = mask & !hit;
                 if shared {
@@ -433,7 +432,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 }
                 let (nh, nm) = (pop(hit), pop(miss));
                 self.bump(|c| {
-                    c.l2.read_sectors += n;
+                    c.l2.read_sectors += nh + nm;
                     c.l2.read_hits += nh;
                     c.l2.read_misses += nm;
                 });
