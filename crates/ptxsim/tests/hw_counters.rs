@@ -52,12 +52,50 @@ fn csv_fields(line: &str) -> Vec<String> {
     fields
 }
 
+/// The H100's counter table (`corpus_counters.csv`): its header and records.
+struct HwCsv {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl HwCsv {
+    fn load() -> Self {
+        let text =
+            std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
+                .expect("corpus_counters.csv");
+        let mut lines = text.lines();
+        let header: Vec<String> = lines
+            .next()
+            .expect("header")
+            .split(',')
+            .map(String::from)
+            .collect();
+        let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+        for (r, l) in rows.iter().zip(text.lines().skip(1)) {
+            assert_eq!(r.len(), header.len(), "{l}");
+        }
+        HwCsv { header, rows }
+    }
+
+    fn col(&self, name: &str) -> usize {
+        self.header.iter().position(|h| h == name).expect(name)
+    }
+
+    /// Counter `name` of the first kernel step of `launch`.
+    fn step0(&self, launch: &str, name: &str) -> f64 {
+        let (l, s, c) = (self.col("launch"), self.col("step"), self.col(name));
+        self.rows
+            .iter()
+            .find(|f| f[l] == launch && f[s] == "0")
+            .unwrap_or_else(|| panic!("{launch} in corpus_counters.csv"))[c]
+            .parse()
+            .unwrap_or_else(|_| panic!("{launch}: {name} is a number"))
+    }
+}
+
 fn hardware() -> Vec<Hw> {
-    let text = std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
-        .expect("corpus_counters.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let csv = HwCsv::load();
+    let col = |name: &str| csv.col(name);
     let (launch, step) = (col("launch"), col("step"));
     let l2 = col("lts__t_sectors_srcunit_tex.sum");
     let (l2h, l2m) = (
@@ -68,10 +106,9 @@ fn hardware() -> Vec<Hw> {
         col("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
         col("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"),
     );
-    lines
-        .map(|l| {
-            let f = csv_fields(l);
-            assert_eq!(f.len(), header.len(), "{l}");
+    csv.rows
+        .iter()
+        .map(|f| {
             let num = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
             Hw {
                 launch: f[launch].to_string(),
@@ -82,6 +119,35 @@ fn hardware() -> Vec<Hw> {
             }
         })
         .collect()
+}
+
+/// A scratch directory for this process's reports.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-hw-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Each launch's H100 counter `column` (first step) equals the number listed beside it (the
+/// list's numbers are the H100's: a typo there would otherwise pass unnoticed), and ptxsim's
+/// report value at JSON `pointer` equals it too.
+fn assert_witnesses(tag: &str, column: &str, pointer: &str, witnesses: &[(&str, f64)]) {
+    let csv = HwCsv::load();
+    let dir = scratch(tag);
+    for &(launch, expected) in witnesses {
+        let hw = csv.step0(launch, column);
+        assert_eq!(hw, expected, "{launch}: the H100's {column}");
+        let report = &ptxsim_reports(launch, &dir)[0];
+        let ptxsim = report
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .expect(pointer);
+        assert_eq!(
+            ptxsim, hw,
+            "{launch}: {pointer}, ptxsim vs the H100's {column}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// ptxsim's per-step reports of one launch (`run --gpu h100 --report json`).
@@ -114,8 +180,7 @@ fn corpus_counters_agree_with_the_h100() {
     let mut launches: Vec<&str> = hw.iter().map(|h| h.launch.as_str()).collect();
     launches.sort_unstable();
     launches.dedup();
-    let dir = std::env::temp_dir().join(format!("ptxsim-hw-counters-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("counters");
     // Two threads: the launches are independent.
     let reports: BTreeMap<String, Vec<Value>> = std::thread::scope(|s| {
         let halves: Vec<_> = launches
@@ -180,39 +245,19 @@ fn corpus_counters_agree_with_the_h100() {
 /// (`cp_async_src_size_forms`) or 24-line stores (`divmod64`).
 #[test]
 fn store_merging_witnesses_match_the_h100_exactly() {
-    let text = std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
-        .expect("corpus_counters.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let (launch_col, step_col) = (col("launch"), col("step"));
-    let write_col = col("lts__t_sectors_srcunit_tex_op_write.sum");
-    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
-    let dir = std::env::temp_dir().join(format!("ptxsim-hw-merging-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let witnesses = [
-        ("nvcc.warp_bits.lineinfo.sm80.bit_tricks", 96.0),
-        ("nvcc.warp_bits.lineinfo.sm90.bit_tricks", 96.0),
-        ("nvcc.intrinsics.lineinfo.sm90.int_intrinsics", 160.0),
-        ("nvcc.cp_async_forms.sm90.cp_async_ignore_src_forms", 32.0),
-        ("nvcc.cp_async_forms.sm90.cp_async_src_size_forms", 2048.0),
-        ("nvcc.int_divmod.lineinfo.sm90.divmod64", 3072.0),
-    ];
-    for (launch, expected) in witnesses {
-        let hw_row = rows
-            .iter()
-            .find(|f| f[launch_col] == launch && f[step_col] == "0")
-            .unwrap_or_else(|| panic!("{launch} in corpus_counters.csv"));
-        let hw: f64 = hw_row[write_col].parse().expect("write sectors");
-        // The list's numbers are the H100's (a typo here would otherwise pass unnoticed).
-        assert_eq!(hw, expected, "{launch}: the H100's L2 write sectors");
-        let report = &ptxsim_reports(launch, &dir)[0];
-        let written = report["variants"][0]["levels"]["l2"]["write_sectors"]
-            .as_f64()
-            .expect("write_sectors");
-        assert_eq!(written, hw, "{launch}: L2 write sectors, ptxsim vs H100");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_witnesses(
+        "merging",
+        "lts__t_sectors_srcunit_tex_op_write.sum",
+        "/variants/0/levels/l2/write_sectors",
+        &[
+            ("nvcc.warp_bits.lineinfo.sm80.bit_tricks", 96.0),
+            ("nvcc.warp_bits.lineinfo.sm90.bit_tricks", 96.0),
+            ("nvcc.intrinsics.lineinfo.sm90.int_intrinsics", 160.0),
+            ("nvcc.cp_async_forms.sm90.cp_async_ignore_src_forms", 32.0),
+            ("nvcc.cp_async_forms.sm90.cp_async_src_size_forms", 2048.0),
+            ("nvcc.int_divmod.lineinfo.sm90.divmod64", 3072.0),
+        ],
+    );
 }
 
 /// The kernels that show the L2 request coalescer's grouping (memsys
@@ -223,38 +268,18 @@ fn store_merging_witnesses_match_the_h100_exactly() {
 /// (`matmul_fp16`, `flash_attn`: CTA pairs 0-1 read the same tile at the same point).
 #[test]
 fn request_coalescer_witnesses_match_the_h100_exactly() {
-    let text = std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
-        .expect("corpus_counters.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let (launch_col, step_col) = (col("launch"), col("step"));
-    let read_col = col("lts__t_sectors_srcunit_tex_op_read.sum");
-    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
-    let dir = std::env::temp_dir().join(format!("ptxsim-hw-coalescer-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let witnesses = [
-        ("triton.rotary.sm80", 173.0),
-        ("triton.layer_norm.sm80", 320.0),
-        ("triton.layer_norm_bwd.sm90", 281.0),
-        ("triton.matmul_fp16.sm80", 1024.0),
-        ("triton.flash_attn.sm90", 1280.0),
-    ];
-    for (launch, expected) in witnesses {
-        let hw_row = rows
-            .iter()
-            .find(|f| f[launch_col] == launch && f[step_col] == "0")
-            .unwrap_or_else(|| panic!("{launch} in corpus_counters.csv"));
-        let hw: f64 = hw_row[read_col].parse().expect("read sectors");
-        // The list's numbers are the H100's (a typo here would otherwise pass unnoticed).
-        assert_eq!(hw, expected, "{launch}: the H100's L2 read sectors");
-        let report = &ptxsim_reports(launch, &dir)[0];
-        let read = report["variants"][0]["totals"]["lts__t_sectors_op_read.sum"]
-            .as_f64()
-            .expect("lts__t_sectors_op_read.sum");
-        assert_eq!(read, hw, "{launch}: L2 read sectors, ptxsim vs H100");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_witnesses(
+        "coalescer",
+        "lts__t_sectors_srcunit_tex_op_read.sum",
+        "/variants/0/totals/lts__t_sectors_op_read.sum",
+        &[
+            ("triton.rotary.sm80", 173.0),
+            ("triton.layer_norm.sm80", 320.0),
+            ("triton.layer_norm_bwd.sm90", 281.0),
+            ("triton.matmul_fp16.sm80", 1024.0),
+            ("triton.flash_attn.sm90", 1280.0),
+        ],
+    );
 }
 
 /// `.mmio` accesses are never combined (PTX ISA 8.4.1): each lane's word is its own access.
@@ -263,27 +288,11 @@ fn request_coalescer_witnesses_match_the_h100_exactly() {
 /// 346 L1 global-load sectors where its other loads make 282 (64 = 2 warps x 32 lanes).
 #[test]
 fn mmio_lanes_are_separate_accesses_as_on_the_h100() {
-    let text = std::fs::read_to_string(root().join("tests/hw/h100/counters/corpus_counters.csv"))
-        .expect("corpus_counters.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let (launch_col, step_col) = (col("launch"), col("step"));
-    let write_col = col("lts__t_sectors_srcunit_tex_op_write.sum");
-    let l1_ld_col = col("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
-    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
-    let hw = |launch: &str, c: usize| -> f64 {
-        rows.iter()
-            .find(|f| f[launch_col] == launch && f[step_col] == "0")
-            .unwrap_or_else(|| panic!("{launch} in corpus_counters.csv"))[c]
-            .parse()
-            .expect("a number")
-    };
-    let dir = std::env::temp_dir().join(format!("ptxsim-hw-mmio-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let csv = HwCsv::load();
+    let dir = scratch("mmio");
     for sm in ["sm75", "sm90"] {
         let launch = format!("nvcc.st_forms.{sm}.st_global_forms");
-        let h = hw(&launch, write_col);
+        let h = csv.step0(&launch, "lts__t_sectors_srcunit_tex_op_write.sum");
         assert_eq!(h, 282.0, "{launch}: the H100's L2 write sectors");
         let report = &ptxsim_reports(&launch, &dir)[0];
         let written = report["variants"][0]["levels"]["l2"]["write_sectors"]
@@ -295,7 +304,7 @@ fn mmio_lanes_are_separate_accesses_as_on_the_h100() {
         assert!((written - h).abs() <= 0.1 * h, "{launch}: {written} vs {h}");
 
         let launch = format!("nvcc.ld_forms.{sm}.ld_global_forms");
-        let h = hw(&launch, l1_ld_col);
+        let h = csv.step0(&launch, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
         assert_eq!(h, 346.0, "{launch}: the H100's L1 global-load sectors");
         let report = &ptxsim_reports(&launch, &dir)[0];
         let looked_up = report["variants"][0]["levels"]["l1"]["read_sectors"]
