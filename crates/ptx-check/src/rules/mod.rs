@@ -154,6 +154,17 @@ impl Insn<'_> {
         Diagnostic::error(code, span, message, ptxas).at_line_of(self.start)
     }
 
+    /// A second cache-level word (`.L1`, `.L2`, `.tensormap`) among the modifiers, `word` at
+    /// `span` (prefetch, applypriority/discard, createpolicy, ld/st: §20.4).
+    pub fn second_level(&self, word: &str, span: Span) -> Diagnostic {
+        self.err(
+            codes::REPEATED_MODIFIER,
+            span,
+            "Multiple cache operation modifiers specified".into(),
+            format!("a second cache level `{word}`"),
+        )
+    }
+
     /// The span of the whole opcode with its modifiers.
     pub fn head(&self) -> Span {
         self.opcode_span

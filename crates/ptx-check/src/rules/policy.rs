@@ -81,15 +81,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs) -> Scan<'a> {
             }
             Word::Level(_) | Word::Tensormap => {
                 if !s.level_words.is_empty() {
-                    m.scan(
-                        pos,
-                        insn.err(
-                            codes::REPEATED_MODIFIER,
-                            span,
-                            "Multiple cache operation modifiers specified".into(),
-                            format!("a second cache level `{t}`"),
-                        ),
-                    );
+                    m.scan(pos, insn.second_level(t, span));
                 }
                 s.level_words.push((t, span));
             }

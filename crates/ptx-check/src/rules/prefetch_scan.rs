@@ -54,15 +54,7 @@ pub(crate) fn scan<'a>(
             Word::Space(sp) => s.spaces.push((sp, t, span)),
             Word::Level(_) | Word::Tensormap => {
                 if !s.levels.is_empty() {
-                    m.scan(
-                        pos,
-                        insn.err(
-                            codes::REPEATED_MODIFIER,
-                            span,
-                            "Multiple cache operation modifiers specified".into(),
-                            format!("a second cache level `{t}`"),
-                        ),
-                    );
+                    m.scan(pos, insn.second_level(t, span));
                 }
                 s.levels.push((t, span));
             }

@@ -201,13 +201,7 @@ pub(super) fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: boo
             Word::Level(_) | Word::Tensormap if lds(op) => {
                 // A second level word (`.L1`, `.L2`, `.tensormap`), as on prefetch (§20.4).
                 if !s.levels.is_empty() {
-                    m.scan(
-                        pos,
-                        e(
-                            "Multiple cache operation modifiers specified".into(),
-                            format!("a second cache level `{t}`"),
-                        ),
-                    );
+                    m.scan(pos, insn.second_level(t, span));
                 }
                 s.levels.push((t, span))
             }
