@@ -13,17 +13,7 @@
 
 mod common;
 
-use common::{load_jsonl_gz, Expected, Tally};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    family: String,
-    ptx: String,
-    exit: i64,
-    raw: String,
-}
+use common::family_parity;
 
 /// Verdict deviations we know of, with the reason (none are open; docs/ptxas-rules.md §20.7
 /// lists the deviations found outside the set).
@@ -34,26 +24,13 @@ const EXACT_TARGET: f64 = 0.97;
 
 #[test]
 fn adversarial_parity() {
-    let cases: Vec<Case> = load_jsonl_gz("tests/parity/adversarial.jsonl.gz");
-    assert!(cases.len() > 3000, "{} cases", cases.len());
-    let mut tally = Tally::new(
+    family_parity(
+        "tests/parity/adversarial.jsonl.gz",
         "adversarial",
         "ADVERSARIAL_DUMP",
-        "family",
+        3000,
         22,
         KNOWN_DEVIATIONS,
+        EXACT_TARGET,
     );
-    for c in &cases {
-        tally.check(
-            &c.ptx,
-            Expected {
-                id: &c.id,
-                group: &c.family,
-                label: c.family.clone(),
-                exit: c.exit,
-                raw: &c.raw,
-            },
-        );
-    }
-    tally.finish(None, EXACT_TARGET);
 }

@@ -16,38 +16,20 @@
 
 mod common;
 
-use common::{load_jsonl_gz, Expected, Tally};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    family: String,
-    note: String,
-    ptx: String,
-    exit: i64,
-    raw: String,
-}
+use common::family_parity;
 
 /// Share of cases whose complete ptxas output we reproduce byte for byte.
 const EXACT_TARGET: f64 = 0.97;
 
 #[test]
 fn gaps_parity() {
-    let cases: Vec<Case> = load_jsonl_gz("tests/parity/gaps.jsonl.gz");
-    assert!(cases.len() > 700, "{} cases", cases.len());
-    let mut tally = Tally::new("gaps", "GAPS_DUMP", "family", 12, &[]);
-    for c in &cases {
-        tally.check(
-            &c.ptx,
-            Expected {
-                id: &c.id,
-                group: &c.family,
-                label: format!("{}: {}", c.family, c.note),
-                exit: c.exit,
-                raw: &c.raw,
-            },
-        );
-    }
-    tally.finish(None, EXACT_TARGET);
+    family_parity(
+        "tests/parity/gaps.jsonl.gz",
+        "gaps",
+        "GAPS_DUMP",
+        700,
+        12,
+        &[],
+        EXACT_TARGET,
+    );
 }

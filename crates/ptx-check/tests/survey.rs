@@ -19,18 +19,7 @@
 
 mod common;
 
-use common::{load_jsonl_gz, Expected, Tally};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Case {
-    id: String,
-    family: String,
-    note: String,
-    ptx: String,
-    exit: i64,
-    raw: String,
-}
+use common::family_parity;
 
 /// Share of cases whose complete ptxas output we reproduce byte for byte.
 const EXACT_TARGET: f64 = 0.92;
@@ -53,20 +42,13 @@ const KNOWN_DEVIATIONS: &[(&str, &str)] = &[
 
 #[test]
 fn survey_parity() {
-    let cases: Vec<Case> = load_jsonl_gz("tests/parity/survey.jsonl.gz");
-    assert!(cases.len() > 550, "{} cases", cases.len());
-    let mut tally = Tally::new("survey", "SURVEY_DUMP", "family", 12, KNOWN_DEVIATIONS);
-    for c in &cases {
-        tally.check(
-            &c.ptx,
-            Expected {
-                id: &c.id,
-                group: &c.family,
-                label: format!("{}: {}", c.family, c.note),
-                exit: c.exit,
-                raw: &c.raw,
-            },
-        );
-    }
-    tally.finish(None, EXACT_TARGET);
+    family_parity(
+        "tests/parity/survey.jsonl.gz",
+        "survey",
+        "SURVEY_DUMP",
+        550,
+        12,
+        KNOWN_DEVIATIONS,
+        EXACT_TARGET,
+    );
 }

@@ -1,7 +1,8 @@
-//! What the ptxas-parity set tests (mutations, gates, adversarial) share: loading a
+//! What the ptxas-parity set tests (mutations, gates, adversarial, gaps, survey) share: loading a
 //! `tests/parity/*.jsonl.gz` set, rebuilding a corpus module from its line edits, and the
 //! tally that checks each module, compares our verdict and `--format ptxas` output with
-//! ptxas's, prints the rates per group and asserts them.
+//! ptxas's, prints the rates per group and asserts them; and `family_parity`, the whole test of
+//! a family set.
 
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
@@ -28,6 +29,53 @@ pub fn load_jsonl_gz<T: DeserializeOwned>(rel: &str) -> Vec<T> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// One case of a family set (`adversarial`, `gaps`, `survey`): a module with real ptxas's exit
+/// code and complete output, and what it probes.
+#[derive(serde::Deserialize)]
+pub struct FamilyCase {
+    pub id: String,
+    pub family: String,
+    /// What the case probes within its family (the adversarial set has none).
+    pub note: Option<String>,
+    pub ptx: String,
+    pub exit: i64,
+    pub raw: String,
+}
+
+/// Checks every case of the family set `rel` (more than `min_cases` of them) against ptxas's
+/// answer, grouped by family, and asserts the verdicts but `known` and the exact-output
+/// share `exact_target` ([`Tally`]; `dump_var` names the disagreement dump).
+pub fn family_parity(
+    rel: &str,
+    name: &'static str,
+    dump_var: &str,
+    min_cases: usize,
+    group_width: usize,
+    known: &'static [(&'static str, &'static str)],
+    exact_target: f64,
+) {
+    let cases: Vec<FamilyCase> = load_jsonl_gz(rel);
+    assert!(cases.len() > min_cases, "{} cases", cases.len());
+    let mut tally = Tally::new(name, dump_var, "family", group_width, known);
+    for c in &cases {
+        let label = match &c.note {
+            Some(note) => format!("{}: {note}", c.family),
+            None => c.family.clone(),
+        };
+        tally.check(
+            &c.ptx,
+            Expected {
+                id: &c.id,
+                group: &c.family,
+                label,
+                exit: c.exit,
+                raw: &c.raw,
+            },
+        );
+    }
+    tally.finish(None, exact_target);
 }
 
 /// A line edit of a corpus file: `[line index, lines removed, new lines]`.
