@@ -5,27 +5,8 @@
 //! instruction and the index. Expected values are computed here from the rule
 //! (`target = list[index]`), not by ptxsim.
 
-use ptx_exec::{KernelArg, LaunchConfig, Session};
-
-/// Runs kernel `k` of `ptx` on one CTA of `threads` with a zeroed output buffer of `words`
-/// 32-bit words; returns the words or the launch error's text.
-fn launch(ptx: &str, threads: u32, words: usize) -> Result<Vec<u32>, String> {
-    let module = ptx_syntax::parse(ptx).expect("test kernel parses");
-    let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).expect("test kernel lowers");
-    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        ..LaunchConfig::default()
-    };
-    s.launch("k", &[KernelArg::Pointer(out)], cfg)
-        .map_err(|e| e.to_string())?;
-    Ok(s.read_buffer(out, 4 * words)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
-}
+mod common;
+use common::run_one_cta as launch;
 
 fn kernel(body: &str) -> String {
     format!(

@@ -2,7 +2,8 @@
 //! each run on a small hand-written kernel whose expected values follow the PTX ISA (computed
 //! here in plain Rust, independently of ptx-semantics).
 
-use ptx_exec::{KernelArg, LaunchConfig, Session};
+mod common;
+use common::run_one_cta;
 
 /// Runs `kernel` of a `.target sm_90` module whose body is `body` with one `.u64 out` parameter
 /// (`%rd1` = the output buffer, `%r1` = `%tid.x` already loaded), one CTA of `threads`, and
@@ -18,20 +19,7 @@ fn run(body: &str, regs: &str, threads: u32, words: usize) -> Vec<u32> {
          {body}\n\
          ret;\n}}\n"
     );
-    let module = ptx_syntax::parse(&ptx).expect("test kernel parses");
-    let mut s = Session::new(&module, &ptx, memsys::GpuConfig::a100()).expect("test kernel lowers");
-    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        ..LaunchConfig::default()
-    };
-    s.launch("k", &[KernelArg::Pointer(out)], cfg).unwrap();
-    s.read_buffer(out, 4 * words)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    run_one_cta(&ptx, threads, words).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Stores the `k`-th of `regs` of every thread at `out[tid * regs.len() + k]`.
@@ -329,26 +317,6 @@ fn min_max_xorsign_abs() {
     }
 }
 
-/// Runs kernel `k` of a complete module (one `.u64 out` parameter) with `threads` threads in one
-/// CTA; the first `words` words of `out`, or the error text.
-fn try_run_module(ptx: &str, threads: u32, words: usize) -> Result<Vec<u32>, String> {
-    let module = ptx_syntax::parse(ptx).map_err(|e| format!("{e:?}"))?;
-    let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).map_err(|e| e.to_string())?;
-    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        ..LaunchConfig::default()
-    };
-    s.launch("k", &[KernelArg::Pointer(out)], cfg)
-        .map_err(|e| e.to_string())?;
-    Ok(s.read_buffer(out, 4 * words)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
-}
-
 /// A `.version 8.2` / `sm_90` module: `funcs` before the kernel, whose body is `body` (as `run`).
 fn module(funcs: &str, regs: &str, body: &str) -> String {
     format!(
@@ -375,7 +343,7 @@ fn lop3_with_a_predicate_result() {
                 lop3.or.b32 %r9|%p4, %r2, %r3, %r4, 0x96, %p1;\nselp.u32 %r10, 1, 0, %p4;\n"
         .to_string()
         + &stores(&[6, 7, 8, 9, 10]);
-    let out = try_run_module(&module("", "", &body), 32, 160).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 160).unwrap();
     for t in 0..32u32 {
         let (a, b, c, q) = (t.wrapping_mul(0x9E37_79B1), !t << 3, t & 5, t & 1 == 1);
         let o = &out[5 * t as usize..5 * t as usize + 5];
@@ -398,7 +366,7 @@ fn bar_warp_sync_waits_only_for_its_warp() {
                 add.u32 %r2, %r1, 7;\n"
         .to_string()
         + &stores(&[2]);
-    let out = try_run_module(&module("", "", &body), 64, 64).unwrap();
+    let out = run_one_cta(&module("", "", &body), 64, 64).unwrap();
     assert_eq!(out, (7..71).collect::<Vec<u32>>());
 }
 
@@ -421,7 +389,7 @@ fn warp_sync_instructions_after_an_out_of_line_block() {
                 shfl.sync.bfly.b32 %r7, %r3, 1, 31, -1;\n\
                 match.any.sync.b32 %r8, %r4, -1;";
     let body = out_of_line(sync) + &stores(&[5, 6, 7, 8]);
-    let out = try_run_module(&module("", "", &body), 32, 128).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 128).unwrap();
     let v: Vec<u32> = (0..32)
         .map(|t| if t % 3 == 0 { t * 1000 } else { t })
         .collect();
@@ -448,7 +416,7 @@ fn vote_waits_for_the_lanes_of_its_mask_until_they_exit() {
         .to_string()
         + &stores(&[3])
         + "END:\n";
-    let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 32).unwrap();
     for (t, &o) in out.iter().enumerate() {
         assert_eq!(o, if t < 16 { 0x2222 } else { 0 }, "lane {t}");
     }
@@ -463,7 +431,7 @@ fn warp_sync_at_two_different_instructions_is_a_clear_fault() {
                 LOW:\nshfl.sync.idx.b32 %r2, %r1, 31, 31, -1;\nJOIN:\n"
         .to_string()
         + &stores(&[2]);
-    let err = try_run_module(&module("", "", &body), 32, 32).unwrap_err();
+    let err = run_one_cta(&module("", "", &body), 32, 32).unwrap_err();
     assert!(
         err.contains("warp-synchronous instruction never completes"),
         "{err}"
@@ -481,7 +449,7 @@ fn warp_sync_in_a_call_made_by_part_of_the_mask_is_a_clear_fault() {
                 HIGH:\ncall.uni (%r3), ballot, (%r2);\nJOIN:\n"
         .to_string()
         + &stores(&[3]);
-    let err = try_run_module(&module(funcs, "", &body), 32, 32).unwrap_err();
+    let err = run_one_cta(&module(funcs, "", &body), 32, 32).unwrap_err();
     assert!(err.contains("not executing this call"), "{err}");
 }
 
@@ -494,7 +462,7 @@ fn vector_atomics_add_each_element() {
                 mul.f32 %f4, %f1, 0f40400000;\n\
                 atom.global.v4.f32.add {%f5, %f6, %f7, %f8}, [%rd1], {%f1, %f2, %f3, %f4};\n\
                 red.global.add.v2.f32 [%rd1+16], {%f3, %f1};\n";
-    let out = try_run_module(&module("", regs, body), 64, 6).unwrap();
+    let out = run_one_cta(&module("", regs, body), 64, 6).unwrap();
     let s: f32 = (0..64).map(|t| t as f32).sum();
     let want = [s, 2.0 * s, 64.0, 3.0 * s, 64.0, s];
     for (i, w) in want.iter().enumerate() {
@@ -531,7 +499,7 @@ fn wmma_load_mma_store_through_shared_memory() {
          {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};\n\
          wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], \
          {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17}, 20;\n";
-    let out = try_run_module(&module("", regs, body), 32, 16 * 20).unwrap();
+    let out = run_one_cta(&module("", regs, body), 32, 16 * 20).unwrap();
     for i in 0..16i32 {
         for j in 0..16i32 {
             let d: i32 = 1
@@ -559,7 +527,7 @@ fn wmma_needs_the_whole_warp() {
     let regs = ".reg .b32 %a<8>;\n.shared .align 32 .b8 sa[512];";
     let body = "mov.u32 %r10, sa;\n\
                 wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%r10];\n";
-    let err = try_run_module(&module("", regs, body), 16, 1).unwrap_err();
+    let err = run_one_cta(&module("", regs, body), 16, 1).unwrap_err();
     assert!(err.contains("all 32 threads of the warp"), "{err}");
 }
 
@@ -571,7 +539,7 @@ fn reg_return_values_reach_the_caller() {
                  mad.lo.u32 r, a, b, 11;\nret;\n}\n";
     let body =
         "add.u32 %r2, %r1, 3;\ncall.uni (%r3), madd, (%r1, %r2);\n".to_string() + &store(3, 1, 0);
-    let out = try_run_module(&module(funcs, "", &body), 32, 32).unwrap();
+    let out = run_one_cta(&module(funcs, "", &body), 32, 32).unwrap();
     for t in 0..32u32 {
         assert_eq!(out[t as usize], t * (t + 3) + 11, "lane {t}");
     }
@@ -594,7 +562,7 @@ fn fns_video_simd_and_packed_min_max() {
                 add.u16x2 %r11, %r2, %r3;\n"
             .to_string()
             + &stores(&[5, 6, 7, 8, 9, 10, 11]);
-    let out = try_run_module(&module("", "", &body), 32, 224).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 224).unwrap();
     let bytes = |v: u32| -> [i64; 4] { std::array::from_fn(|k| (v >> (8 * k) & 0xff) as i64) };
     let halves = |v: u32| -> [i64; 2] { std::array::from_fn(|k| (v >> (16 * k) & 0xffff) as i64) };
     for t in 0..32u32 {
@@ -675,7 +643,7 @@ fn elect_sync_picks_one_leader_per_mask() {
         .to_string()
         + &stores(&[2, 3, 4])
         + "END:\n";
-    let out = try_run_module(&module("", "", &body), 32, 96).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 96).unwrap();
     for t in 0..32usize {
         let o = &out[3 * t..3 * t + 3];
         if t < 3 {
@@ -770,7 +738,7 @@ fn labels_are_scoped_to_their_block() {
     let body = body
         + "LOOP:\nadd.u32 %r5, %r5, 1;\nsetp.lt.u32 %p1, %r5, 7;\n@%p1 bra LOOP;\n"
         + &stores(&[2, 3, 4, 5]);
-    let out = try_run_module(&module("", "", &body), 32, 4 * 32).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 4 * 32).unwrap();
     for t in 0..32 {
         assert_eq!(&out[4 * t..4 * t + 4], [3, 5, 2, 7], "thread {t}");
     }
@@ -785,11 +753,11 @@ fn mapa_maps_rank_zero_and_faults_for_other_ranks() {
                 sub.u32 %r2, m, a;\n}\n"
         .to_string()
         + &stores(&[2]);
-    let out = try_run_module(&module("", "", &body), 32, 32).unwrap();
+    let out = run_one_cta(&module("", "", &body), 32, 32).unwrap();
     assert!(out.iter().all(|&v| v == 0), "{out:?}");
     let body = "{\n.shared .align 8 .b64 bar;\n.reg .b32 a, m;\n\
                 mov.u32 a, bar;\nmapa.shared::cluster.u32 m, a, 1;\n}\n";
-    let err = try_run_module(&module("", "", body), 32, 32).unwrap_err();
+    let err = run_one_cta(&module("", "", body), 32, 32).unwrap_err();
     assert!(err.contains("mapa to cluster CTA rank 1"), "{err}");
 }
 
@@ -798,7 +766,7 @@ fn brkpt_stops_the_kernel_with_a_fault() {
     // brkpt is reached only on CUTLASS's error paths; with no debugger attached the kernel
     // stops there. The fault names the instruction.
     let body = "setp.eq.u32 %p1, %r1, 5;\n@!%p1 bra SKIP;\nbrkpt;\nSKIP:\n";
-    let err = try_run_module(&module("", "", body), 32, 32).unwrap_err();
+    let err = run_one_cta(&module("", "", body), 32, 32).unwrap_err();
     assert!(err.contains("brkpt instruction executed"), "{err}");
     assert!(err.contains("thread (5,0,0)"), "{err}");
 }
