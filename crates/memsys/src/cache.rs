@@ -209,6 +209,22 @@ impl SectorCache {
         )
     }
 
+    /// One of `2^partition_bits` equal partitions of the level `cfg` describes: a cache of
+    /// `1 / 2^partition_bits` of its sets, indexed by the line number without its partition
+    /// bits (`system/partitions.rs`).
+    pub fn partition(cfg: &CacheConfig, partition_bits: u32, last_cap: u32) -> Self {
+        let sets = (cfg.sets() >> partition_bits).max(1) as usize;
+        let ways = (cfg.ways as usize).max(1);
+        Self::build(
+            SetIndexer::new(cfg.set_hash, sets as u64).partitioned(partition_bits),
+            sets,
+            ways,
+            cfg.line_bytes as usize,
+            last_cap,
+            false,
+        )
+    }
+
     /// A cache with no storage, standing in for an SM's L1 until the SM first uses it.
     pub fn empty() -> Self {
         Self::build(SetIndexer::new(SetHash::Modulo, 1), 1, 1, 0, 0, false)

@@ -145,6 +145,26 @@ pub struct GpuConfig {
     /// group `s % l2_read_coalescing_domains`; 0: no such unit. 2 on the H100 (fitted to its
     /// counters: reads of CTAs an even number apart merge, of adjacent CTAs never).
     pub l2_read_coalescing_domains: u32,
+    /// Lines the L2 request coalescer of each group holds at once (0: no limit): a read joins
+    /// a pending miss only while fewer than this many other lines have missed in its group
+    /// since (`src/system/read_coalescer.rs`).
+    #[serde(default)]
+    pub l2_read_coalescer_lines: u32,
+    /// Partitions the L2 is built of (a power of two; 1: one L2 holding each line once). Each
+    /// holds `l2.size_bytes / l2_partitions` with the L2's ways and lines; a line is homed in
+    /// one partition (by its address) and SM `s` is near partition `s % l2_partitions`. The
+    /// A100 and H100 whitepapers: "The L2 cache is divided into two partitions ... Each L2
+    /// partition localizes and caches data for memory accesses from SMs in the GPCs directly
+    /// connected to the partition" (`src/system/partitions.rs` has the rules and the H100
+    /// measurements behind them).
+    #[serde(default = "one")]
+    pub l2_partitions: u32,
+    /// Whether a read by an SM far from a line's home partition leaves a copy of the line in
+    /// the SM's near partition (taking capacity there), as the whitepapers' "localizes and
+    /// caches data for memory accesses from SMs ... directly connected" says. Only with
+    /// `l2_partitions` > 1.
+    #[serde(default = "yes")]
+    pub l2_near_copies: bool,
     /// Seed of the generator that draws fraction-policy priorities.
     pub seed: u64,
     /// Record L2 occupancy by priority class every this many requests (0: no timeline).
@@ -200,6 +220,9 @@ impl GpuConfig {
             l2_write_combine_lines: 12,
             sm_sub_partitions: 4,
             l2_read_coalescing_domains: 0,
+            l2_read_coalescer_lines: 0,
+            l2_partitions: 2,
+            l2_near_copies: true,
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
@@ -241,6 +264,7 @@ impl GpuConfig {
             shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 690,
             l2_read_coalescing_domains: 2,
+            l2_read_coalescer_lines: 64,
             timing: TimingConfig::h100(),
             ..Self::a100()
         }
@@ -277,6 +301,7 @@ impl GpuConfig {
             shared_bytes_per_block: 227 * KIB,
             dram_latency_cycles: 860,
             l2_read_coalescing_domains: 2,
+            l2_read_coalescer_lines: 64,
             timing: TimingConfig::b200(),
             ..Self::a100()
         }
@@ -359,6 +384,7 @@ impl GpuConfig {
             persisting_l2_bytes: 0,
             l2_fetch_granularity_bytes: line_bytes,
             l2_write_combine_lines: 0,
+            l2_partitions: 1,
             ..base
         }
     }
@@ -405,6 +431,19 @@ impl GpuConfig {
             return Err(MemError::Config(format!(
                 "sm_sub_partitions {} must be 1 to 64",
                 self.sm_sub_partitions
+            )));
+        }
+        if !self.l2_partitions.is_power_of_two() || self.l2_partitions > 16 {
+            return Err(MemError::Config(format!(
+                "l2_partitions {} must be a power of two from 1 to 16",
+                self.l2_partitions
+            )));
+        }
+        if self.l2.sets() % u64::from(self.l2_partitions) != 0 {
+            return Err(MemError::Config(format!(
+                "l2: {} sets do not divide into l2_partitions = {} equal partitions",
+                self.l2.sets(),
+                self.l2_partitions
             )));
         }
         if self.l2_read_coalescing_domains > self.sm_count {
@@ -517,6 +556,16 @@ fn merge(base: &mut toml::Table, overrides: toml::Table) {
             }
         }
     }
+}
+
+/// Serde default of [`GpuConfig::l2_partitions`] (a GPU TOML written before partitions).
+fn one() -> u32 {
+    1
+}
+
+/// Serde default of [`GpuConfig::l2_near_copies`].
+fn yes() -> bool {
+    true
 }
 
 #[cfg(test)]

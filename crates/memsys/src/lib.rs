@@ -7,7 +7,11 @@
 //! - one L1 per SM that **holds its own copy of the data** and is not coherent with the other
 //!   SMs, so the stale `.ca` read the PTX ISA warns about really happens and is reported
 //!   ([`Outcome::stale_lanes`]);
-//! - one shared L2, the point of coherence (its data is the global image, [`MemSystem::read`]);
+//! - an L2 of two partitions, as the H100's: each line homed in one (the point of coherence;
+//!   its data is the global image, [`MemSystem::read`]), each SM near one, and a far read
+//!   looked up near, then at home over the fabric, leaving a copy near that takes capacity
+//!   there; lookups counted as Nsight Compute counts them (both partitions';
+//!   [`LevelCounters::all_lookup_hit_rate`]);
 //! - DRAM traffic from L2 misses, prefetch fills, dirty write-backs and write-through;
 //! - 128-byte lines of four 32-byte sectors, set-associative, sector-granular fills; victims
 //!   are chosen evict-first < normal < evict-last, LRU within a class, with evict-last
@@ -24,7 +28,7 @@
 //! - counters per level, per SM and per instruction ([`Stats`]), an optional L2 occupancy
 //!   timeline, and a replay driver for traces ([`replay`]);
 //! - the H100's L2 microbenchmarks as traces, to compare with the measurements
-//!   ([`l2_microbench`]).
+//!   ([`l2_microbench`]), read from the model's own counters.
 //!
 //! Configurations ([`GpuConfig`]) come as presets (`a100`, `h100`, `b200`) with their
 //! sources cited, and any field can be overridden from TOML.
@@ -40,13 +44,17 @@
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
+//! - `system/partitions.rs`: the L2's partitions (homes, near SMs, far reads and their copies,
+//!   coherence of stores), with the whitepaper sentence and the measurements behind each rule;
 //! - `system/read_coalescer.rs`: the L2 request coalescer (a read joins another SM's pending
-//!   L2 fill of the caller's round, [`MemSystem::begin_round`]);
+//!   L2 fill of the caller's round, [`MemSystem::begin_round`], while its group's unit still
+//!   holds the line);
 //! - `system/port.rs`: [`SmPort`]s, the SM side lent to host threads for an SM-parallel
 //!   phase (private L1s, the image plus the SM's own stores), with the L2 work logged and
 //!   replayed in the caller's turn order by [`MemSystem::settle`];
 //! - `cache.rs`: the sector cache front end; `cache/packed.rs`, `cache/wide.rs`: set storage,
-//!   lookup, victim choice and the evict-last cap; `cache/index.rs`: set indexing;
+//!   lookup, victim choice and the evict-last cap; `cache/index.rs`: set indexing (a
+//!   partition's sets indexed without the partition bits, runs of sets rotated);
 //! - `policy.rs`: `createpolicy` encoding; `config.rs`/`timing.rs`: presets and latencies;
 //!   `memory.rs`: the global image; `stats.rs`: counters; `replay.rs`, `l2_microbench.rs`.
 

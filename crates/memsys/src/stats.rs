@@ -66,6 +66,26 @@ pub struct LevelCounters {
     /// Evict-last requests turned into normal because the set's evict-last ways (the persisting
     /// set-aside, [`crate::GpuConfig::evict_last_ways`]) were full.
     pub evict_last_capped: u64,
+    /// Sectors a far read (its SM is near another L2 partition than the line's home,
+    /// `src/system/partitions.rs`) looked up in the home partition after its near partition
+    /// missed them: Nsight Compute's `lts__t_sectors_srcunit_ltcfabric` reads, which hit or
+    /// missed there (a miss is fetched from DRAM).
+    #[serde(default)]
+    pub fabric_read_hits: u64,
+    #[serde(default)]
+    pub fabric_read_misses: u64,
+    /// Sectors far stores and atomics forwarded to the home partition over the fabric (each a
+    /// lookup hit there, as every written sector is).
+    #[serde(default)]
+    pub fabric_write_sectors: u64,
+    /// Sectors of a far line's fetch-granularity block copied into the near partition beyond
+    /// the ones the read missed: lookup misses there, as [`LevelCounters::fetch_fills`] are
+    /// for a near line (the DRAM read is the home partition's).
+    #[serde(default)]
+    pub copy_fills: u64,
+    /// Near copies of far lines installed (included in `allocations`).
+    #[serde(default)]
+    pub copy_allocations: u64,
 }
 
 impl LevelCounters {
@@ -96,7 +116,32 @@ impl LevelCounters {
     /// sector a read miss fetched from DRAM, the granule's unrequested sectors included (a
     /// one-sector miss at 64 B granularity counts two; `l2/fetch_granularity.csv`).
     pub fn lookup_misses(&self) -> u64 {
-        self.read_misses + self.fetch_fills
+        self.read_misses + self.fetch_fills + self.copy_fills
+    }
+
+    /// Lookups in the home partition that came over the L2 fabric (far reads that missed in
+    /// their near partition, far writes): Nsight's `lts__t_sectors_srcunit_ltcfabric`.
+    pub fn fabric_sectors(&self) -> u64 {
+        self.fabric_read_hits + self.fabric_read_misses + self.fabric_write_sectors
+    }
+
+    /// Lookup hits of every source unit (L1/TEX and the fabric): what
+    /// `lts__t_sector_hit_rate.pct` divides.
+    pub fn all_lookup_hits(&self) -> u64 {
+        self.lookup_hits() + self.fabric_read_hits + self.fabric_write_sectors
+    }
+
+    /// Lookup misses of every source unit (L1/TEX and the fabric).
+    pub fn all_lookup_misses(&self) -> u64 {
+        self.lookup_misses() + self.fabric_read_misses
+    }
+
+    /// Nsight Compute's `lts__t_sector_hit_rate.pct` as a fraction: hits over lookups of every
+    /// source unit the model has (the L1/TEX units and the L2 fabric; instruction and
+    /// constant fetches are not modelled), `None` when nothing was looked up.
+    pub fn all_lookup_hit_rate(&self) -> Option<f64> {
+        let n = self.all_lookup_hits() + self.all_lookup_misses();
+        (n > 0).then(|| self.all_lookup_hits() as f64 / n as f64)
     }
 
     /// [`LevelCounters::lookup_hits`] / (hits + [`LevelCounters::lookup_misses`]), `None`
@@ -150,6 +195,11 @@ impl AddAssign<&LevelCounters> for LevelCounters {
         self.writebacks += o.writebacks;
         self.invalidations += o.invalidations;
         self.evict_last_capped += o.evict_last_capped;
+        self.fabric_read_hits += o.fabric_read_hits;
+        self.fabric_read_misses += o.fabric_read_misses;
+        self.fabric_write_sectors += o.fabric_write_sectors;
+        self.copy_fills += o.copy_fills;
+        self.copy_allocations += o.copy_allocations;
     }
 }
 

@@ -46,6 +46,7 @@ mod data;
 mod engine;
 mod execute;
 mod inspect;
+mod partitions;
 mod port;
 mod prefetch_fill;
 mod read_coalescer;
@@ -57,6 +58,8 @@ use combine::WriteCombiner;
 use data::copy_small;
 use execute::*;
 use inspect::push_timeline_sample;
+use partitions::PartitionedL2;
+
 pub use port::SmPort;
 use port::{Deferred, L2Op, L2OpKind, OverlayView};
 use prefetch_fill::*;
@@ -163,7 +166,8 @@ pub struct MemSystem {
     l1_ready: Vec<bool>,
     /// Whether any `l1_ready` entry is set, so host writes skip the per-SM walk when none is.
     any_l1_ready: bool,
-    l2: SectorCache,
+    /// The L2's partitions (`system/partitions.rs`).
+    l2: PartitionedL2,
     /// The global image, shared read-only with the SM ports of an SM-parallel phase
     /// (`system/port.rs`); no port outlives its phase, so between phases this is the only
     /// reference and [`MemSystem::image_mut`] gets it.
@@ -207,7 +211,7 @@ impl MemSystem {
         cfg.validate()?;
         let sm_count = cfg.sm_count as usize;
         let spl = cfg.l2.sectors_per_line();
-        let l2 = SectorCache::new(&cfg.l2, cfg.evict_last_ways(), false);
+        let l2 = PartitionedL2::new(&cfg);
         let empty = RouteSlot {
             shape: NO_SHAPE,
             policy: 0,
@@ -258,7 +262,7 @@ impl MemSystem {
                 cfg.sm_sub_partitions as usize,
                 cfg.l2_write_combine_lines as usize,
             ),
-            reads: ReadCoalescer::new(cfg.l2_read_coalescing_domains),
+            reads: ReadCoalescer::new(cfg.l2_read_coalescing_domains, cfg.l2_read_coalescer_lines),
             cfg,
         })
     }
@@ -618,10 +622,10 @@ impl MemSystem {
     pub(crate) fn prefetch_line(&self, addr: u64, pair: bool, sm: usize) -> SetHint {
         let line = addr >> self.geo.line_shift;
         let set = self.l2.set_of(line);
-        self.l2.prefetch_set(set);
+        self.l2.prefetch_line(line);
         let _ = sm;
         if pair {
-            self.l2.prefetch_set(self.l2.set_of(line ^ 1));
+            self.l2.prefetch_line(line ^ 1);
         }
         SetHint { line, set }
     }
@@ -635,11 +639,11 @@ impl MemSystem {
             return;
         }
         let line = addr >> self.geo.line_shift;
-        self.l2.prefetch_set(self.l2.set_of(line));
+        self.l2.prefetch_line(line);
         if req.prefetch == Some(PrefetchSize::B256) || req.policy.is_some_and(|p| p & 1 << 62 != 0)
         {
             // A 256 B prefetch block spans this line and its neighbour.
-            self.l2.prefetch_set(self.l2.set_of(line ^ 1));
+            self.l2.prefetch_line(line ^ 1);
         }
     }
 
@@ -691,13 +695,14 @@ impl MemSystem {
     /// Writes every dirty L2 sector back to DRAM (counted as host traffic), e.g. at the end
     /// of a run so DRAM bytes written include data still held in L2.
     pub fn flush_l2(&mut self) {
-        let slots = self.l2.resident_slots();
-        for s in slots {
-            let d = self.l2.dirty(s);
-            if d != 0 {
-                self.l2.set_dirty(s, 0);
-                self.stats.host.l2.writebacks += pop(d);
-                self.stats.host.dram.bytes_written += pop(d) * self.geo.sector_bytes;
+        for part in self.l2.parts_mut() {
+            for s in part.resident_slots() {
+                let d = part.dirty(s);
+                if d != 0 {
+                    part.set_dirty(s, 0);
+                    self.stats.host.l2.writebacks += pop(d);
+                    self.stats.host.dram.bytes_written += pop(d) * self.geo.sector_bytes;
+                }
             }
         }
     }
@@ -707,9 +712,11 @@ impl MemSystem {
     /// does before each profiled kernel (the H100 corpus counters were taken that way).
     pub fn invalidate_l2(&mut self) {
         self.flush_l2();
-        for s in self.l2.resident_slots() {
-            let (dropped, _) = self.l2.drop_sectors(s, 0xFF);
-            self.stats.host.l2.invalidations += pop(dropped);
+        for part in self.l2.parts_mut() {
+            for s in part.resident_slots() {
+                let (dropped, _) = part.drop_sectors(s, 0xFF);
+                self.stats.host.l2.invalidations += pop(dropped);
+            }
         }
     }
 }

@@ -12,6 +12,15 @@ use memsys::*;
 use proptest::prelude::*;
 use reference_model::{RefSystem, SplitMix64};
 
+/// `cfg` with one L2 partition: the reference model is the single-copy L2 (the partitions'
+/// near copies and fabric lookups are checked by `scenarios.rs`), and the compiled replay
+/// loop, which this file holds to the reference, runs on an unpartitioned L2 only.
+fn one_l2(cfg: &GpuConfig) -> GpuConfig {
+    let mut cfg = cfg.clone();
+    cfg.l2_partitions = 1;
+    cfg
+}
+
 fn assert_same_stats(new: &Stats, old: &Stats, what: &str) {
     if new != old {
         // Narrow the difference down before failing, so the message says where it is.
@@ -46,8 +55,8 @@ fn run_both(
     via: Via,
     what: &str,
 ) -> Stats {
-    let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
-    let mut old = RefSystem::tags_only(cfg).unwrap();
+    let mut new = MemSystem::tags_only(one_l2(&cfg)).unwrap();
+    let mut old = RefSystem::tags_only(one_l2(&cfg)).unwrap();
     let mut trace = trace.peekable();
     let mut part = Vec::with_capacity(chunk);
     let mut i = 0;
@@ -440,8 +449,8 @@ fn register_ranges(new: &mut MemSystem, old: &mut RefSystem, g: &mut Gen) {
 
 /// One random trace, access by access: every outcome and error must match.
 fn access_by_access(name: &str, cfg: &GpuConfig, seed: u64, steps: usize) {
-    let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
-    let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
+    let mut new = MemSystem::tags_only(one_l2(cfg)).unwrap();
+    let mut old = RefSystem::tags_only(one_l2(cfg)).unwrap();
     let mut g = gen(cfg, seed, true);
     register_ranges(&mut new, &mut old, &mut g);
     for i in 0..steps {
@@ -493,8 +502,8 @@ fn random_hint_heavy_traces_match_access_by_access() {
 fn random_hint_heavy_traces_match_through_replay_run() {
     for (name, cfg) in configs() {
         for seed in 10..=12 {
-            let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
-            let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
+            let mut new = MemSystem::tags_only(one_l2(&cfg)).unwrap();
+            let mut old = RefSystem::tags_only(one_l2(&cfg)).unwrap();
             let mut g = gen(&cfg, seed, false);
             register_ranges(&mut new, &mut old, &mut g);
             let mut batch = Vec::new();
@@ -548,8 +557,8 @@ fn compiled_replay_matches_on_multi_sector_accesses() {
         for timeline in [0, 7] {
             cfg.timeline_interval = timeline;
             for seed in 20..=22 {
-                let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
-                let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
+                let mut new = MemSystem::tags_only(one_l2(&cfg)).unwrap();
+                let mut old = RefSystem::tags_only(one_l2(&cfg)).unwrap();
                 let mut g = gen(&cfg, seed, false);
                 g.sectors = true;
                 register_ranges(&mut new, &mut old, &mut g);
@@ -628,9 +637,9 @@ fn replay_run_stops_at_the_same_fault() {
         // A high instruction id just after the fault: it must not grow per_instr.
         t[501].request.instr = InstrId(30 + k as u32);
         t[500] = bad;
-        let mut new = MemSystem::tags_only(cfg.clone()).unwrap();
-        let mut compiled = MemSystem::tags_only(cfg.clone()).unwrap();
-        let mut old = RefSystem::tags_only(cfg.clone()).unwrap();
+        let mut new = MemSystem::tags_only(one_l2(&cfg)).unwrap();
+        let mut compiled = MemSystem::tags_only(one_l2(&cfg)).unwrap();
+        let mut old = RefSystem::tags_only(one_l2(&cfg)).unwrap();
         let err = replay::run(&mut new, t.iter().copied()).unwrap_err();
         let err2 = replay::run_trace(&mut compiled, &t.iter().copied().collect()).unwrap_err();
         assert_eq!(err, err2);

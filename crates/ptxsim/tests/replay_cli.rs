@@ -4,10 +4,13 @@
 mod common;
 use common::{run_exits, run_ok, temp_dir, write};
 
-/// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines):
+/// Five accesses whose counters can be worked out by hand (A100: 32 B sectors, 128 B lines,
+/// two L2 partitions; the line is homed in partition 0, which SM 0 is near):
 /// 1. SM 0 `.ca` 4 B at line 0 sector 0: L1 miss (allocate), L2 miss (allocate); the miss
 ///    fetches its 64 B granule (sectors 0 and 1, the L2 fetch granularity): 64 B DRAM.
-/// 2. SM 1, same sector: its own L1 misses, L2 hits.
+/// 2. SM 1, same sector: its own L1 misses; SM 1 is near partition 1, which misses (a copy
+///    is allocated with the granule's 2 sectors: 1 more lookup miss), and the home partition
+///    hits both sectors over the fabric.
 /// 3. SM 0, 4 bytes further (same sector): L1 hit.
 /// 4. SM 0 `.cg`: bypasses L1 (counted as an L1 lookup that misses, as Nsight does), L2 hit.
 /// 5. SM 0 `st.wb` to sector 2 of line 0: SM 0's L1 holds only sector 0 (write miss), the L2
@@ -37,22 +40,28 @@ fn replay_prints_the_statistics_and_a_per_op_table() {
     );
     assert!(
         text.contains(
-            "L2: requests 4  sectors read 3 (hit 2 / miss 1)  written 1 (hit 0 / miss 1)"
+            "L2: requests 4  sectors read 3 (hit 1 / miss 2)  written 1 (hit 0 / miss 1)"
         ),
         "{text}"
     );
-    assert!(text.contains("L2: allocations 1  fills 1"), "{text}");
+    assert!(text.contains("L2: allocations 2  fills 1"), "{text}");
     assert!(
         text.contains("DRAM: bytes read 64  bytes written 0"),
         "{text}"
     );
-    // Per op: the .ca loads made 3 L1 requests (1 hit, 2 misses) and 2 L2 requests.
+    // Per op: the .ca loads made 3 L1 requests (1 hit, 2 misses) and 2 L2 requests, both
+    // missing in the SM's near partition; Nsight's hit rate over both partitions' lookups:
+    // 2 fabric hits of 6 lookups (2 misses, the 2 granule sectors, the 2 fabric hits).
     let ca = text
         .lines()
         .find(|l| l.starts_with("ld.global.ca.u32"))
         .expect("a row per op");
     let cols: Vec<&str> = ca.split_whitespace().collect();
-    assert_eq!(cols[1..], ["3", "1/2", "2", "1/1", "64", "0"], "{ca}");
+    assert_eq!(
+        cols[1..],
+        ["3", "1/2", "2", "0/2", "64", "0", "33.33"],
+        "{ca}"
+    );
     assert!(text.contains("ld.global.cg.u32"), "{text}");
     assert!(text.contains("st.global.wb.u32"), "{text}");
 }
@@ -71,13 +80,23 @@ fn replay_json_has_ops_and_counters() {
     let total = &v["stats"]["total"];
     assert_eq!(total["l1"]["read_hits"], 1);
     assert_eq!(total["l1"]["read_misses"], 3);
-    assert_eq!(total["l2"]["read_hits"], 2);
+    assert_eq!(total["l2"]["read_hits"], 1);
     assert_eq!(total["l2"]["write_misses"], 1);
     assert_eq!(total["dram"]["bytes_read"], 64);
     assert_eq!(total["l2"]["fetch_fills"], 1);
+    assert_eq!(total["l2"]["copy_fills"], 1);
+    assert_eq!(total["l2"]["fabric_read_hits"], 2);
     assert_eq!(v["stats"]["per_instr"][1]["l2"]["read_hits"], 1);
     assert_eq!(v["stats"]["per_sm"][1]["l1"]["read_misses"], 1);
-    assert_eq!(v["stats"]["l2_occupancy"]["normal"], 1);
+    // The line at home and its copy in partition 1.
+    assert_eq!(v["stats"]["l2_occupancy"]["normal"], 2);
+    // Nsight's L2 hit rate, added to the total and to each instruction's counters: hits
+    // (1 read, 1 written sector, 2 fabric) over lookups (those + 2 misses, 1 granule
+    // sector at home, 1 copied with the far miss).
+    let rate = |v: &serde_json::Value| v["lts__t_sector_hit_rate.pct"].as_f64().unwrap();
+    assert!((rate(total) - 50.0).abs() < 1e-9, "{total}");
+    assert!((rate(&v["stats"]["per_instr"][0]) - 100.0 / 3.0).abs() < 1e-9);
+    assert!((rate(&v["stats"]["per_instr"][1]) - 100.0).abs() < 1e-9);
 }
 
 #[test]
@@ -88,7 +107,8 @@ fn replay_takes_a_preset_or_a_toml_file() {
     assert!(String::from_utf8(out.stdout)
         .unwrap()
         .starts_with("gpu: h100"));
-    // A TOML file without an L1: every load goes to L2 (4 reads: 1 miss, 3 hits).
+    // A TOML file without an L1: every load goes to L2 (4 reads: SM 0's first misses, SM 1's
+    // misses in its near partition, SM 0's two others hit).
     let toml = write(
         &dir,
         "gpu.toml",
@@ -98,8 +118,8 @@ fn replay_takes_a_preset_or_a_toml_file() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stats"]["gpu"], "b200-no-l1");
     assert_eq!(v["stats"]["total"]["l1"]["requests"], 0);
-    assert_eq!(v["stats"]["total"]["l2"]["read_hits"], 3);
-    assert_eq!(v["stats"]["total"]["l2"]["read_misses"], 1);
+    assert_eq!(v["stats"]["total"]["l2"]["read_hits"], 2);
+    assert_eq!(v["stats"]["total"]["l2"]["read_misses"], 2);
 }
 
 #[test]

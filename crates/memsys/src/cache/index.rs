@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How many sets each run of `sets` lines of a partition is rotated by, times the run's
+/// number (a prime, so that the rotations of successive runs do not repeat a short pattern).
+const ROW_ROTATION: u64 = 7919;
+
 /// Maps a line number to its set.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SetIndexer {
@@ -14,6 +18,9 @@ pub(crate) struct SetIndexer {
     pub(super) fastmod: u64,
     /// The same for 64-bit values (whole line numbers, [`SetHash::Modulo`]).
     pub(super) fastmod_wide: u128,
+    /// Low line-number bits that choose the L2 partition (`system/partitions.rs`) and so do
+    /// not index the sets of one partition: the set is taken from `line >> partition_bits`.
+    pub(super) partition_bits: u32,
 }
 
 impl SetIndexer {
@@ -35,11 +42,35 @@ impl SetIndexer {
             mask,
             fastmod,
             fastmod_wide,
+            partition_bits: 0,
         }
+    }
+
+    /// A line's number within its partition (`system/partitions.rs`): without the partition
+    /// bits, and each run of `sets` consecutive lines rotated by a different number of sets,
+    /// so that lines a whole partition apart do not share a set (a hashed L2 XORs higher
+    /// address bits into the set index; a plain modulo would line every such run up, and with
+    /// it any structure a kernel's data has at that period).
+    #[inline(always)]
+    fn partition_key(&self, line: u64) -> u64 {
+        let key = line >> self.partition_bits;
+        let row = key / self.sets.max(1);
+        key.wrapping_add(row.wrapping_mul(ROW_ROTATION))
+    }
+
+    /// The indexer of one of `2^bits` partitions of a level (`system/partitions.rs`).
+    pub(super) fn partitioned(mut self, bits: u32) -> Self {
+        self.partition_bits = bits;
+        self
     }
 
     #[inline(always)]
     pub(crate) fn set_of(&self, line: u64) -> u64 {
+        let line = if self.partition_bits == 0 {
+            line
+        } else {
+            self.partition_key(line)
+        };
         match self.hash {
             SetHash::Modulo => match self.mask {
                 Some(m) => line & m,

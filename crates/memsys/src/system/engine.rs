@@ -186,6 +186,7 @@ impl Cell {
                 writebacks: 0,
                 invalidations: self.l1_invalidations,
                 evict_last_capped: 0,
+                ..LevelCounters::default()
             },
             l2: LevelCounters {
                 requests: self.l2_requests,
@@ -203,6 +204,7 @@ impl Cell {
                 writebacks: self.l2_writebacks,
                 invalidations: 0,
                 evict_last_capped: self.l2_capped,
+                ..LevelCounters::default()
             },
             dram: DramCounters {
                 bytes_read: (self.l2_read[1] + self.l2_fetch_fills + self.l2_prefetch_fills)
@@ -398,7 +400,11 @@ impl MemSystem {
         for (h, e) in ahead.iter_mut().zip(entries) {
             *h = self.prefetch_line(e.addr, e.flags & PAIR != 0, usize::from(e.sm));
         }
-        let fast = cells.is_some() && self.l2.is_packed() && self.l1.iter().all(|c| c.is_packed());
+        // The loop works on one L2 partition; a partitioned L2 takes the checked path.
+        let fast = cells.is_some()
+            && self.l2.count() == 1
+            && self.l2.is_packed()
+            && self.l1.iter().all(|c| c.is_packed());
         if fast && self.geo.l1_enabled {
             // Every L1 now, so that all share one geometry (an L1 nobody uses stays empty).
             for sm in 0..self.l1.len() {
@@ -463,6 +469,7 @@ impl MemSystem {
         let sm_count = (cfg.sm_count as usize).min(l1.len());
         let interval = cfg.timeline_interval;
         let spl_mask = (1u64 << geo.sectors_per_line_shift) - 1;
+        let l2 = l2.part_mut(0);
         let l2_index = l2.indexer();
         let l1_index = l1.first().map(|c| c.indexer()).unwrap_or(l2_index);
         let Some(l2) = l2.packed_mut() else {

@@ -258,7 +258,7 @@ impl MemSystem {
         if let (Some(first), Some(last)) = (lanes.first(), lanes.last()) {
             for addr in [first.addr, last.addr] {
                 let line = addr >> self.geo.line_shift;
-                self.l2.prefetch_set(self.l2.set_of(line));
+                self.l2.prefetch_line(line);
                 if self.l1_ready[sm] {
                     let l1 = &self.l1[sm];
                     l1.prefetch_set(l1.set_of(line));

@@ -54,14 +54,35 @@ impl MemSystem {
         self.stats = Stats::new(&self.cfg.name, self.cfg.sm_count as usize);
     }
 
-    /// The L2 state of the line holding `addr`, if resident.
+    /// The L2 state of the line holding `addr` in its home partition (the point of
+    /// coherence, `system/partitions.rs`), if resident there.
     pub fn l2_line(&self, addr: u64) -> Option<LineState> {
-        let (_, slot) = self.l2.lookup(addr >> self.geo.line_shift);
+        let line = addr >> self.geo.line_shift;
+        self.l2_line_in(self.l2.home(line), addr)
+    }
+
+    /// The L2 state of the line holding `addr` in partition `partition` (its home, or a copy
+    /// an SM near that partition read), if resident there.
+    pub fn l2_line_in(&self, partition: usize, addr: u64) -> Option<LineState> {
+        if partition >= self.l2.count() {
+            return None;
+        }
+        let part = self.l2.part(partition);
+        let (_, slot) = part.lookup(addr >> self.geo.line_shift);
         slot.map(|s| LineState {
-            valid_sectors: self.l2.valid(s),
-            dirty_sectors: self.l2.dirty(s),
-            class: self.l2.class(s),
+            valid_sectors: part.valid(s),
+            dirty_sectors: part.dirty(s),
+            class: part.class(s),
         })
+    }
+
+    /// The L2 partition that homes `addr` and the one SM `sm` is near
+    /// (`system/partitions.rs`).
+    pub fn l2_partitions_of(&self, sm: u32, addr: u64) -> (usize, usize) {
+        (
+            self.l2.home(addr >> self.geo.line_shift),
+            self.l2.near(sm as usize),
+        )
     }
 
     /// SM `sm`'s L1 state of the line holding `addr`, if resident.

@@ -206,7 +206,7 @@ pub struct SmPort {
     routes: Vec<Route>,
     memo: Vec<Option<(Request, u32)>>,
     /// Never used (the L2 work is logged): the fields a [`Work`] must have.
-    no_l2: SectorCache,
+    no_l2: PartitionedL2,
     no_rng: SplitMix64,
     /// The L2 request coalescer is the settle's: the port logs its L2 work.
     no_reads: ReadCoalescer,
@@ -240,9 +240,9 @@ impl MemSystem {
             is_touched: Vec::new(),
             routes: Vec::new(),
             memo: Vec::new(),
-            no_l2: SectorCache::empty(),
+            no_l2: PartitionedL2::empty(),
             no_rng: SplitMix64::new(0),
-            no_reads: ReadCoalescer::new(0),
+            no_reads: ReadCoalescer::new(0, 0),
             log: Vec::new(),
             stores: Vec::new(),
             store_data: Vec::new(),
@@ -374,7 +374,7 @@ impl MemSystem {
                     // tag store is megabytes): ask for the set of the access a few ahead.
                     if let Some(next) = log.get(start + j + REPLAY_PREFETCH_AHEAD) {
                         if !matches!(next.kind, L2OpKind::End { .. }) {
-                            w.l2.prefetch_set(w.l2.set_of(next.line));
+                            w.l2.prefetch_line(next.line);
                         }
                     }
                     let route = &routes[op.word as usize];

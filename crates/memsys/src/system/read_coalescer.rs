@@ -42,6 +42,8 @@
 //! `persistent_matmul_fp16` none of 256 (its 4 programs' first tiles: 1,664 L2 sectors for
 //! the H100's 1,920).
 
+use std::collections::VecDeque;
+
 use rustc_hash::FxHashMap;
 
 /// The L2 read misses of the current round, per line and SM.
@@ -49,10 +51,15 @@ use rustc_hash::FxHashMap;
 pub(crate) struct ReadCoalescer {
     /// SM groups whose pending misses are shared (0: the unit is absent).
     domains: u32,
+    /// Lines each group's unit holds at once (0: no limit): a line missed after that many
+    /// others of the group is forgotten.
+    capacity: usize,
     /// Whether a round is open: set by [`ReadCoalescer::begin_round`], cleared at launches.
     active: bool,
-    /// Per line, the first of its pending misses in `entries`.
-    lines: FxHashMap<u64, u32>,
+    /// Per (line, group), the first of its pending misses in `entries`.
+    lines: FxHashMap<(u64, u32), u32>,
+    /// Per group, the lines it holds, oldest first (only with a capacity).
+    held: Vec<VecDeque<u64>>,
     /// Pending misses: (SM, sectors, next entry of the same line or `u32::MAX`).
     entries: Vec<(u32, u8, u32)>,
 }
@@ -60,9 +67,11 @@ pub(crate) struct ReadCoalescer {
 const END: u32 = u32::MAX;
 
 impl ReadCoalescer {
-    pub(crate) fn new(domains: u32) -> Self {
+    pub(crate) fn new(domains: u32, capacity: u32) -> Self {
         Self {
             domains,
+            capacity: capacity as usize,
+            held: vec![VecDeque::new(); domains as usize],
             ..Self::default()
         }
     }
@@ -73,6 +82,9 @@ impl ReadCoalescer {
         if !self.entries.is_empty() {
             self.lines.clear();
             self.entries.clear();
+            for h in &mut self.held {
+                h.clear();
+            }
         }
     }
 
@@ -88,15 +100,15 @@ impl ReadCoalescer {
         if !self.active {
             return 0;
         }
-        let Some(&first) = self.lines.get(&line) else {
+        let sm = sm as u32;
+        let Some(&first) = self.lines.get(&(line, sm % self.domains)) else {
             return 0;
         };
-        let sm = sm as u32;
         let mut pending = 0u8;
         let mut i = first;
         while i != END {
             let (s, sectors, next) = self.entries[i as usize];
-            if s != sm && s % self.domains == sm % self.domains {
+            if s != sm {
                 pending |= sectors;
             }
             i = next;
@@ -111,8 +123,19 @@ impl ReadCoalescer {
             return;
         }
         let sm = sm as u32;
+        let group = sm % self.domains;
         let index = self.entries.len() as u32;
-        let first = *self.lines.entry(line).or_insert(index);
+        let first = *self.lines.entry((line, group)).or_insert(index);
+        if first == index && self.capacity > 0 {
+            // A new line for the group's unit: past its capacity, the oldest is forgotten.
+            let held = &mut self.held[group as usize];
+            held.push_back(line);
+            if held.len() > self.capacity {
+                if let Some(old) = held.pop_front() {
+                    self.lines.remove(&(old, group));
+                }
+            }
+        }
         if first != index {
             let mut i = first;
             loop {
@@ -138,7 +161,7 @@ mod tests {
 
     #[test]
     fn misses_of_the_same_group_and_round_are_joined() {
-        let mut c = ReadCoalescer::new(2);
+        let mut c = ReadCoalescer::new(2, 0);
         c.missed(0, 7, 0b0011);
         assert_eq!(c.joined(0, 7, 0b1111), 0, "not before a round is marked");
         c.begin_round();
@@ -166,7 +189,7 @@ mod tests {
 
     #[test]
     fn no_domains_is_no_unit() {
-        let mut c = ReadCoalescer::new(0);
+        let mut c = ReadCoalescer::new(0, 0);
         c.begin_round();
         c.missed(0, 7, 0b1111);
         assert_eq!(c.joined(2, 7, 0b1111), 0);

@@ -100,7 +100,8 @@ impl Sink for &mut Counters {
 /// from the rest of the memory system.
 pub(super) struct Work<'a, T: Tally, S: Sink> {
     pub(super) l1: &'a mut SectorCache,
-    pub(super) l2: &'a mut SectorCache,
+    /// The L2's partitions (`partitions.rs`).
+    pub(super) l2: &'a mut PartitionedL2,
     /// The store write-combining windows, and the issuing SM.
     pub(super) combine: &'a mut WriteCombiner,
     /// The round's pending L2 read misses (`read_coalescer.rs`).
@@ -371,12 +372,11 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             route,
             (line << self.geo.line_shift) + first_sector * self.geo.sector_bytes,
         );
-        let set = if line == self.l2_hint.line {
-            self.l2_hint.set
-        } else {
-            self.l2.set_of(line)
-        };
-        let a = self.l2.access(set, line, mask, hint, fill);
+        let set = self.l2_set(line);
+        let a = self
+            .l2
+            .home_part_mut(line)
+            .access(set, line, mask, hint, fill);
         if a.installed {
             if let Some(ev) = a.evicted() {
                 self.count_l2_eviction(ev);
@@ -391,6 +391,16 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         }
         let slot = a.slot().unwrap_or(Slot::NONE);
         (slot, a.held, hint)
+    }
+
+    /// The L2 set of `line` (the same in every partition).
+    #[inline(always)]
+    pub(super) fn l2_set(&self, line: u64) -> usize {
+        if line == self.l2_hint.line {
+            self.l2_hint.set
+        } else {
+            self.l2.set_of(line)
+        }
     }
 
     /// The L2 part of a read of `mask` sectors of `line`.
@@ -425,6 +435,15 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
                 if shared && mask == 0 {
                     return;
                 }
+                if route.op == Op::Read {
+                    if let Some(near) = self.l2.far_near(self.sm, line) {
+                        let miss = self.far_read(route, near, line, mask);
+                        if shared {
+                            self.reads.missed(self.sm, line, miss);
+                        }
+                        return;
+                    }
+                }
                 let (slot, hit, hint) = self.l2_line(route, line, mask, Fill::Valid);
                 let miss = mask & !hit;
                 if shared {
@@ -458,12 +477,14 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     #[inline(never)]
     pub(super) fn l2_refetch(&mut self, line: u64, n: u64) {
         let sb = self.geo.sector_bytes;
-        let (_, slot) = self.l2.lookup(line);
-        if let Some(s) = slot {
-            let (dropped, dirty) = self.l2.drop_sectors(s, self.geo.full_mask);
+        // Every partition's copy goes (only the home one can be dirty).
+        let (dropped, dirty) = self
+            .l2
+            .drop_copies(line, self.geo.full_mask, [usize::MAX; 2]);
+        if dropped != 0 {
             let nd = pop(dirty);
             self.bump(|c| {
-                c.l2.invalidations += pop(dropped);
+                c.l2.invalidations += dropped;
                 c.l2.writebacks += nd;
                 c.dram.bytes_written += nd * sb;
             });
@@ -502,7 +523,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             hint,
             block_bytes,
         };
-        prefetch_fill(self.l2, &self.geo, fill, &mut events);
+        prefetch_fill(self.l2.home_part_mut(line), &self.geo, fill, &mut events);
     }
 
     /// A local store's L1 part ([`OwnL1::Allocate`]): the written sectors are installed in
@@ -550,11 +571,14 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         self.own_l1_invalidate(line, mask);
         self.l2_read(route, line, mask);
         if route.l2 == L2Path::Cached {
-            let (_, slot) = self.l2.lookup(line);
+            let home = self.l2.home_part_mut(line);
+            let (_, slot) = home.lookup(line);
             if let Some(s) = slot {
-                let d = self.l2.dirty(s) | mask;
-                self.l2.set_dirty(s, d);
+                let d = home.dirty(s) | mask;
+                home.set_dirty(s, d);
             }
+            // Performed at the home partition (the point of coherence).
+            self.write_coherence(line, mask);
             return true;
         }
         false
@@ -657,6 +681,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         let n = pop(mask);
         let fill = if through { Fill::Clean } else { Fill::Dirty };
         let (_, hit, _) = self.l2_line(route, line, mask, fill);
+        self.write_coherence(line, mask);
         let nh = pop(hit);
         self.bump(|c| {
             c.l2.write_sectors += n;

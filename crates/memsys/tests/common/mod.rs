@@ -23,6 +23,18 @@ pub fn tiny() -> GpuConfig {
     c.persisting_l2_bytes = 2048;
     c.l2_fetch_granularity_bytes = 32;
     c.l2_write_combine_lines = 0;
+    // One L2 partition: these scenarios count one copy of each line by hand
+    // (`partitioned()` has two).
+    c.l2_partitions = 1;
+    c
+}
+
+/// `tiny()` with the L2 built of two partitions (each 4 sets of 4 ways), SM 0 near
+/// partition 0 and SM 1 near partition 1.
+pub fn partitioned() -> GpuConfig {
+    let mut c = tiny();
+    c.name = "tiny-partitioned".into();
+    c.l2_partitions = 2;
     c
 }
 

@@ -40,22 +40,58 @@ fn per_op_text(stats: &Stats, ops: &[String]) -> String {
     let width = ops.iter().map(String::len).max().unwrap_or(2).max(2);
     let _ = writeln!(
         s,
-        "{:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}",
-        "op", "L1 req", "L1 hit/miss", "L2 req", "L2 hit/miss", "DRAM read B", "DRAM write B"
+        "{:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}  {:>10}",
+        "op",
+        "L1 req",
+        "L1 hit/miss",
+        "L2 req",
+        "L2 hit/miss",
+        "DRAM read B",
+        "DRAM write B",
+        "L2 hit %"
     );
     for (op, c) in ops.iter().zip(&stats.per_instr) {
         let _ = writeln!(
             s,
-            "{op:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}",
+            "{op:<width$}  {:>10}  {:>17}  {:>10}  {:>17}  {:>12}  {:>12}  {:>10}",
             c.l1.requests,
             format!("{}/{}", c.l1.hits(), c.l1.misses()),
             c.l2.requests,
             format!("{}/{}", c.l2.hits(), c.l2.misses()),
             c.dram.bytes_read,
-            c.dram.bytes_written
+            c.dram.bytes_written,
+            c.l2.all_lookup_hit_rate()
+                .map_or("n/a".to_string(), |r| format!("{:.2}", r * 100.0))
         );
     }
     s
+}
+
+/// The Nsight Compute name of the L2 hit rate, which `--json` adds to the total, to each
+/// instruction's counters and to each SM's.
+const L2_HIT_RATE: &str = "lts__t_sector_hit_rate.pct";
+
+/// Adds [`L2_HIT_RATE`] (lookup hits over lookups of both L2 partitions, percent; null when
+/// nothing was looked up) to `total`, each `per_instr[i]` and each `per_sm[i]` of the
+/// statistics' JSON.
+fn add_hit_rates(stats: &Stats, json: &mut serde_json::Value) {
+    let rate = |c: &memsys::Counters| {
+        c.l2.all_lookup_hit_rate()
+            .map_or(serde_json::Value::Null, |r| serde_json::json!(r * 100.0))
+    };
+    let total = stats.total();
+    if let Some(t) = json.get_mut("total").and_then(|t| t.as_object_mut()) {
+        t.insert(L2_HIT_RATE.into(), rate(&total));
+    }
+    for (key, counters) in [("per_instr", &stats.per_instr), ("per_sm", &stats.per_sm)] {
+        if let Some(list) = json.get_mut(key).and_then(|l| l.as_array_mut()) {
+            for (v, c) in list.iter_mut().zip(counters) {
+                if let Some(o) = v.as_object_mut() {
+                    o.insert(L2_HIT_RATE.into(), rate(c));
+                }
+            }
+        }
+    }
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -87,8 +123,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let report = if args.json {
-        let stats: serde_json::Value =
+        let mut json: serde_json::Value =
             serde_json::from_str(&stats.to_json()).unwrap_or(serde_json::Value::Null);
+        add_hit_rates(&stats, &mut json);
+        let stats = json;
         let doc = serde_json::json!({
             "schema": "ptxsim-replay/1",
             "trace": name,
