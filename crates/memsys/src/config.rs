@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::MemError;
+use crate::occupancy::OccupancyConfig;
 use crate::timing::TimingConfig;
 
 const KIB: u64 = 1024;
@@ -152,6 +153,10 @@ pub struct GpuConfig {
     /// Figures of the kernel-time estimate (`[timing]` in TOML); memsys does not use them.
     #[serde(default)]
     pub timing: TimingConfig,
+    /// Per-SM residency limits (`[occupancy]` in TOML): how many CTAs an SM holds at once
+    /// (`ptx_exec::residency`); see `src/occupancy.rs` for each figure's source.
+    #[serde(default)]
+    pub occupancy: OccupancyConfig,
 }
 
 impl GpuConfig {
@@ -203,6 +208,7 @@ impl GpuConfig {
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
+            occupancy: OccupancyConfig::a100(),
         }
     }
 
@@ -242,6 +248,7 @@ impl GpuConfig {
             dram_latency_cycles: 690,
             l2_read_coalescing_domains: 2,
             timing: TimingConfig::h100(),
+            occupancy: OccupancyConfig::h100(),
             ..Self::a100()
         }
     }
@@ -278,6 +285,7 @@ impl GpuConfig {
             dram_latency_cycles: 860,
             l2_read_coalescing_domains: 2,
             timing: TimingConfig::b200(),
+            occupancy: OccupancyConfig::b200(),
             ..Self::a100()
         }
     }
@@ -422,6 +430,7 @@ impl GpuConfig {
         if self.persisting_l2_bytes > self.persisting_l2_limit() {
             return Err(self.over_max(self.persisting_l2_bytes));
         }
+        self.occupancy.validate()?;
         self.timing.validate()
     }
 
