@@ -15,7 +15,7 @@
 //! comparison with `ptxas -v`). Called functions are not counted. Give the real figure
 //! (`registers_per_thread`, `--registers-per-thread`) when it is known.
 
-use crate::program::{Op, Program};
+use crate::program::{Dst, Op, Program, Src};
 
 /// Registers ptxas holds back from the kernel's values (the stack pointer R1 and an address
 /// or two it keeps in registers on sm_80+).
@@ -42,6 +42,41 @@ pub fn estimate_registers(program: &Program, kernel: u32) -> u32 {
                 first[s] = first[s].min(pc);
                 last[s] = last[s].max(pc);
             }
+        }
+    }
+    // Register copies (`mov %r2, %r1`): ptxas gives both ends one register where it can (the
+    // SSA form LLVM emits copies every loop-carried value at the loop's end), so a copy's two
+    // registers count as one value over both their ranges.
+    let mut parent: Vec<usize> = (0..slots).collect();
+    fn root(parent: &mut [usize], mut s: usize) -> usize {
+        while parent[s] != s {
+            parent[s] = parent[parent[s]];
+            s = parent[s];
+        }
+        s
+    }
+    for inst in &f.code {
+        if let Op::Mov {
+            d: Dst::Reg(d),
+            a: Src::Reg(a),
+            ..
+        } = inst.op
+        {
+            let (d, a) = (d as usize, a as usize);
+            if d < slots && a < slots {
+                let (rd, ra) = (root(&mut parent, d), root(&mut parent, a));
+                if rd != ra {
+                    parent[rd] = ra;
+                }
+            }
+        }
+    }
+    for s in 0..slots {
+        let r = root(&mut parent, s);
+        if r != s && first[s] != u32::MAX {
+            first[r] = first[r].min(first[s]);
+            last[r] = last[r].max(last[s]);
+            first[s] = u32::MAX;
         }
     }
     // Backward branches: (loop's first instruction, the branch).
