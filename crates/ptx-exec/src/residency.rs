@@ -114,11 +114,11 @@ pub struct Residency {
 }
 
 impl Residency {
-    /// "4 CTAs/SM (limited by registers)".
+    /// "4 CTAs/SM limited by registers".
     pub fn describe(&self) -> String {
         let by: Vec<&str> = self.limited_by.iter().map(|l| l.label()).collect();
         format!(
-            "{} CTA{}/SM (limited by {})",
+            "{} CTA{}/SM limited by {}",
             self.ctas_per_sm,
             if self.ctas_per_sm == 1 { "" } else { "s" },
             by.join(" and ")
