@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// The value of `format` in every report.
 pub const FORMAT: &str = "ptxsim-report";
 /// The schema version; bumped on any incompatible change (docs/report.schema.json).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 /// Most timeline samples kept in a report (longer timelines are thinned evenly).
 pub const MAX_TIMELINE_SAMPLES: usize = 400;
 /// Lines listed in `top_dram_lines`.
