@@ -592,9 +592,14 @@ impl<'p> Machine<'p> {
                 source: crate::RegisterSource::Estimate,
             },
         };
-        let shared = u64::from(program.static_shared_bytes)
-            .next_multiple_of(u64::from(program.dynamic_shared_align.max(1)))
-            + u64::from(cfg.dynamic_shared);
+        // The kernel's own static shared memory (the interpreter allocates the module's).
+        let name = &program.functions[kernel as usize].name;
+        let own = program
+            .kernel_static_shared
+            .get(name)
+            .copied()
+            .unwrap_or(program.static_shared_bytes);
+        let shared = u64::from(own) + u64::from(cfg.dynamic_shared);
         let mut r = crate::residency::ctas_per_sm(
             occ,
             gpu.shared_bytes_per_block,
