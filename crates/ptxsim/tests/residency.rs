@@ -345,3 +345,75 @@ fn compare_shows_the_residency_of_each_variant() {
     );
     assert!(text.contains("4 (registers, 64 regs flag)"), "{text}");
 }
+
+#[test]
+fn each_kernel_counts_its_own_static_shared_memory() {
+    // Three kernels of 40 KiB of static shared memory each, one a .func's: the module has 120
+    // KiB, each kernel 40 KiB (a and b their own module-scope arrays, c through the function it
+    // calls). 40960 + 1024 reserved = 41984 (a multiple of 128): 233472 / 41984 = 5 CTAs/SM;
+    // with the module's 120 KiB it would be 1.
+    let ptx = ".version 8.0
+.target sm_90
+.address_size 64
+.shared .align 4 .b8 sa[40960];
+.shared .align 4 .b8 sb[40960];
+.shared .align 4 .b8 sc[40960];
+.func f()
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, sc;
+    st.shared.u32 [%r1], 1;
+    ret;
+}
+.visible .entry a(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, sa;
+    st.shared.u32 [%r1], 1;
+    ret;
+}
+.visible .entry b(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, sb;
+    st.shared.u32 [%r1], 1;
+    ret;
+}
+.visible .entry c(.param .u64 out)
+{
+    call f;
+    ret;
+}
+";
+    let file = write(&temp_dir("kernel_shared"), "s.sm90.ptx", ptx);
+    for k in ["a", "b", "c"] {
+        let out = run_ok(&[
+            "run",
+            &file,
+            "--kernel",
+            k,
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "null",
+            "--gpu",
+            "h100",
+            "--registers-per-thread",
+            "16",
+            "--report",
+            "json",
+        ]);
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (res, _) = residency(&r);
+        assert_eq!(res["shared_bytes_per_cta"], 40960, "kernel {k}: {res}");
+        assert_eq!(res["shared_bytes_allocated"], 41984, "kernel {k}");
+        assert_eq!(res["by_shared_memory"], 5, "kernel {k}");
+        assert_eq!(
+            res["limited_by"],
+            serde_json::json!(["shared_memory"]),
+            "kernel {k}"
+        );
+    }
+}
