@@ -117,3 +117,29 @@ impl OccupancyConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::GpuConfig;
+
+    #[test]
+    fn gpu_toml_files_override_the_limits() {
+        let g =
+            GpuConfig::from_toml("preset = \"h100\"\n[occupancy]\nmax_ctas_per_sm = 16\n").unwrap();
+        assert_eq!(g.occupancy.max_ctas_per_sm, 16);
+        assert_eq!(
+            g.occupancy.shared_bytes_per_sm,
+            228 * 1024,
+            "the rest is the preset's"
+        );
+        assert_eq!(GpuConfig::a100().occupancy.shared_bytes_per_sm, 164 * 1024);
+        let e = GpuConfig::from_toml("preset = \"h100\"\n[occupancy]\nmax_ctas_per_sm = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("occupancy.max_ctas_per_sm must be > 0"), "{e}");
+        let e = GpuConfig::from_toml("[occupancy]\nmax_blocks = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_blocks"), "{e}");
+    }
+}
