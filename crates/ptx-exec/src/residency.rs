@@ -1,5 +1,5 @@
 //! CTA residency: how many CTAs of a launch one SM holds at once, and which resource binds.
-//! The interpreter keeps that many CTAs per SM resident ([`crate::Machine`]) and the time
+//! The interpreter keeps that many CTAs per SM resident ([`crate::machine::Machine`]) and the time
 //! estimate (`ptxsim_report::timing`) counts its waves with the same function.
 //!
 //! The formula is NVIDIA's occupancy calculator (`cuda_occupancy.h`,
