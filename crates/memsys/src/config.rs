@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::MemError;
+use crate::occupancy::OccupancyConfig;
 use crate::timing::TimingConfig;
 
 const KIB: u64 = 1024;
@@ -172,6 +173,10 @@ pub struct GpuConfig {
     /// Figures of the kernel-time estimate (`[timing]` in TOML); memsys does not use them.
     #[serde(default)]
     pub timing: TimingConfig,
+    /// Per-SM residency limits (`[occupancy]` in TOML): how many CTAs an SM holds at once
+    /// (`ptx_exec::residency`); see `src/occupancy.rs` for each figure's source.
+    #[serde(default)]
+    pub occupancy: OccupancyConfig,
 }
 
 impl GpuConfig {
@@ -226,6 +231,7 @@ impl GpuConfig {
             seed: 0x5eed,
             timeline_interval: 0,
             timing: TimingConfig::a100(),
+            occupancy: OccupancyConfig::a100(),
         }
     }
 
@@ -266,6 +272,7 @@ impl GpuConfig {
             l2_read_coalescing_domains: 2,
             l2_read_coalescer_lines: 64,
             timing: TimingConfig::h100(),
+            occupancy: OccupancyConfig::h100(),
             ..Self::a100()
         }
     }
@@ -303,6 +310,7 @@ impl GpuConfig {
             l2_read_coalescing_domains: 2,
             l2_read_coalescer_lines: 64,
             timing: TimingConfig::b200(),
+            occupancy: OccupancyConfig::b200(),
             ..Self::a100()
         }
     }
@@ -461,6 +469,7 @@ impl GpuConfig {
         if self.persisting_l2_bytes > self.persisting_l2_limit() {
             return Err(self.over_max(self.persisting_l2_bytes));
         }
+        self.occupancy.validate()?;
         self.timing.validate()
     }
 

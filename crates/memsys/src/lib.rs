@@ -63,6 +63,7 @@ mod config;
 mod error;
 pub mod l2_microbench;
 mod memory;
+mod occupancy;
 mod policy;
 pub mod replay;
 pub(crate) mod rng;
@@ -75,6 +76,7 @@ pub use cache::EvictionClass;
 pub use config::{CacheConfig, GpuConfig, SetHash, MAX_CACHE_BYTES};
 pub use error::{human_bytes, MemError};
 pub use memory::{try_zeroed_bytes, GLOBAL_BASE};
+pub use occupancy::OccupancyConfig;
 pub use policy::{
     fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
 };

@@ -1,6 +1,6 @@
 //! The hardware figures the kernel-time estimate is computed from (`ptxsim_report::timing`):
 //! clock, per-SM issue, shared-memory and tensor-core rates, L2 and DRAM bandwidth, launch
-//! overhead, occupancy limits and the persisting set-aside's cost on DRAM writes. memsys only
+//! overhead and the persisting set-aside's cost on DRAM writes. memsys only
 //! carries them (as `[timing]` of a GPU TOML file); it does not use them.
 //!
 //! Every figure says where it comes from: a datasheet/whitepaper/programming-guide number, or a
@@ -45,13 +45,6 @@ pub struct TimingConfig {
     /// How much longer DRAM writes take under a persisting set-aside: points
     /// `[set-aside / L2 size, time factor]`, linear between points, flat beyond the ends.
     pub setaside_write_slowdown: Vec<[f64; 2]>,
-    /// Occupancy limits per SM (programming guide, compute capability table); registers are
-    /// not counted (PTX has virtual registers only).
-    pub max_warps_per_sm: u32,
-    pub max_ctas_per_sm: u32,
-    pub shared_bytes_per_sm: u64,
-    /// Shared memory the runtime reserves per CTA (1 KiB since sm_80).
-    pub shared_reserved_per_cta: u64,
 }
 
 /// The H100's measured curve (`l2/bandwidth_setaside.csv`, 256 MiB write pass, launch
@@ -88,8 +81,7 @@ impl TimingConfig {
     /// - 4 cycles per warp instruction: one warp's issue interval without memory waits (the
     ///   FMA latency of 4 cycles); the corpus kernels of 5-20 us fit best at 4 (of 2, 4, 6, 8;
     ///   docs/timing.md).
-    /// - Occupancy: 64 warps, 32 CTAs, 228 KiB shared per SM, 1 KiB reserved per CTA
-    ///   (programming guide, compute capability 9.0).
+    /// - Occupancy limits are not here: [`crate::OccupancyConfig`] (`[occupancy]`).
     pub fn h100() -> Self {
         Self {
             sm_clock_mhz: 1830.0,
@@ -104,14 +96,10 @@ impl TimingConfig {
             dram_read_efficiency: 0.90,
             dram_write_efficiency: 0.93,
             setaside_write_slowdown: h100_setaside_curve(),
-            max_warps_per_sm: 64,
-            max_ctas_per_sm: 32,
-            shared_bytes_per_sm: 228 * 1024,
-            shared_reserved_per_cta: 1024,
         }
     }
 
-    /// NVIDIA A100 SXM4 40 GB: 1410 MHz boost, 1555 GB/s HBM2, 164 KiB shared per SM, L2
+    /// NVIDIA A100 SXM4 40 GB: 1410 MHz boost, 1555 GB/s HBM2, L2
     /// 5120 B/clk, mma 2048 FLOP/clk/SM (A100 whitepaper; programming guide for 8.0). No
     /// wgmma (its rate is the mma rate). DRAM efficiencies, launch overhead, warp CPI and the
     /// set-aside curve are the H100's (no A100 measurement).
@@ -120,7 +108,6 @@ impl TimingConfig {
             sm_clock_mhz: 1410.0,
             dram_peak_gb_s: 1555.0,
             wgmma_flops_per_clk: 2048.0,
-            shared_bytes_per_sm: 164 * 1024,
             ..Self::h100()
         }
     }
@@ -198,11 +185,6 @@ impl TimingConfig {
                     "timing.{name} = {v} must be at most 1 (a fraction of the DRAM peak)"
                 )));
             }
-        }
-        if self.max_warps_per_sm == 0 || self.max_ctas_per_sm == 0 {
-            return Err(MemError::Config(
-                "timing: max_warps_per_sm and max_ctas_per_sm must be > 0".into(),
-            ));
         }
         let mut last = f64::NEG_INFINITY;
         for [x, y] in &self.setaside_write_slowdown {

@@ -26,6 +26,8 @@
 //! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
 //!                    generic address windows)
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
+//! residency.rs       CTAs per SM (cuda_occupancy.h's formula) and the limit that binds
+//! register_estimate.rs  registers per thread from the PTX when the launch gives none
 //! machine/           one launch:
 //!   mod.rs           LaunchConfig, RunSummary, Machine, Cta, Warp, Frame; new, run*
 //!   schedule.rs      run_grid (resident CTAs, turn order, rounds), run_warp (a warp's turn,
@@ -79,12 +81,15 @@ pub mod machine;
 pub mod memory;
 pub mod printf;
 pub mod program;
+pub mod register_estimate;
+pub mod residency;
 pub mod tensormap;
 
 pub use error::{ExecError, FaultKind, FaultSite};
 pub use hazards::{Hazard, HazardClass};
 pub use machine::{LaunchConfig, RunSummary, StaleRead};
 pub use program::Program;
+pub use residency::{Limit, RegisterSource, Registers, Residency};
 
 use memsys::{GpuConfig, MemSystem};
 use ptx_isa::{ScalarType, TypeKind};

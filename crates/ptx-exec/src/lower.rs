@@ -20,6 +20,7 @@ use ptx_syntax::ast::{self, Expr, FloatLit, Initializer, Operand, Statement};
 use ptx_syntax::{LineIndex, Span};
 use std::collections::HashMap;
 
+mod kernel_shared;
 mod layout;
 mod memory;
 mod operands;
@@ -62,6 +63,7 @@ pub fn lower_module(
         shared_offset: 0,
         shared_align: 16,
         dynamic_shared: Vec::new(),
+        shared_vars: Vec::new(),
         const_bytes: Vec::new(),
         global_list: Vec::new(),
     };
@@ -115,6 +117,7 @@ pub fn lower_module(
         instrs: Vec::new(),
         files,
         static_shared_bytes: static_shared,
+        kernel_static_shared: kernel_shared::kernel_static_shared(module, source, &cx.shared_vars),
         dynamic_shared_align: dyn_align,
         const_bytes: std::mem::take(&mut cx.const_bytes),
         globals: std::mem::take(&mut cx.global_list),

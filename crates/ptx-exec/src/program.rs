@@ -659,6 +659,9 @@ pub struct Program {
     pub files: HashMap<u32, String>,
     /// Static shared memory of the module (every `.shared` variable, laid out once).
     pub static_shared_bytes: u32,
+    /// Static shared memory each kernel uses (by name): its share of `static_shared_bytes`
+    /// (`lower/kernel_shared.rs`), what decides its residency.
+    pub kernel_static_shared: HashMap<String, u32>,
     /// The alignment dynamic (`.extern .shared`) memory starts at.
     pub dynamic_shared_align: u32,
     /// `.const` bank contents.

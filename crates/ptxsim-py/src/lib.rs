@@ -319,6 +319,19 @@ struct LaunchResult {
     /// What device `printf` printed: one string per call and thread, in execution order.
     #[pyo3(get)]
     printf: Vec<String>,
+    /// Registers per thread the residency was computed with, and where they came from
+    /// (`"flag"`: the `registers_per_thread` argument, `"triton"`: the compiled kernel's
+    /// `n_regs`, `"estimate"`: estimated from the PTX).
+    #[pyo3(get)]
+    registers_per_thread: u32,
+    #[pyo3(get)]
+    registers_source: String,
+    /// CTAs each SM held at once, and the limits that bound it (`"warps"`, `"registers"`,
+    /// `"shared_memory"`, `"ctas"`).
+    #[pyo3(get)]
+    ctas_per_sm: u32,
+    #[pyo3(get)]
+    limited_by: Vec<String>,
     summary_text: String,
     json: String,
 }
@@ -344,6 +357,33 @@ impl LaunchResult {
     }
 }
 
+/// The `registers_per_thread` and `registers_source` arguments of `launch`: 1 to 255
+/// registers, from `"flag"` (the caller) or `"triton"` (the compiled kernel's `n_regs`).
+fn registers(n: Option<u32>, source: &str) -> PyResult<Option<ptx_exec::Registers>> {
+    use ptx_exec::RegisterSource;
+    let Some(per_thread) = n else {
+        return Ok(None);
+    };
+    let max = ptxsim::launch::MAX_REGISTERS_PER_THREAD;
+    if !(1..=max).contains(&per_thread) {
+        return Err(PyValueError::new_err(format!(
+            "registers_per_thread = {per_thread}: give the registers per thread ptxas reports, \
+             1 to {max}"
+        )));
+    }
+    let source = match source {
+        "flag" => RegisterSource::Flag,
+        "triton" => RegisterSource::Triton,
+        "launch file" => RegisterSource::LaunchFile,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "registers_source = {other:?}: give \"flag\" or \"triton\""
+            )))
+        }
+    };
+    Ok(Some(ptx_exec::Registers { per_thread, source }))
+}
+
 /// Runs `kernel` of the PTX module `source` (named `name` in messages) on the CPU.
 ///
 /// `args` are in parameter order: `None` (null pointer), an object exposing a writable
@@ -351,7 +391,7 @@ impl LaunchResult {
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag"))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -369,7 +409,10 @@ fn launch(
     persisting_l2: u64,
     timeout: Option<f64>,
     threads: Option<u32>,
+    registers_per_thread: Option<u32>,
+    registers_source: &str,
 ) -> PyResult<LaunchResult> {
+    let registers = registers(registers_per_thread, registers_source)?;
     let max = ptx_exec::machine::MAX_THREADS;
     let threads = match threads {
         None => {
@@ -506,6 +549,7 @@ fn launch(
         seed,
         hazards,
         threads,
+        registers,
         ..LaunchConfig::default()
     };
     if let Some(m) = max_steps {
@@ -575,6 +619,29 @@ fn launch(
         lines: report::to_py(py, &doc.lines)?.unbind(),
         hazards: report::to_py(py, &doc.hazards)?.unbind(),
         printf: printed,
+        registers_per_thread: run.residency.as_ref().map_or(0, |r| r.registers_per_thread),
+        registers_source: run
+            .residency
+            .as_ref()
+            .and_then(|r| r.registers_source)
+            .map_or("-", |s| s.label())
+            .to_string(),
+        ctas_per_sm: run.residency.as_ref().map_or(0, |r| r.ctas_per_sm),
+        limited_by: run
+            .residency
+            .as_ref()
+            .map(|r| {
+                r.limited_by
+                    .iter()
+                    .map(|l| {
+                        serde_json::to_value(l)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         summary_text: doc.summary,
         json: doc.json,
     })

@@ -68,6 +68,8 @@ pub fn build(launch: &Launch, session: &Session, run: &RunSummary) -> Doc {
             "warp_instructions": run.warp_instructions,
             "thread_instructions": run.thread_instructions,
             "cp_async_bytes": run.cp_async_bytes,
+            "residency": run.residency,
+            "resident_ctas": run.resident_ctas,
         },
         "stats": stats.clone(),
         "lines": lines.clone(),
@@ -214,6 +216,16 @@ pub fn summary(
         "{} warp-instructions, {} thread-instructions, {} B copied by cp.async",
         run.warp_instructions, run.thread_instructions, run.cp_async_bytes
     );
+    if let Some(r) = &run.residency {
+        let _ = writeln!(
+            s,
+            "residency: {} registers/thread ({}), {}; {} CTAs resident at once",
+            r.registers_per_thread,
+            r.registers_source.map_or("-", |x| x.label()),
+            r.describe(),
+            run.resident_ctas
+        );
+    }
     s.push_str(&stats.render_text());
     let mut top: Vec<&LineStat> = lines.iter().filter(|l| l.dram_bytes() > 0).collect();
     top.sort_by(|a, b| {

@@ -272,6 +272,25 @@ def test_thread_count_changes_nothing_but_the_threads_used():
                           threads=bad)
 
 
+def test_registers_per_thread_decide_ctas_per_sm():
+    # 128 threads = 4 warps on the H100: 64 registers are 2048 a warp, 16384 / 2048 = 8 warps in
+    # each of the 4 register-file partitions, 32 per SM: 8 CTAs (warps allow 16): registers bind.
+    x, y, out = vadd_args()
+    r = ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None],
+                      registers_per_thread=64)
+    assert (r.registers_per_thread, r.registers_source) == (64, "flag")
+    assert (r.ctas_per_sm, r.limited_by) == (8, ["registers"])
+    assert json.loads(r.to_json())["run"]["residency"]["ctas_per_sm"] == 8
+    assert "64 registers/thread (flag), 8 CTAs/SM limited by registers" in r.summary()
+    # Without a figure: estimated from the PTX, and said so.
+    r = ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None])
+    assert r.registers_source == "estimate" and 16 <= r.registers_per_thread <= 255
+    for bad in (0, 256):
+        with pytest.raises(ptxsim.LaunchError, match=f"registers_per_thread = {bad}: give"):
+            ptxsim.launch(VADD, "vadd_evict_last", 4, 128, [x, y, out, 1536, None, None],
+                          registers_per_thread=bad)
+
+
 def test_stats_and_per_line_table():
     x, y, out = vadd_args()
     r = ptxsim.launch(VADD, "vadd_evict_last", 2, 128, [x, y, out, 1536, None, None], gpu="a100")

@@ -4,7 +4,8 @@
 use crate::metrics::{self, MetricInfo, MetricValue, MetricValues, RunFigures};
 use crate::timing::{self, KernelWork, TimeEstimate};
 use memsys::{
-    Counters, DramCounters, GpuConfig, LevelCounters, OccupancySample, Stats, TimingConfig,
+    Counters, DramCounters, GpuConfig, LevelCounters, OccupancyConfig, OccupancySample, Stats,
+    TimingConfig,
 };
 use ptx_exec::{Program, RunSummary};
 use ptx_isa::ScalarType;
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 /// The value of `format` in every report.
 pub const FORMAT: &str = "ptxsim-report";
 /// The schema version; bumped on any incompatible change (docs/report.schema.json).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 /// Most timeline samples kept in a report (longer timelines are thinned evenly).
 pub const MAX_TIMELINE_SAMPLES: usize = 400;
 /// Lines listed in `top_dram_lines`.
@@ -71,6 +72,11 @@ pub struct GpuInfo {
     pub dram_latency_cycles: u32,
     /// The rates the time estimate used.
     pub timing: TimingConfig,
+    /// The per-SM residency limits (`[occupancy]`) and the most shared memory of one CTA.
+    #[serde(default)]
+    pub occupancy: OccupancyConfig,
+    #[serde(default)]
+    pub shared_bytes_per_block: u64,
 }
 
 impl GpuInfo {
@@ -90,6 +96,8 @@ impl GpuInfo {
             l2_latency_cycles: c.l2.latency_cycles,
             dram_latency_cycles: c.dram_latency_cycles,
             timing: c.timing.clone(),
+            occupancy: c.occupancy.clone(),
+            shared_bytes_per_block: c.shared_bytes_per_block,
         }
     }
 }
@@ -189,13 +197,20 @@ pub struct BufferDiff {
 }
 
 /// Figures of the run itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunInfo {
     pub warp_instructions: u64,
     pub thread_instructions: u64,
     pub cp_async_bytes: u64,
     /// Stale L1 reads the interpreter observed (lanes).
     pub stale_reads: u64,
+    /// CTAs per SM the interpreter kept resident: registers per thread and their source, the
+    /// limit per resource and the binding one (`ptx_exec::residency`).
+    #[serde(default)]
+    pub residency: Option<ptx_exec::Residency>,
+    /// CTAs resident at once over the whole GPU.
+    #[serde(default)]
+    pub resident_ctas: u64,
 }
 
 /// The memsys counters of each level (names as in memsys `LevelCounters`).
@@ -391,6 +406,8 @@ pub fn variant_report(
             thread_instructions: summary.thread_instructions,
             cp_async_bytes: summary.cp_async_bytes,
             stale_reads: summary.stale_reads.len() as u64,
+            residency: summary.residency.clone(),
+            resident_ctas: summary.resident_ctas,
         },
         totals: metrics::totals(&total, &run),
         levels: Levels {
@@ -466,16 +483,30 @@ impl VariantReport {
         let w = &mut self.work;
         w.ctas = launch.grid.iter().map(|&d| u64::from(d.max(1))).product();
         w.threads_per_cta = launch.block.iter().map(|&d| d.max(1)).product();
-        w.shared_bytes_per_cta = u64::from(launch.shared_bytes);
+        match &self.run.residency {
+            Some(r) => {
+                w.shared_bytes_per_cta = r.shared_bytes_per_cta;
+                w.registers_per_thread = r.registers_per_thread;
+            }
+            None => w.shared_bytes_per_cta = u64::from(launch.shared_bytes),
+        }
         w.setaside_bytes = gpu.persisting_l2_bytes;
         w.l2_size_bytes = gpu.l2_bytes;
         w.sector_bytes = u64::from(gpu.sector_bytes);
-        let lat = timing::Latencies {
-            l1: gpu.l1_latency_cycles,
-            l2: gpu.l2_latency_cycles,
-            dram: gpu.dram_latency_cycles,
-        };
-        let t = timing::estimate(w, &gpu.timing, gpu.sm_count, lat);
+        let t = timing::estimate(
+            w,
+            timing::Gpu {
+                timing: &gpu.timing,
+                occupancy: &gpu.occupancy,
+                shared_bytes_per_block: gpu.shared_bytes_per_block,
+                sm_count: gpu.sm_count,
+                latencies: timing::Latencies {
+                    l1: gpu.l1_latency_cycles,
+                    l2: gpu.l2_latency_cycles,
+                    dram: gpu.dram_latency_cycles,
+                },
+            },
+        );
         self.totals.insert(
             metrics::TIME_METRIC.into(),
             Some(MetricValue::Count(t.ns.round() as u64)),

@@ -70,13 +70,14 @@ fn time_section(v: &VariantReport) -> String {
     };
     let mut s = format!(
         "Estimated time (gpu__time_duration.sum, an estimate: docs/timing.md): {} = launch {} +          resources overlapped; bound by {}
-  {} CTAs on the busiest SM, {} resident at once          (registers not counted), {} wave(s)
+  {} CTAs on the busiest SM, {} resident at once (limited by {}), {} wave(s)
 ",
         format_ns(t.ns),
         format_ns(t.launch_overhead_ns),
         bound_cell(t),
         t.ctas_per_sm,
         t.resident_ctas_per_sm,
+        limits_text(&t.limited_by),
         t.waves
     );
     let mut rows = vec![vec!["resource".to_string(), "time".into()]];
@@ -85,6 +86,32 @@ fn time_section(v: &VariantReport) -> String {
     }
     s.push_str(&table(&rows, 1));
     s
+}
+
+/// "registers and warps".
+fn limits_text(limits: &[ptx_exec::Limit]) -> String {
+    let names: Vec<&str> = limits.iter().map(|l| l.label()).collect();
+    names.join(" and ")
+}
+
+/// The residency line of a variant: registers per thread and their source, CTAs per SM,
+/// the binding limit and each resource's limit, CTAs resident over the GPU.
+pub fn residency_line(v: &VariantReport) -> Option<String> {
+    let r = v.run.residency.as_ref()?;
+    let source = r.registers_source.map_or("-", |s| s.label());
+    let regs = r
+        .by_registers
+        .map_or_else(|| "none".to_string(), |n| n.to_string());
+    Some(format!(
+        "residency: {} registers/thread ({source}), {} (warps {}, registers {regs}, shared \
+         memory {}, CTA slots {}); {} CTAs resident at once",
+        r.registers_per_thread,
+        r.describe(),
+        r.by_warps,
+        r.by_shared_memory,
+        r.by_ctas,
+        v.run.resident_ctas
+    ))
 }
 
 /// A table whose first `left` columns are left-aligned and the others right-aligned.
@@ -145,6 +172,9 @@ pub fn render_run(r: &Report) -> String {
     let Some(v) = r.variants.first() else {
         return s;
     };
+    if let Some(line) = residency_line(v) {
+        let _ = writeln!(s, "{line}");
+    }
     write_summary(&mut s, r, v);
     write_evictions(&mut s, v);
     write_top_lines(&mut s, v);
@@ -456,6 +486,9 @@ fn ranking(r: &Report) -> String {
 /// any output differences.
 pub fn render_compare(r: &Report) -> String {
     let mut s = header(r);
+    if let Some(line) = r.variants.first().and_then(residency_line) {
+        let _ = writeln!(s, "{line} (baseline)");
+    }
     s.push('\n');
     let base = r.variants.first();
     for v in &r.variants {
@@ -496,6 +529,22 @@ pub fn render_compare(r: &Report) -> String {
             .map(|v| v.time.as_ref().map_or_else(|| "-".into(), bound_cell)),
     );
     rows.push(bound);
+    let mut resident = vec!["CTAs/SM".to_string(), String::new()];
+    resident.extend(r.variants.iter().map(|v| {
+        v.run.residency.as_ref().map_or_else(
+            || "-".into(),
+            |x| {
+                format!(
+                    "{} ({}, {} regs {})",
+                    x.ctas_per_sm,
+                    limits_text(&x.limited_by),
+                    x.registers_per_thread,
+                    x.registers_source.map_or("-", |s| s.label())
+                )
+            },
+        )
+    }));
+    rows.push(resident);
     let mut changed = vec!["lines changed".to_string(), String::new()];
     changed.extend(r.variants.iter().map(|v| {
         if v.baseline {

@@ -6,8 +6,9 @@
 //! The estimate is a function of [`KernelWork`] alone, so it can be checked on work measured
 //! elsewhere (the H100's own counters) as well as on what the interpreter counted.
 
-use memsys::{Counters, TimingConfig};
-use ptx_exec::{Program, RunSummary};
+use memsys::{Counters, OccupancyConfig, TimingConfig};
+use ptx_exec::residency::{self, CtaNeeds};
+use ptx_exec::{Limit, Program, RunSummary};
 use serde::{Deserialize, Serialize};
 
 /// Everything the estimate reads about one launch.
@@ -18,6 +19,10 @@ pub struct KernelWork {
     pub threads_per_cta: u32,
     /// Static plus dynamic shared memory of one CTA.
     pub shared_bytes_per_cta: u64,
+    /// Registers per thread of the launch (0: unknown, no register limit); with the two
+    /// above it decides the CTAs resident per SM (`ptx_exec::residency`, as the interpreter).
+    #[serde(default)]
+    pub registers_per_thread: u32,
     pub warp_instructions: u64,
     /// Dense tensor-core work in FP16-equivalent FLOP (TF32 counts twice, FP64 sixteen times,
     /// 8-bit types half) of warp-level `mma`/`wmma`...
@@ -114,10 +119,13 @@ pub struct TimeEstimate {
     /// Every resource's time, longest first. DRAM reads and writes share the bus: their
     /// terms add up to the DRAM time the estimate uses.
     pub terms: Vec<Term>,
-    /// CTAs the busiest SM runs, CTAs resident at once per SM (registers not counted), and
-    /// the waves that makes.
+    /// CTAs the busiest SM runs, CTAs resident at once per SM (`ptx_exec::residency`, the
+    /// function the interpreter keeps CTAs resident by), the limits that bind it, and the
+    /// waves that makes.
     pub ctas_per_sm: u64,
     pub resident_ctas_per_sm: u64,
+    #[serde(default)]
+    pub limited_by: Vec<Limit>,
     pub waves: u64,
     pub work: KernelWork,
 }
@@ -126,29 +134,47 @@ pub struct TimeEstimate {
 /// bounding resource dominates and a near-bounding one adds a little (4: docs/timing.md).
 pub const OVERLAP_NORM: f64 = 4.0;
 
-/// The time estimate of `work` on a GPU with rates `t`, `sm_count` SMs and load latencies
-/// `lat`.
-pub fn estimate(
-    work: &KernelWork,
-    t: &TimingConfig,
-    sm_count: u32,
-    lat: Latencies,
-) -> TimeEstimate {
+/// The GPU a time estimate is for: its rates, residency limits, SMs and load latencies.
+#[derive(Debug, Clone, Copy)]
+pub struct Gpu<'a> {
+    pub timing: &'a TimingConfig,
+    pub occupancy: &'a OccupancyConfig,
+    /// Shared memory one CTA may use at most (`GpuConfig::shared_bytes_per_block`).
+    pub shared_bytes_per_block: u64,
+    pub sm_count: u32,
+    pub latencies: Latencies,
+}
+
+impl<'a> Gpu<'a> {
+    pub fn of(c: &'a memsys::GpuConfig) -> Self {
+        Gpu {
+            timing: &c.timing,
+            occupancy: &c.occupancy,
+            shared_bytes_per_block: c.shared_bytes_per_block,
+            sm_count: c.sm_count,
+            latencies: Latencies::of(c),
+        }
+    }
+}
+
+/// The time estimate of `work` on `gpu`.
+pub fn estimate(work: &KernelWork, gpu: Gpu<'_>) -> TimeEstimate {
+    let (t, sm_count, lat) = (gpu.timing, gpu.sm_count, gpu.latencies);
     let clk_per_ns = t.sm_clock_mhz / 1000.0;
     let sms = u64::from(sm_count.max(1));
     let ctas = work.ctas.max(1);
     let warps_per_cta = u64::from(work.threads_per_cta.max(1).div_ceil(32));
-    // Occupancy by warps, CTAs and shared memory (registers are unknown to PTX).
-    let by_warps = u64::from(t.max_warps_per_sm) / warps_per_cta;
-    let by_shared = if work.shared_bytes_per_cta > 0 {
-        t.shared_bytes_per_sm / (work.shared_bytes_per_cta + t.shared_reserved_per_cta)
-    } else {
-        u64::MAX
-    };
-    let resident = by_warps
-        .min(u64::from(t.max_ctas_per_sm))
-        .min(by_shared)
-        .max(1);
+    // CTAs resident per SM: the interpreter's function (registers counted when known).
+    let occupancy = residency::ctas_per_sm(
+        gpu.occupancy,
+        gpu.shared_bytes_per_block,
+        CtaNeeds {
+            threads: work.threads_per_cta.max(1),
+            registers_per_thread: work.registers_per_thread,
+            shared_bytes: work.shared_bytes_per_cta,
+        },
+    );
+    let resident = u64::from(occupancy.ctas_per_sm.max(1));
     let ctas_per_sm = ctas.div_ceil(sms);
     let waves = ctas_per_sm.div_ceil(resident);
     // The busiest SM's share of per-SM work.
@@ -263,6 +289,7 @@ pub fn estimate(
         terms,
         ctas_per_sm,
         resident_ctas_per_sm: resident,
+        limited_by: occupancy.limited_by,
         waves,
         work: *work,
     }

@@ -197,7 +197,7 @@ fn the_schema_rejects_malformed_reports() {
     let mut unknown = good.clone();
     unknown["variants"][0]["lines"][0]["extra"] = 1.into();
     let mut version = good.clone();
-    version["version"] = 2.into();
+    version["version"] = 3.into();
     let mut bad_name = good.clone();
     bad_name["variants"][0]["totals"]["L2 hit rate"] = 1.into();
     for (what, v) in [

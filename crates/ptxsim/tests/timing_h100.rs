@@ -14,7 +14,7 @@
 
 use assert_cmd::Command;
 use memsys::{replay, CacheOperator, GpuConfig, MemSystem, Request, Stats};
-use ptxsim_report::timing::{estimate, KernelWork, Latencies, TimeEstimate};
+use ptxsim_report::timing::{estimate, Gpu, KernelWork, TimeEstimate};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -155,7 +155,7 @@ fn stream_work(pass: &str, setaside: u64) -> KernelWork {
 
 fn h100_estimate(work: &KernelWork) -> TimeEstimate {
     let c = GpuConfig::h100();
-    estimate(work, &c.timing, c.sm_count, Latencies::of(&c))
+    estimate(work, Gpu::of(&c))
 }
 
 #[test]

@@ -51,6 +51,9 @@ pub(super) struct ModuleCx<'s> {
     pub(super) shared_offset: u32,
     pub(super) shared_align: u32,
     pub(super) dynamic_shared: Vec<String>,
+    /// Every static `.shared` variable placed, in order (each kernel's own share:
+    /// `kernel_shared.rs`).
+    pub(super) shared_vars: Vec<super::kernel_shared::SharedVar>,
     pub(super) const_bytes: Vec<u8>,
     pub(super) global_list: Vec<(String, u64, u64)>,
 }
@@ -95,6 +98,11 @@ impl ModuleCx<'_> {
             .ok_or_else(|| self.too_large(span, "shared"))?;
         self.shared_offset = end as u32;
         self.shared_align = self.shared_align.max(align as u32);
+        self.shared_vars.push(super::kernel_shared::SharedVar {
+            name: name.clone(),
+            bytes: end - off,
+            align,
+        });
         self.globals.insert(
             name,
             Binding::Var {

@@ -120,7 +120,16 @@ pub struct LaunchConfig {
     /// schedule does not depend on it: outputs and counters are the same for every value
     /// (see `schedule.rs`).
     pub threads: u32,
+    /// Registers per thread (what `ptxas -v` prints) and where the figure came from; `None`:
+    /// estimated from the PTX ([`crate::register_estimate`]). With the block and shared
+    /// memory it decides the CTAs each SM holds ([`crate::residency`]).
+    pub registers: Option<crate::Registers>,
 }
+
+/// Host memory the resident CTAs' registers, local and shared memory may take at most: past
+/// it fewer CTAs are resident than the GPU would hold (`RunSummary::resident_ctas` says how
+/// many). 2 GiB holds a full H100 of 64 warps per SM with 100 live 64-bit slots per thread.
+pub const RESIDENT_HOST_BYTES: u64 = 2 << 30;
 
 /// The most host threads a launch may use.
 pub const MAX_THREADS: u32 = 1024;
@@ -139,6 +148,7 @@ impl Default for LaunchConfig {
             progress: None,
             hazards: false,
             threads: 1,
+            registers: None,
         }
     }
 }
@@ -171,6 +181,11 @@ pub struct RunSummary {
     /// Why it ran on fewer threads than [`LaunchConfig::threads`] asked for, when a reason
     /// other than the grid's size made it so.
     pub threads_note: Option<String>,
+    /// CTAs per SM the launch ran with, the registers behind it and the binding limit.
+    pub residency: Option<crate::Residency>,
+    /// CTAs resident at once over the whole GPU: CTAs per SM x SMs, fewer when the host
+    /// memory of that many ([`RESIDENT_HOST_BYTES`]) or the grid is smaller.
+    pub resident_ctas: u64,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -453,6 +468,8 @@ pub struct Machine<'p> {
     unsettled: bool,
     /// Shared and local memory of each CTA, checked against the GPU's limits.
     cta_memory: crate::limits::CtaMemory,
+    /// CTAs kept resident at once ([`Machine::resident_ctas`]).
+    max_resident: u64,
     deadline: crate::limits::Deadline,
     /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
     /// needed (shared with the workers).
@@ -508,8 +525,14 @@ impl<'p> Machine<'p> {
             )));
         }
         let sm_count = mem.config().sm_count.max(1);
-        let cta_memory =
-            crate::limits::check_launch(program, &cfg, mem, Self::max_resident(sm_count))?;
+        let residency = Self::residency(program, k, &cfg, mem.config())?;
+        let max_resident = Self::resident_ctas(program, k, &cfg, &residency, sm_count);
+        let cta_memory = crate::limits::check_launch(program, &cfg, mem, max_resident)?;
+        if residency.ctas_per_sm == 0 {
+            let threads = cfg.block.iter().product::<u32>();
+            return Err(Self::does_not_fit(&residency, threads, mem.config()));
+        }
+        let grid_ctas = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
         let deadline = crate::limits::Deadline::start(cfg.timeout);
         Ok(Machine {
             program,
@@ -521,6 +544,8 @@ impl<'p> Machine<'p> {
             sm_count,
             summary: RunSummary {
                 per_instruction: vec![0; program.instrs.len()],
+                residency: Some(residency),
+                resident_ctas: max_resident.min(grid_ctas),
                 ..RunSummary::default()
             },
             steps: 0,
@@ -529,6 +554,7 @@ impl<'p> Machine<'p> {
             sm_phase: false,
             unsettled: false,
             cta_memory,
+            max_resident,
             deadline,
             ahead: program
                 .functions
@@ -538,9 +564,92 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// CTAs kept resident at once: enough for every SM to hold a few.
-    fn max_resident(sm_count: u32) -> u64 {
-        (u64::from(sm_count) * 2).clamp(1, 4096)
+    /// The CTAs per SM of this launch ([`crate::residency`]): the given registers per thread
+    /// (checked against the GPU's per-thread maximum), else the PTX estimate capped to what
+    /// fits the block. A CTA that fits no SM is the error the driver gives such a launch.
+    fn residency(
+        program: &Program,
+        kernel: u32,
+        cfg: &LaunchConfig,
+        gpu: &memsys::GpuConfig,
+    ) -> Result<crate::Residency, ExecError> {
+        let occ = &gpu.occupancy;
+        let threads = cfg.block.iter().product::<u32>();
+        let registers = match cfg.registers {
+            Some(r) if r.per_thread == 0 || r.per_thread > occ.max_registers_per_thread => {
+                return Err(ExecError::Launch(format!(
+                    "registers per thread {} ({}): a thread has 1 to {} registers on the {}",
+                    r.per_thread,
+                    r.source.label(),
+                    occ.max_registers_per_thread,
+                    gpu.name
+                )));
+            }
+            Some(r) => r,
+            None => crate::Registers {
+                per_thread: crate::register_estimate::estimate_registers(program, kernel)
+                    .min(crate::residency::max_fitting_registers(occ, threads)),
+                source: crate::RegisterSource::Estimate,
+            },
+        };
+        // The kernel's own static shared memory (the interpreter allocates the module's).
+        let name = &program.functions[kernel as usize].name;
+        let own = program
+            .kernel_static_shared
+            .get(name)
+            .copied()
+            .unwrap_or(program.static_shared_bytes);
+        let shared = u64::from(own) + u64::from(cfg.dynamic_shared);
+        let mut r = crate::residency::ctas_per_sm(
+            occ,
+            gpu.shared_bytes_per_block,
+            crate::residency::CtaNeeds {
+                threads,
+                registers_per_thread: registers.per_thread,
+                shared_bytes: shared,
+            },
+        );
+        r.registers_source = Some(registers.source);
+        Ok(r)
+    }
+
+    /// The error of a launch whose CTA fits no SM (`residency.ctas_per_sm == 0`): what the
+    /// driver reports as "too many resources requested for launch".
+    fn does_not_fit(r: &crate::Residency, threads: u32, gpu: &memsys::GpuConfig) -> ExecError {
+        let occ = &gpu.occupancy;
+        let registers = r.registers_per_thread;
+        let source = r.registers_source.map_or("", |s| s.label());
+        let shared = r.shared_bytes_allocated;
+        ExecError::Resource(format!(
+            "too many resources requested for launch: a CTA of {threads} threads with \
+             {registers} registers per thread ({source}; {} allocated per CTA) and {shared} bytes \
+             of shared memory (with the driver's reservation) fits no SM of the {} (registers \
+             per CTA at most {}, shared memory per CTA at most {})",
+            r.registers_per_cta, gpu.name, occ.registers_per_cta, gpu.shared_bytes_per_block
+        ))
+    }
+
+    /// CTAs kept resident at once: every SM's CTAs per SM (SM `i % sm_count` runs CTA `i`,
+    /// `schedule.rs`), fewer when their registers, local and shared memory would take more
+    /// than [`RESIDENT_HOST_BYTES`] of host memory, and at least one.
+    fn resident_ctas(
+        program: &Program,
+        kernel: u32,
+        cfg: &LaunchConfig,
+        residency: &crate::Residency,
+        sm_count: u32,
+    ) -> u64 {
+        let f = &program.functions[kernel as usize];
+        let warps = u64::from(cfg.block.iter().product::<u32>().div_ceil(32));
+        let local: u64 = program
+            .functions
+            .iter()
+            .map(|f| u64::from(f.local_bytes))
+            .sum();
+        let per_warp = 32 * (8 * u64::from(f.slots) + local + 64);
+        let per_cta = (warps * per_warp + residency.shared_bytes_allocated).max(1);
+        let hardware = u64::from(residency.ctas_per_sm) * u64::from(sm_count);
+        hardware.min(RESIDENT_HOST_BYTES / per_cta).max(1)
     }
 
     /// Runs the whole grid.

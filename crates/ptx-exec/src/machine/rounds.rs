@@ -132,6 +132,7 @@ impl<'p> Machine<'p> {
             sm_phase: false,
             unsettled: false,
             cta_memory: self.cta_memory,
+            max_resident: self.max_resident,
             deadline: self.deadline.clone(),
             ahead: self.ahead.clone(),
         }

@@ -32,7 +32,7 @@ impl<'p> Machine<'p> {
         let total = gx as u64 * gy as u64 * gz as u64;
         let threads = self.cfg.block.iter().product::<u32>();
         let warps_per_cta = threads.div_ceil(32);
-        let max_resident = Self::max_resident(self.sm_count);
+        let max_resident = self.max_resident;
         let workers = self.workers(max_resident.min(total))?;
         let result = self.run_rounds(&workers, total, threads, warps_per_cta, max_resident);
         // Whatever ended the launch, its last SM-parallel phase reaches the memory system.

@@ -204,6 +204,7 @@ def launch(
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
+    registers_per_thread: Optional[int] = None,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -235,6 +236,10 @@ def launch(
         --threads``; 1 to 1024. Outputs, counters, hazards and faults are the same for every
         count. ``Result.threads`` says how many it used (one with ``hazards=True``; see
         ``Result.threads_note``).
+    registers_per_thread: the kernel's registers per thread, as ``ptxas -v`` prints them (1 to
+        255); with the block and shared memory they decide how many CTAs each SM holds at once
+        (``Result.ctas_per_sm``, ``Result.limited_by``). Default: estimated from the PTX
+        (``Result.registers_source`` says which).
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -264,6 +269,7 @@ def launch(
         persisting_l2=persisting_l2,
         timeout=timeout,
         threads=threads,
+        registers_per_thread=registers_per_thread,
     )
 
 
@@ -289,7 +295,8 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
-            persisting_l2=0, timeout=None, threads=None):
+            persisting_l2=0, timeout=None, threads=None, registers_per_thread=None,
+            registers_source="flag"):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -306,7 +313,19 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
         timeout=None if timeout is None else float(timeout),
         threads=None if threads is None else _thread_count(threads),
+        registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
+        registers_source=registers_source,
     )
+
+
+def _register_count(n: Any) -> int:
+    """``registers_per_thread=``: an int from 1 to 255."""
+    if isinstance(n, bool):
+        raise TypeError("registers_per_thread must be an int, not bool")
+    n = operator.index(n)
+    if not 1 <= n <= 255:
+        raise LaunchError(f"registers_per_thread = {n}: give the registers per thread ptxas reports, 1 to 255")
+    return n
 
 
 def _thread_count(threads: Any) -> int:

@@ -49,6 +49,10 @@ class Result:
     cp_async_bytes: int
     threads: int
     threads_note: Optional[str]
+    registers_per_thread: int
+    registers_source: str
+    ctas_per_sm: int
+    limited_by: list[str]
     elapsed: float
     stats: dict[str, Any]
     lines: list[dict[str, Any]]
@@ -71,6 +75,8 @@ def launch(
     persisting_l2: int = 0,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
+    registers_per_thread: Optional[int] = None,
+    registers_source: str = "flag",
 ) -> Result: ...
 def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
 def gpu_presets() -> list[str]: ...

@@ -60,6 +60,10 @@ class Compiled:
     bound_args: dict
     #: Names of the parameters that are kernel parameters in the PTX (not constexprs), in order.
     runtime_params: tuple
+    #: Registers per thread of the compiled kernel (Triton's ``n_regs``, what ptxas allocated),
+    #: when Triton has it: it reads it when it loads the binary, which needs a GPU driver.
+    #: ``None``: ptxsim estimates it from the PTX.
+    n_regs: Optional[int] = None
 
     @property
     def block(self) -> int:
@@ -210,7 +214,22 @@ def compile(fn, *args, num_warps: int = 4, target: Union[str, int] = "sm_80", **
         tensordesc_meta=tuple(getattr(md, "tensordesc_meta", None) or ()),
         bound_args={k: (v.array if isinstance(v, _DeviceArray) else v) for k, v in bound.items()},
         runtime_params=runtime,
+        n_regs=_n_regs(kernel, md),
     )
+
+
+def _n_regs(kernel, md) -> Optional[int]:
+    """Triton's ``n_regs`` of a compiled kernel, as its launcher reads it (from the loaded
+    binary), when it is available: in the metadata or on the kernel once loaded. Loading needs
+    a GPU driver; on a machine without one there is no figure (``None``)."""
+    for source in (md, kernel):
+        try:
+            n = getattr(source, "n_regs", None)
+        except Exception:  # Triton loads the binary on first access; no driver, no figure
+            n = None
+        if isinstance(n, (int, np.integer)) and 0 < int(n) <= 255:
+            return int(n)
+    return None
 
 
 def _grid(grid: Grid, meta: dict) -> list[int]:
@@ -304,7 +323,16 @@ def run(
         persisting_l2=persisting_l2,
         timeout=timeout,
         threads=threads,
+        **_registers(compiled),
     )
+
+
+def _registers(compiled: Compiled) -> dict:
+    """The launch's registers per thread: Triton's ``n_regs`` when known (else ptxsim
+    estimates them from the PTX)."""
+    if compiled.n_regs is None:
+        return {}
+    return {"registers_per_thread": compiled.n_regs, "registers_source": "triton"}
 
 
 #: The axes every sweep point has; any other axis of `sweep` belongs to the Triton launch.

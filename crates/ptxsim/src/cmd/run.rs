@@ -61,6 +61,35 @@ pub struct LaunchArgs {
     /// access to global memory in a fixed order.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<u32>,
+    /// Registers per thread of the kernel, as `ptxas -v` or `nvcc --resource-usage` print
+    /// them (1 to 255): with the block and shared memory they decide the CTAs each SM holds.
+    /// Overrides the launch file's `registers_per_thread`; default: estimated from the PTX.
+    #[arg(long, value_name = "N", value_parser = parse_registers)]
+    pub registers_per_thread: Option<u32>,
+}
+
+/// clap's parser for `--registers-per-thread`: 1 to 255 (the most registers a thread has,
+/// CUDA C++ Programming Guide, compute capability table).
+pub fn parse_registers(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=launch::MAX_REGISTERS_PER_THREAD).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}`: give the registers per thread ptxas reports, 1 to {}",
+            launch::MAX_REGISTERS_PER_THREAD
+        )),
+    }
+}
+
+/// The registers of a launch: the command line's if given, else the launch file's (a step's
+/// before the file's), else none (the interpreter estimates them).
+pub fn registers_of(cli: Option<u32>, file: Option<u32>) -> Option<ptx_exec::Registers> {
+    use ptx_exec::RegisterSource;
+    match (cli, file) {
+        (Some(n), _) => Some((n, RegisterSource::Flag)),
+        (None, Some(n)) => Some((n, RegisterSource::LaunchFile)),
+        (None, None) => None,
+    }
+    .map(|(per_thread, source)| ptx_exec::Registers { per_thread, source })
 }
 
 /// clap's parser for `--threads`: 1 to [`ptx_exec::machine::MAX_THREADS`].
@@ -198,6 +227,9 @@ pub struct Resolved {
     pub timeout: Option<std::time::Duration>,
     /// Host threads (`--threads`, default the available cores).
     pub threads: u32,
+    /// Registers per thread (`--registers-per-thread`, `registers_per_thread`); `None`:
+    /// estimated.
+    pub registers: Option<ptx_exec::Registers>,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -212,6 +244,7 @@ impl Resolved {
             seed: self.seed,
             cache_model,
             threads: self.threads,
+            registers: self.registers,
             ..LaunchConfig::default()
         };
         if let Some(m) = self.max_steps {
@@ -236,6 +269,7 @@ impl Resolved {
 /// Gathers the launch from the launch file or the options.
 pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let mut file_persisting = None;
+    let mut file_registers = None;
     let mut timeout = args.timeout;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
@@ -264,6 +298,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                 None => args.gpu.clone(),
             };
             file_persisting = file.persisting_l2;
+            file_registers = file.registers_per_thread;
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -324,6 +359,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         max_steps,
         timeout,
         threads: threads_or_default(args.threads),
+        registers: registers_of(args.registers_per_thread, file_registers),
         gpu,
         base,
     })

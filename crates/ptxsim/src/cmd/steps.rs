@@ -72,6 +72,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         cache_model: !args.no_cache_model,
         hazards: args.hazards,
         threads: crate::cmd::run::threads_or_default(launch.threads),
+        registers: crate::cmd::run::registers_of(launch.registers_per_thread, None),
         ..Default::default()
     };
     if let Some(m) = launch.max_steps.or(file.max_steps) {

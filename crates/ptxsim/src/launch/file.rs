@@ -34,6 +34,11 @@ pub struct LaunchFile {
     /// suffix); `--persisting-l2` overrides it. Absent: 0, as in a fresh CUDA context.
     #[serde(default, deserialize_with = "de_byte_count")]
     pub persisting_l2: Option<u64>,
+    /// Registers per thread of the kernel (of every kernel step unless a step gives its
+    /// own), as `ptxas -v` prints them; `--registers-per-thread` overrides it. Absent:
+    /// estimated from the PTX.
+    #[serde(default)]
+    pub registers_per_thread: Option<u32>,
     /// Argument index → output file.
     #[serde(default)]
     pub out: BTreeMap<String, PathBuf>,
@@ -118,6 +123,9 @@ pub struct Step {
     pub shared: u32,
     #[serde(default)]
     pub args: Vec<String>,
+    /// Registers per thread of this kernel step (overrides the file's).
+    #[serde(default)]
+    pub registers_per_thread: Option<u32>,
     /// The buffer a memset step fills.
     #[serde(default)]
     pub memset: Option<String>,
@@ -162,6 +170,26 @@ impl LaunchFile {
 
     /// Checks that the file is one of the two forms and that expectations name what exists.
     pub fn validate(&self) -> Result<(), LaunchError> {
+        let regs = std::iter::once((
+            "registers_per_thread".to_string(),
+            self.registers_per_thread,
+        ))
+        .chain(self.step.iter().enumerate().map(|(i, st)| {
+            (
+                format!("step {i}: registers_per_thread"),
+                st.registers_per_thread,
+            )
+        }));
+        for (what, n) in regs {
+            if let Some(n) = n {
+                if !(1..=MAX_REGISTERS_PER_THREAD).contains(&n) {
+                    return err(format!(
+                        "{what} = {n}: give the registers per thread ptxas reports, 1 to \
+                         {MAX_REGISTERS_PER_THREAD}"
+                    ));
+                }
+            }
+        }
         if self.is_multi_step() {
             if !self.kernel.is_empty()
                 || !self.grid.is_empty()
@@ -187,6 +215,11 @@ impl LaunchFile {
             for (i, st) in self.step.iter().enumerate() {
                 let launch_fields =
                     !st.grid.is_empty() || !st.block.is_empty() || !st.args.is_empty();
+                if st.kernel.is_none() && st.registers_per_thread.is_some() {
+                    return err(format!(
+                        "step {i}: registers_per_thread belongs to kernel steps"
+                    ));
+                }
                 match (&st.kernel, &st.memset, &st.copy) {
                     (Some(_), None, None) => {
                         if st.bytes.is_some()
@@ -254,6 +287,10 @@ impl LaunchFile {
         Ok(())
     }
 }
+
+/// The most registers a thread has (CUDA C++ Programming Guide, "Technical Specifications
+/// per Compute Capability": 255 on every compute capability from 3.5).
+pub const MAX_REGISTERS_PER_THREAD: u32 = 255;
 
 /// A wall-clock limit in seconds: positive and finite.
 pub fn seconds(t: f64) -> Result<std::time::Duration, String> {

@@ -20,6 +20,8 @@ pub enum PreparedStep {
         grid: [u32; 3],
         block: [u32; 3],
         shared: u32,
+        /// Registers per thread from the launch file (the step's, else the file's).
+        registers: Option<u32>,
     },
     Memset {
         buffer: String,
@@ -120,6 +122,7 @@ pub fn prepare_steps(
                 grid: dims(&st.grid, "grid").map_err(at)?,
                 block: dims(&st.block, "block").map_err(at)?,
                 shared: st.shared,
+                registers: st.registers_per_thread.or(file.registers_per_thread),
             });
         } else if let Some(name) = &st.memset {
             let b = find_buffer(&buffers, name).map_err(at)?;
@@ -272,8 +275,9 @@ impl PreparedSteps {
         Ok(())
     }
 
-    /// Runs step `i` with `base`'s options (seed, step limit, cache model, hazards) and the
-    /// step's grid, block and shared memory; `None` for a memset or a copy.
+    /// Runs step `i` with `base`'s options (seed, step limit, cache model, hazards,
+    /// `--registers-per-thread`) and the step's grid, block, shared memory and registers;
+    /// `None` for a memset or a copy.
     pub fn run_step(
         &mut self,
         i: usize,
@@ -286,11 +290,17 @@ impl PreparedSteps {
                 grid,
                 block,
                 shared,
+                registers,
             } => {
+                let from_file = registers.map(|per_thread| ptx_exec::Registers {
+                    per_thread,
+                    source: ptx_exec::RegisterSource::LaunchFile,
+                });
                 let config = LaunchConfig {
                     grid: *grid,
                     block: *block,
                     dynamic_shared: *shared,
+                    registers: base.registers.or(from_file),
                     ..base.clone()
                 };
                 self.session.launch(kernel, args, config).map(Some)

@@ -83,6 +83,12 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
         config.grid = crate::launch::dims(&file.grid, "grid").map_err(|e| e.to_string())?;
         config.block = crate::launch::dims(&file.block, "block").map_err(|e| e.to_string())?;
         config.dynamic_shared = file.shared;
+        config.registers = file
+            .registers_per_thread
+            .map(|per_thread| ptx_exec::Registers {
+                per_thread,
+                source: ptx_exec::RegisterSource::LaunchFile,
+            });
         let shape = launch_info(
             &file.kernel,
             config.grid,
