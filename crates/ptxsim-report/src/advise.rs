@@ -124,9 +124,19 @@ impl Measured {
     }
 }
 
+/// The opcode with its qualifiers (`ld.global.v4.b32`), past a guard predicate (`@%p1`).
+fn opcode(text: &str) -> &str {
+    let mut words = text.split_whitespace();
+    match words.next() {
+        Some(w) if w.starts_with('@') => words.next().unwrap_or(""),
+        Some(w) => w,
+        None => "",
+    }
+}
+
 /// Whether a line's instruction is a weak global (or generic) load a hint can change.
 fn plain_load(text: &str) -> bool {
-    let op = text.split_whitespace().next().unwrap_or("");
+    let op = opcode(text);
     op.starts_with("ld.")
         && !op.starts_with("ld.param")
         && !op.starts_with("ld.shared")
@@ -214,7 +224,7 @@ fn stream_evicts_reused(v: &VariantReport, out: &mut Vec<Suggestion>) {
     let loads = v
         .lines
         .iter()
-        .filter(|r| r.text.trim_start().starts_with("ld."));
+        .filter(|r| opcode(&r.text).starts_with("ld."));
     let stream = loads
         .clone()
         .filter(|r| hit(r).is_some_and(|h| h <= STREAM_HIT_PCT) && dram(r) > 0)
@@ -284,16 +294,15 @@ fn prefetch_unused(v: &VariantReport, out: &mut Vec<Suggestion>) {
     }
 }
 
-/// `read-only-nc`: plain loads whose address ranges no instruction of the launch writes.
-/// `written_args` says, per PTX line, whether the load reads an argument the launch writes
-/// (`None`: unknown, no suggestion).
+/// `read-only-nc`: plain loads whose sectors no instruction of the launch writes.
+/// `read_only_lines` says, per PTX line, whether that holds (absent: unknown, no suggestion).
 fn read_only_nc(
     v: &VariantReport,
     read_only_lines: &BTreeMap<u32, bool>,
     out: &mut Vec<Suggestion>,
 ) {
     for row in &v.lines {
-        if !plain_load(&row.text) || !row.text.contains("ld.global") {
+        if !plain_load(&row.text) || !opcode(&row.text).starts_with("ld.global") {
             continue;
         }
         if read_only_lines.get(&row.ptx_line) != Some(&true) {
@@ -331,6 +340,12 @@ mod tests {
         assert!(plain_load("ld.global.f32 %f1, [%rd1];"));
         assert!(plain_load("ld.global.L1::evict_last.f32 %f1, [%rd1];"));
         assert!(plain_load("ld.f32 %f1, [%rd1];"));
+        assert!(plain_load(
+            "@%p1 ld.global.L1::evict_last.L2::cache_hint.v4.b32 {%r1, %r2, %r3, %r4}, [%rd1], %rd2;"
+        ));
+        assert!(!plain_load(
+            "@%p1 st.global.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};"
+        ));
         assert!(!plain_load("ld.global.cg.f32 %f1, [%rd1];"));
         assert!(!plain_load("ld.global.nc.f32 %f1, [%rd1];"));
         assert!(!plain_load("ld.shared.f32 %f1, [%r1];"));

@@ -325,7 +325,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
 /// Counters per source line (modules with `.loc`).
 fn write_per_source_line(s: &mut String, v: &VariantReport) {
     if !v.source_lines.is_empty() {
-        s.push_str("\nPer source line (.loc; inlined code at its outermost call site)\n");
+        s.push_str("\nPer source line (.loc), inlined code at the user's call site\n");
         let mut rows = vec![vec![
             "source".to_string(),
             "ptx lines".into(),

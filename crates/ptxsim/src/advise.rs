@@ -31,8 +31,9 @@ pub struct Launch<'a> {
 pub struct Ran {
     pub report: VariantReport,
     pub buffers: Vec<OutputBuffer>,
-    /// PTX lines where the hazard checker saw an `ld.global.nc` of data written in the launch.
-    pub nc_hazard_lines: Vec<u32>,
+    /// Load lines → whether no store or atomic of the launch wrote a sector they read (only
+    /// when the run recorded its requests).
+    pub read_only: BTreeMap<u32, bool>,
     /// The module's static shared memory.
     pub static_shared: u32,
 }
@@ -54,16 +55,50 @@ impl From<LaunchError> for RunError {
     }
 }
 
+/// Load lines → whether every sector they read is one no store or atomic of the launch
+/// wrote (`ld.global.nc` requires the data to be read-only for the kernel's whole run: a
+/// write after the read counts too, which the hazard checker, seeing reads after writes,
+/// would miss). From the recorded requests, at sector granularity.
+fn read_only_lines(
+    program: &ptx_exec::Program,
+    trace: &[memsys::replay::TraceAccess],
+) -> BTreeMap<u32, bool> {
+    use memsys::{AccessKind, Space};
+    const SECTOR: u64 = 32;
+    let sectors = |a: &memsys::replay::TraceAccess| {
+        let last = (a.addr + u64::from(a.bytes.max(1)) - 1) / SECTOR;
+        a.addr / SECTOR..=last
+    };
+    let global = |a: &&memsys::replay::TraceAccess| a.request.space == Space::Global;
+    let written: std::collections::HashSet<u64> = trace
+        .iter()
+        .filter(global)
+        .filter(|a| matches!(a.request.kind, AccessKind::Store | AccessKind::Atomic))
+        .flat_map(sectors)
+        .collect();
+    let mut out = BTreeMap::new();
+    for a in trace.iter().filter(global) {
+        if a.request.kind != AccessKind::Load {
+            continue;
+        }
+        let Some(info) = program.instrs.get(a.request.instr.0 as usize) else {
+            continue;
+        };
+        let clean = !sectors(a).any(|s| written.contains(&s));
+        *out.entry(info.ptx_line).or_insert(true) &= clean;
+    }
+    out
+}
+
 /// The plain run of a prepared launch.
 pub fn plain_run(p: &mut crate::launch::PreparedLaunch, _: &str) -> Result<RunSummary, String> {
     p.run().map_err(|e| e.to_string())
 }
 
 impl Launch<'_> {
-    /// Runs `variant`; `hazards` turns the hazard checker on.
-    pub fn run(&self, variant: &Variant, hazards: bool) -> Result<Ran, RunError> {
+    /// Runs `variant`; `record` records its requests to find the read-only load lines.
+    pub fn run(&self, variant: &Variant, record: bool) -> Result<Ran, RunError> {
         let mut config = self.config.clone();
-        config.hazards = hazards;
         config.cache_model = true;
         let mut prepared = point::prepare_launch(
             self.ptx,
@@ -77,6 +112,9 @@ impl Launch<'_> {
             message: format!("variant `{}`: {e}", variant.name),
             usage: true,
         })?;
+        if record {
+            prepared.session.mem.record_trace(true);
+        }
         let summary = (self.runner)(&mut prepared, &variant.name).map_err(|m| RunError {
             message: format!("variant `{}`: {m}", variant.name),
             usage: false,
@@ -87,18 +125,13 @@ impl Launch<'_> {
             &prepared.session.program,
             self.kernel,
         ));
+        let trace = prepared.session.mem.take_recorded();
+        prepared.session.mem.record_trace(false);
         let program = &prepared.session.program;
-        let nc_hazard_lines = prepared
-            .session
-            .last_hazards
-            .iter()
-            .filter(|h| matches!(h.class, ptx_exec::HazardClass::NcAfterWrite))
-            .map(|h| program.instrs[h.access.instr as usize].ptx_line)
-            .collect();
         Ok(Ran {
             report,
             buffers,
-            nc_hazard_lines,
+            read_only: read_only_lines(program, &trace),
             static_shared: program.static_shared_bytes,
         })
     }
@@ -128,37 +161,12 @@ impl Launch<'_> {
         Ok((reports, static_shared))
     }
 
-    /// The plain global loads whose data no instruction of the launch writes: `loads=nc` run
-    /// with the hazard checker, less the lines where it saw an `ld.global.nc` of data written
-    /// in the launch (none when the outputs changed or the run failed).
-    fn read_only_lines(&self, baseline: &[OutputBuffer]) -> BTreeMap<u32, bool> {
-        let Ok(all_nc) = Variant::parse("all-nc=loads=nc", self.source, self.ptx) else {
-            return BTreeMap::new();
-        };
-        if all_nc.rewritten.changes.is_empty() {
-            return BTreeMap::new();
-        }
-        let Ok(ran) = self.run(&all_nc, true) else {
-            return BTreeMap::new();
-        };
-        if point::output_check(baseline, &ran.buffers).is_different() {
-            return BTreeMap::new();
-        }
-        all_nc
-            .rewritten
-            .changes
-            .iter()
-            .map(|c| (c.line, !ran.nc_hazard_lines.contains(&c.line)))
-            .collect()
-    }
-
     /// `advise`: the original's run, the rules' suggestions, and a run of every rewrite they
     /// suggest; the report (`command: "advise"`) of `launch` on `gpu` with the original and
     /// each rewrite as variants and the suggestions with what each rewrite measured.
     pub fn advise(&self, launch: LaunchInfo) -> Result<Report, RunError> {
-        let base = self.run(&Variant::original(self.source), false)?;
-        let read_only = self.read_only_lines(&base.buffers);
-        let mut suggestions: Vec<Suggestion> = rules::advise(&base.report, &read_only);
+        let base = self.run(&Variant::original(self.source), true)?;
+        let mut suggestions: Vec<Suggestion> = rules::advise(&base.report, &base.read_only);
         let mut variants = vec![base.report.clone()];
         for g in &mut suggestions {
             let Some(spec) = g.rewrite.clone() else {
