@@ -331,29 +331,6 @@ pub fn advise(v: &VariantReport, read_only_lines: &BTreeMap<u32, bool>) -> Vec<S
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_loads_are_weak_global_ones() {
-        assert!(plain_load("ld.global.f32 %f1, [%rd1];"));
-        assert!(plain_load("ld.global.L1::evict_last.f32 %f1, [%rd1];"));
-        assert!(plain_load("ld.f32 %f1, [%rd1];"));
-        assert!(plain_load(
-            "@%p1 ld.global.L1::evict_last.L2::cache_hint.v4.b32 {%r1, %r2, %r3, %r4}, [%rd1], %rd2;"
-        ));
-        assert!(!plain_load(
-            "@%p1 st.global.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};"
-        ));
-        assert!(!plain_load("ld.global.cg.f32 %f1, [%rd1];"));
-        assert!(!plain_load("ld.global.nc.f32 %f1, [%rd1];"));
-        assert!(!plain_load("ld.shared.f32 %f1, [%r1];"));
-        assert!(!plain_load("ld.relaxed.gpu.global.u32 %r1, [%rd1];"));
-        assert!(!plain_load("st.global.f32 [%rd1], %f1;"));
-    }
-}
-
 /// The suggestions as text: one block each, with what its rewrite measured.
 pub fn text_section(r: &crate::Report) -> String {
     use std::fmt::Write;
@@ -465,4 +442,27 @@ pub fn html_section(r: &crate::Report) -> String {
 /// The `advise` report as text: the original's run report, then the suggestions.
 pub fn render_text(r: &crate::Report) -> String {
     crate::text::render_run(r) + &text_section(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_loads_are_weak_global_ones() {
+        assert!(plain_load("ld.global.f32 %f1, [%rd1];"));
+        assert!(plain_load("ld.global.L1::evict_last.f32 %f1, [%rd1];"));
+        assert!(plain_load("ld.f32 %f1, [%rd1];"));
+        assert!(plain_load(
+            "@%p1 ld.global.L1::evict_last.L2::cache_hint.v4.b32 {%r1, %r2, %r3, %r4}, [%rd1], %rd2;"
+        ));
+        assert!(!plain_load(
+            "@%p1 st.global.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};"
+        ));
+        assert!(!plain_load("ld.global.cg.f32 %f1, [%rd1];"));
+        assert!(!plain_load("ld.global.nc.f32 %f1, [%rd1];"));
+        assert!(!plain_load("ld.shared.f32 %f1, [%r1];"));
+        assert!(!plain_load("ld.relaxed.gpu.global.u32 %r1, [%rd1];"));
+        assert!(!plain_load("st.global.f32 [%rd1], %f1;"));
+    }
 }

@@ -332,6 +332,10 @@ fn active(c: &Counters) -> bool {
     *c != Counters::default()
 }
 
+/// One source line's sums while a report is built: counters, thread-instructions, its PTX
+/// lines and their instruction ids (for the sector tallies).
+type SourceSums = (Counters, u64, Vec<u32>, Vec<usize>);
+
 /// Builds a variant's report from its run. `stats` are the memory system's statistics after
 /// the launch (one launch per session), `summary` what the launch returned.
 pub fn variant_report(
@@ -379,8 +383,7 @@ pub fn variant_report(
             .fold((0, 0), |(r, i), t| (r + t.requested, i + t.ideal))
     };
     let mut lines = Vec::new();
-    let mut by_source: BTreeMap<(String, u32), (Counters, u64, Vec<u32>, Vec<usize>)> =
-        BTreeMap::new();
+    let mut by_source: BTreeMap<(String, u32), SourceSums> = BTreeMap::new();
     for (ptx_line, (c, execs, ids)) in &by_line {
         let info = &program.instrs[ids[0]];
         // The `.loc` chain from the text when given, else the lowering's one `.loc` (which is

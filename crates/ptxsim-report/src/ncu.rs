@@ -286,42 +286,6 @@ pub fn compare(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fields_keep_commas_and_quotes_inside_quotes() {
-        assert_eq!(
-            fields(r#""0","saxpy(int, float *)","2,048","a ""b""",x"#),
-            ["0", "saxpy(int, float *)", "2,048", "a \"b\"", "x"]
-        );
-    }
-
-    #[test]
-    fn units_scale_to_bytes_and_nanoseconds() {
-        assert_eq!(scale("Kbyte"), (1e3, "byte"));
-        assert_eq!(scale("Mbyte"), (1e6, "byte"));
-        assert_eq!(scale("usecond"), (1e3, "ns"));
-        assert_eq!(scale("%"), (1.0, "%"));
-        assert_eq!(scale("sector"), (1.0, "sector"));
-        assert_eq!(number("1,234,567"), Some(1234567.0));
-        assert_eq!(number("n/a"), None);
-    }
-
-    #[test]
-    fn kernel_names_match_as_ncu_prints_them() {
-        assert!(kernel_matches(
-            "saxpy(int, float, float *, float *)",
-            "saxpy"
-        ));
-        assert!(kernel_matches("saxpy", "saxpy"));
-        assert!(kernel_matches("void ns::gemm<float>(float *, int)", "gemm"));
-        assert!(kernel_matches("kernel(float *, int)", "_Z6kernelPfi"));
-        assert!(!kernel_matches("saxpy2(int)", "saxpy"));
-    }
-}
-
 /// `ptxsim` beside Nsight Compute, as a text table (empty without `--ncu-csv`).
 pub fn text_section(r: &crate::Report) -> String {
     use std::fmt::Write;
@@ -412,5 +376,41 @@ fn fmt_number(v: f64) -> String {
         }
     } else {
         format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_keep_commas_and_quotes_inside_quotes() {
+        assert_eq!(
+            fields(r#""0","saxpy(int, float *)","2,048","a ""b""",x"#),
+            ["0", "saxpy(int, float *)", "2,048", "a \"b\"", "x"]
+        );
+    }
+
+    #[test]
+    fn units_scale_to_bytes_and_nanoseconds() {
+        assert_eq!(scale("Kbyte"), (1e3, "byte"));
+        assert_eq!(scale("Mbyte"), (1e6, "byte"));
+        assert_eq!(scale("usecond"), (1e3, "ns"));
+        assert_eq!(scale("%"), (1.0, "%"));
+        assert_eq!(scale("sector"), (1.0, "sector"));
+        assert_eq!(number("1,234,567"), Some(1234567.0));
+        assert_eq!(number("n/a"), None);
+    }
+
+    #[test]
+    fn kernel_names_match_as_ncu_prints_them() {
+        assert!(kernel_matches(
+            "saxpy(int, float, float *, float *)",
+            "saxpy"
+        ));
+        assert!(kernel_matches("saxpy", "saxpy"));
+        assert!(kernel_matches("void ns::gemm<float>(float *, int)", "gemm"));
+        assert!(kernel_matches("kernel(float *, int)", "_Z6kernelPfi"));
+        assert!(!kernel_matches("saxpy2(int)", "saxpy"));
     }
 }

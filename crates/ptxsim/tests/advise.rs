@@ -3,7 +3,7 @@
 //! and `--ncu-csv` sets an Nsight Compute export beside a run.
 
 mod common;
-use common::{root, run_exits, run_ok, temp_dir, write};
+use common::{root, run_exits, run_ok, temp_dir, validate_report as validate, write};
 
 use serde_json::Value;
 use std::path::Path;
@@ -32,17 +32,6 @@ const STRIDED: &str = r#".version 8.0
 }
 "#;
 const LOAD_LINE: u64 = 15;
-
-fn validate(v: &Value) {
-    let text = std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap();
-    let schema: Value = serde_json::from_str(&text).unwrap();
-    let validator = jsonschema::draft202012::new(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(v)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:#?}");
-}
 
 fn launch(dir: &Path) -> Vec<String> {
     let f = write(dir, "k.ptx", STRIDED);

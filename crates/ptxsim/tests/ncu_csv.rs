@@ -4,7 +4,7 @@
 //! kernels and launches); they are hand-made, not measured (no real export is committed yet).
 
 mod common;
-use common::{run_exits, run_ok, temp_dir, write};
+use common::{run_exits, run_ok, temp_dir, validate_report, write};
 
 use serde_json::Value;
 use std::path::Path;
@@ -75,6 +75,7 @@ fn run_sets_the_first_launch_of_the_kernel_beside_its_metrics() {
     let mut a = run_args(&ptx, &csv);
     a.extend(["--report", "json"]);
     let v: Value = serde_json::from_slice(&run_ok(&a).stdout).unwrap();
+    validate_report(&v);
     assert_eq!(v["ncu"]["launch_id"], "1");
     let r = rows(&v);
     // Kbyte -> bytes, usecond -> ns, thousands separators.
@@ -121,6 +122,7 @@ fn compare_sets_it_beside_the_original() {
         "json",
     ]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate_report(&v);
     let r = rows(&v);
     let original = &v["variants"][0]["totals"]["lts__t_sectors.sum"];
     assert_eq!(
