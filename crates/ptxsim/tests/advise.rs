@@ -208,3 +208,48 @@ fn multi_step_launches_are_refused() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("advise takes a one-kernel launch"), "{err}");
 }
+
+/// A streamed buffer (never re-read) evicting a reused table on a 64 KiB L2: the rule names
+/// both lines and runs evict_first on the stream with evict_last on the table.
+#[test]
+fn a_stream_evicting_a_reused_table_is_found_and_run() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let ptx = data
+        .join("advise/stream_reuse.sm80.ptx")
+        .display()
+        .to_string();
+    let gpu = data.join("sweep/a100-l2-64k.toml").display().to_string();
+    let args: Vec<String> = [
+        ptx.as_str(),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:65536",
+        "--arg",
+        "zeros:u32:8192",
+        "--arg",
+        "zeros:u32:32",
+        "--gpu",
+        gpu.as_str(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let v = advise_json(&args);
+    let s = rule(&v, "stream-evicts-reused");
+    // Three comment lines precede the module: the stream is line 23, the table line 29.
+    assert_eq!(s["ptx_line"], 23);
+    assert_eq!(
+        s["rewrite"],
+        "stream-23=line:23=evict_first+line:29=evict_last"
+    );
+    assert!(
+        s["evidence"].as_str().unwrap().contains("line 29 re-reads"),
+        "{s}"
+    );
+    assert_eq!(s["measured"]["outputs"], "identical");
+    assert!(s["measured"]["time_ns"]["rewritten"].as_f64().is_some());
+}
