@@ -12,6 +12,7 @@
 //! | `stream-evicts-reused` | a line streams (no L2 hits) while another line's L2 reuse misses | `line:S=evict_first+line:R=evict_last` |
 //! | `evict-last-capped` | evict-last requests were made normal for want of set-aside | none (`--persisting-l2`) |
 //! | `prefetch-unused` | a line's L2 prefetch fills exceed the sectors its loads read | `line:N=none` |
+//! | `hint-ignored` | a `prefetch{u}.L1` (the H100 keeps no prefetched line in L1 for later loads) | none (`prefetch.global.L2`) |
 //! | `read-only-nc` | a plain global load of an argument the launch never writes | `line:N=nc` |
 
 use crate::metrics::{self, MetricValue, MetricValues};
@@ -26,6 +27,7 @@ pub const RULES: &[&str] = &[
     "stream-evicts-reused",
     "evict-last-capped",
     "prefetch-unused",
+    "hint-ignored",
     "read-only-nc",
 ];
 
@@ -294,6 +296,25 @@ fn prefetch_unused(v: &VariantReport, out: &mut Vec<Suggestion>) {
     }
 }
 
+/// `hint-ignored`: an L1 prefetch, which the H100 does not keep for the loads after it (memsys
+/// route.rs: `ld_forms.prefetch_forms` hit 0 of 13 L1 sectors after `prefetch.global.L1`,
+/// `prefetch.L1` and `prefetchu.L1`); the prefetch still reaches L2.
+fn hint_ignored(v: &VariantReport, out: &mut Vec<Suggestion>) {
+    for row in &v.lines {
+        let op = opcode(&row.text);
+        if !(op.starts_with("prefetch") && op.contains(".L1")) {
+            continue;
+        }
+        out.push(suggestion(
+            "hint-ignored",
+            row,
+            format!("`{op}`: the line is not kept in L1 for the loads after it (as on an H100); only L2 is warmed"),
+            "prefetch to L2 (prefetch.global.L2), or drop the prefetch",
+            None,
+        ));
+    }
+}
+
 /// `read-only-nc`: plain loads whose sectors no instruction of the launch writes.
 /// `read_only_lines` says, per PTX line, whether that holds (absent: unknown, no suggestion).
 fn read_only_nc(
@@ -327,6 +348,7 @@ pub fn advise(v: &VariantReport, read_only_lines: &BTreeMap<u32, bool>) -> Vec<S
     stream_evicts_reused(v, &mut out);
     evict_last_capped(v, &mut out);
     prefetch_unused(v, &mut out);
+    hint_ignored(v, &mut out);
     read_only_nc(v, read_only_lines, &mut out);
     out
 }

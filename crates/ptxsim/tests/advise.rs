@@ -253,3 +253,31 @@ fn a_stream_evicting_a_reused_table_is_found_and_run() {
     assert_eq!(s["measured"]["outputs"], "identical");
     assert!(s["measured"]["time_ns"]["rewritten"].as_f64().is_some());
 }
+
+/// `prefetch.global.L1` before the load of its line: the H100 keeps nothing in L1 for the
+/// load, and the rule says so.
+#[test]
+fn an_l1_prefetch_is_a_hint_the_target_ignores() {
+    let dir = temp_dir("prefetch");
+    let f = write(
+        &dir,
+        "p.ptx",
+        STRIDED.replace(
+            "\tld.global.u32 %r2, [%rd4];",
+            "\tprefetch.global.L1 [%rd4];\n\tld.global.u32 %r2, [%rd4];",
+        ),
+    );
+    let mut args = launch(&dir);
+    args[0] = f;
+    let v = advise_json(&args);
+    let h = rule(&v, "hint-ignored");
+    assert_eq!(h["ptx_line"], LOAD_LINE);
+    assert!(
+        h["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("prefetch.global.L1"),
+        "{h}"
+    );
+    assert_eq!(h["rewrite"], Value::Null);
+}
