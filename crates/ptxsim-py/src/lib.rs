@@ -14,6 +14,7 @@
 //! place that changes when `ptxsim-report`'s JSON schema and the hazard detector land.
 
 mod args;
+mod experiment;
 mod report;
 mod sweep;
 
@@ -334,6 +335,8 @@ struct LaunchResult {
     limited_by: Vec<String>,
     summary_text: String,
     json: String,
+    /// The cache report (`ptxsim run --report`'s), for `_repr_html_` and `compare_ncu`.
+    cache_report: ptxsim_report::Report,
 }
 
 #[pymethods]
@@ -347,6 +350,45 @@ impl LaunchResult {
     /// The whole result (run, stats, lines, hazards) as one JSON document.
     fn to_json(&self) -> String {
         self.json.clone()
+    }
+
+    /// The self-contained HTML cache report (`ptxsim run --report html`), which Jupyter shows
+    /// for a `Result` at the end of a cell (inline SVG, no scripts).
+    fn _repr_html_(&self) -> String {
+        ptxsim_report::html::render(&self.cache_report)
+    }
+
+    /// The cache report as `ptxsim run --report json` writes it (docs/report.schema.json).
+    fn report_json(&self) -> String {
+        self.cache_report.to_json()
+    }
+
+    /// Compares this run with your own Nsight Compute measurement of the kernel: `path` is an
+    /// `ncu --csv --page raw` export; `launch` picks the kernel's launch in it (0: the first).
+    /// Returns a dict (`rows`: metric, unit, ptxsim, measured, difference, relative_pct) as
+    /// `ptxsim run --ncu-csv` reports it.
+    #[pyo3(signature = (path, launch=0))]
+    fn compare_ncu<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        launch: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| LaunchError::new_err(format!("cannot read {}: {e}", path.display())))?;
+        let csv = ptxsim_report::ncu::NcuCsv::parse(&text)
+            .map_err(|e| LaunchError::new_err(format!("{}: {e}", path.display())))?;
+        let row = csv
+            .launch_of(&self.kernel, launch)
+            .map_err(|e| LaunchError::new_err(format!("{}: {e}", path.display())))?;
+        let totals = self
+            .cache_report
+            .variants
+            .first()
+            .map(|v| v.totals.clone())
+            .unwrap_or_default();
+        let cmp = ptxsim_report::ncu::compare(&path.display().to_string(), row, launch, &totals);
+        report::to_py(py, &serde_json::to_value(&cmp).unwrap_or_default())
     }
 
     fn __repr__(&self) -> String {
@@ -466,6 +508,7 @@ fn launch(
             "{name}: the file is not text"
         )));
     };
+    let gpu_info = ptxsim_report::GpuInfo::from_config(&gpu_cfg);
     let session =
         Session::new(module, &report.file.text, gpu_cfg).map_err(|e| exec_error(py, name, e))?;
     let params = session
@@ -485,63 +528,7 @@ fn launch(
     }
 
     // Arguments: buffers are copied in now and back after the run.
-    let mut specs = Vec::with_capacity(args.len());
-    let mut buffers: Vec<(usize, PyBuffer<u8>)> = Vec::new();
-    for (i, (arg, (pname, pty))) in args.iter().zip(&params).enumerate() {
-        match args::classify(arg).map_err(|m| PyTypeError::new_err(format!("argument {i}: {m}")))? {
-            ArgKind::Null => specs.push(ArgSpec::Null),
-            ArgKind::Scalar(value) => {
-                let bits = scalar_bits(&value, *pty).map_err(|m| {
-                    LaunchError::new_err(format!("argument {i} (parameter `{pname}`): {m}"))
-                })?;
-                specs.push(ArgSpec::Scalar { ty: *pty, bits });
-            }
-            ArgKind::TensorMap => {
-                let keys: String = arg.get_item(1)?.extract()?;
-                let obj = arg.get_item(2)?;
-                let buf = PyBuffer::<u8>::get(&obj).map_err(|e| {
-                    PyTypeError::new_err(format!(
-                        "argument {i}: the tensor map's array is not a byte buffer ({e})"
-                    ))
-                })?;
-                if !buf.is_c_contiguous() {
-                    return Err(LaunchError::new_err(format!(
-                        "argument {i}: the tensor map's array is not C-contiguous"
-                    )));
-                }
-                let bytes = buf.to_vec(py)?;
-                let spec = tensor_map_spec(
-                    &format!("argument {i} (tensor map {keys})"),
-                    &keys,
-                    Array {
-                        ty: ptx_isa::ScalarType::U8,
-                        bytes,
-                    },
-                )
-                .map_err(launch_error)?;
-                specs.push(spec);
-                buffers.push((i, buf));
-            }
-            ArgKind::Buffer => {
-                let buf = PyBuffer::<u8>::get(arg).map_err(|e| {
-                    PyTypeError::new_err(format!(
-                        "argument {i}: not a byte buffer ({e}); pass a numpy array"
-                    ))
-                })?;
-                if !buf.is_c_contiguous() {
-                    return Err(LaunchError::new_err(format!(
-                        "argument {i}: the buffer is not C-contiguous (a device buffer is one contiguous range); pass np.ascontiguousarray(a) and read the result from it"
-                    )));
-                }
-                let bytes = buf.to_vec(py)?;
-                specs.push(ArgSpec::Buffer(Array {
-                    ty: ptx_isa::ScalarType::U8,
-                    bytes,
-                }));
-                buffers.push((i, buf));
-            }
-        }
-    }
+    let (specs, buffers) = arg_specs(py, &args, &params)?;
     let mut config = LaunchConfig {
         grid,
         block,
@@ -601,6 +588,14 @@ fn launch(
         hazards,
     };
     let doc = report::build(&launch, &prepared.session, &run);
+    let cache_report = report::cache_report(
+        name,
+        &report.file.text,
+        &launch,
+        gpu_info,
+        &prepared.session,
+        &run,
+    );
     Ok(LaunchResult {
         kernel: kernel.to_string(),
         grid: (grid[0], grid[1], grid[2]),
@@ -644,7 +639,76 @@ fn launch(
             .unwrap_or_default(),
         summary_text: doc.summary,
         json: doc.json,
+        cache_report,
     })
+}
+
+/// The launch's argument specs from the Python arguments (typed by the kernel's `.param`
+/// declarations), and the buffers to write back after the run.
+#[allow(clippy::type_complexity)]
+fn arg_specs(
+    py: Python<'_>,
+    args: &[Bound<'_, PyAny>],
+    params: &[(String, ptx_isa::ScalarType)],
+) -> PyResult<(Vec<ArgSpec>, Vec<(usize, PyBuffer<u8>)>)> {
+    let mut specs = Vec::with_capacity(args.len());
+    let mut buffers: Vec<(usize, PyBuffer<u8>)> = Vec::new();
+    for (i, (arg, (pname, pty))) in args.iter().zip(params.iter()).enumerate() {
+        match args::classify(arg).map_err(|m| PyTypeError::new_err(format!("argument {i}: {m}")))? {
+            ArgKind::Null => specs.push(ArgSpec::Null),
+            ArgKind::Scalar(value) => {
+                let bits = scalar_bits(&value, *pty).map_err(|m| {
+                    LaunchError::new_err(format!("argument {i} (parameter `{pname}`): {m}"))
+                })?;
+                specs.push(ArgSpec::Scalar { ty: *pty, bits });
+            }
+            ArgKind::TensorMap => {
+                let keys: String = arg.get_item(1)?.extract()?;
+                let obj = arg.get_item(2)?;
+                let buf = PyBuffer::<u8>::get(&obj).map_err(|e| {
+                    PyTypeError::new_err(format!(
+                        "argument {i}: the tensor map's array is not a byte buffer ({e})"
+                    ))
+                })?;
+                if !buf.is_c_contiguous() {
+                    return Err(LaunchError::new_err(format!(
+                        "argument {i}: the tensor map's array is not C-contiguous"
+                    )));
+                }
+                let bytes = buf.to_vec(py)?;
+                let spec = tensor_map_spec(
+                    &format!("argument {i} (tensor map {keys})"),
+                    &keys,
+                    Array {
+                        ty: ptx_isa::ScalarType::U8,
+                        bytes,
+                    },
+                )
+                .map_err(launch_error)?;
+                specs.push(spec);
+                buffers.push((i, buf));
+            }
+            ArgKind::Buffer => {
+                let buf = PyBuffer::<u8>::get(arg).map_err(|e| {
+                    PyTypeError::new_err(format!(
+                        "argument {i}: not a byte buffer ({e}); pass a numpy array"
+                    ))
+                })?;
+                if !buf.is_c_contiguous() {
+                    return Err(LaunchError::new_err(format!(
+                        "argument {i}: the buffer is not C-contiguous (a device buffer is one contiguous range); pass np.ascontiguousarray(a) and read the result from it"
+                    )));
+                }
+                let bytes = buf.to_vec(py)?;
+                specs.push(ArgSpec::Buffer(Array {
+                    ty: ptx_isa::ScalarType::U8,
+                    bytes,
+                }));
+                buffers.push((i, buf));
+            }
+        }
+    }
+    Ok((specs, buffers))
 }
 
 /// The parameters of `kernel` in the PTX `source`: (name, type without the dot), e.g.
@@ -687,6 +751,9 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(gpu_presets, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_params, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::advise, m)?)?;
+    m.add_class::<experiment::PyReport>()?;
     m.add_function(wrap_pyfunction!(sweep::sweep_read_spec, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_describe, m)?)?;

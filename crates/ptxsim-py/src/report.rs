@@ -307,3 +307,35 @@ pub fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         }
     })
 }
+
+/// The cache report of a finished launch, as `ptxsim run --report` makes it (for
+/// `Result._repr_html_` and `Result.compare_ncu`).
+pub fn cache_report(
+    name: &str,
+    source: &str,
+    launch: &Launch,
+    gpu: ptxsim_report::GpuInfo,
+    session: &Session,
+    run: &RunSummary,
+) -> ptxsim_report::Report {
+    let stats = session.mem.stats();
+    let variant = ptxsim_report::variant_report(
+        "original",
+        None,
+        Some(source),
+        &session.program,
+        &stats,
+        run,
+        0,
+    );
+    let info = ptxsim_report::LaunchInfo {
+        ptx: name.to_string(),
+        kernel: launch.kernel.to_string(),
+        grid: launch.grid,
+        block: launch.block,
+        shared_bytes: launch.shared,
+        static_shared_bytes: session.program.static_shared_bytes,
+        seed: launch.seed,
+    };
+    ptxsim_report::Report::new("run", info, gpu, vec![variant])
+}

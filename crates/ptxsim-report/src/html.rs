@@ -78,6 +78,8 @@ pub fn render(r: &Report) -> String {
         return s;
     }
     write_differences(&mut s, r);
+    s.push_str(&crate::advise::html_section(r));
+    s.push_str(&crate::ncu::html_section(r));
     let series: Vec<(String, &str)> = r
         .variants
         .iter()
@@ -104,7 +106,7 @@ fn write_header(s: &mut String, r: &Report) {
     );
     let _ = write!(
         s,
-        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} B dynamic shared · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting set-aside {} of max {}) · {} B lines of {} B sectors · {}</p>",
+        "<h1>{}</h1><p class=\"sub\"><b>{}</b> · grid ({},{},{}) × block ({},{},{}) · {} · seed {}<br>GPU model <b>{}</b>: {} SMs · L1 {} per SM ({}-way) · L2 {} ({}-way, persisting set-aside {} of max {}) · {} B lines of {} B sectors · {}</p>",
         esc(&title),
         esc(&l.ptx),
         l.grid[0],
@@ -113,7 +115,7 @@ fn write_header(s: &mut String, r: &Report) {
         l.block[0],
         l.block[1],
         l.block[2],
-        l.shared_bytes,
+        l.shared_text(),
         l.seed,
         esc(&r.gpu.name),
         r.gpu.sm_count,

@@ -12,9 +12,11 @@
 //! Metric names follow Nsight Compute where it has one ([`metrics`]). The CLI (`ptxsim run
 //! --report`, `ptxsim compare`) runs the launches; this crate never prints.
 
+pub mod advise;
 pub mod html;
 pub mod metrics;
 pub mod model;
+pub mod ncu;
 pub mod rewrite;
 pub mod sweep;
 pub mod text;

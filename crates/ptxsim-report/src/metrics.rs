@@ -51,6 +51,18 @@ pub struct RunFigures {
     pub cp_async_bytes: u64,
 }
 
+/// Sectors global memory instructions touched (Nsight Compute's Source Counters name).
+pub const SECTORS_METRIC: &str = "smsp__sass_sectors_mem_global.sum";
+/// The fewest sectors those accesses needed (Nsight's "ideal sectors").
+pub const IDEAL_SECTORS_METRIC: &str = "smsp__sass_sectors_mem_global_ideal.sum";
+
+/// Sets the requested and ideal sectors of a line or a run (the interpreter counts them, the
+/// cache model does not).
+pub fn with_sectors(values: &mut MetricValues, requested: u64, ideal: u64) {
+    values.insert(SECTORS_METRIC.into(), count(requested));
+    values.insert(IDEAL_SECTORS_METRIC.into(), count(ideal));
+}
+
 type Compute = fn(&Counters, Option<&RunFigures>, u64) -> Option<MetricValue>;
 
 struct Def {
@@ -93,7 +105,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "l1tex__t_requests.sum",
         unit: "requests",
-        description: "warp-level requests that reached L1 (L1-bypassing .cg/.cv/volatile accesses do not)",
+        description: "warp-level requests that passed L1's tag stage: cached loads and stores, and also .cg/.cv/volatile/.mmio loads and cp.async.cg, which bypass L1's data but are looked up there and miss, as on an H100 (their sectors count as L1 lookup misses); prefetches do not",
         nsight: true,
         per_line: true,
         compute: |c, _, _| count(c.l1.requests),
@@ -101,7 +113,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "l1tex__t_sectors.sum",
         unit: "sectors",
-        description: "32-byte sectors looked up in L1 by reads and writes",
+        description: "32-byte sectors looked up in L1 by reads and writes (L1-bypassing loads included: they miss)",
         nsight: true,
         per_line: true,
         compute: |c, _, _| count(c.l1.read_sectors + c.l1.write_sectors),
@@ -291,6 +303,23 @@ const DEFS: &[Def] = &[
         compute: |c, _, _| count(c.l2.prefetch_fills),
     },
     Def {
+        name: SECTORS_METRIC,
+        unit: "sectors",
+        description: "32-byte sectors the active lanes of global ld/st, cp.async and bulk copies touched, per execution, summed (as the coalescer issues them to L1 or, when it is bypassed, L2)",
+        nsight: true,
+        per_line: true,
+        // From the interpreter's tallies ([`with_sectors`]), not from the cache counters.
+        compute: |_, _, _| None,
+    },
+    Def {
+        name: IDEAL_SECTORS_METRIC,
+        unit: "sectors",
+        description: "the fewest 32-byte sectors that could hold the bytes those lanes accessed (ceil(distinct bytes / 32) per execution), summed: sectors beyond it are uncoalesced traffic",
+        nsight: true,
+        per_line: true,
+        compute: |_, _, _| None,
+    },
+    Def {
         name: "ptxsim__l1_stale_reads.sum",
         unit: "lanes",
         description: "lane reads served by an SM's L1 with bytes that differ from the coherent value (a cache-coherence bug)",
@@ -361,6 +390,8 @@ pub const KEY_METRICS: &[(&str, &str)] = &[
     ("l1tex__t_sector_hit_rate.pct", "L1 hit rate"),
     ("lts__t_sector_hit_rate.pct", "L2 hit rate"),
     ("l1tex__t_sectors.sum", "L1 sectors"),
+    (SECTORS_METRIC, "sectors (global)"),
+    (IDEAL_SECTORS_METRIC, "ideal sectors"),
     ("lts__t_sectors.sum", "L2 sectors"),
     ("dram__bytes_read.sum", "DRAM read"),
     ("dram__bytes_write.sum", "DRAM written"),

@@ -35,6 +35,13 @@ pub struct Report {
     /// Every metric name that appears in the report, with its unit and description.
     pub metrics: Vec<MetricInfo>,
     pub variants: Vec<VariantReport>,
+    /// The user's Nsight Compute measurements of the launch beside the first variant's
+    /// metrics (`--ncu-csv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ncu: Option<crate::ncu::NcuComparison>,
+    /// `advise`: what the rules found and what each rewrite measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Vec<crate::advise::Suggestion>>,
 }
 
 /// What was launched.
@@ -44,8 +51,31 @@ pub struct LaunchInfo {
     pub kernel: String,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// Dynamic shared memory (the launch's `sharedMem`).
     pub shared_bytes: u32,
+    /// Static shared memory of the module (its `.shared` variables): with the dynamic bytes,
+    /// what one CTA holds.
+    #[serde(default)]
+    pub static_shared_bytes: u32,
     pub seed: u64,
+}
+
+impl LaunchInfo {
+    /// Shared memory one CTA holds: static plus dynamic.
+    pub fn cta_shared_bytes(&self) -> u64 {
+        u64::from(self.static_shared_bytes) + u64::from(self.shared_bytes)
+    }
+
+    /// `shared 16 KiB (16384 B static + 0 B dynamic)`, or `shared 0 B`.
+    pub fn shared_text(&self) -> String {
+        match (self.static_shared_bytes, self.shared_bytes) {
+            (0, d) => format!("shared {d} B dynamic"),
+            (s, d) => format!(
+                "shared {} B ({s} B static + {d} B dynamic)",
+                self.cta_shared_bytes()
+            ),
+        }
+    }
 }
 
 /// The modelled GPU.
@@ -113,6 +143,10 @@ pub struct VariantReport {
     pub changes: Vec<LineChange>,
     /// Instructions the rewrite selected but could not change, and why.
     pub skipped: Vec<SkippedLine>,
+    /// Lines the rewrite changed in functions the launch does not run (other kernels of the
+    /// module): left out of `changes`, which lists what the launch executes.
+    #[serde(default)]
+    pub changes_not_launched: u32,
     pub outputs: OutputCheck,
     pub run: RunInfo,
     /// Every metric over the whole run.
@@ -230,9 +264,30 @@ pub struct SourceLoc {
 }
 
 impl LineRow {
-    /// The source line a person wrote: the call site of inlined code, else the `.loc`.
+    /// The source line a person wrote: the outermost call site of inlined code, else the
+    /// `.loc`.
     pub fn user_source(&self) -> Option<&SourceLoc> {
-        self.inlined_at.as_ref().or(self.source.as_ref())
+        self.call_site
+            .as_ref()
+            .or(self.inlined_at.as_ref())
+            .or(self.source.as_ref())
+    }
+
+    /// `k.cu:26`, or `k.cu:26 (in annotated_ptr.h:64)` for inlined library code; `-` without
+    /// line information.
+    pub fn where_text(&self) -> String {
+        where_text(self.user_source(), self.source.as_ref())
+    }
+}
+
+/// `site (in inner)` when the two differ (inlined code), else `site`; `-` without either.
+pub fn where_text(site: Option<&SourceLoc>, inner: Option<&SourceLoc>) -> String {
+    match (site, inner) {
+        (Some(s), Some(i)) if (&s.file, s.line) != (&i.file, i.line) => {
+            format!("{} (in {})", s.short(), i.short())
+        }
+        (Some(s), _) | (None, Some(s)) => s.short(),
+        (None, None) => "-".into(),
     }
 }
 
@@ -256,13 +311,19 @@ pub struct LineRow {
     /// The call site of inlined code (`.loc …, inlined_at FILE LINE COL`): the user's line
     /// when `source` is in a header or library (`__ldg`, `tl.sum`).
     pub inlined_at: Option<SourceLoc>,
+    /// The outermost frame of the `inlined_at` chain (an `inlined_at` names an earlier `.loc`
+    /// that may itself be inlined): the line in the user's code for library code inlined
+    /// through several headers (`cuda::memcpy_async`). Equal to `source` when the line is not
+    /// inlined; `None` only without a `.loc`.
+    #[serde(default)]
+    pub call_site: Option<SourceLoc>,
     /// Thread-instructions executed.
     pub executions: u64,
     pub metrics: MetricValues,
 }
 
 /// One source line's counters, summed over the PTX lines whose `.loc` names it (or, for
-/// inlined code, whose `inlined_at` call site is this line).
+/// inlined code, whose outermost call site is this line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceRow {
     pub file: String,
@@ -285,6 +346,10 @@ pub struct Timeline {
 fn active(c: &Counters) -> bool {
     *c != Counters::default()
 }
+
+/// One source line's sums while a report is built: counters, thread-instructions, its PTX
+/// lines and their instruction ids (for the sector tallies).
+type SourceSums = (Counters, u64, Vec<u32>, Vec<usize>);
 
 /// Builds a variant's report from its run. `stats` are the memory system's statistics after
 /// the launch (one launch per session), `summary` what the launch returned.
@@ -318,52 +383,47 @@ pub fn variant_report(
         e.2.push(id);
     }
     let locations = source_text.map(line_locations).unwrap_or_default();
-    // The `.loc` itself (innermost), from the text when given, else the lowering's.
-    let loc_of = |id: usize| -> Option<SourceLoc> {
-        let info = &program.instrs[id];
-        let (file, line, column) = match locations.get(&info.ptx_line) {
-            Some((inner, _)) => *inner,
-            None => info.loc?,
-        };
-        let path = program
+    let loc = |(file, line, column): LocTriple| SourceLoc {
+        file: program
             .files
             .get(&file)
             .cloned()
-            .unwrap_or_else(|| format!("file {file}"));
-        Some(SourceLoc {
-            file: path,
-            line,
-            column,
-        })
+            .unwrap_or_else(|| format!("file {file}")),
+        line,
+        column,
     };
-    let file_path = |file: u32| {
-        program
-            .files
-            .get(&file)
-            .cloned()
-            .unwrap_or_else(|| format!("file {file}"))
+    let sectors = |ids: &[usize]| {
+        ids.iter()
+            .filter_map(|&i| summary.per_instruction_sectors.get(i))
+            .fold((0, 0), |(r, i), t| (r + t.requested, i + t.ideal))
     };
     let mut lines = Vec::new();
-    let mut by_source: BTreeMap<(String, u32), (Counters, u64, Vec<u32>)> = BTreeMap::new();
+    let mut by_source: BTreeMap<(String, u32), SourceSums> = BTreeMap::new();
     for (ptx_line, (c, execs, ids)) in &by_line {
         let info = &program.instrs[ids[0]];
-        let source = loc_of(ids[0]);
-        let inlined_at = source.as_ref().and_then(|_| {
-            locations
-                .get(ptx_line)
-                .and_then(|(_, site)| *site)
-                .map(|(file, line, column)| SourceLoc {
-                    file: file_path(file),
-                    line,
-                    column,
-                })
-        });
-        if let Some(s) = inlined_at.as_ref().or(source.as_ref()) {
+        // The `.loc` chain from the text when given, else the lowering's one `.loc` (which is
+        // already the call site of inlined code).
+        let (source, inlined_at, call_site) = match locations.get(ptx_line) {
+            Some(l) => (
+                Some(loc(l.loc)),
+                l.inlined_at.map(loc),
+                Some(loc(l.call_site)),
+            ),
+            None => {
+                let s = info.loc.map(loc);
+                (s.clone(), None, s)
+            }
+        };
+        if let Some(s) = &call_site {
             let e = by_source.entry((s.file.clone(), s.line)).or_default();
             e.0 += c;
             e.1 += execs;
             e.2.push(*ptx_line);
+            e.3.extend(ids);
         }
+        let mut metrics = metrics::per_line(c, *execs);
+        let (requested, ideal) = sectors(ids);
+        metrics::with_sectors(&mut metrics, requested, ideal);
         lines.push(LineRow {
             ptx_line: *ptx_line,
             function: info.function.clone(),
@@ -374,19 +434,31 @@ pub fn variant_report(
                 .join(" "),
             source,
             inlined_at,
+            call_site,
             executions: *execs,
-            metrics: metrics::per_line(c, *execs),
+            metrics,
         });
     }
     let source_lines = by_source
         .into_iter()
-        .map(|((file, line), (c, execs, ptx_lines))| SourceRow {
-            file,
-            line,
-            ptx_lines,
-            metrics: metrics::per_line(&c, execs),
+        .map(|((file, line), (c, execs, ptx_lines, ids))| {
+            let mut metrics = metrics::per_line(&c, execs);
+            let (requested, ideal) = sectors(&ids);
+            metrics::with_sectors(&mut metrics, requested, ideal);
+            SourceRow {
+                file,
+                line,
+                ptx_lines,
+                metrics,
+            }
         })
         .collect();
+    let mut totals = metrics::totals(&total, &run);
+    let (requested, ideal) = summary
+        .per_instruction_sectors
+        .iter()
+        .fold((0, 0), |(r, i), t| (r + t.requested, i + t.ideal));
+    metrics::with_sectors(&mut totals, requested, ideal);
     let mut ranked: Vec<(u64, u32)> = by_line
         .iter()
         .map(|(l, (c, _, _))| (c.dram.bytes_read + c.dram.bytes_written, *l))
@@ -400,6 +472,7 @@ pub fn variant_report(
         baseline: rewrite.is_none(),
         changes: Vec::new(),
         skipped: Vec::new(),
+        changes_not_launched: 0,
         outputs: OutputCheck::baseline(),
         run: RunInfo {
             warp_instructions: summary.warp_instructions,
@@ -409,7 +482,7 @@ pub fn variant_report(
             residency: summary.residency.clone(),
             resident_ctas: summary.resident_ctas,
         },
-        totals: metrics::totals(&total, &run),
+        totals,
         levels: Levels {
             l1: total.l1,
             l2: total.l2,
@@ -429,42 +502,79 @@ pub fn variant_report(
 }
 
 /// A `.loc` position: (file index, line, column).
-type LocTriple = (u32, u32, u32);
+pub type LocTriple = (u32, u32, u32);
 
-/// PTX line → the `.loc` in force there and its `inlined_at` call site, for every instruction
-/// line under a `.loc` (tracked as the lowering does: in statement order, reset per function).
-pub fn line_locations(source: &str) -> BTreeMap<u32, (LocTriple, Option<LocTriple>)> {
+/// Where an instruction line is in the source: the `.loc` in force, its `inlined_at` and the
+/// outermost frame of the `inlined_at` chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLocation {
+    pub loc: LocTriple,
+    pub inlined_at: Option<LocTriple>,
+    /// `loc` when not inlined.
+    pub call_site: LocTriple,
+}
+
+/// PTX line → where it is in the source, for every instruction line under a `.loc` (tracked as
+/// the lowering does: in statement order, reset per function).
+///
+/// nvcc writes one `.loc` per inlined frame, innermost last, each naming its caller's position
+/// (`.loc 2 1620 1, …, inlined_at 2 1649 1` after `.loc 2 1649 1, …, inlined_at 1 16 5`), so
+/// the call site of a position is that of the latest earlier `.loc` at it (ptxas requires one:
+/// "Source location … used in inlined_at directive must be used in a preceding .loc").
+pub fn line_locations(source: &str) -> BTreeMap<u32, LineLocation> {
     use ptx_syntax::ast::{Block, Statement};
-    type Cur = Option<(LocTriple, Option<LocTriple>)>;
-    fn walk(
-        b: &Block,
-        lines: &ptx_syntax::LineIndex,
-        cur: &mut Cur,
-        out: &mut BTreeMap<u32, (LocTriple, Option<LocTriple>)>,
-    ) {
-        for s in &b.statements {
-            match s {
-                Statement::Loc(l) => *cur = Some(((l.file, l.line, l.column), l.inlined_at)),
-                Statement::Block(inner) => walk(inner, lines, cur, out),
-                Statement::Instruction(i) => {
-                    if let Some(at) = *cur {
-                        out.insert(lines.line(i.span.start), at);
+    struct Walk<'a> {
+        lines: &'a ptx_syntax::LineIndex,
+        cur: Option<LineLocation>,
+        /// Position → the call site of the latest `.loc` there.
+        sites: BTreeMap<LocTriple, LocTriple>,
+        out: BTreeMap<u32, LineLocation>,
+    }
+    impl Walk<'_> {
+        fn block(&mut self, b: &Block) {
+            for s in &b.statements {
+                match s {
+                    Statement::Loc(l) => {
+                        let loc = (l.file, l.line, l.column);
+                        // The caller's own call site, or the caller when it is not inlined
+                        // (or its `.loc` is missing).
+                        let call_site = l
+                            .inlined_at
+                            .map_or(loc, |at| self.sites.get(&at).copied().unwrap_or(at));
+                        self.sites.insert(loc, call_site);
+                        self.cur = Some(LineLocation {
+                            loc,
+                            inlined_at: l.inlined_at,
+                            call_site,
+                        });
                     }
+                    Statement::Block(inner) => self.block(inner),
+                    Statement::Instruction(i) => {
+                        if let Some(at) = self.cur {
+                            self.out.insert(self.lines.line(i.span.start), at);
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
     }
-    let mut out = BTreeMap::new();
     let (module, _) = ptx_syntax::parse_recovering(source);
     let lines = ptx_syntax::LineIndex::new(source);
+    let mut w = Walk {
+        lines: &lines,
+        cur: None,
+        sites: BTreeMap::new(),
+        out: BTreeMap::new(),
+    };
     for f in module.functions() {
         if let Some(body) = &f.body {
-            let mut cur = None;
-            walk(body, &lines, &mut cur, &mut out);
+            w.cur = None;
+            w.sites.clear();
+            w.block(body);
         }
     }
-    out
+    w.out
 }
 
 /// Keeps at most `max` samples, evenly spaced, always keeping the last.
@@ -477,6 +587,16 @@ fn thin(samples: &[OccupancySample], max: usize) -> Vec<OccupancySample> {
 }
 
 impl VariantReport {
+    /// Keeps the changed and skipped lines among `launched` (the PTX lines of the launched
+    /// kernel and the functions it calls), counting the changes dropped: a rewrite of a
+    /// module applies to every kernel in it, and a comparison is of the one launched.
+    pub fn keep_launched_lines(&mut self, launched: &std::collections::BTreeSet<u32>) {
+        let before = self.changes.len();
+        self.changes.retain(|c| launched.contains(&c.line));
+        self.changes_not_launched += (before - self.changes.len()) as u32;
+        self.skipped.retain(|s| launched.contains(&s.line));
+    }
+
     /// Completes the variant's work with the launch shape and the set-aside, estimates its
     /// time and adds `gpu__time_duration.sum` to its totals.
     pub fn estimate_time(&mut self, launch: &LaunchInfo, gpu: &GpuInfo) {
@@ -488,7 +608,7 @@ impl VariantReport {
                 w.shared_bytes_per_cta = r.shared_bytes_per_cta;
                 w.registers_per_thread = r.registers_per_thread;
             }
-            None => w.shared_bytes_per_cta = u64::from(launch.shared_bytes),
+            None => w.shared_bytes_per_cta = launch.cta_shared_bytes(),
         }
         w.setaside_bytes = gpu.persisting_l2_bytes;
         w.l2_size_bytes = gpu.l2_bytes;
@@ -535,6 +655,8 @@ impl Report {
             gpu,
             metrics: metrics::metric_infos(),
             variants,
+            ncu: None,
+            suggestions: None,
         }
     }
 
@@ -637,6 +759,45 @@ mod tests {
         assert_eq!(d.baseline_value, "0.0");
         assert_eq!(d.variant_value, "-0.0");
         assert_eq!(d.element_type, "f32");
+    }
+
+    /// nvcc's two-level inlining (`__hmax` → `__internal_…` in cuda_fp16.hpp) in the corpus:
+    /// line 103's `max.f16` is at cuda_fp16.hpp:1620, inlined at 1649, itself inlined at the
+    /// user's half_math.cu:16.
+    #[test]
+    fn call_sites_follow_the_inlined_at_chain() {
+        let text = include_str!("../../../tests/corpus/nvcc/half_math.lineinfo.sm90.ptx");
+        let at = line_locations(text);
+        let l = at[&103];
+        assert_eq!(l.loc, (2, 1620, 1));
+        assert_eq!(l.inlined_at, Some((2, 1649, 1)));
+        assert_eq!(l.call_site, (1, 16, 5));
+        // One level (line 94's fma at cuda_fp16.hpp:2701, inlined at half_math.cu:15).
+        let l = at[&94];
+        assert_eq!((l.inlined_at, l.call_site), (Some((1, 15, 5)), (1, 15, 5)));
+        // Not inlined: the call site is the `.loc`.
+        let l = at[&98];
+        assert_eq!(
+            (l.loc, l.inlined_at, l.call_site),
+            ((1, 15, 5), None, (1, 15, 5))
+        );
+    }
+
+    #[test]
+    fn where_text_names_the_call_site_and_the_library_line() {
+        let at = |file: &str, line| SourceLoc {
+            file: file.into(),
+            line,
+            column: 1,
+        };
+        let user = at("/src/k.cu", 26);
+        let lib = at("/usr/include/cuda/annotated_ptr.h", 64);
+        assert_eq!(
+            where_text(Some(&user), Some(&lib)),
+            "k.cu:26 (in annotated_ptr.h:64)"
+        );
+        assert_eq!(where_text(Some(&user), Some(&user)), "k.cu:26");
+        assert_eq!(where_text(None, None), "-");
     }
 
     #[test]

@@ -85,6 +85,8 @@ pub enum Selector {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct HintSet {
     pub none: bool,
+    /// `nc`: make an `ld.global` a non-coherent (read-only path) load, `ld.global.nc`.
+    pub nc: bool,
     pub cache_op: Option<CacheOperator>,
     pub l1: Option<L1EvictionPriority>,
     pub l2: Option<L2EvictionPriority>,

@@ -119,10 +119,10 @@ fn table(rows: &[Vec<String>], left: usize) -> String {
     aligned(rows, |c, _| c < left)
 }
 
-fn header(r: &Report) -> String {
+pub(crate) fn header(r: &Report) -> String {
     let l = &r.launch;
     format!(
-        "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) shared {} B, seed {}\n\
+        "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) {}, seed {}\n\
          gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting set-aside {} of max {}), {} B lines of {} B sectors\n",
         r.tool,
         l.kernel,
@@ -133,7 +133,7 @@ fn header(r: &Report) -> String {
         l.block[0],
         l.block[1],
         l.block[2],
-        l.shared_bytes,
+        l.shared_text(),
         l.seed,
         r.gpu.name,
         r.gpu.sm_count,
@@ -158,12 +158,26 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
+/// `32/4` (requested / ideal sectors), `-` for a line with no global ld/st.
+fn sectors_cell(m: &crate::MetricValues) -> String {
+    let n = |name| match get(m, name) {
+        Some(crate::MetricValue::Count(c)) => c,
+        _ => 0,
+    };
+    match (
+        n(crate::metrics::SECTORS_METRIC),
+        n(crate::metrics::IDEAL_SECTORS_METRIC),
+    ) {
+        (0, 0) => "-".into(),
+        (r, i) => format!("{}/{}", thousands(r), thousands(i)),
+    }
+}
+
 fn source_cell(v: &VariantReport, ptx_line: u32) -> String {
     v.lines
         .iter()
         .find(|l| l.ptx_line == ptx_line)
-        .and_then(|l| l.user_source())
-        .map_or("-".into(), |s| s.short())
+        .map_or("-".into(), |l| l.where_text())
 }
 
 /// The run report of the first variant: summary, evictions, top lines, per-line counters.
@@ -180,6 +194,7 @@ pub fn render_run(r: &Report) -> String {
     write_top_lines(&mut s, v);
     write_per_line(&mut s, v);
     write_per_source_line(&mut s, v);
+    s.push_str(&crate::ncu::text_section(r));
     s
 }
 
@@ -308,6 +323,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
         "DRAM rd".into(),
         "DRAM wr".into(),
         "L2 evict f/n/l".into(),
+        "sect/ideal".into(),
         "instruction".into(),
     ]];
     for row in &v.lines {
@@ -315,7 +331,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
         let c = |n: &str| format_value(get(m, n));
         rows.push(vec![
             row.ptx_line.to_string(),
-            row.user_source().map_or("-".into(), |s| s.short()),
+            row.where_text(),
             thousands(row.executions),
             c("l1tex__t_sectors.sum"),
             c("l1tex__t_sector_hit_rate.pct"),
@@ -329,6 +345,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
                 c("ptxsim__lts_evictions_normal.sum"),
                 c("ptxsim__lts_evictions_evict_last.sum")
             ),
+            sectors_cell(m),
             truncate(&row.text, 72),
         ]);
     }
@@ -338,7 +355,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
 /// Counters per source line (modules with `.loc`).
 fn write_per_source_line(s: &mut String, v: &VariantReport) {
     if !v.source_lines.is_empty() {
-        s.push_str("\nPer source line (.loc)\n");
+        s.push_str("\nPer source line (.loc), inlined code at the user's call site\n");
         let mut rows = vec![vec![
             "source".to_string(),
             "ptx lines".into(),
@@ -346,6 +363,7 @@ fn write_per_source_line(s: &mut String, v: &VariantReport) {
             "L2 hit".into(),
             "DRAM rd".into(),
             "DRAM wr".into(),
+            "sect/ideal".into(),
         ]];
         for sl in &v.source_lines {
             let c = |n: &str| format_value(get(&sl.metrics, n));
@@ -364,6 +382,7 @@ fn write_per_source_line(s: &mut String, v: &VariantReport) {
                 c("lts__t_sector_hit_rate.pct"),
                 c("dram__bytes_read.sum"),
                 c("dram__bytes_write.sum"),
+                sectors_cell(&sl.metrics),
             ]);
         }
         s.push_str(&table(&rows, 2));
@@ -379,6 +398,12 @@ fn table_mixed(rows: &[Vec<String>]) -> String {
 /// Numbers right-aligned; the line and source columns and the last (a text) left-aligned.
 fn table_with_text_last(rows: &[Vec<String>]) -> String {
     aligned(rows, |c, n| c <= 1 || c + 1 == n)
+}
+
+/// A table whose first column is left-aligned and the others right-aligned, the last
+/// left-aligned (for other modules' sections).
+pub(crate) fn aligned_public(rows: &[Vec<String>]) -> String {
+    aligned(rows, |c, n| c == 0 || c + 1 == n)
 }
 
 fn aligned(rows: &[Vec<String>], left: impl Fn(usize, usize) -> bool) -> String {
@@ -571,9 +596,16 @@ pub fn render_compare(r: &Report) -> String {
         if v.changes.is_empty() {
             let _ = writeln!(
                 s,
-                "\nwarning: variant `{}` ({}) changed no instruction",
+                "\nwarning: variant `{}` ({}) changed no instruction the launch runs",
                 v.name,
                 v.rewrite.as_deref().unwrap_or("")
+            );
+        }
+        if v.changes_not_launched > 0 {
+            let _ = writeln!(
+                s,
+                "note: variant `{}` also changed {} line(s) of kernels not launched (not counted)",
+                v.name, v.changes_not_launched
             );
         }
         for k in &v.skipped {
@@ -606,6 +638,7 @@ pub fn render_compare(r: &Report) -> String {
              coherence bug such as a stale L1 read: see the stale L1 reads row)\n",
         );
     }
+    s.push_str(&crate::ncu::text_section(r));
     s
 }
 

@@ -3,6 +3,7 @@
 //! run as `compare` and `sweep` make it ([`point`]), and sweeps ([`sweep`], also run by the
 //! Python package's `ptxsim.sweep`).
 
+pub mod advise;
 pub mod launch;
 pub mod output;
 pub mod point;

@@ -103,6 +103,14 @@ enum Command {
     /// more `--variant NAME=REWRITE`. Prints the key metrics side by side; exits 1 if any
     /// variant's output buffers differ from the original's (hints must not change results).
     Compare(Box<cmd::compare::Args>),
+    /// Run a launch and suggest what to change, running each suggested hint rewrite.
+    ///
+    /// Takes the same launch as `run`. Rules in the spirit of Nsight Compute's guided analysis
+    /// (uncoalesced accesses, L1 fills never re-read, a stream evicting reused data, capped
+    /// evict-last, unused prefetches, read-only loads that could use ld.global.nc) name the PTX
+    /// and source line and their evidence; every suggestion that is a hint rewrite is run as a
+    /// `compare` variant and its measured effect reported (docs/report.md, "Advice").
+    Advise(Box<cmd::advise::Args>),
     /// Replay a text trace of memory accesses (docs/trace-format.md) through the cache model.
     ///
     /// Prints the statistics (per level, per op spelling) as text, or JSON with --json. A bad
@@ -124,6 +132,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => cmd::fmt::run(args),
         Command::Run(args) => cmd::run::run(*args),
         Command::Compare(args) => cmd::compare::run(*args),
+        Command::Advise(args) => cmd::advise::run(*args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Sweep(args) => cmd::sweep::run(args),
     }

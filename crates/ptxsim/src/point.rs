@@ -8,6 +8,7 @@ use crate::launch::{
 };
 use ptx_exec::{LaunchConfig, RunSummary, Session};
 use ptxsim_report::{model, rewrite, OutputCheck, Rewrite, VariantReport};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The name the original module runs under.
@@ -102,6 +103,31 @@ impl Variant {
             .collect();
         v
     }
+}
+
+/// The PTX lines of `kernel`'s instructions and of every function it calls (directly or
+/// not): what a launch of it can execute. Empty when the module has no such kernel.
+pub fn launched_lines(program: &ptx_exec::Program, kernel: &str) -> BTreeSet<u32> {
+    let mut lines = BTreeSet::new();
+    let Some(&k) = program.by_name.get(kernel) else {
+        return lines;
+    };
+    let mut seen = vec![false; program.functions.len()];
+    let mut stack = vec![k];
+    while let Some(f) = stack.pop() {
+        if std::mem::replace(&mut seen[f as usize], true) {
+            continue;
+        }
+        for inst in &program.functions[f as usize].code {
+            if let Some(info) = program.instrs.get(inst.id as usize) {
+                lines.insert(info.ptx_line);
+            }
+            if let ptx_exec::program::Op::Call { func, .. } = inst.op {
+                stack.push(func);
+            }
+        }
+    }
+    lines
 }
 
 /// Parses every `NAME=REWRITE` and applies it to `source`: the original first, names unique.

@@ -60,7 +60,24 @@ fn clean_file_exits_0_and_fmt_prints_it() {
         "ok.ptx",
         format!("{HEAD}.visible .entry k()\n{{\n\tret;\n}}\n").as_bytes(),
     );
-    ptxsim().args(["check", &f]).assert().success();
+    // A clean check says so on stdout, one line (rich format); ptxas's format stays silent
+    // as ptxas does, and JSON is unchanged (the document alone).
+    let out = run_ok(&["check", &f]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("ok: {f}: no errors\n")
+    );
+    assert!(out.stderr.is_empty());
+    let two = run_ok(&["check", &f, &f]);
+    assert_eq!(
+        String::from_utf8(two.stdout).unwrap(),
+        "ok: 2 files: no errors\n"
+    );
+    let ptxas = run_ok(&["check", "--format", "ptxas", &f]);
+    assert!(ptxas.stdout.is_empty() && ptxas.stderr.is_empty());
+    let json = run_ok(&["check", "--format", "json", &f]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["schema"], "ptxsim-check/1");
     let out = run_ok(&["fmt", &f]).stdout;
     assert!(String::from_utf8(out)
         .unwrap()

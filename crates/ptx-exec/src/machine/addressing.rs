@@ -2,7 +2,7 @@
 //! (and param/const) offsets with their bounds checks, global reads and writes through the
 //! cache model (`read_global`, `write_global`), cache-policy operands, and memory faults.
 
-use super::{Cta, Machine, StaleRead};
+use super::{sectors, Cta, Machine, StaleRead};
 use crate::error::{ExecError, FaultKind};
 use crate::memory::{self, classify_generic, space_name};
 use crate::program::*;
@@ -263,6 +263,7 @@ impl Machine<'_> {
         places: &[(usize, usize, usize)],
         buf: &mut [u8],
     ) -> Result<(), ExecError> {
+        self.summary.add_sectors(id, sectors::tally(acc));
         let mut off = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)
@@ -320,6 +321,7 @@ impl Machine<'_> {
         places: &[(usize, usize, usize)],
         buf: &[u8],
     ) -> Result<(), ExecError> {
+        self.summary.add_sectors(id, sectors::tally(acc));
         let mut off = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)

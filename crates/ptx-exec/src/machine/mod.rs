@@ -82,6 +82,7 @@ mod mem_ops;
 mod operands;
 mod rounds;
 mod schedule;
+pub mod sectors;
 mod sm_phase;
 mod step;
 mod warp_sync;
@@ -160,6 +161,9 @@ pub struct RunSummary {
     pub thread_instructions: u64,
     /// Executions of each instruction (by instruction id), in thread-instructions.
     pub per_instruction: Vec<u64>,
+    /// Requested and ideal sectors of each global `ld`/`st` (by instruction id; shorter than
+    /// the program when its last instructions made none): see [`sectors`].
+    pub per_instruction_sectors: Vec<sectors::SectorTally>,
     pub cp_async_bytes: u64,
     /// Observations for the hazard detector: L1 reads that returned stale bytes.
     pub stale_reads: Vec<StaleRead>,

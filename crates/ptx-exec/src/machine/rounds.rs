@@ -281,6 +281,8 @@ impl<'p> Machine<'p> {
             {
                 *total += n;
             }
+            self.summary
+                .merge_sectors(&w.summary.per_instruction_sectors);
             self.summary.thread_instructions += w.summary.thread_instructions;
             // The first phase runs no global access, copy or printf (`reaches_outside_cta`).
             debug_assert!(w.summary.printf.is_empty() && w.summary.stale_reads.is_empty());

@@ -30,6 +30,7 @@ from ._native import (
     PtxsimError,
     PtxSyntaxError,
     PtxValidationError,
+    Report,
     ResourceError,
     Result,
     UnsupportedError,
@@ -39,6 +40,9 @@ __version__ = _native.__version__
 
 __all__ = [
     "launch",
+    "compare",
+    "advise",
+    "Report",
     "check",
     "sweep",
     "SweepError",
@@ -326,6 +330,79 @@ def _register_count(n: Any) -> int:
     if not 1 <= n <= 255:
         raise LaunchError(f"registers_per_thread = {n}: give the registers per thread ptxas reports, 1 to 255")
     return n
+
+
+def compare(
+    ptx: PtxSource,
+    kernel: str,
+    grid: Dims,
+    block: Dims,
+    args: Sequence[Any],
+    variants: Union[str, Sequence[str]],
+    *,
+    shared: int = 0,
+    gpu: Union[str, "os.PathLike[str]"] = "h100",
+    seed: int = 0,
+    persisting_l2: Union[int, str] = 0,
+) -> "Report":
+    """Run ``kernel`` as written and under cache-hint rewrites, as ``ptxsim compare`` does.
+
+    Takes ``launch``'s arguments and ``variants``: ``NAME=REWRITE`` strings (docs/report.md,
+    e.g. ``"ef=loads=evict_first"``, ``"ro=line:42=nc"``). Each variant runs in a fresh memory
+    system on copies of the same inputs (the arrays are not written back). Returns a ``Report``:
+    ``summary()`` is the comparison table, ``to_json()`` the JSON report, and in a notebook the
+    report shows as the HTML report (``_repr_html_``). A variant whose outputs differ from the
+    original's is marked in the report (``outputs``), not raised.
+    """
+    name, source = _source(ptx)
+    if isinstance(variants, str):
+        variants = [variants]
+    return _native.compare(
+        name,
+        source,
+        kernel,
+        _dims(grid, "grid"),
+        _dims(block, "block"),
+        [_arg(i, a) for i, a in enumerate(args)],
+        [str(v) for v in variants],
+        shared=int(shared),
+        gpu=os.fspath(gpu),
+        seed=int(seed),
+        persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
+    )
+
+
+def advise(
+    ptx: PtxSource,
+    kernel: str,
+    grid: Dims,
+    block: Dims,
+    args: Sequence[Any],
+    *,
+    shared: int = 0,
+    gpu: Union[str, "os.PathLike[str]"] = "h100",
+    seed: int = 0,
+    persisting_l2: Union[int, str] = 0,
+) -> "Report":
+    """Run ``kernel`` and suggest what to change, as ``ptxsim advise`` does.
+
+    Takes ``launch``'s arguments. Returns a ``Report`` whose ``suggestions`` are dicts (``rule``,
+    ``ptx_line``, ``source``, ``evidence``, ``advice``, ``rewrite``, ``measured``): every
+    suggestion that is a hint rewrite was run, and ``measured`` says what it changed.
+    """
+    name, source = _source(ptx)
+    return _native.advise(
+        name,
+        source,
+        kernel,
+        _dims(grid, "grid"),
+        _dims(block, "block"),
+        [_arg(i, a) for i, a in enumerate(args)],
+        shared=int(shared),
+        gpu=os.fspath(gpu),
+        seed=int(seed),
+        persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
+    )
 
 
 def _thread_count(threads: Any) -> int:

@@ -59,6 +59,43 @@ class Result:
     hazards: list[dict[str, Any]]
     def summary(self) -> str: ...
     def to_json(self) -> str: ...
+    def report_json(self) -> str: ...
+    def compare_ncu(self, path: Any, launch: int = 0) -> dict[str, Any]: ...
+    def _repr_html_(self) -> str: ...
+
+class Report:
+    command: str
+    variants: list[str]
+    suggestions: list[dict[str, Any]]
+    def to_json(self) -> str: ...
+    def summary(self) -> str: ...
+    def _repr_html_(self) -> str: ...
+
+def compare(
+    name: str,
+    source: bytes,
+    kernel: str,
+    grid: Sequence[int],
+    block: Sequence[int],
+    args: Sequence[Any],
+    variants: Sequence[str],
+    shared: int = 0,
+    gpu: str = "h100",
+    seed: int = 0,
+    persisting_l2: int = 0,
+) -> Report: ...
+def advise(
+    name: str,
+    source: bytes,
+    kernel: str,
+    grid: Sequence[int],
+    block: Sequence[int],
+    args: Sequence[Any],
+    shared: int = 0,
+    gpu: str = "h100",
+    seed: int = 0,
+    persisting_l2: int = 0,
+) -> Report: ...
 
 def launch(
     name: str,

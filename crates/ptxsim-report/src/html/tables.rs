@@ -257,7 +257,7 @@ pub(super) fn top_lines_table(r: &Report) -> String {
         let _ = write!(
             s,
             "<tr><td class=\"l\">{l}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-            esc(&row.user_source().map_or("-".into(), |s| s.short())),
+            esc(&row.where_text()),
             m("l1tex__t_sector_hit_rate.pct"),
             m("lts__t_sector_hit_rate.pct"),
             m("dram__bytes_read.sum"),
@@ -284,15 +284,15 @@ pub(super) fn top_lines_table(r: &Report) -> String {
 
 pub(super) fn lines_table(v: &VariantReport) -> String {
     let mut s = String::from(
-        "<table><tr><th class=\"l\">line</th><th class=\"l\">source</th><th>execs</th><th>L1 sectors</th><th>L1 hit</th><th>L2 sectors</th><th>L2 hit</th><th>DRAM read</th><th>DRAM written</th><th>L2 evictions f/n/l</th><th class=\"l\">instruction</th></tr>",
+        "<table><tr><th class=\"l\">line</th><th class=\"l\">source</th><th>execs</th><th>L1 sectors</th><th>L1 hit</th><th>L2 sectors</th><th>L2 hit</th><th>DRAM read</th><th>DRAM written</th><th>L2 evictions f/n/l</th><th>sectors / ideal</th><th class=\"l\">instruction</th></tr>",
     );
     for row in &v.lines {
         let m = |k: &str| format_value(get(&row.metrics, k));
         let _ = write!(
             s,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}/{}</td><td class=\"code\">{}</td></tr>",
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}/{}</td><td>{} / {}</td><td class=\"code\">{}</td></tr>",
             row.ptx_line,
-            esc(&row.user_source().map_or("-".into(), |s| s.short())),
+            esc(&row.where_text()),
             thousands(row.executions),
             m("l1tex__t_sectors.sum"),
             m("l1tex__t_sector_hit_rate.pct"),
@@ -303,6 +303,8 @@ pub(super) fn lines_table(v: &VariantReport) -> String {
             m("ptxsim__lts_evictions_evict_first.sum"),
             m("ptxsim__lts_evictions_normal.sum"),
             m("ptxsim__lts_evictions_evict_last.sum"),
+            m(crate::metrics::SECTORS_METRIC),
+            m(crate::metrics::IDEAL_SECTORS_METRIC),
             esc(&row.text)
         );
     }

@@ -240,10 +240,24 @@ pub(super) fn edit_load_store(
             (cur.with(hints), policy)
         }
     };
-    if new == cur && policy.is_none() {
+    let add_nc = matches!(step, Step::Set { hints, .. } if hints.nc) && !has_nc(ls);
+    if new == cur && policy.is_none() && !add_nc {
         return Ok(Outcome::NotSelected);
     }
-    if let Err(why) = fits_load_store(ls, is_load, &new) {
+    let mut probe = ls.clone();
+    if add_nc {
+        if let Err(why) = nc_fits(ls, is_load) {
+            return match step {
+                Step::Set {
+                    selector: Selector::Line(_),
+                    ..
+                } => Err(why),
+                _ => Ok(Outcome::Skipped(why)),
+            };
+        }
+        insert_nc(&mut probe.qualifiers.written);
+    }
+    if let Err(why) = fits_load_store(&probe, is_load, &new) {
         return match step {
             Step::Set {
                 selector: Selector::Line(_),
@@ -252,7 +266,7 @@ pub(super) fn edit_load_store(
             _ => Ok(Outcome::Skipped(why)),
         };
     }
-    ls.qualifiers.written = rebuild(&ls.qualifiers.written, &new);
+    ls.qualifiers.written = rebuild(&probe.qualifiers.written, &new);
     // The policy operand follows the address (ld) or the value (st).
     let old_policy = ls.operands.get(2).cloned();
     ls.operands.truncate(2);
@@ -260,6 +274,41 @@ pub(super) fn edit_load_store(
         ls.operands.extend(policy.or(old_policy));
     }
     Ok(Outcome::Changed)
+}
+
+fn has_nc(ls: &LoadStore) -> bool {
+    quals(&ls.qualifiers.written).any(|q| q == Qualifier::Flag(Flag::Nc))
+}
+
+/// `.nc` exists only as `ld.global.nc` (the state space written: a generic `ld` has no
+/// non-coherent form), weak.
+fn nc_fits(ls: &LoadStore, is_load: bool) -> Result<(), String> {
+    let global = quals(&ls.qualifiers.written).any(|q| q == Qualifier::Space(StateSpace::Global));
+    if !is_load || !global {
+        return Err(".nc exists only on ld.global (ld.global.nc)".into());
+    }
+    Ok(())
+}
+
+/// Inserts `.nc` where the ISA puts it: after `.global` and any cache operator.
+fn insert_nc(written: &mut Vec<Spanned<Modifier>>) {
+    let at = written
+        .iter()
+        .position(|m| {
+            matches!(
+                m.value,
+                Modifier::Known(
+                    Qualifier::L1(_)
+                        | Qualifier::L2(_)
+                        | Qualifier::Flag(Flag::CacheHint)
+                        | Qualifier::Prefetch(_)
+                        | Qualifier::Vector(_)
+                        | Qualifier::Type(_)
+                )
+            )
+        })
+        .unwrap_or(written.len());
+    written.insert(at, known(Qualifier::Flag(Flag::Nc)));
 }
 
 /// The ISA's restrictions on hints an `ld`/`st` may take (ptxas rejects the rest):

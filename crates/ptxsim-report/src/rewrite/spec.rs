@@ -87,8 +87,14 @@ pub(super) fn parse_step(spec: &str, part: &str) -> Result<Step, RewriteError> {
             if hints.prefetch.is_some() {
                 return spec_err(spec, "st has no prefetch-size qualifier");
             }
+            if hints.nc {
+                return spec_err(spec, ".nc is a load qualifier (ld.global.nc)");
+            }
         }
         Selector::CpAsync => {
+            if hints.nc {
+                return spec_err(spec, ".nc is a load qualifier (ld.global.nc)");
+            }
             if hints.l1.is_some() || hints.l2.is_some() {
                 return spec_err(
                     spec,
@@ -151,6 +157,10 @@ pub(super) fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteErr
             h.l1 = Some(L1EvictionPriority::NoAllocate);
             return Ok(h);
         }
+        "nc" => {
+            h.nc = true;
+            return Ok(h);
+        }
         _ => {}
     }
     if let Some(p) = value.strip_prefix("policy:") {
@@ -185,6 +195,7 @@ pub(super) fn parse_hints(spec: &str, value: &str) -> Result<HintSet, RewriteErr
             }
             Some(Qualifier::L2(p)) => set_once(spec, &mut h.l2, p, &token)?,
             Some(Qualifier::Prefetch(p)) => set_once(spec, &mut h.prefetch, p, &token)?,
+            Some(Qualifier::Flag(Flag::Nc)) => h.nc = true,
             _ => {
                 return spec_err(
                     spec,

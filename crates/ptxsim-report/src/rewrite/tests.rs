@@ -427,3 +427,45 @@ fn malformed_specs_are_explained() {
         assert!(e.contains(words), "{spec}: {e}");
     }
 }
+
+/// `nc` makes a weak `ld.global` an `ld.global.nc` (after its cache operator, before its
+/// priorities and type, as the ISA orders them); an `st`, a volatile load or a generic one
+/// cannot take it.
+#[test]
+fn nc_makes_a_read_only_path_load() {
+    let n = line_of("ld.global.cs");
+    let out = apply_ok(&format!("line:{n}=nc"));
+    check_shape(&out);
+    assert_eq!(out.changes.len(), 1);
+    assert_eq!(out.changes[0].after, "ld.global.cs.nc.u32 %r7, [%rd1+24];");
+    let wide = line_of("ld.global.v4.b64");
+    let out = apply_ok(&format!("line:{wide}=nc"));
+    assert!(
+        out.changes[0].after.starts_with("ld.global.nc.v4.b64"),
+        "{:?}",
+        out.changes
+    );
+    // A hinted load keeps its priority and policy after `.nc`.
+    let hinted = line_of("ld.global.L1::evict_last");
+    let out = apply_ok(&format!("line:{hinted}=nc"));
+    assert!(
+        out.changes[0]
+            .after
+            .contains("ld.global.nc.L1::evict_last.L2::cache_hint.v4.b32"),
+        "{:?}",
+        out.changes
+    );
+    let r: Rewrite = format!("line:{}=nc", line_of("ld.volatile"))
+        .parse()
+        .unwrap();
+    assert!(apply(K, &r).is_err(), "volatile loads keep their semantics");
+    assert!("stores=nc".parse::<Rewrite>().is_err());
+    assert!("cp.async=nc".parse::<Rewrite>().is_err());
+    // Every weak global load but the one already `.nc`.
+    let out = apply_ok("loads=nc");
+    assert!(out.changes.iter().all(|c| c.after.contains(".nc")));
+    assert!(!out
+        .changes
+        .iter()
+        .any(|c| c.line == line_of("ld.global.nc")));
+}

@@ -82,8 +82,35 @@ pub fn run(args: Args) -> ExitCode {
         );
     }
     if failed {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
+        return ExitCode::from(2);
     }
+    // A clean check says so (as a compiler's silence does not tell a new user that anything
+    // ran); `--format ptxas` stays silent as ptxas does, and JSON is the document alone.
+    if let Format::Rich = args.format {
+        println!("{}", success_line(&reports));
+    }
+    ExitCode::SUCCESS
+}
+
+/// `ok: k.ptx: no errors (2 warnings)`, or `ok: 3 files: no errors` for several files.
+fn success_line(reports: &[ptx_check::CheckReport]) -> String {
+    let warnings: usize = reports
+        .iter()
+        .map(|r| {
+            r.diagnostics
+                .iter()
+                .filter(|d| d.severity == ptx_check::Severity::Warning)
+                .count()
+        })
+        .sum();
+    let what = match reports {
+        [one] => one.file.name.clone(),
+        many => format!("{} files", many.len()),
+    };
+    let tail = match warnings {
+        0 => String::new(),
+        1 => " (1 warning)".into(),
+        n => format!(" ({n} warnings)"),
+    };
+    format!("ok: {what}: no errors{tail}")
 }

@@ -29,6 +29,8 @@ pub struct Args {
     /// Also write each variant's rewritten PTX to DIR/NAME.ptx (same lines as the original).
     #[arg(long, value_name = "DIR")]
     emit_ptx: Option<PathBuf>,
+    #[command(flatten)]
+    ncu: super::ncu::NcuArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -39,6 +41,10 @@ pub fn run(args: Args) -> ExitCode {
     if r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
+    let ncu = match args.ncu.load(&r.kernel) {
+        Ok(n) => n,
+        Err(e) => return fail(e),
+    };
     let source = match std::fs::read_to_string(&r.ptx) {
         Ok(s) => s,
         Err(e) => return fail(format!("cannot read {}: {e}", r.ptx.display())),
@@ -65,6 +71,7 @@ pub fn run(args: Args) -> ExitCode {
     }
     let mut reports = Vec::new();
     let mut baseline_buffers = Vec::new();
+    let mut static_shared = 0;
     for (k, variant) in variants.iter().enumerate() {
         let name = &variant.name;
         let mut prepared = match point::prepare_launch(
@@ -106,6 +113,8 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(e),
         };
         let mut v = variant.report(&prepared.session, &summary, r.gpu.timeline_interval);
+        v.keep_launched_lines(&point::launched_lines(&prepared.session.program, &r.kernel));
+        static_shared = prepared.session.program.static_shared_bytes;
         if k == 0 {
             baseline_buffers = buffers;
         } else {
@@ -113,12 +122,13 @@ pub fn run(args: Args) -> ExitCode {
         }
         reports.push(v);
     }
-    let report = Report::new(
+    let mut report = Report::new(
         "compare",
-        r.launch_info(),
+        r.launch_info_shared(static_shared),
         GpuInfo::from_config(&r.gpu),
         reports,
     );
+    super::ncu::attach(&mut report, ncu.as_ref());
     let table = ptxsim_report::text::render_compare(&report);
     let rendered = match args.report {
         ReportFormat::Text => table.clone(),

@@ -1,9 +1,11 @@
 //! One module per subcommand.
 
+pub mod advise;
 pub mod check;
 pub mod compare;
 pub mod fmt;
 pub mod hazards;
+pub mod ncu;
 pub mod progress;
 pub mod replay;
 pub mod run;

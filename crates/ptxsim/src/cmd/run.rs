@@ -194,6 +194,8 @@ pub struct Args {
     /// sector runs per line, as a text trace for `ptxsim replay` (docs/trace-format.md).
     #[arg(long, value_name = "FILE", conflicts_with = "no_cache_model")]
     pub(crate) trace_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) ncu: super::ncu::NcuArgs,
 }
 
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -254,13 +256,20 @@ impl Resolved {
         config
     }
 
-    pub fn launch_info(&self) -> LaunchInfo {
+    /// The report's launch; `program` gives the module's static shared memory.
+    pub fn launch_info(&self, program: &ptx_exec::Program) -> LaunchInfo {
+        self.launch_info_shared(program.static_shared_bytes)
+    }
+
+    /// The report's launch with `static_shared` bytes of static shared memory.
+    pub fn launch_info_shared(&self, static_shared: u32) -> LaunchInfo {
         LaunchInfo {
             ptx: self.ptx.display().to_string(),
             kernel: self.kernel.clone(),
             grid: self.grid,
             block: self.block,
             shared_bytes: self.shared,
+            static_shared_bytes: static_shared,
             seed: self.seed,
         }
     }
@@ -443,8 +452,10 @@ pub fn check_expects(
             c => {
                 ok = false;
                 let (i, got, want) = c.first_mismatch.unwrap_or_default();
+                let shape = ptxsim::launch::npy_shape(&base.join(&ex.npy)).unwrap_or_default();
+                let at = ptxsim::launch::index_text(i, &shape);
                 say(format!(
-                    "expect: {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
+                    "expect: {} differs from {} in {} of {} elements; first at {at}: got {got}, expected {want}",
                     ex.what(),
                     ex.npy.display(),
                     c.mismatches,
@@ -525,6 +536,9 @@ pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
 pub fn run(args: Args) -> ExitCode {
     if let Some(path) = &args.launch.launch {
         match LaunchFile::read(path) {
+            Ok((file, _)) if file.is_multi_step() && args.ncu.ncu_csv.is_some() => {
+                return fail("--ncu-csv takes a one-kernel launch (run a step's kernel alone)")
+            }
             Ok((file, base)) if file.is_multi_step() => {
                 return super::steps::run(&args.launch, &args, file, &base)
             }
@@ -536,6 +550,15 @@ pub fn run(args: Args) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
+    // The export is read (and its launch picked) before the run; it implies a text report.
+    let ncu = match args.ncu.load(&r.kernel) {
+        Ok(n) => n,
+        Err(e) => return fail(e),
+    };
+    if ncu.is_some() && args.no_cache_model {
+        return fail("--ncu-csv compares the cache model's counters: drop --no-cache-model");
+    }
+    let report_format = args.report.or(ncu.as_ref().map(|_| ReportFormat::Text));
     let quiet_stdout = args.report_on_stdout();
     if quiet_stdout && args.hazards {
         return fail(
@@ -547,7 +570,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    if args.report.is_some() && r.gpu.timeline_interval == 0 {
+    if report_format.is_some() && r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
     let session = match load_session(&r.ptx, r.gpu.clone())
@@ -562,6 +585,10 @@ pub fn run(args: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    // `--out I=PATH` of an argument that is no buffer fails now, not after a long run.
+    if let Err(e) = check_output_args(&prepared, &outputs) {
+        return fail(e);
+    }
     // The trace's file is created (beside its destination) before the launch, so a bad path
     // fails before a long run; it replaces the destination once written.
     let trace_file = match &args.trace_out {
@@ -595,7 +622,13 @@ pub fn run(args: Args) -> ExitCode {
     }
     // Hazards found before a fault are reported too.
     let hazards_found = if args.hazards {
-        match super::hazards::report(&prepared.session, &r.kernel, args.hazards_json.as_deref()) {
+        let source = std::fs::read_to_string(&r.ptx).ok();
+        match super::hazards::report(
+            &prepared.session,
+            source.as_deref(),
+            &r.kernel,
+            args.hazards_json.as_deref(),
+        ) {
             Ok(n) => n,
             Err(e) => return fail(e),
         }
@@ -620,8 +653,8 @@ pub fn run(args: Args) -> ExitCode {
         Ok(m) => m,
         Err(e) => return fail(e),
     };
-    if let Some(format) = args.report {
-        let text = render_report(&prepared, &r, &summary, format);
+    if let Some(format) = report_format {
+        let text = render_report(&prepared, &r, &summary, format, ncu.as_ref());
         if let Err(code) = deliver_report(&text, format, &args) {
             return code;
         }
@@ -651,6 +684,28 @@ fn output_requests(
         outputs.push((i, PathBuf::from(path)));
     }
     Ok(outputs)
+}
+
+/// Every `--out I=PATH` names a buffer argument of the launch.
+fn check_output_args(
+    prepared: &PreparedLaunch,
+    outputs: &[(usize, PathBuf)],
+) -> Result<(), String> {
+    for (i, _) in outputs {
+        if prepared.buffers.iter().any(|b| b.0 == *i) {
+            continue;
+        }
+        let what = match prepared.args.get(*i) {
+            None => format!("the launch has {} arguments", prepared.args.len()),
+            Some(ptx_exec::KernelArg::Scalar { ty, .. }) => {
+                format!("argument {i} is a scalar ({})", ty.token())
+            }
+            Some(ptx_exec::KernelArg::Pointer(0)) => format!("argument {i} is null"),
+            Some(_) => format!("argument {i} is not a buffer"),
+        };
+        return Err(format!("--out {i}: {what}; --out writes a buffer argument"));
+    }
+    Ok(())
 }
 
 /// Writes the requests the launch recorded to `--trace-out`'s pending file and puts it in
@@ -735,6 +790,7 @@ fn render_report(
     r: &Resolved,
     summary: &RunSummary,
     format: ReportFormat,
+    ncu: Option<&super::ncu::Loaded>,
 ) -> String {
     let stats = prepared.session.mem.stats();
     // For each line's .loc and the call site of inlined code.
@@ -748,12 +804,13 @@ fn render_report(
         summary,
         r.gpu.timeline_interval,
     );
-    let report = Report::new(
+    let mut report = Report::new(
         "run",
-        r.launch_info(),
+        r.launch_info(&prepared.session.program),
         GpuInfo::from_config(&r.gpu),
         vec![variant],
     );
+    super::ncu::attach(&mut report, ncu);
     match format {
         ReportFormat::Text => ptxsim_report::text::render_run(&report),
         ReportFormat::Json => report.to_json(),

@@ -89,7 +89,9 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
     // With --report: one run report per kernel step, each with the counters of that step
     // alone. With --cache-control all (the default) L2 is written back and emptied before
     // each kernel step, as Nsight Compute does; with none it keeps its contents.
-    let source = args.report.and_then(|_| std::fs::read_to_string(&ptx).ok());
+    let source = (args.report.is_some() || args.hazards)
+        .then(|| std::fs::read_to_string(&ptx).ok())
+        .flatten();
     let mut reports: Vec<(String, Report)> = Vec::new();
     for i in 0..prepared.steps.len() {
         let what = prepared.steps[i].describe();
@@ -108,7 +110,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         if args.hazards {
             if let PreparedStep::Launch { kernel, .. } = &prepared.steps[i] {
                 println!("step {i}: {what}");
-                match super::hazards::report(&prepared.session, kernel, None) {
+                match super::hazards::report(&prepared.session, source.as_deref(), kernel, None) {
                     Ok(n) => hazards_found += n,
                     Err(e) => return fail(e),
                 }
@@ -218,8 +220,10 @@ fn check_expectations(
             Ok(c) => {
                 matched = false;
                 let (i, got, want) = c.first_mismatch.unwrap_or_default();
+                let shape = ptxsim::launch::npy_shape(&base.join(&ex.npy)).unwrap_or_default();
+                let at = ptxsim::launch::index_text(i, &shape);
                 say(format!(
-                    "expect: {} differs from {} in {} of {} elements; first at [{i}]: got {got}, expected {want}",
+                    "expect: {} differs from {} in {} of {} elements; first at {at}: got {got}, expected {want}",
                     ex.what(),
                     ex.npy.display(),
                     c.mismatches,
@@ -289,6 +293,7 @@ fn step_report(
         grid: *grid,
         block: *block,
         shared_bytes: *shared,
+        static_shared_bytes: prepared.session.program.static_shared_bytes,
         seed: config.seed,
     };
     Some(Report::new(

@@ -102,3 +102,42 @@ pub fn write_npy(path: &Path, a: &Array) -> Result<(), LaunchError> {
         _ => write!(u8),
     }
 }
+
+/// The shape in a `.npy` file's header (`None` when it cannot be read): an expectation's
+/// mismatch is named by its index in that shape.
+pub fn npy_shape(path: &Path) -> Option<Vec<u64>> {
+    let bytes = std::fs::read(path).ok()?;
+    let npy = npyz::NpyFile::new(&bytes[..]).ok()?;
+    Some(npy.shape().to_vec())
+}
+
+/// Flat C-order index `i` as an index into `shape`: `[5][7]` for 647 of a 128 x 128 array,
+/// `[647]` for a 1-D (or shapeless, or mismatched) one.
+pub fn index_text(i: usize, shape: &[u64]) -> String {
+    let total = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    if shape.len() < 2 || total.is_none_or(|n| i as u64 >= n) || shape.contains(&0) {
+        return format!("[{i}]");
+    }
+    let mut rest = i as u64;
+    let mut parts = vec![0u64; shape.len()];
+    for (k, &d) in shape.iter().enumerate().rev() {
+        parts[k] = rest % d;
+        rest /= d;
+    }
+    parts.iter().map(|p| format!("[{p}]")).collect()
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::index_text;
+
+    #[test]
+    fn flat_indices_become_c_order_indices() {
+        assert_eq!(index_text(647, &[128, 128]), "[5][7]");
+        assert_eq!(index_text(647, &[647 + 1]), "[647]");
+        assert_eq!(index_text(647, &[]), "[647]");
+        assert_eq!(index_text(23, &[2, 3, 4]), "[1][2][3]");
+        // An index past the shape (a header that disagrees with the data) stays flat.
+        assert_eq!(index_text(24, &[2, 3, 4]), "[24]");
+    }
+}

@@ -67,10 +67,9 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
                 continue;
             };
             let mut report = variant.report(&prepared.session, &summary, interval);
-            report.estimate_time(
-                &launch_info(kernel, *grid, *block, *shared, config.seed),
-                &GpuInfo::from_config(&p.gpu),
-            );
+            let mut shape = launch_info(kernel, *grid, *block, *shared, config.seed);
+            shape.static_shared_bytes = prepared.session.program.static_shared_bytes;
+            report.estimate_time(&shape, &GpuInfo::from_config(&p.gpu));
             let buffers = point::step_buffers(&prepared).map_err(|e| e.to_string())?;
             steps.push(StepResult {
                 step: s,
@@ -89,7 +88,7 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
                 per_thread,
                 source: ptx_exec::RegisterSource::LaunchFile,
             });
-        let shape = launch_info(
+        let mut shape = launch_info(
             &file.kernel,
             config.grid,
             config.block,
@@ -105,6 +104,7 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
             config,
         )
         .map_err(|e| e.to_string())?;
+        shape.static_shared_bytes = prepared.session.program.static_shared_bytes;
         let summary = prepared.run().map_err(|e| e.to_string())?;
         let mut report = variant.report(&prepared.session, &summary, interval);
         report.estimate_time(&shape, &GpuInfo::from_config(&p.gpu));
@@ -242,6 +242,7 @@ fn launch_info(
         grid,
         block,
         shared_bytes: shared,
+        static_shared_bytes: 0,
         seed,
     }
 }

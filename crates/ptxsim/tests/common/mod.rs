@@ -51,6 +51,18 @@ pub fn demo() -> String {
         .to_string()
 }
 
+/// Asserts that a JSON report validates against docs/report.schema.json.
+pub fn validate_report(v: &serde_json::Value) {
+    let text = std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:#?}");
+}
+
 /// Runs `ptxsim` with `args` and asserts that it succeeds; returns what it printed.
 pub fn run_ok(args: &[&str]) -> Output {
     ptxsim().args(args).assert().success().get_output().clone()

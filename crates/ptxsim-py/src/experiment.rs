@@ -1,0 +1,247 @@
+//! `ptxsim.compare` and `ptxsim.advise`: the same launch under hint rewrites (or under the
+//! rewrites `advise` suggests), each in a fresh memory system, as `ptxsim compare` and
+//! `ptxsim advise` run them; the result is the report, with `_repr_html_` for notebooks.
+
+use crate::{arg_specs, dims, exec_error, gpu_config, LaunchError, PtxSyntaxError};
+use ptx_check::{check_source, CheckOptions};
+use ptx_exec::{LaunchConfig, Session};
+use pyo3::prelude::*;
+use std::path::Path;
+
+/// What `ptxsim.compare` and `ptxsim.advise` return: the report of every variant (the
+/// original first), and for `advise` the suggestions.
+#[pyclass(name = "Report", module = "ptxsim", frozen)]
+pub struct PyReport {
+    report: ptxsim_report::Report,
+}
+
+#[pymethods]
+impl PyReport {
+    /// `compare` or `advise`.
+    #[getter]
+    fn command(&self) -> String {
+        self.report.command.clone()
+    }
+
+    /// The variant names, the original first.
+    #[getter]
+    fn variants(&self) -> Vec<String> {
+        self.report
+            .variants
+            .iter()
+            .map(|v| v.name.clone())
+            .collect()
+    }
+
+    /// `advise`: the suggestions as dicts (rule, ptx_line, source, evidence, advice, rewrite,
+    /// measured); empty for `compare`.
+    #[getter]
+    fn suggestions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = serde_json::to_value(self.report.suggestions.clone().unwrap_or_default())
+            .unwrap_or_default();
+        crate::report::to_py(py, &v)
+    }
+
+    /// The report as JSON (docs/report.schema.json).
+    fn to_json(&self) -> String {
+        self.report.to_json()
+    }
+
+    /// The text report (`compare`'s table, or `advise`'s run report and suggestions).
+    fn summary(&self) -> String {
+        if self.report.command == "advise" {
+            ptxsim_report::advise::render_text(&self.report)
+        } else {
+            ptxsim_report::text::render_compare(&self.report)
+        }
+    }
+
+    /// The self-contained HTML report (inline SVG, no scripts), shown by Jupyter.
+    fn _repr_html_(&self) -> String {
+        ptxsim_report::html::render(&self.report)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ptxsim.Report {} of `{}`: {}>",
+            self.report.command,
+            self.report.launch.kernel,
+            self.variants().join(", ")
+        )
+    }
+}
+
+/// Everything a variant run needs, prepared from the Python arguments.
+struct Prepared {
+    text: String,
+    gpu: memsys::GpuConfig,
+    specs: Vec<ptxsim::launch::ArgSpec>,
+    config: LaunchConfig,
+    info: ptxsim_report::LaunchInfo,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    py: Python<'_>,
+    name: &str,
+    source: &[u8],
+    kernel: &str,
+    grid: Vec<u32>,
+    block: Vec<u32>,
+    args: Vec<Bound<'_, PyAny>>,
+    shared: u32,
+    gpu: &str,
+    seed: u64,
+    persisting_l2: u64,
+) -> PyResult<Prepared> {
+    let grid = dims(&grid, "grid")?;
+    let block = dims(&block, "block")?;
+    let mut gpu_cfg = gpu_config(gpu)?;
+    gpu_cfg
+        .set_persisting_l2(persisting_l2)
+        .map_err(|e| LaunchError::new_err(format!("persisting_l2: {e}")))?;
+    if gpu_cfg.timeline_interval == 0 {
+        gpu_cfg.timeline_interval = 64;
+    }
+    let report = check_source(name, source, &CheckOptions::default());
+    if let Some(d) = report.diagnostics.iter().find(|d| d.severity.is_error()) {
+        return Err(PtxSyntaxError::new_err(format!("{name}: {}", d.message)));
+    }
+    let Some(module) = &report.module else {
+        return Err(PtxSyntaxError::new_err(format!(
+            "{name}: the file is not text"
+        )));
+    };
+    let session = Session::new(module, &report.file.text, gpu_cfg.clone())
+        .map_err(|e| exec_error(py, name, e))?;
+    let params = session
+        .kernel_params(kernel)
+        .map_err(|e| exec_error(py, name, e))?;
+    if params.len() != args.len() {
+        return Err(LaunchError::new_err(format!(
+            "kernel `{kernel}` takes {} arguments, {} given",
+            params.len(),
+            args.len()
+        )));
+    }
+    let (specs, _) = arg_specs(py, &args, &params)?;
+    Ok(Prepared {
+        text: report.file.text.clone(),
+        gpu: gpu_cfg,
+        specs,
+        config: LaunchConfig {
+            grid,
+            block,
+            dynamic_shared: shared,
+            seed,
+            ..LaunchConfig::default()
+        },
+        info: ptxsim_report::LaunchInfo {
+            ptx: name.to_string(),
+            kernel: kernel.to_string(),
+            grid,
+            block,
+            shared_bytes: shared,
+            static_shared_bytes: session.program.static_shared_bytes,
+            seed,
+        },
+    })
+}
+
+fn run_error(e: ptxsim::advise::RunError) -> PyErr {
+    LaunchError::new_err(e.message)
+}
+
+/// Runs `kernel` as written and under each `NAME=REWRITE` of `variants`; see `ptxsim.compare`.
+#[pyfunction]
+#[pyo3(signature = (name, source, kernel, grid, block, args, variants, shared=0, gpu="h100", seed=0, persisting_l2=0))]
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    py: Python<'_>,
+    name: &str,
+    source: &[u8],
+    kernel: &str,
+    grid: Vec<u32>,
+    block: Vec<u32>,
+    args: Vec<Bound<'_, PyAny>>,
+    variants: Vec<String>,
+    shared: u32,
+    gpu: &str,
+    seed: u64,
+    persisting_l2: u64,
+) -> PyResult<PyReport> {
+    let p = prepare(
+        py,
+        name,
+        source,
+        kernel,
+        grid,
+        block,
+        args,
+        shared,
+        gpu,
+        seed,
+        persisting_l2,
+    )?;
+    let launch = ptxsim::advise::Launch {
+        ptx: Path::new(name),
+        source: &p.text,
+        gpu: p.gpu.clone(),
+        kernel,
+        specs: p.specs,
+        config: p.config,
+        runner: &ptxsim::advise::plain_run,
+    };
+    let (reports, _) = py.detach(|| launch.compare(&variants)).map_err(run_error)?;
+    let report = ptxsim_report::Report::new(
+        "compare",
+        p.info,
+        ptxsim_report::GpuInfo::from_config(&p.gpu),
+        reports,
+    );
+    Ok(PyReport { report })
+}
+
+/// Runs `kernel`, applies `ptxsim advise`'s rules and runs every rewrite they suggest.
+#[pyfunction]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", seed=0, persisting_l2=0))]
+#[allow(clippy::too_many_arguments)]
+pub fn advise(
+    py: Python<'_>,
+    name: &str,
+    source: &[u8],
+    kernel: &str,
+    grid: Vec<u32>,
+    block: Vec<u32>,
+    args: Vec<Bound<'_, PyAny>>,
+    shared: u32,
+    gpu: &str,
+    seed: u64,
+    persisting_l2: u64,
+) -> PyResult<PyReport> {
+    let p = prepare(
+        py,
+        name,
+        source,
+        kernel,
+        grid,
+        block,
+        args,
+        shared,
+        gpu,
+        seed,
+        persisting_l2,
+    )?;
+    let launch = ptxsim::advise::Launch {
+        ptx: Path::new(name),
+        source: &p.text,
+        gpu: p.gpu.clone(),
+        kernel,
+        specs: p.specs,
+        config: p.config,
+        runner: &ptxsim::advise::plain_run,
+    };
+    let info = p.info;
+    let report = py.detach(|| launch.advise(info)).map_err(run_error)?;
+    Ok(PyReport { report })
+}

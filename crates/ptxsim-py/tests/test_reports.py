@@ -1,0 +1,96 @@
+"""Reports a kernel author can act on, from Python: `Result._repr_html_` (the HTML report a
+notebook shows), `ptxsim.compare` and `ptxsim.advise` (the CLI's experiments, with their own
+`_repr_html_`), and `Result.compare_ncu` against an `ncu --csv --page raw` export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxsim
+
+# A strided load (one sector per lane where 4 would hold the warp's bytes) that L1 never
+# re-reads, and a store.
+STRIDED = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [src];
+	ld.param.u64 %rd2, [dst];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 128;
+	add.u64 %rd4, %rd1, %rd3;
+	ld.global.u32 %r2, [%rd4];
+	mul.wide.u32 %rd5, %r1, 4;
+	add.u64 %rd6, %rd2, %rd5;
+	st.global.u32 [%rd6], %r2;
+	ret;
+}
+"""
+LOAD_LINE = 15
+
+
+def _args():
+    return [np.arange(32 * 32, dtype=np.uint32), np.zeros(32, dtype=np.uint32)]
+
+
+def test_result_repr_html_is_the_self_contained_report():
+    r = ptxsim.launch(STRIDED, "k", 1, 32, _args())
+    html = r._repr_html_()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<script" not in html
+    assert "sectors / ideal" in html
+    report = json.loads(r.report_json())
+    line = next(l for l in report["variants"][0]["lines"] if l["ptx_line"] == LOAD_LINE)
+    assert line["metrics"]["smsp__sass_sectors_mem_global.sum"] == 32
+    assert line["metrics"]["smsp__sass_sectors_mem_global_ideal.sum"] == 4
+
+
+def test_compare_runs_variants_and_shows_html():
+    rep = ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg", "nc=loads=nc"])
+    assert rep.command == "compare"
+    assert rep.variants == ["original", "cg", "nc"]
+    doc = json.loads(rep.to_json())
+    assert [v["outputs"]["status"] for v in doc["variants"]] == ["baseline", "identical", "identical"]
+    assert "ld.global.nc.u32" in doc["variants"][2]["changes"][0]["after"]
+    assert "lines changed" in rep.summary()
+    assert "<script" not in rep._repr_html_()
+
+
+def test_advise_suggests_and_measures():
+    rep = ptxsim.advise(STRIDED, "k", 1, 32, _args())
+    rules = {s["rule"]: s for s in rep.suggestions}
+    assert rules["uncoalesced"]["ptx_line"] == LOAD_LINE
+    assert rules["uncoalesced"]["rewrite"] is None and rules["uncoalesced"]["measured"] == {}
+    fill = rules["l1-fill-unused"]
+    assert fill["rewrite"] == f"l1-cg-{LOAD_LINE}=line:{LOAD_LINE}=cg"
+    assert fill["measured"]["outputs"] == "identical"
+    assert rules["read-only-nc"]["rewrite"].endswith(f"line:{LOAD_LINE}=nc")
+    assert "Suggestions" in rep.summary()
+
+
+def test_compare_ncu_reads_a_raw_export(tmp_path: Path):
+    r = ptxsim.launch(STRIDED, "k", 1, 32, _args())
+    csv = tmp_path / "k.csv"
+    csv.write_text(
+        '==PROF== Connected to process 1 (python)\n'
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+        '"Block Size","Grid Size","Device","CC","dram__bytes_read.sum","lts__t_sectors.sum"\n'
+        '"","","","","","","","","","","","Kbyte","sector"\n'
+        '"0","1","python","h","k","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","1.02","1,040"\n'
+    )
+    cmp = r.compare_ncu(csv)
+    rows = {row["metric"]: row for row in cmp["rows"]}
+    assert rows["dram__bytes_read.sum"]["measured"] == pytest.approx(1020.0)
+    assert rows["lts__t_sectors.sum"]["measured"] == 1040
+    with pytest.raises(ptxsim.LaunchError, match="no launch of `k`"):
+        csv.write_text(csv.read_text().replace('"k","1","7"', '"other","1","7"'))
+        r.compare_ncu(csv)

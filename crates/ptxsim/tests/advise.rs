@@ -1,0 +1,283 @@
+//! `ptxsim advise` as a user runs it: the rules fire on what the model saw, every suggested
+//! rewrite is run and its effect reported, the JSON validates against docs/report.schema.json,
+//! and `--ncu-csv` sets an Nsight Compute export beside a run.
+
+mod common;
+use common::{root, run_exits, run_ok, temp_dir, validate_report as validate, write};
+
+use serde_json::Value;
+use std::path::Path;
+
+/// A strided load (a 128-byte stride: one sector per lane where 4 would hold the warp's
+/// bytes) of a buffer the kernel never writes, filled into L1 and never re-read.
+const STRIDED: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [src];
+	ld.param.u64 %rd2, [dst];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 128;
+	add.u64 %rd4, %rd1, %rd3;
+	ld.global.u32 %r2, [%rd4];
+	mul.wide.u32 %rd5, %r1, 4;
+	add.u64 %rd6, %rd2, %rd5;
+	st.global.u32 [%rd6], %r2;
+	ret;
+}
+"#;
+const LOAD_LINE: u64 = 15;
+
+fn launch(dir: &Path) -> Vec<String> {
+    let f = write(dir, "k.ptx", STRIDED);
+    [
+        f.as_str(),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:1024",
+        "--arg",
+        "zeros:u32:32",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn advise_json(args: &[String]) -> Value {
+    let mut a: Vec<&str> = vec!["advise"];
+    a.extend(args.iter().map(String::as_str));
+    a.extend(["--report", "json"]);
+    let v: Value = serde_json::from_slice(&run_ok(&a).stdout).unwrap();
+    validate(&v);
+    v
+}
+
+fn rule<'a>(v: &'a Value, id: &str) -> &'a Value {
+    v["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["rule"] == id)
+        .unwrap_or_else(|| panic!("no {id}: {:#}", v["suggestions"]))
+}
+
+#[test]
+fn strided_read_only_load_gets_three_suggestions_each_measured() {
+    let dir = temp_dir("strided");
+    let v = advise_json(&launch(&dir));
+    assert_eq!(v["command"], "advise");
+    let u = rule(&v, "uncoalesced");
+    assert_eq!(u["ptx_line"], LOAD_LINE);
+    assert!(
+        u["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("32 sectors touched where 4"),
+        "{u}"
+    );
+    assert_eq!(u["rewrite"], Value::Null);
+    assert_eq!(u["measured"], serde_json::json!({}));
+    let fill = rule(&v, "l1-fill-unused");
+    assert_eq!(
+        fill["rewrite"],
+        format!("l1-cg-{LOAD_LINE}=line:{LOAD_LINE}=cg")
+    );
+    let m = &fill["measured"];
+    assert_eq!(m["outputs"], "identical");
+    // .cg still looks L1 up (and misses): the L1 hit rate stays 0; DRAM bytes are the same.
+    assert_eq!(m["l1_hit_rate_pct"]["rewritten"], 0.0);
+    assert_eq!(m["dram_bytes"]["original"], m["dram_bytes"]["rewritten"]);
+    assert!(m["time_ns"]["original"].as_f64().unwrap() > 0.0);
+    let nc = rule(&v, "read-only-nc");
+    assert_eq!(nc["rewrite"], format!("nc-{LOAD_LINE}=line:{LOAD_LINE}=nc"));
+    assert_eq!(nc["measured"]["outputs"], "identical");
+    // Every rewrite ran as a variant after the original.
+    let names: Vec<&str> = v["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "original");
+    assert!(
+        names.contains(&format!("nc-{LOAD_LINE}").as_str()),
+        "{names:?}"
+    );
+    let nc_variant = v["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == format!("nc-{LOAD_LINE}"))
+        .unwrap();
+    assert!(nc_variant["changes"][0]["after"]
+        .as_str()
+        .unwrap()
+        .starts_with("ld.global.nc.u32"));
+}
+
+/// A load of a buffer the kernel writes is not suggested for `.nc` (the hazard checker sees
+/// the nc-after-write when every load is made `.nc`).
+#[test]
+fn a_buffer_the_kernel_writes_is_not_read_only() {
+    let dir = temp_dir("written");
+    // dst = src: read and write the same buffer.
+    let mut args = launch(&dir);
+    args[8] = "zeros:u32:1024".into();
+    let f = write(
+        &dir,
+        "inplace.ptx",
+        STRIDED.replace("ld.param.u64 %rd2, [dst];", "ld.param.u64 %rd2, [src];"),
+    );
+    args[0] = f;
+    let v = advise_json(&args);
+    assert!(
+        !v["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["rule"] == "read-only-nc"),
+        "{:#}",
+        v["suggestions"]
+    );
+}
+
+#[test]
+fn text_and_html_list_the_suggestions() {
+    let dir = temp_dir("text");
+    let args = launch(&dir);
+    let mut a: Vec<&str> = vec!["advise"];
+    a.extend(args.iter().map(String::as_str));
+    let text = String::from_utf8(run_ok(&a).stdout).unwrap();
+    assert!(text.contains("Suggestions"), "{text}");
+    assert!(text.contains("[uncoalesced] PTX line 15"), "{text}");
+    assert!(text.contains("ran:  --variant nc-15=line:15=nc"), "{text}");
+    assert!(text.contains("outputs identical"), "{text}");
+    a.extend(["--report", "html"]);
+    let html = String::from_utf8(run_ok(&a).stdout).unwrap();
+    assert!(html.contains("<h2>Suggestions</h2>"));
+    assert!(!html.contains("<script"));
+}
+
+/// Triton's `eviction_policy="evict_last"` loads on an L2 of 32 sets with no set-aside: their
+/// evict-last requests are capped to normal, and the suggestion names the Python line.
+#[test]
+fn evict_last_without_set_aside_is_capped() {
+    let gpu = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/sweep/a100-l2-64k.toml")
+        .display()
+        .to_string();
+    let launch = root()
+        .join("tests/corpus/run/triton.vadd_evict_last.sm80.toml")
+        .display()
+        .to_string();
+    let args: Vec<String> = ["--launch", launch.as_str(), "--gpu", gpu.as_str()]
+        .map(String::from)
+        .to_vec();
+    let v = advise_json(&args);
+    let c = rule(&v, "evict-last-capped");
+    assert!(c["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("evict-last L2 requests were made normal"));
+    assert!(c["source"].as_str().unwrap().contains(".py:"), "{c}");
+    assert_eq!(c["rewrite"], Value::Null);
+}
+
+#[test]
+fn multi_step_launches_are_refused() {
+    let out = run_exits(
+        2,
+        &[
+            "advise",
+            "--launch",
+            root()
+                .join("tests/corpus/run/nvcc.cub_radix_sort.sm75.sort_keys_u32.toml")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("advise takes a one-kernel launch"), "{err}");
+}
+
+/// A streamed buffer (never re-read) evicting a reused table on a 64 KiB L2: the rule names
+/// both lines and runs evict_first on the stream with evict_last on the table.
+#[test]
+fn a_stream_evicting_a_reused_table_is_found_and_run() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let ptx = data
+        .join("advise/stream_reuse.sm80.ptx")
+        .display()
+        .to_string();
+    let gpu = data.join("sweep/a100-l2-64k.toml").display().to_string();
+    let args: Vec<String> = [
+        ptx.as_str(),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:65536",
+        "--arg",
+        "zeros:u32:8192",
+        "--arg",
+        "zeros:u32:32",
+        "--gpu",
+        gpu.as_str(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let v = advise_json(&args);
+    let s = rule(&v, "stream-evicts-reused");
+    // Three comment lines precede the module: the stream is line 23, the table line 29.
+    assert_eq!(s["ptx_line"], 23);
+    assert_eq!(
+        s["rewrite"],
+        "stream-23=line:23=evict_first+line:29=evict_last"
+    );
+    assert!(
+        s["evidence"].as_str().unwrap().contains("line 29 re-reads"),
+        "{s}"
+    );
+    assert_eq!(s["measured"]["outputs"], "identical");
+    assert!(s["measured"]["time_ns"]["rewritten"].as_f64().is_some());
+}
+
+/// `prefetch.global.L1` before the load of its line: the H100 keeps nothing in L1 for the
+/// load, and the rule says so.
+#[test]
+fn an_l1_prefetch_is_a_hint_the_target_ignores() {
+    let dir = temp_dir("prefetch");
+    let f = write(
+        &dir,
+        "p.ptx",
+        STRIDED.replace(
+            "\tld.global.u32 %r2, [%rd4];",
+            "\tprefetch.global.L1 [%rd4];\n\tld.global.u32 %r2, [%rd4];",
+        ),
+    );
+    let mut args = launch(&dir);
+    args[0] = f;
+    let v = advise_json(&args);
+    let h = rule(&v, "hint-ignored");
+    assert_eq!(h["ptx_line"], LOAD_LINE);
+    assert!(
+        h["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("prefetch.global.L1"),
+        "{h}"
+    );
+    assert_eq!(h["rewrite"], Value::Null);
+}

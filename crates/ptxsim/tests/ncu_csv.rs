@@ -1,0 +1,159 @@
+//! `--ncu-csv` on `run` and `compare`: a user's `ncu --csv --page raw` export beside ptxsim's
+//! counters. The exports here are written in the raw page's layout (header row, units row,
+//! one quoted row per launch, thousands separators, `==PROF==` lines, scaled units, several
+//! kernels and launches); they are hand-made, not measured (no real export is committed yet).
+
+mod common;
+use common::{run_exits, run_ok, temp_dir, validate_report, write};
+
+use serde_json::Value;
+use std::path::Path;
+
+const MODULE: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	ld.global.u32 %r2, [%rd3];
+	add.u32 %r2, %r2, 1;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}
+"#;
+
+const EXPORT: &str = r#"==PROF== Connected to process 4242 (/home/u/app)
+==PROF== Profiling "k": 0%....50%....100% - 9 passes
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes_read.sum","gpu__time_duration.sum","lts__t_sectors.sum","sm__throughput.avg.pct_of_peak_sustained_elapsed"
+"","","","","","","","","","","","Kbyte","usecond","sector","%"
+"0","4242","app","host","other(float *)","1","7","(256, 1, 1)","(1, 1, 1)","0","9.0","9.99","9.00","9","1.00"
+"1","4242","app","host","k","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","1.15","2.94","1,024","0.52"
+"2","4242","app","host","k","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","0.13","2.50","8","0.50"
+==PROF== Disconnected from process 4242
+"#;
+
+fn files(dir: &Path) -> (String, String) {
+    (write(dir, "k.ptx", MODULE), write(dir, "k.csv", EXPORT))
+}
+
+fn run_args<'a>(ptx: &'a str, csv: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        ptx,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:32",
+        "--ncu-csv",
+        csv,
+    ]
+}
+
+fn rows(v: &Value) -> std::collections::BTreeMap<String, Value> {
+    v["ncu"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["metric"].as_str().unwrap().to_string(), r.clone()))
+        .collect()
+}
+
+#[test]
+fn run_sets_the_first_launch_of_the_kernel_beside_its_metrics() {
+    let dir = temp_dir("run");
+    let (ptx, csv) = files(&dir);
+    let mut a = run_args(&ptx, &csv);
+    a.extend(["--report", "json"]);
+    let v: Value = serde_json::from_slice(&run_ok(&a).stdout).unwrap();
+    validate_report(&v);
+    assert_eq!(v["ncu"]["launch_id"], "1");
+    let r = rows(&v);
+    // Kbyte -> bytes, usecond -> ns, thousands separators.
+    assert_eq!(r["dram__bytes_read.sum"]["measured"], 1150.0);
+    assert_eq!(r["gpu__time_duration.sum"]["measured"], 2940.0);
+    assert_eq!(r["lts__t_sectors.sum"]["measured"], 1024.0);
+    let ours = r["lts__t_sectors.sum"]["ptxsim"].as_f64().unwrap();
+    assert_eq!(
+        r["lts__t_sectors.sum"]["difference"].as_f64().unwrap(),
+        ours - 1024.0
+    );
+    assert_eq!(
+        v["ncu"]["unmatched"], 1,
+        "sm__throughput has no counterpart"
+    );
+    // --ncu-launch 1: the kernel's second launch; text implied without --report.
+    let mut a = run_args(&ptx, &csv);
+    a.extend(["--ncu-launch", "1"]);
+    let text = String::from_utf8(run_ok(&a).stdout).unwrap();
+    assert!(text.contains("launch ID 2"), "{text}");
+    assert!(text.contains("lts__t_sectors.sum"), "{text}");
+}
+
+#[test]
+fn compare_sets_it_beside_the_original() {
+    let dir = temp_dir("compare");
+    let (ptx, csv) = files(&dir);
+    let out = run_ok(&[
+        "compare",
+        &ptx,
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:32",
+        "--variant",
+        "cg=loads=cg",
+        "--ncu-csv",
+        &csv,
+        "--report",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate_report(&v);
+    let r = rows(&v);
+    let original = &v["variants"][0]["totals"]["lts__t_sectors.sum"];
+    assert_eq!(
+        r["lts__t_sectors.sum"]["ptxsim"],
+        original.as_f64().unwrap()
+    );
+}
+
+#[test]
+fn bad_exports_fail_before_the_run() {
+    let dir = temp_dir("bad");
+    let (ptx, csv) = files(&dir);
+    let details = write(
+        &dir,
+        "details.csv",
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+    );
+    for (file, launch, want) in [
+        (details.as_str(), "0", "--page raw"),
+        (csv.as_str(), "5", "has 2 launch(es)"),
+    ] {
+        let mut a = run_args(&ptx, file);
+        a.extend(["--ncu-launch", launch]);
+        let out = run_exits(2, &a);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(want), "{err}");
+        assert!(!err.contains("ran `"), "before the run: {err}");
+    }
+    let other = write(&dir, "other.csv", EXPORT.replace("\"k\"", "\"kk\""));
+    let out = run_exits(2, &run_args(&ptx, &other));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("no launch of `k`"));
+}
