@@ -118,6 +118,47 @@ pub fn fma_lanes(
     }
 }
 
+/// The sign bit(s) of a float type's register value (both halves of a packed pair).
+fn sign_mask(ty: ScalarType) -> u64 {
+    match ty {
+        ScalarType::F64 => 1 << 63,
+        ScalarType::F32 => 1 << 31,
+        ScalarType::F16 | ScalarType::Bf16 => 0x8000,
+        ScalarType::F16x2 | ScalarType::Bf16x2 => 0x8000_8000,
+        _ => 0,
+    }
+}
+
+/// A contracted `mul` + `add`/`sub` (`Op::FmaContract`) for the lanes of `exec`: [`fma`] of
+/// `(±a, b, ±c)`, where `neg = [negate a, negate c]` flips sign bits (exact, as the FFMA's
+/// operand negation is).
+pub fn fma_contract_lanes(
+    ty: ScalarType,
+    mode: FloatMode,
+    product: Product,
+    neg: [bool; 2],
+    [a, b, c]: [&Lanes; 3],
+    out: &mut Lanes,
+    exec: u32,
+) {
+    use ptx_semantics::sfu::rcp;
+    let m = sign_mask(ty);
+    let (sa, sc) = (if neg[0] { m } else { 0 }, if neg[1] { m } else { 0 });
+    let factors = |x: u64, y: u64| -> (u64, u64) {
+        let (x32, y32, ftz) = (x as u32, y as u32, mode.ftz);
+        let (r, s) = match product {
+            Product::Mul => return (x, y),
+            Product::DivFull => rcp::div_full_f32_factors(x32, y32, ftz),
+            Product::DivApprox => rcp::div_approx_f32_factors(x32, y32, ftz),
+        };
+        (r as u64, s as u64)
+    };
+    each(exec, |l| {
+        let (x, y) = factors(a[l], b[l]);
+        out[l] = fma(ty, mode, x ^ sa, y, c[l] ^ sc)
+    })
+}
+
 /// [`compare`] for the lanes of `exec`: the mask of lanes where it holds.
 pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, exec: u32) -> u32 {
     let mut v = 0u32;

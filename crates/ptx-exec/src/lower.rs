@@ -46,6 +46,21 @@ enum Binding {
     },
 }
 
+/// How a module is lowered: what ptxas was told when it assembled the code ptxsim stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// ptxas `--fmad` (default true): contract `mul` + `add`/`sub` without rounding modifiers
+    /// into fused multiply-adds as ptxas does (`crate::lower_contract`). Debug modules
+    /// (`.target ..., debug`) never contract.
+    pub fmad: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions { fmad: true }
+    }
+}
+
 /// Lowers a parsed module. `alloc_global` places `.global` variables; their initial bytes are
 /// returned in `inits` for the caller to write.
 pub fn lower_module(
@@ -53,6 +68,17 @@ pub fn lower_module(
     source: &str,
     alloc_global: &mut GlobalAllocator<'_>,
     inits: &mut Vec<(u64, Vec<u8>)>,
+) -> Result<Program, ExecError> {
+    lower_module_with(module, source, alloc_global, inits, LowerOptions::default())
+}
+
+/// [`lower_module`] with [`LowerOptions`].
+pub fn lower_module_with(
+    module: &ast::Module,
+    source: &str,
+    alloc_global: &mut GlobalAllocator<'_>,
+    inits: &mut Vec<(u64, Vec<u8>)>,
+    options: LowerOptions,
 ) -> Result<Program, ExecError> {
     let lines = LineIndex::new(source);
     let mut cx = ModuleCx {
@@ -157,7 +183,7 @@ pub fn lower_module(
     for (fi, f) in defined.iter().enumerate() {
         let body = f.body.as_ref().expect("defined functions have bodies");
         let first_id = infos.len();
-        let lowered =
+        let mut lowered =
             match FunctionCx::new(&cx, &program, fi as u32, f).lower_body(body, &mut infos) {
                 Ok(l) => l,
                 Err(e) => {
@@ -168,6 +194,9 @@ pub fn lower_module(
                     continue;
                 }
             };
+        if options.fmad && !program.debug {
+            crate::lower_contract::contract(&mut lowered.code, &infos);
+        }
         let target = &mut program.functions[fi];
         target.rank = crate::program::schedule_ranks(&lowered.code);
         target.slot_table = crate::program::SlotTable::new(&lowered.code);

@@ -37,6 +37,17 @@ pub use operators::*;
 pub use schedule::schedule_ranks;
 pub use slots::{register_slots, SlotTable};
 
+/// What the product of an [`Op::FmaContract`] was in PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Product {
+    /// `mul a, b`.
+    Mul,
+    /// `div.full.f32 a, b`.
+    DivFull,
+    /// `div.approx.f32 a, b`.
+    DivApprox,
+}
+
 /// One lowered instruction.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
@@ -188,6 +199,22 @@ pub enum Op {
     Fma {
         ty: ScalarType,
         mode: FloatMode,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// A `mul` and an `add`/`sub` without rounding modifiers that ptxas contracts into one
+    /// fused multiply-add (`crate::lower_contract`): `d = (±a) * b + (±c)` rounded once, the
+    /// sign of `a` (the product) and of `c` (the addend) flipped where `neg_ab`/`neg_c` say.
+    /// With `product` a division (`div.full`/`div.approx.f32 a, b`), the factors are those of
+    /// its last multiply: MUFU.RCP of the scaled `b` and the scaled `a`.
+    FmaContract {
+        ty: ScalarType,
+        mode: FloatMode,
+        product: Product,
+        neg_ab: bool,
+        neg_c: bool,
         d: Dst,
         a: Src,
         b: Src,

@@ -445,6 +445,22 @@ impl Machine<'_> {
                     alu::fma_lanes(*ty, *mode, &a, &b, &c, out, exec)
                 });
             }
+            Op::FmaContract {
+                ty,
+                mode,
+                product,
+                neg_ab,
+                neg_c,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::fma_contract_lanes(*ty, *mode, *product, [*neg_ab, *neg_c], [&a, &b, &c], out, exec)
+                });
+            }
             Op::Testp { kind, ty, d, a: x } => {
                 read_srcs!(self, cta, wi; a = *x);
                 let v = lanes_where(exec, |l| alu::testp(*kind, *ty, a[l]));

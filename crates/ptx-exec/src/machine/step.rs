@@ -124,7 +124,11 @@ impl Machine<'_> {
             Op::Carry { .. } | Op::Video { .. } | Op::Lop3Pred { .. } => {
                 self.exec_int_multi(cta, wi, inst, exec)?
             }
-            Op::Float1 { .. } | Op::Float2 { .. } | Op::Fma { .. } | Op::Testp { .. } => {
+            Op::Float1 { .. }
+            | Op::Float2 { .. }
+            | Op::Fma { .. }
+            | Op::FmaContract { .. }
+            | Op::Testp { .. } => {
                 self.exec_float(cta, wi, inst, exec)?
             }
             Op::Setp { .. }

@@ -6,7 +6,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use memsys::GpuConfig;
 use ptx_exec::{LaunchConfig, RunSummary};
 use ptxsim::launch::{
-    self, check_runnable, compare, dims, load_session, parse_arg_within, prepare, read_npy,
+    self, check_runnable, compare, dims, load_session_with, parse_arg_within, prepare, read_npy,
     write_npy, ArgSpec, Expect, LaunchFile, PreparedLaunch,
 };
 use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
@@ -61,6 +61,11 @@ pub struct LaunchArgs {
     /// access to global memory in a fixed order.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<u32>,
+    /// ptxas's `--fmad` the code was assembled with: `--fmad=false` runs `mul` + `add`/`sub`
+    /// without rounding modifiers as two roundings; default true (contracted into fused
+    /// multiply-adds where ptxas contracts them), or the launch file's `fmad`.
+    #[arg(long, value_name = "BOOL", num_args = 1, require_equals = false)]
+    pub fmad: Option<bool>,
 }
 
 /// clap's parser for `--threads`: 1 to [`ptx_exec::machine::MAX_THREADS`].
@@ -198,6 +203,8 @@ pub struct Resolved {
     pub timeout: Option<std::time::Duration>,
     /// Host threads (`--threads`, default the available cores).
     pub threads: u32,
+    /// ptxas `--fmad` (`--fmad`, the launch file's `fmad`, default true).
+    pub fmad: bool,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -236,6 +243,7 @@ impl Resolved {
 /// Gathers the launch from the launch file or the options.
 pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let mut file_persisting = None;
+    let mut file_fmad = None;
     let mut timeout = args.timeout;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
@@ -264,6 +272,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                 None => args.gpu.clone(),
             };
             file_persisting = file.persisting_l2;
+            file_fmad = file.fmad;
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -324,6 +333,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         max_steps,
         timeout,
         threads: threads_or_default(args.threads),
+        fmad: args.fmad.or(file_fmad).unwrap_or(true),
         gpu,
         base,
     })
@@ -514,7 +524,7 @@ pub fn run(args: Args) -> ExitCode {
     if args.report.is_some() && r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
-    let session = match load_session(&r.ptx, r.gpu.clone())
+    let session = match load_session_with(&r.ptx, r.gpu.clone(), r.fmad)
         .and_then(|s| check_runnable(&s, &r.kernel, &r.ptx).map(|()| s))
     {
         Ok(s) => s,

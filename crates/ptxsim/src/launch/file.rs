@@ -34,6 +34,11 @@ pub struct LaunchFile {
     /// suffix); `--persisting-l2` overrides it. Absent: 0, as in a fresh CUDA context.
     #[serde(default, deserialize_with = "de_byte_count")]
     pub persisting_l2: Option<u64>,
+    /// `fmad = false`: the code was assembled with ptxas `--fmad=false` (no `mul` + `add`
+    /// contraction into fused multiply-adds); `--fmad` overrides it. Absent: true, ptxas's
+    /// default.
+    #[serde(default)]
+    pub fmad: Option<bool>,
     /// Argument index → output file.
     #[serde(default)]
     pub out: BTreeMap<String, PathBuf>,
