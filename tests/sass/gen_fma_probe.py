@@ -180,8 +180,8 @@ def decode(bits, fmt):
     return sign * (1 + Fraction(fr, 1 << m)) * Fraction(2) ** (ex - bias)
 
 
-def encode(x, fmt, ftz=False, sat=False):
-    """Round the exact rational x to nearest-even in fmt (one rounding)."""
+def encode(x, fmt, ftz=False, sat=False, rz=False):
+    """Round the exact rational x to nearest-even (or toward zero) in fmt (one rounding)."""
     e, m = FMT[fmt]
     bias = (1 << (e - 1)) - 1
     if sat:
@@ -199,12 +199,14 @@ def encode(x, fmt, ftz=False, sat=False):
     q = x / Fraction(2) ** (k - m)  # significand scaled to an integer grid
     n = q.numerator // q.denominator
     rem = q - n
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1):
+    if not rz and (rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1)):
         n += 1
     if n >= 1 << (m + 1):
         n >>= 1
         k += 1
     if k > bias:
+        if rz:
+            return sign << (e + m) | ((1 << e) - 1) << m | ((1 << m) - 1)  # largest finite
         return sign << (e + m) | ((1 << e) - 1) << m  # infinity
     if n < 1 << m:  # subnormal
         if ftz:
@@ -315,7 +317,7 @@ def run_model(body, ty, inputs, fused, outs=()):
         return Fraction(o) if o[0].isdigit() else regs[o]
 
     def rnd(x, mods):
-        return decode(encode(x, ty, "ftz" in mods, "sat" in mods), ty)
+        return decode(encode(x, ty, "ftz" in mods, "sat" in mods, "rz" in mods), ty)
 
     pc, steps, ints = 0, 0, {}
     while pc < len(stmts) and steps < 100:
@@ -463,7 +465,10 @@ def main():
         lst = sass(os.path.join(HERE, "fma_probe.ptx"), arch)
         if arch == "sm_90":
             lst += sass(os.path.join(HERE, "fma_probe_bf16.ptx"), arch)
-        open(os.path.join(HERE, "sass", f"fma_probe.{arch}.sass"), "w").write(lst)
+        # The listing without the encodings (the `/* 0x... */` words), to keep it small.
+        slim = "\n".join(re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/", "", ln).rstrip() for ln in lst.splitlines()
+                         if not re.fullmatch(r"\s*/\* 0x[0-9a-f]{16} \*/\s*", ln))
+        open(os.path.join(HERE, "sass", f"fma_probe.{arch}.sass"), "w").write(slim + "\n")
         fns = per_function(lst)
         order = [f"{ty}_{n}" for ty, l in MAIN + (BFM if arch == "sm_90" else []) for n, _, _ in l]
         with open(os.path.join(HERE, f"fma_probe.{arch}.tsv"), "w") as f:

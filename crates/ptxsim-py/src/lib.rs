@@ -351,7 +351,7 @@ impl LaunchResult {
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, fmad=true))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -369,6 +369,7 @@ fn launch(
     persisting_l2: u64,
     timeout: Option<f64>,
     threads: Option<u32>,
+    fmad: bool,
 ) -> PyResult<LaunchResult> {
     let max = ptx_exec::machine::MAX_THREADS;
     let threads = match threads {
@@ -423,8 +424,9 @@ fn launch(
             "{name}: the file is not text"
         )));
     };
-    let session =
-        Session::new(module, &report.file.text, gpu_cfg).map_err(|e| exec_error(py, name, e))?;
+    let options = ptx_exec::lower::LowerOptions { fmad };
+    let session = Session::new_with(module, &report.file.text, gpu_cfg, options)
+        .map_err(|e| exec_error(py, name, e))?;
     let params = session
         .kernel_params(kernel)
         .map_err(|e| exec_error(py, name, e))?;

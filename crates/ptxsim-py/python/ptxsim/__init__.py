@@ -204,6 +204,7 @@ def launch(
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
+    fmad: bool = True,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -235,6 +236,10 @@ def launch(
         --threads``; 1 to 1024. Outputs, counters, hazards and faults are the same for every
         count. ``Result.threads`` says how many it used (one with ``hazards=True``; see
         ``Result.threads_note``).
+    fmad: ptxas's ``--fmad`` the code stands for (default True: a ``mul`` and an ``add``/``sub``
+        without rounding modifiers are contracted into one fused multiply-add where ptxas
+        contracts them; False: rounded twice, as code assembled with ``--fmad=false``), as
+        ``ptxsim run --fmad``. Debug modules (``.target ..., debug``) never contract.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -264,6 +269,7 @@ def launch(
         persisting_l2=persisting_l2,
         timeout=timeout,
         threads=threads,
+        fmad=fmad,
     )
 
 
@@ -289,7 +295,7 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
-            persisting_l2=0, timeout=None, threads=None):
+            persisting_l2=0, timeout=None, threads=None, fmad=True):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -306,7 +312,15 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
         timeout=None if timeout is None else float(timeout),
         threads=None if threads is None else _thread_count(threads),
+        fmad=_fmad(fmad),
     )
+
+
+def _fmad(fmad: Any) -> bool:
+    """``fmad=``: a bool (as ptxas's ``--fmad=true|false``)."""
+    if not isinstance(fmad, (bool, np.bool_)):
+        raise TypeError(f"fmad must be a bool, not {type(fmad).__name__}")
+    return bool(fmad)
 
 
 def _thread_count(threads: Any) -> int:

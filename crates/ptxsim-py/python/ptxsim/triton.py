@@ -269,6 +269,7 @@ def run(
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
+    fmad: Optional[bool] = None,
     **kwargs,
 ) -> Result:
     """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
@@ -283,6 +284,8 @@ def run(
         b200 for sm_100 and later).
     hazards, seed, max_steps, persisting_l2, timeout, threads: as for ``ptxsim.launch`` (``persisting_l2``: the
         persisting-L2 set-aside in bytes, default 0 as in a fresh CUDA context).
+    fmad: as for ``ptxsim.launch``; default: Triton's ``enable_fp_fusion`` (Triton passes
+        ``--fmad=false`` to ptxas when it is False).
 
     Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
     """
@@ -304,6 +307,7 @@ def run(
         persisting_l2=persisting_l2,
         timeout=timeout,
         threads=threads,
+        fmad=kwargs.get("enable_fp_fusion", True) if fmad is None else fmad,
     )
 
 
