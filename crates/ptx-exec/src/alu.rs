@@ -299,7 +299,13 @@ pub fn carry(op: CarryOp, ty: ScalarType, a: u64, b: u64, c: u64, cf: bool) -> (
     let t = int_ty(ty);
     match op {
         CarryOp::Add => int::add_carry(t, a, b, cf),
-        CarryOp::Sub => int::sub_borrow(t, a, b, cf),
+        // The hardware's CC.CF after a subtraction is the carry out of `a + ~b + CF` (IADD3
+        // with a carry predicate; ptxas 13.5 SASS of ZLUDA's subc_cc_s32): set when nothing
+        // is borrowed, so `addc` after `sub.cc` adds 1 exactly when `a >= b`.
+        CarryOp::Sub => {
+            let (v, borrow) = int::sub_borrow(t, a, b, !cf);
+            (v, !borrow)
+        }
         CarryOp::MadLo => int::add_carry(t, int::mul_lo(t, a, b), c, cf),
         CarryOp::MadHi => int::add_carry(t, int::mul_hi(t, a, b), c, cf),
     }
@@ -576,7 +582,44 @@ pub fn compare(c: Cmp, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
 
 /// `set` result value.
 pub fn set_value(dty: ScalarType, v: bool) -> u64 {
-    cmp::set_value(dty == ScalarType::F32, v) as u64
+    match dty {
+        // 1.0 in the half format, or 0.
+        ScalarType::F16 | ScalarType::F16x2 => 0x3c00 * v as u64,
+        ScalarType::Bf16 | ScalarType::Bf16x2 => 0x3f80 * v as u64,
+        _ => cmp::set_value(dty == ScalarType::F32, v) as u64,
+    }
+}
+
+/// `set.cmp.dtype.stype d, a, b{, p}`: `combine` applies the optional predicate to a test
+/// result. Packed sources (`.f16x2`, `.bf16x2`) compare each half on its own: each half of `d`
+/// is 1.0 or 0.0 of a packed `dtype`, or `0xFFFF`/0 of a `.u32`/`.s32` one.
+pub fn set(
+    c: Cmp,
+    dty: ScalarType,
+    ty: ScalarType,
+    a: u64,
+    b: u64,
+    combine: impl Fn(bool) -> bool,
+) -> u64 {
+    if !matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        return set_value(dty, combine(compare(c, ty, false, a, b)));
+    }
+    let half = if ty == ScalarType::F16x2 {
+        ScalarType::F16
+    } else {
+        ScalarType::Bf16
+    };
+    let mut d = 0;
+    for k in 0..2 {
+        let (x, y) = ((a >> (16 * k)) & 0xffff, (b >> (16 * k)) & 0xffff);
+        let t = combine(compare(c, half, false, x, y));
+        let v = match dty {
+            ScalarType::F16x2 | ScalarType::Bf16x2 => set_value(dty, t),
+            _ => 0xffff * t as u64,
+        };
+        d |= v << (16 * k);
+    }
+    d
 }
 
 /// `slct.dtype.{s32,f32} d, a, b, c`.

@@ -146,6 +146,21 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// The scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr` on whole words,
+    /// with `.sat`, `.clamp`/`.wrap` and an optional secondary `.add/.min/.max` with `c`.
+    VideoScalar {
+        op: ptx_semantics::int::VideoScalarOp,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        sat: bool,
+        clamp: bool,
+        op2: Option<ptx_semantics::int::VideoOp2>,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`: `d` as `lop3`, `p = (d != 0) BoolOp q`.
     Lop3Pred {
         lut: u8,

@@ -121,7 +121,7 @@ impl Machine<'_> {
             | Op::Bfi { .. }
             | Op::Prmt { .. }
             | Op::Shf { .. } => self.exec_int(cta, wi, inst, exec)?,
-            Op::Carry { .. } | Op::Video { .. } | Op::Lop3Pred { .. } => {
+            Op::Carry { .. } | Op::Video { .. } | Op::VideoScalar { .. } | Op::Lop3Pred { .. } => {
                 self.exec_int_multi(cta, wi, inst, exec)?
             }
             Op::Float1 { .. }

@@ -43,6 +43,7 @@ pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
         }
         Op::Int3 { d, a, b, c, .. }
         | Op::Fma { d, a, b, c, .. }
+        | Op::VideoScalar { d, a, b, c, .. }
         | Op::FmaContract { d, a, b, c, .. }
         | Op::Lop3Pred { d, a, b, c, .. }
         | Op::Bfe { d, a, b, c, .. }
