@@ -291,6 +291,20 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         } => int::dp2a(hi, a_signed, b_signed, a as u32, b as u32, c as u32) as u64,
         IntOp3::Lop3(lut) => int::lop3(a as u32, b as u32, c as u32, lut) as u64,
         IntOp3::Fns => int::fns(a as u32, b as u32, c as u32 as i32) as u64,
+        IntOp3::CvtPackSat { bits, signed } => {
+            let (lo, hi) = if signed {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            } else {
+                (0, (1i64 << bits) - 1)
+            };
+            let sat = |v: u64| ((v as u32 as i32 as i64).clamp(lo, hi) as u64) & ((1 << bits) - 1);
+            let td = sat(a) << bits | sat(b);
+            if bits == 8 {
+                (td | (c & 0xffff) << 16) & 0xffff_ffff
+            } else {
+                td
+            }
+        }
     }
 }
 

@@ -110,6 +110,23 @@ pub fn lower_module_with(
             cx.layout_function_shared(&f.name.value, body)?;
         }
     }
+    // Function-scope `.global` variables live in device memory like module ones, named within
+    // their function (`func\0name`, as function-scope `.shared` ones are).
+    for f in module.functions() {
+        if let Some(body) = &f.body {
+            for s in &body.statements {
+                if let Statement::Var(v) = s {
+                    if v.space.value.base() == StateSpace::Global {
+                        let mut scoped = v.clone();
+                        for d in &mut scoped.declarators {
+                            d.name.value = format!("{}\u{0}{}", f.name.value, d.name.value).into();
+                        }
+                        cx.declare_module_var(&scoped, alloc_global, &mut pending_inits)?;
+                    }
+                }
+            }
+        }
+    }
     // Initializers may take the address of any variable, so they are evaluated last.
     for (space, addr, ty, decl_span, init, elem_count) in pending_inits {
         let bytes = cx.init_bytes(ty, &init, elem_count, decl_span)?;

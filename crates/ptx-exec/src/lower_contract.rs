@@ -93,6 +93,14 @@ fn reads_writes(op: &Op) -> Option<(Vec<Slot>, Vec<Slot>)> {
             }
             src(a, &mut r);
         }
+        Op::MovVec { ds, srcs } => {
+            for d in ds {
+                dst(d, &mut w);
+            }
+            for s in srcs {
+                src(s, &mut r);
+            }
+        }
         Op::Ld(ld) => {
             for d in &ld.dsts {
                 dst(d, &mut w);

@@ -66,6 +66,12 @@ pub enum Op {
         d_bits: u32,
     },
     /// `mov.b64 {a, b}, s`: split into parts (low first).
+    /// `mov.vN.T {d0, d1, ...}, {a0, a1, ...}`: element-wise, every source read before any
+    /// destination is written (vector registers become such lists: `ptx_syntax`).
+    MovVec {
+        ds: Vec<Dst>,
+        srcs: Vec<Src>,
+    },
     Unpack {
         ds: Vec<Dst>,
         a: Src,

@@ -34,6 +34,7 @@ pub mod printer;
 pub mod span;
 pub mod stream;
 pub mod synth;
+mod vector_regs;
 
 pub use ast::Module;
 pub use printer::print;
@@ -92,7 +93,9 @@ pub fn parse_recovering(text: &str) -> (Module, Vec<ParseError>) {
         );
     }
     let tokens = lexer::lex(text);
-    parser::module(&tokens)
+    let (mut module, errors) = parser::module(&tokens);
+    vector_regs::scalarize(&mut module);
+    (module, errors)
 }
 
 /// Checks that file contents are UTF-8 text, naming the first offending byte otherwise.

@@ -70,6 +70,15 @@ impl Machine<'_> {
                     Self::write_dst(cta, wi, program, Dst::Reg(*d), &out, exec);
                 }
             }
+            Op::MovVec { ds, srcs } => {
+                let mut vals = vec![[0u64; 32]; srcs.len()];
+                for (v, s) in vals.iter_mut().zip(srcs) {
+                    self.read_src(cta, wi, *s, v);
+                }
+                for (d, v) in ds.iter().zip(&vals) {
+                    Self::write_dst(cta, wi, program, *d, v, exec);
+                }
+            }
             Op::Unpack {
                 ds,
                 a: s,

@@ -106,7 +106,11 @@ impl Machine<'_> {
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
             | Op::WarpSync { .. } => {}
-            Op::Mov { .. } | Op::Pack { .. } | Op::Unpack { .. } | Op::MovPred { .. } => {
+            Op::Mov { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::MovPred { .. }
+            | Op::MovVec { .. } => {
                 self.exec_move(cta, wi, inst, exec)?
             }
             Op::Cvt { .. }

@@ -66,6 +66,14 @@ pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
                 src(p, f);
             }
         }
+        Op::MovVec { ds, srcs } => {
+            for d in ds {
+                dst(d, f);
+            }
+            for s in srcs {
+                src(s, f);
+            }
+        }
         Op::Unpack { ds, a, .. } => {
             for d in ds {
                 dst(d, f);
