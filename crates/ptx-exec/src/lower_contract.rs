@@ -117,7 +117,9 @@ fn reads_writes(op: &Op) -> Option<(Vec<Slot>, Vec<Slot>)> {
                 r.push(b);
             }
         }
-        Op::Shfl { d, a, b, c, mask, .. } => {
+        Op::Shfl {
+            d, a, b, c, mask, ..
+        } => {
             dst(d, &mut w);
             for s in [a, b, c, mask] {
                 src(s, &mut r);
@@ -145,7 +147,10 @@ fn explicit_rounding_or_guard(text: &str) -> bool {
 
 fn is_float(ty: ptx_isa::ScalarType) -> bool {
     use ptx_isa::ScalarType as T;
-    matches!(ty, T::F32 | T::F64 | T::F16 | T::F16x2 | T::Bf16 | T::Bf16x2)
+    matches!(
+        ty,
+        T::F32 | T::F64 | T::F16 | T::F16x2 | T::Bf16 | T::Bf16x2
+    )
 }
 
 /// Basic-block number of each instruction: a block starts at a branch target and after a
@@ -256,7 +261,14 @@ fn uses_of(
 
 /// An `add`/`sub` at `j` that may absorb a product held in `slot`: the operand position
 /// (0 or 1) of the product and whether it is a `sub`.
-fn absorbing(code: &[Inst], f: &Facts, j: usize, slot: Slot, ty: ptx_isa::ScalarType, ftz: bool) -> Option<(usize, bool)> {
+fn absorbing(
+    code: &[Inst],
+    f: &Facts,
+    j: usize,
+    slot: Slot,
+    ty: ptx_isa::ScalarType,
+    ftz: bool,
+) -> Option<(usize, bool)> {
     if !f.free[j] {
         return None;
     }
@@ -353,7 +365,15 @@ pub(crate) fn contract(code: &mut [Inst], infos: &[InstrInfo]) {
                     return false;
                 }
                 if let Some((pos, _)) = absorbing(code, &facts, j, p, ty, ftz) {
-                    planned.push((j, Plan { mul: i, product, pos, negated: false }));
+                    planned.push((
+                        j,
+                        Plan {
+                            mul: i,
+                            product,
+                            pos,
+                            negated: false,
+                        },
+                    ));
                     return true;
                 }
                 // `neg n, p` whose every use absorbs `n`.
@@ -376,7 +396,15 @@ pub(crate) fn contract(code: &mut [Inst], infos: &[InstrInfo]) {
                     && nuses.iter().all(|&(k, kept)| {
                         kept && match absorbing(code, &facts, k, *nslot, ty, ftz) {
                             Some((pos, _)) => {
-                                planned.push((k, Plan { mul: i, product, pos, negated: true }));
+                                planned.push((
+                                    k,
+                                    Plan {
+                                        mul: i,
+                                        product,
+                                        pos,
+                                        negated: true,
+                                    },
+                                ));
                                 true
                             }
                             None => false,
@@ -394,8 +422,17 @@ pub(crate) fn contract(code: &mut [Inst], infos: &[InstrInfo]) {
         let Some(plan) = plans[j].iter().min_by_key(|p| p.pos).copied() else {
             continue;
         };
-        let (Op::Float2 { op, ty, mode, d, a: x, b: y }, Op::Float2 { a, b, .. }) =
-            (&code[j].op, &code[plan.mul].op)
+        let (
+            Op::Float2 {
+                op,
+                ty,
+                mode,
+                d,
+                a: x,
+                b: y,
+            },
+            Op::Float2 { a, b, .. },
+        ) = (&code[j].op, &code[plan.mul].op)
         else {
             continue;
         };

@@ -122,7 +122,10 @@ fn probes_contract_as_ptxas_does() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // The inputs tell fused from unfused wherever the rule fuses (so the test can fail).
-    assert!(differing >= 40, "{differing} cases tell fused from twice-rounded");
+    assert!(
+        differing >= 40,
+        "{differing} cases tell fused from twice-rounded"
+    );
 }
 
 #[test]
@@ -206,7 +209,10 @@ fn rotary_output_differs_in_59_elements_without_contraction() {
 #[test]
 fn fmad_flag_takes_a_boolean() {
     let launch = common::root().join("tests/corpus/run/triton.rms_norm.sm80.toml");
-    let out = common::run_exits(2, &["run", "--launch", launch.to_str().unwrap(), "--fmad=maybe"]);
+    let out = common::run_exits(
+        2,
+        &["run", "--launch", launch.to_str().unwrap(), "--fmad=maybe"],
+    );
     let err = common::stderr_of(&out);
     assert!(err.contains("--fmad"), "{err}");
 }

@@ -150,7 +150,9 @@ fn zluda_conformance_kernels_give_zluda_outputs() {
         let known = KNOWN.iter().find(|k| k.0 == c.name);
         match (&result, known) {
             (Ok(()), None) => passed += 1,
-            (Ok(()), Some(_)) => unexpected.push(format!("{}: passes now; drop it from KNOWN", c.name)),
+            (Ok(()), Some(_)) => {
+                unexpected.push(format!("{}: passes now; drop it from KNOWN", c.name))
+            }
             (Err(e), None) => unexpected.push(format!("{}: {e}", c.name)),
             (Err(e), Some(_)) => eprintln!("known: {}: {e}", c.name),
         }

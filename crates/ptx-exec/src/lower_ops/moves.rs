@@ -64,7 +64,9 @@ pub(super) fn lower(
         }
         "cvt" if m.has(".pack") => {
             let types = m.types();
-            let dty = *types.first().ok_or_else(|| cx.error(span, "cvt.pack needs types".into()))?;
+            let dty = *types
+                .first()
+                .ok_or_else(|| cx.error(span, "cvt.pack needs types".into()))?;
             let (bits, signed) = match dty {
                 ScalarType::U8 => (8, false),
                 ScalarType::S8 => (8, true),

@@ -365,8 +365,16 @@ impl Machine<'_> {
                 read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
                 Self::write_lanes(cta, wi, program, *d, exec, |l| {
                     ptx_semantics::int::video_scalar(
-                        *op, *d_signed, *a_signed, *b_signed, *sat, *clamp, *op2, a[l] as u32,
-                        b[l] as u32, c[l] as u32,
+                        *op,
+                        *d_signed,
+                        *a_signed,
+                        *b_signed,
+                        *sat,
+                        *clamp,
+                        *op2,
+                        a[l] as u32,
+                        b[l] as u32,
+                        c[l] as u32,
                     ) as u64
                 });
             }
@@ -493,7 +501,15 @@ impl Machine<'_> {
             } => {
                 read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
                 Self::write_warp(cta, wi, program, *d, exec, |out| {
-                    alu::fma_contract_lanes(*ty, *mode, *product, [*neg_ab, *neg_c], [&a, &b, &c], out, exec)
+                    alu::fma_contract_lanes(
+                        *ty,
+                        *mode,
+                        *product,
+                        [*neg_ab, *neg_c],
+                        [&a, &b, &c],
+                        out,
+                        exec,
+                    )
                 });
             }
             Op::Testp { kind, ty, d, a: x } => {

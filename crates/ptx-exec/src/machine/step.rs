@@ -110,9 +110,7 @@ impl Machine<'_> {
             | Op::Pack { .. }
             | Op::Unpack { .. }
             | Op::MovPred { .. }
-            | Op::MovVec { .. } => {
-                self.exec_move(cta, wi, inst, exec)?
-            }
+            | Op::MovVec { .. } => self.exec_move(cta, wi, inst, exec)?,
             Op::Cvt { .. }
             | Op::CvtPack { .. }
             | Op::Cvta { .. }
@@ -132,9 +130,7 @@ impl Machine<'_> {
             | Op::Float2 { .. }
             | Op::Fma { .. }
             | Op::FmaContract { .. }
-            | Op::Testp { .. } => {
-                self.exec_float(cta, wi, inst, exec)?
-            }
+            | Op::Testp { .. } => self.exec_float(cta, wi, inst, exec)?,
             Op::Setp { .. }
             | Op::Set { .. }
             | Op::Selp { .. }
