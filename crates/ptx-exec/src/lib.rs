@@ -130,6 +130,9 @@ impl Session {
         gpu: GpuConfig,
         options: lower::LowerOptions,
     ) -> Result<Self, ExecError> {
+        // Vector registers run as the scalar registers they hold.
+        let scalar = ptx_syntax::scalarized(module);
+        let module = scalar.as_ref().unwrap_or(module);
         let mut mem = MemSystem::new(gpu)?;
         let mut inits = Vec::new();
         let program = {

@@ -35,6 +35,7 @@ pub mod span;
 pub mod stream;
 pub mod synth;
 mod vector_regs;
+pub use vector_regs::{scalarize_vector_item, scalarize_vector_registers, scalarized};
 
 pub use ast::Module;
 pub use printer::print;
@@ -93,9 +94,7 @@ pub fn parse_recovering(text: &str) -> (Module, Vec<ParseError>) {
         );
     }
     let tokens = lexer::lex(text);
-    let (mut module, errors) = parser::module(&tokens);
-    vector_regs::scalarize(&mut module);
-    (module, errors)
+    parser::module(&tokens)
 }
 
 /// Checks that file contents are UTF-8 text, naming the first offending byte otherwise.

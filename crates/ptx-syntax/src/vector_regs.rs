@@ -3,9 +3,11 @@
 //! is the register `r$x`, and `r` used whole is the vector operand `{r$x, r$y}` (in `ld.v2`,
 //! `st.v2`, `mov.v2`, a packing `mov.b64 d, r`, a call's argument list, where it stands for its
 //! elements in order). ptxas accepts these forms (ZLUDA's conformance kernels use them); the
-//! checker and the interpreter then see only scalar registers and `{…}` lists, which they
-//! handle. A vector parameter `p` of a `.func` is declared as the parameters `p$x`, `p$y`, …
-//! by the parser (`parser::declarations::param_list`).
+//! checker ([`scalarize_vector_registers`] after parsing) and the interpreter ([`scalarized`])
+//! then see only scalar registers and `{…}` lists, which they handle; the parsed module itself
+//! keeps the declarations as written (the printer prints them back). A vector parameter `p` of
+//! a `.func` is declared as the parameters `p$x`, `p$y`, … by the parser
+//! (`parser::declarations::param_list`).
 
 use crate::ast::{Block, Declarator, Function, Item, Module, Name, Operand, Statement};
 use crate::span::{Span, Spanned};
@@ -32,13 +34,50 @@ fn component_index(c: &str) -> Option<usize> {
     }
 }
 
-/// Rewrites every function of `module` (see the module documentation).
-pub(crate) fn scalarize(module: &mut Module) {
+/// Rewrites every function of `module` into scalar registers (see the module documentation).
+pub fn scalarize_vector_registers(module: &mut Module) {
     for item in &mut module.items {
-        if let Item::Function(f) = item {
+        scalarize_vector_item(item);
+    }
+}
+
+/// [`scalarize_vector_registers`] for one item.
+pub fn scalarize_vector_item(item: &mut Item) {
+    if let Item::Function(f) = item {
+        if has_vectors(f) {
             scalarize_function(f);
         }
     }
+}
+
+/// A scalarized copy of `module` when it has vector registers, else `None` (no copy made).
+pub fn scalarized(module: &Module) -> Option<Module> {
+    let any = module
+        .items
+        .iter()
+        .any(|i| matches!(i, Item::Function(f) if has_vectors(f)));
+    any.then(|| {
+        let mut m = module.clone();
+        scalarize_vector_registers(&mut m);
+        m
+    })
+}
+
+fn has_vectors(f: &Function) -> bool {
+    fn block_has(b: &Block) -> bool {
+        b.statements.iter().any(|s| match s {
+            Statement::Var(v) => v.space.value == ptx_isa::StateSpace::Reg && v.vector.is_some(),
+            Statement::Block(b) => block_has(b),
+            _ => false,
+        })
+    }
+    let split_param = f
+        .params
+        .iter()
+        .flatten()
+        .chain(f.returns.iter().flatten())
+        .any(|p| p.name.value.contains('$'));
+    split_param || f.body.as_ref().is_some_and(block_has)
 }
 
 fn scalarize_function(f: &mut Function) {
