@@ -165,11 +165,9 @@ fn blocks(code: &[Inst]) -> Vec<u32> {
     let mut leader = vec![false; n + 1];
     for (pc, inst) in code.iter().enumerate() {
         match &inst.op {
-            Op::Bra { target, .. } => {
-                if !noop_bra(pc) {
-                    leader[(*target as usize).min(n)] = true;
-                    leader[pc + 1] = true;
-                }
+            Op::Bra { target, .. } if !noop_bra(pc) => {
+                leader[(*target as usize).min(n)] = true;
+                leader[pc + 1] = true;
             }
             Op::BrxIdx { targets, .. } => {
                 for t in targets.iter() {
