@@ -174,7 +174,9 @@ pub fn check_source(name: &str, bytes: &[u8], options: &CheckOptions) -> CheckRe
             };
         }
     };
-    let (module, parse_errors) = ptx_syntax::parse_recovering(text);
+    let (mut module, parse_errors) = ptx_syntax::parse_recovering(text);
+    // Vector registers are checked as the scalar registers they hold.
+    ptx_syntax::scalarize_vector_registers(&mut module);
     let file = SourceFile::new(name, text);
     // Like ptxas, stop at the first syntax error: the statements before it are checked. A
     // header directive after the header is one too.

@@ -118,6 +118,47 @@ pub fn fma_lanes(
     }
 }
 
+/// The sign bit(s) of a float type's register value (both halves of a packed pair).
+fn sign_mask(ty: ScalarType) -> u64 {
+    match ty {
+        ScalarType::F64 => 1 << 63,
+        ScalarType::F32 => 1 << 31,
+        ScalarType::F16 | ScalarType::Bf16 => 0x8000,
+        ScalarType::F16x2 | ScalarType::Bf16x2 => 0x8000_8000,
+        _ => 0,
+    }
+}
+
+/// A contracted `mul` + `add`/`sub` (`Op::FmaContract`) for the lanes of `exec`: [`fma`] of
+/// `(±a, b, ±c)`, where `neg = [negate a, negate c]` flips sign bits (exact, as the FFMA's
+/// operand negation is).
+pub fn fma_contract_lanes(
+    ty: ScalarType,
+    mode: FloatMode,
+    product: Product,
+    neg: [bool; 2],
+    [a, b, c]: [&Lanes; 3],
+    out: &mut Lanes,
+    exec: u32,
+) {
+    use ptx_semantics::sfu::rcp;
+    let m = sign_mask(ty);
+    let (sa, sc) = (if neg[0] { m } else { 0 }, if neg[1] { m } else { 0 });
+    let factors = |x: u64, y: u64| -> (u64, u64) {
+        let (x32, y32, ftz) = (x as u32, y as u32, mode.ftz);
+        let (r, s) = match product {
+            Product::Mul => return (x, y),
+            Product::DivFull => rcp::div_full_f32_factors(x32, y32, ftz),
+            Product::DivApprox => rcp::div_approx_f32_factors(x32, y32, ftz),
+        };
+        (r as u64, s as u64)
+    };
+    each(exec, |l| {
+        let (x, y) = factors(a[l], b[l]);
+        out[l] = fma(ty, mode, x ^ sa, y, c[l] ^ sc)
+    })
+}
+
 /// [`compare`] for the lanes of `exec`: the mask of lanes where it holds.
 pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, exec: u32) -> u32 {
     let mut v = 0u32;
@@ -250,6 +291,20 @@ pub fn int3(op: IntOp3, ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         } => int::dp2a(hi, a_signed, b_signed, a as u32, b as u32, c as u32) as u64,
         IntOp3::Lop3(lut) => int::lop3(a as u32, b as u32, c as u32, lut) as u64,
         IntOp3::Fns => int::fns(a as u32, b as u32, c as u32 as i32) as u64,
+        IntOp3::CvtPackSat { bits, signed } => {
+            let (lo, hi) = if signed {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            } else {
+                (0, (1i64 << bits) - 1)
+            };
+            let sat = |v: u64| ((v as u32 as i32 as i64).clamp(lo, hi) as u64) & ((1 << bits) - 1);
+            let td = sat(a) << bits | sat(b);
+            if bits == 8 {
+                (td | (c & 0xffff) << 16) & 0xffff_ffff
+            } else {
+                td
+            }
+        }
     }
 }
 
@@ -258,7 +313,13 @@ pub fn carry(op: CarryOp, ty: ScalarType, a: u64, b: u64, c: u64, cf: bool) -> (
     let t = int_ty(ty);
     match op {
         CarryOp::Add => int::add_carry(t, a, b, cf),
-        CarryOp::Sub => int::sub_borrow(t, a, b, cf),
+        // The hardware's CC.CF after a subtraction is the carry out of `a + ~b + CF` (IADD3
+        // with a carry predicate; ptxas 13.5 SASS of ZLUDA's subc_cc_s32): set when nothing
+        // is borrowed, so `addc` after `sub.cc` adds 1 exactly when `a >= b`.
+        CarryOp::Sub => {
+            let (v, borrow) = int::sub_borrow(t, a, b, !cf);
+            (v, !borrow)
+        }
         CarryOp::MadLo => int::add_carry(t, int::mul_lo(t, a, b), c, cf),
         CarryOp::MadHi => int::add_carry(t, int::mul_hi(t, a, b), c, cf),
     }
@@ -535,7 +596,44 @@ pub fn compare(c: Cmp, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
 
 /// `set` result value.
 pub fn set_value(dty: ScalarType, v: bool) -> u64 {
-    cmp::set_value(dty == ScalarType::F32, v) as u64
+    match dty {
+        // 1.0 in the half format, or 0.
+        ScalarType::F16 | ScalarType::F16x2 => 0x3c00 * v as u64,
+        ScalarType::Bf16 | ScalarType::Bf16x2 => 0x3f80 * v as u64,
+        _ => cmp::set_value(dty == ScalarType::F32, v) as u64,
+    }
+}
+
+/// `set.cmp.dtype.stype d, a, b{, p}`: `combine` applies the optional predicate to a test
+/// result. Packed sources (`.f16x2`, `.bf16x2`) compare each half on its own: each half of `d`
+/// is 1.0 or 0.0 of a packed `dtype`, or `0xFFFF`/0 of a `.u32`/`.s32` one.
+pub fn set(
+    c: Cmp,
+    dty: ScalarType,
+    ty: ScalarType,
+    a: u64,
+    b: u64,
+    combine: impl Fn(bool) -> bool,
+) -> u64 {
+    if !matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        return set_value(dty, combine(compare(c, ty, false, a, b)));
+    }
+    let half = if ty == ScalarType::F16x2 {
+        ScalarType::F16
+    } else {
+        ScalarType::Bf16
+    };
+    let mut d = 0;
+    for k in 0..2 {
+        let (x, y) = ((a >> (16 * k)) & 0xffff, (b >> (16 * k)) & 0xffff);
+        let t = combine(compare(c, half, false, x, y));
+        let v = match dty {
+            ScalarType::F16x2 | ScalarType::Bf16x2 => set_value(dty, t),
+            _ => 0xffff * t as u64,
+        };
+        d |= v << (16 * k);
+    }
+    d
 }
 
 /// `slct.dtype.{s32,f32} d, a, b, c`.

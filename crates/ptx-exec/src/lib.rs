@@ -76,6 +76,7 @@ pub mod hazards;
 pub mod limits;
 pub mod lower;
 mod lower_bulk;
+mod lower_contract;
 mod lower_ops;
 pub mod machine;
 pub mod memory;
@@ -123,11 +124,25 @@ pub struct Session {
 impl Session {
     /// Lowers `module` (parsed from `source`) over a fresh memory system for `gpu`.
     pub fn new(module: &Module, source: &str, gpu: GpuConfig) -> Result<Self, ExecError> {
+        Self::new_with(module, source, gpu, lower::LowerOptions::default())
+    }
+
+    /// [`Session::new`] with lowering options (`fmad: false` for code assembled with ptxas
+    /// `--fmad=false`: no `mul` + `add` contraction).
+    pub fn new_with(
+        module: &Module,
+        source: &str,
+        gpu: GpuConfig,
+        options: lower::LowerOptions,
+    ) -> Result<Self, ExecError> {
+        // Vector registers run as the scalar registers they hold.
+        let scalar = ptx_syntax::scalarized(module);
+        let module = scalar.as_ref().unwrap_or(module);
         let mut mem = MemSystem::new(gpu)?;
         let mut inits = Vec::new();
         let program = {
             let mut alloc = |size: u64, align: u64| mem.alloc(size, align).map_err(ExecError::from);
-            lower::lower_module(module, source, &mut alloc, &mut inits)?
+            lower::lower_module_with(module, source, &mut alloc, &mut inits, options)?
         };
         for (addr, bytes) in inits {
             mem.write(addr, &bytes)?;

@@ -47,6 +47,21 @@ enum Binding {
     },
 }
 
+/// How a module is lowered: what ptxas was told when it assembled the code ptxsim stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// ptxas `--fmad` (default true): contract `mul` + `add`/`sub` without rounding modifiers
+    /// into fused multiply-adds as ptxas does (`crate::lower_contract`). Debug modules
+    /// (`.target ..., debug`) never contract.
+    pub fmad: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions { fmad: true }
+    }
+}
+
 /// Lowers a parsed module. `alloc_global` places `.global` variables; their initial bytes are
 /// returned in `inits` for the caller to write.
 pub fn lower_module(
@@ -54,6 +69,17 @@ pub fn lower_module(
     source: &str,
     alloc_global: &mut GlobalAllocator<'_>,
     inits: &mut Vec<(u64, Vec<u8>)>,
+) -> Result<Program, ExecError> {
+    lower_module_with(module, source, alloc_global, inits, LowerOptions::default())
+}
+
+/// [`lower_module`] with [`LowerOptions`].
+pub fn lower_module_with(
+    module: &ast::Module,
+    source: &str,
+    alloc_global: &mut GlobalAllocator<'_>,
+    inits: &mut Vec<(u64, Vec<u8>)>,
+    options: LowerOptions,
 ) -> Result<Program, ExecError> {
     let lines = LineIndex::new(source);
     let mut cx = ModuleCx {
@@ -84,6 +110,23 @@ pub fn lower_module(
     for f in module.functions() {
         if let Some(body) = &f.body {
             cx.layout_function_shared(&f.name.value, body)?;
+        }
+    }
+    // Function-scope `.global` variables live in device memory like module ones, named within
+    // their function (`func\0name`, as function-scope `.shared` ones are).
+    for f in module.functions() {
+        if let Some(body) = &f.body {
+            for s in &body.statements {
+                if let Statement::Var(v) = s {
+                    if v.space.value.base() == StateSpace::Global {
+                        let mut scoped = v.clone();
+                        for d in &mut scoped.declarators {
+                            d.name.value = format!("{}\u{0}{}", f.name.value, d.name.value).into();
+                        }
+                        cx.declare_module_var(&scoped, alloc_global, &mut pending_inits)?;
+                    }
+                }
+            }
         }
     }
     // Initializers may take the address of any variable, so they are evaluated last.
@@ -160,7 +203,7 @@ pub fn lower_module(
     for (fi, f) in defined.iter().enumerate() {
         let body = f.body.as_ref().expect("defined functions have bodies");
         let first_id = infos.len();
-        let lowered =
+        let mut lowered =
             match FunctionCx::new(&cx, &program, fi as u32, f).lower_body(body, &mut infos) {
                 Ok(l) => l,
                 Err(e) => {
@@ -171,6 +214,9 @@ pub fn lower_module(
                     continue;
                 }
             };
+        if options.fmad && !program.debug {
+            crate::lower_contract::contract(&mut lowered.code, &infos);
+        }
         let target = &mut program.functions[fi];
         target.rank = crate::program::schedule_ranks(&lowered.code);
         target.slot_table = crate::program::SlotTable::new(&lowered.code);

@@ -37,6 +37,17 @@ pub use operators::*;
 pub use schedule::schedule_ranks;
 pub use slots::{register_slots, SlotTable};
 
+/// What the product of an [`Op::FmaContract`] was in PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Product {
+    /// `mul a, b`.
+    Mul,
+    /// `div.full.f32 a, b`.
+    DivFull,
+    /// `div.approx.f32 a, b`.
+    DivApprox,
+}
+
 /// One lowered instruction.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
@@ -55,6 +66,12 @@ pub enum Op {
         d_bits: u32,
     },
     /// `mov.b64 {a, b}, s`: split into parts (low first).
+    /// `mov.vN.T {d0, d1, ...}, {a0, a1, ...}`: element-wise, every source read before any
+    /// destination is written (vector registers become such lists: `ptx_syntax`).
+    MovVec {
+        ds: Vec<Dst>,
+        srcs: Vec<Src>,
+    },
     Unpack {
         ds: Vec<Dst>,
         a: Src,
@@ -135,6 +152,21 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// The scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr` on whole words,
+    /// with `.sat`, `.clamp`/`.wrap` and an optional secondary `.add/.min/.max` with `c`.
+    VideoScalar {
+        op: ptx_semantics::int::VideoScalarOp,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        sat: bool,
+        clamp: bool,
+        op2: Option<ptx_semantics::int::VideoOp2>,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `lop3.{and,or}.b32 d|p, a, b, c, immLut, q`: `d` as `lop3`, `p = (d != 0) BoolOp q`.
     Lop3Pred {
         lut: u8,
@@ -188,6 +220,22 @@ pub enum Op {
     Fma {
         ty: ScalarType,
         mode: FloatMode,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// A `mul` and an `add`/`sub` without rounding modifiers that ptxas contracts into one
+    /// fused multiply-add (`crate::lower_contract`): `d = (±a) * b + (±c)` rounded once, the
+    /// sign of `a` (the product) and of `c` (the addend) flipped where `neg_ab`/`neg_c` say.
+    /// With `product` a division (`div.full`/`div.approx.f32 a, b`), the factors are those of
+    /// its last multiply: MUFU.RCP of the scaled `b` and the scaled `a`.
+    FmaContract {
+        ty: ScalarType,
+        mode: FloatMode,
+        product: Product,
+        neg_ab: bool,
+        neg_c: bool,
         d: Dst,
         a: Src,
         b: Src,

@@ -34,6 +34,8 @@ pub mod printer;
 pub mod span;
 pub mod stream;
 pub mod synth;
+mod vector_regs;
+pub use vector_regs::{scalarize_vector_item, scalarize_vector_registers, scalarized};
 
 pub use ast::Module;
 pub use printer::print;

@@ -433,7 +433,7 @@ fn registers(n: Option<u32>, source: &str) -> PyResult<Option<ptx_exec::Register
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag"))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag", fmad=true))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -453,6 +453,7 @@ fn launch(
     threads: Option<u32>,
     registers_per_thread: Option<u32>,
     registers_source: &str,
+    fmad: bool,
 ) -> PyResult<LaunchResult> {
     let registers = registers(registers_per_thread, registers_source)?;
     let max = ptx_exec::machine::MAX_THREADS;
@@ -509,8 +510,9 @@ fn launch(
         )));
     };
     let gpu_info = ptxsim_report::GpuInfo::from_config(&gpu_cfg);
-    let session =
-        Session::new(module, &report.file.text, gpu_cfg).map_err(|e| exec_error(py, name, e))?;
+    let options = ptx_exec::lower::LowerOptions { fmad };
+    let session = Session::new_with(module, &report.file.text, gpu_cfg, options)
+        .map_err(|e| exec_error(py, name, e))?;
     let params = session
         .kernel_params(kernel)
         .map_err(|e| exec_error(py, name, e))?;

@@ -192,13 +192,29 @@ pub fn check_runnable(session: &Session, kernel: &str, ptx: &Path) -> Result<(),
 
 /// Loads a PTX file into a session.
 pub fn load_session(ptx: &Path, gpu: GpuConfig) -> Result<Session, LaunchError> {
+    load_session_with(ptx, gpu, true)
+}
+
+/// [`load_session`] for code assembled with ptxas `--fmad=FMAD` (false: no `mul` + `add`
+/// contraction).
+pub fn load_session_with(ptx: &Path, gpu: GpuConfig, fmad: bool) -> Result<Session, LaunchError> {
     let text = std::fs::read_to_string(ptx)
         .map_err(|e| LaunchError::new(format!("cannot read {}: {e}", ptx.display())))?;
-    session_from_source(ptx, &text, gpu)
+    session_from_source_with(ptx, &text, gpu, fmad)
 }
 
 /// Parses and lowers PTX text (named `ptx` in messages) into a session.
 pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Session, LaunchError> {
+    session_from_source_with(ptx, text, gpu, true)
+}
+
+/// [`session_from_source`] with ptxas's `--fmad` setting.
+pub fn session_from_source_with(
+    ptx: &Path,
+    text: &str,
+    gpu: GpuConfig,
+    fmad: bool,
+) -> Result<Session, LaunchError> {
     let module = ptx_syntax::parse(text).map_err(|errors| {
         let idx = ptx_syntax::LineIndex::new(text);
         let e = &errors[0];
@@ -211,7 +227,8 @@ pub fn session_from_source(ptx: &Path, text: &str, gpu: GpuConfig) -> Result<Ses
             e.message
         ))
     })?;
-    Session::new(&module, text, gpu).map_err(|e| match e {
+    let options = ptx_exec::lower::LowerOptions { fmad };
+    Session::new_with(&module, text, gpu, options).map_err(|e| match e {
         ptx_exec::ExecError::Unsupported {
             line,
             column,

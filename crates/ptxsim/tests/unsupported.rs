@@ -4,7 +4,8 @@
 
 use assert_cmd::Command;
 
-// `vshl` (the scalar video shift) is legal PTX for sm_80 that the interpreter does not implement.
+// `vshl` with a byte selector (`%r1.b0`) is legal PTX for sm_80 that the interpreter does not
+// implement (whole-word video shifts it runs).
 const MODULE: &str = r#".version 8.0
 .target sm_80
 .address_size 64
@@ -13,7 +14,7 @@ const MODULE: &str = r#".version 8.0
 {
 	.reg .b32 %r<4>;
 	ld.param.b32 %r1, [a];
-	vshl.u32.u32.u32.clamp %r2, %r1, %r1;
+	vshl.u32.u32.u32.clamp %r2, %r1.b0, %r1;
 	st.param.b32 [r], %r2;
 	ret;
 }
@@ -34,7 +35,7 @@ const MODULE: &str = r#".version 8.0
 {
 	.reg .b32 %r<3>;
 	mov.u32 %r1, %tid.x;
-	vshl.u32.u32.u32.clamp %r2, %r1, %r1;
+	vshl.u32.u32.u32.clamp %r2, %r1.b0, %r1;
 	ret;
 }
 

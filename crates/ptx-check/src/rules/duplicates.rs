@@ -490,6 +490,10 @@ impl<'a> Checker<'a> {
 
     fn define_name(&mut self, span: Span, what: What) {
         let name = self.name_at(span);
+        if name.is_empty() {
+            // A name the parser made (the elements of a vector register): not in the text.
+            return;
+        }
         let Some(frame) = self.defs.frames.last_mut() else {
             return;
         };

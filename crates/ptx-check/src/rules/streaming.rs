@@ -48,7 +48,10 @@ fn check_runs(text: &str, options: &CheckOptions, runs: &mut Runs) -> Option<Vec
         match runs.next() {
             None => break,
             Some(Err(_)) => return None,
-            Some(Ok(mut items)) => head.append(&mut items),
+            Some(Ok(mut items)) => {
+                items.iter_mut().for_each(ptx_syntax::scalarize_vector_item);
+                head.append(&mut items)
+            }
         }
     }
     let head = Module {
@@ -69,7 +72,8 @@ fn check_runs(text: &str, options: &CheckOptions, runs: &mut Runs) -> Option<Vec
         }
     }
     while let Some(run) = runs.next() {
-        let items = run.ok()?;
+        let mut items = run.ok()?;
+        items.iter_mut().for_each(ptx_syntax::scalarize_vector_item);
         for item in &items {
             if is_header(item) || !check(&mut c, item) {
                 return None;

@@ -30,6 +30,9 @@ pub(super) fn lower(
         }
         "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
         | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, m, span, opcode)?,
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" => {
+            lower_video_scalar(cx, g, m, span, opcode)?
+        }
         "lop3" if m.has(".or") || m.has(".and") => lower_lop3_pred(cx, g, m, span)?,
         "lop3" => {
             let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
@@ -310,5 +313,75 @@ pub(super) fn lower_video(
         a: cx.src(a, ScalarType::B32)?,
         b: cx.src(b, ScalarType::B32)?,
         c: cx.src(c, ScalarType::B32)?,
+    })
+}
+
+/// The scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr`
+/// (`.dtype.atype.btype{.sat}{.clamp|.wrap}{.add|.min|.max}`), whole-word operands.
+fn lower_video_scalar(
+    cx: &mut dyn OperandCx,
+    g: &GenericInstruction,
+    m: &Mods<'_>,
+    span: Span,
+    opcode: &str,
+) -> Result<Op, ExecError> {
+    use ptx_semantics::int::{VideoOp2, VideoScalarOp};
+    let op = match opcode {
+        "vadd" => VideoScalarOp::Add,
+        "vsub" => VideoScalarOp::Sub,
+        "vabsdiff" => VideoScalarOp::AbsDiff,
+        "vmin" => VideoScalarOp::Min,
+        "vmax" => VideoScalarOp::Max,
+        "vshl" => VideoScalarOp::Shl,
+        _ => VideoScalarOp::Shr,
+    };
+    let types = m.types();
+    let [dt, at, bt] = types.as_slice() else {
+        return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
+    };
+    let op2 = if m.has(".add") {
+        Some(VideoOp2::Add)
+    } else if m.has(".min") {
+        Some(VideoOp2::Min)
+    } else if m.has(".max") {
+        Some(VideoOp2::Max)
+    } else {
+        None
+    };
+    let ops = &g.operands;
+    let want = if op2.is_some() { 4 } else { 3 };
+    if ops.len() != want {
+        return Err(cx.error(
+            span,
+            format!("`{opcode}` takes {want} operands here (a data merge `d.bN` needs selectors)"),
+        ));
+    }
+    let component = |o: &Operand| match o {
+        Operand::Name(n) => n.component.is_some(),
+        _ => false,
+    };
+    if ops.iter().any(component) {
+        return Err(cx.error(
+            span,
+            format!("`{opcode}` with byte/halfword selectors is not supported by the interpreter"),
+        ));
+    }
+    let signed = |t: &ScalarType| *t == ScalarType::S32;
+    let c = match ops.get(3) {
+        Some(c) => cx.src(c, ScalarType::B32)?,
+        None => Src::Imm(0),
+    };
+    Ok(Op::VideoScalar {
+        op,
+        d_signed: signed(dt),
+        a_signed: signed(at),
+        b_signed: signed(bt),
+        sat: m.has(".sat"),
+        clamp: !m.has(".wrap"),
+        op2,
+        d: cx.dst(&ops[0])?,
+        a: cx.src(&ops[1], ScalarType::B32)?,
+        b: cx.src(&ops[2], ScalarType::B32)?,
+        c,
     })
 }

@@ -238,7 +238,8 @@ pub(crate) fn lower_generic(
         "mov" | "cvt" | "cvta" | "mapa" | "isspacep" => moves::lower(cx, g, &m, span, opcode)?,
         "addc" | "subc" | "madc" | "mul24" | "bmsk" | "szext" | "mad24" | "dp4a" | "dp2a"
         | "fns" | "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2"
-        | "vabsdiff4" | "vmin2" | "vmin4" | "vmax2" | "vmax4" | "lop3" => {
+        | "vabsdiff4" | "vmin2" | "vmin4" | "vmax2" | "vmax4" | "lop3" | "vadd" | "vsub"
+        | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" => {
             int_forms::lower(cx, g, &m, span, opcode)?
         }
         "add" | "sub" | "mad" if m.has(".cc") => int_forms::lower(cx, g, &m, span, opcode)?,

@@ -26,6 +26,18 @@ pub(super) fn lower(
                 });
             }
             match (d, a) {
+                (Operand::Vector(ds, _), Operand::Vector(srcs, _)) => {
+                    if ds.len() != srcs.len() {
+                        return Err(cx.error(span, "mov of vectors of different lengths".into()));
+                    }
+                    Op::MovVec {
+                        ds: ds.iter().map(|p| cx.dst(p)).collect::<Result<_, _>>()?,
+                        srcs: srcs
+                            .iter()
+                            .map(|p| cx.src(p, ty))
+                            .collect::<Result<_, _>>()?,
+                    }
+                }
                 (Operand::Vector(parts, _), a) => Op::Unpack {
                     ds: parts.iter().map(|p| cx.dst(p)).collect::<Result<_, _>>()?,
                     a: cx.src(a, ty)?,
@@ -48,6 +60,37 @@ pub(super) fn lower(
                     a: cx.src(a, ty)?,
                     bits: ty.bits().min(cx.reg_bits(d)).max(1),
                 },
+            }
+        }
+        "cvt" if m.has(".pack") => {
+            let types = m.types();
+            let dty = *types
+                .first()
+                .ok_or_else(|| cx.error(span, "cvt.pack needs types".into()))?;
+            let (bits, signed) = match dty {
+                ScalarType::U8 => (8, false),
+                ScalarType::S8 => (8, true),
+                ScalarType::U16 => (16, false),
+                ScalarType::S16 => (16, true),
+                _ => return Err(cx.error(span, "cvt.pack converts to .u8/.s8/.u16/.s16".into())),
+            };
+            if !m.has(".sat") {
+                return Err(cx.error(span, "cvt.pack needs .sat".into()));
+            }
+            let c = match ops.get(3) {
+                Some(c) => cx.src(c, ScalarType::B32)?,
+                None => Src::Imm(0),
+            };
+            if ops.len() < 3 {
+                return Err(cx.error(span, "cvt.pack takes d, a, b{, c}".into()));
+            }
+            Op::Int3 {
+                op: IntOp3::CvtPackSat { bits, signed },
+                ty: ScalarType::S32,
+                d: cx.dst(&ops[0])?,
+                a: cx.src(&ops[1], ScalarType::S32)?,
+                b: cx.src(&ops[2], ScalarType::S32)?,
+                c,
             }
         }
         "cvt" => {

@@ -70,6 +70,15 @@ impl Machine<'_> {
                     Self::write_dst(cta, wi, program, Dst::Reg(*d), &out, exec);
                 }
             }
+            Op::MovVec { ds, srcs } => {
+                let mut vals = vec![[0u64; 32]; srcs.len()];
+                for (v, s) in vals.iter_mut().zip(srcs) {
+                    self.read_src(cta, wi, *s, v);
+                }
+                for (d, v) in ds.iter().zip(&vals) {
+                    Self::write_dst(cta, wi, program, *d, v, exec);
+                }
+            }
             Op::Unpack {
                 ds,
                 a: s,
@@ -324,7 +333,12 @@ impl Machine<'_> {
                 let flags = cta.warps[wi].carry;
                 let mut new_flags = flags & !exec;
                 Self::write_lanes(cta, wi, program, *d, exec, |l| {
-                    let cf = *cin && flags >> l & 1 == 1;
+                    // Without a carry-in, `sub.cc` is `a + ~b + 1`: carry flag set.
+                    let cf = if *cin {
+                        flags >> l & 1 == 1
+                    } else {
+                        *op == CarryOp::Sub
+                    };
                     let (v, co) = alu::carry(*op, *ty, a[l], b[l], c[l], cf);
                     if co {
                         new_flags |= 1 << l;
@@ -334,6 +348,35 @@ impl Machine<'_> {
                 if *cout {
                     cta.warps[wi].carry = new_flags;
                 }
+            }
+            Op::VideoScalar {
+                op,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                clamp,
+                op2,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_lanes(cta, wi, program, *d, exec, |l| {
+                    ptx_semantics::int::video_scalar(
+                        *op,
+                        *d_signed,
+                        *a_signed,
+                        *b_signed,
+                        *sat,
+                        *clamp,
+                        *op2,
+                        a[l] as u32,
+                        b[l] as u32,
+                        c[l] as u32,
+                    ) as u64
+                });
             }
             Op::Video {
                 op,
@@ -445,6 +488,30 @@ impl Machine<'_> {
                     alu::fma_lanes(*ty, *mode, &a, &b, &c, out, exec)
                 });
             }
+            Op::FmaContract {
+                ty,
+                mode,
+                product,
+                neg_ab,
+                neg_c,
+                d,
+                a: x,
+                b: y,
+                c: z,
+            } => {
+                read_srcs!(self, cta, wi; a = *x, b = *y, c = *z);
+                Self::write_warp(cta, wi, program, *d, exec, |out| {
+                    alu::fma_contract_lanes(
+                        *ty,
+                        *mode,
+                        *product,
+                        [*neg_ab, *neg_c],
+                        [&a, &b, &c],
+                        out,
+                        exec,
+                    )
+                });
+            }
             Op::Testp { kind, ty, d, a: x } => {
                 read_srcs!(self, cta, wi; a = *x);
                 let v = lanes_where(exec, |l| alu::testp(*kind, *ty, a[l]));
@@ -504,11 +571,11 @@ impl Machine<'_> {
                 read_srcs!(self, cta, wi; a = *x, b = *y);
                 let pm = combine.map(|(op, p)| (op, Self::pred_mask(frame!(cta, wi), p)));
                 Self::write_lanes(cta, wi, program, *d, exec, |l| {
-                    let mut t = alu::compare(*cmp, *ty, false, a[l], b[l]);
-                    if let Some((op, m)) = pm {
-                        t = bool_op(op, t as u32, (m >> l) & 1) & 1 != 0;
-                    }
-                    alu::set_value(*dty, t)
+                    let combine = |t: bool| match pm {
+                        Some((op, m)) => bool_op(op, t as u32, (m >> l) & 1) & 1 != 0,
+                        None => t,
+                    };
+                    alu::set(*cmp, *dty, *ty, a[l], b[l], combine)
                 });
             }
             Op::Selp {

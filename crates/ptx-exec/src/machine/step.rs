@@ -106,9 +106,11 @@ impl Machine<'_> {
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
             | Op::WarpSync { .. } => {}
-            Op::Mov { .. } | Op::Pack { .. } | Op::Unpack { .. } | Op::MovPred { .. } => {
-                self.exec_move(cta, wi, inst, exec)?
-            }
+            Op::Mov { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::MovPred { .. }
+            | Op::MovVec { .. } => self.exec_move(cta, wi, inst, exec)?,
             Op::Cvt { .. }
             | Op::CvtPack { .. }
             | Op::Cvta { .. }
@@ -121,12 +123,14 @@ impl Machine<'_> {
             | Op::Bfi { .. }
             | Op::Prmt { .. }
             | Op::Shf { .. } => self.exec_int(cta, wi, inst, exec)?,
-            Op::Carry { .. } | Op::Video { .. } | Op::Lop3Pred { .. } => {
+            Op::Carry { .. } | Op::Video { .. } | Op::VideoScalar { .. } | Op::Lop3Pred { .. } => {
                 self.exec_int_multi(cta, wi, inst, exec)?
             }
-            Op::Float1 { .. } | Op::Float2 { .. } | Op::Fma { .. } | Op::Testp { .. } => {
-                self.exec_float(cta, wi, inst, exec)?
-            }
+            Op::Float1 { .. }
+            | Op::Float2 { .. }
+            | Op::Fma { .. }
+            | Op::FmaContract { .. }
+            | Op::Testp { .. } => self.exec_float(cta, wi, inst, exec)?,
             Op::Setp { .. }
             | Op::Set { .. }
             | Op::Selp { .. }

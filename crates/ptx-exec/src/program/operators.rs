@@ -88,6 +88,12 @@ pub enum IntOp3 {
     Lop3(u8),
     /// `fns.b32 d, mask, base, offset`.
     Fns,
+    /// `cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to the
+    /// `bits`-bit type, `a` above `b`; the 8-bit forms put `c` above them.
+    CvtPackSat {
+        bits: u32,
+        signed: bool,
+    },
 }
 
 /// Extended-precision arithmetic through the carry flag `CC.CF`.
@@ -95,7 +101,8 @@ pub enum IntOp3 {
 pub enum CarryOp {
     /// `add.cc`, `addc{.cc}`: `a + b + CF`.
     Add,
-    /// `sub.cc`, `subc{.cc}`: `a - (b + CF)` (CF is the borrow).
+    /// `sub.cc`, `subc{.cc}`: `a + ~b + CF` (CF set when nothing is borrowed, as the
+    /// hardware's IADD3 carry; `sub.cc` has CF = 1 in).
     Sub,
     /// `mad.lo.cc`, `madc.lo{.cc}`: `lo(a*b) + c + CF`.
     MadLo,

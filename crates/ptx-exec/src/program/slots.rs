@@ -43,6 +43,8 @@ pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
         }
         Op::Int3 { d, a, b, c, .. }
         | Op::Fma { d, a, b, c, .. }
+        | Op::VideoScalar { d, a, b, c, .. }
+        | Op::FmaContract { d, a, b, c, .. }
         | Op::Lop3Pred { d, a, b, c, .. }
         | Op::Bfe { d, a, b, c, .. }
         | Op::Prmt { d, a, b, c, .. }
@@ -62,6 +64,14 @@ pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
             f(*d);
             for p in parts.iter().flatten() {
                 src(p, f);
+            }
+        }
+        Op::MovVec { ds, srcs } => {
+            for d in ds {
+                dst(d, f);
+            }
+            for s in srcs {
+                src(s, f);
             }
         }
         Op::Unpack { ds, a, .. } => {

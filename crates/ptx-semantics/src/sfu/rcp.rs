@@ -48,13 +48,25 @@ pub fn rcp_approx_f32(x: u32, ftz: bool) -> u32 {
 /// `div.full.f32 a, b`: `|b| > 2^126` scales both operands by 1/4, `|b| < 2^-126` by `2^24`,
 /// then `a · MUFU.RCP(b)` (`FMUL`). `.ftz`: only the 1/4 scaling, with `FMUL.FTZ`.
 pub fn div_full_f32(a: u32, b: u32, ftz: bool) -> u32 {
+    let (r, a) = div_full_f32_factors(a, b, ftz);
+    if ftz {
+        fmul_ftz(r, a)
+    } else {
+        fmul(r, a)
+    }
+}
+
+/// The two factors of `div.full.f32 a, b`'s last multiply: (MUFU.RCP of the scaled `b`, the
+/// scaled `a`). ptxas contracts that multiply with a following `add`/`sub` like a `mul`'s
+/// (one FFMA of these factors; tests/sass/fma_probe.sm_*.tsv).
+pub fn div_full_f32_factors(a: u32, b: u32, ftz: bool) -> (u32, u32) {
     let (mut a, mut b) = (a, b);
     if ftz {
         if abs_gt(b, TWO_POW_126) {
             b = fmul_ftz(b, QUARTER);
             a = fmul_ftz(a, QUARTER);
         }
-        return fmul_ftz(mufu_rcp(b), a);
+        return (mufu_rcp(b), a);
     }
     if abs_gt(b, TWO_POW_126) {
         b = fmul(b, QUARTER);
@@ -64,21 +76,32 @@ pub fn div_full_f32(a: u32, b: u32, ftz: bool) -> u32 {
         b = fmul(b, TWO_POW_24);
         a = fmul(a, TWO_POW_24);
     }
-    fmul(mufu_rcp(b), a)
+    (mufu_rcp(b), a)
 }
 
 /// `div.approx.f32 a, b`: `|b| < 2^-126` scales both by `2^24`, then `a · MUFU.RCP(b)`; so
 /// `2^126 < |b|` gives 0 (NaN for infinite `a`), as the ISA says. `.ftz`: `FMUL.FTZ(a, RCP(b))`.
 pub fn div_approx_f32(a: u32, b: u32, ftz: bool) -> u32 {
+    let (r, a) = div_approx_f32_factors(a, b, ftz);
     if ftz {
-        return fmul_ftz(a, mufu_rcp(b));
+        fmul_ftz(a, r)
+    } else {
+        fmul(r, a)
+    }
+}
+
+/// The two factors of `div.approx.f32 a, b`'s multiply (MUFU.RCP of the scaled `b`, the scaled
+/// `a`), which ptxas contracts with a following `add`/`sub` as [`div_full_f32_factors`].
+pub fn div_approx_f32_factors(a: u32, b: u32, ftz: bool) -> (u32, u32) {
+    if ftz {
+        return (mufu_rcp(b), a);
     }
     let (mut a, mut b) = (a, b);
     if !abs_geu(b, MIN_NORMAL) {
         b = fmul(b, TWO_POW_24);
         a = fmul(a, TWO_POW_24);
     }
-    fmul(mufu_rcp(b), a)
+    (mufu_rcp(b), a)
 }
 
 /// MUFU.RCP64H on the high word of a double: `rcp64h_1_2[20-bit significand]` with the exponent

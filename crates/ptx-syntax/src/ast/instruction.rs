@@ -88,6 +88,21 @@ impl Op {
         }
     }
 
+    /// [`Op::operands`], to rewrite them.
+    pub fn operands_mut(&mut self) -> &mut Vec<Operand> {
+        match self {
+            Op::Ld(x) | Op::St(x) => &mut x.operands,
+            Op::CpAsync(x) => &mut x.operands,
+            Op::CpAsyncCommitGroup(x) | Op::CpAsyncWaitGroup(x) | Op::CpAsyncWaitAll(x) => {
+                &mut x.operands
+            }
+            Op::CpAsyncMbarrierArrive(x) => &mut x.operands,
+            Op::CreatePolicy(x) => &mut x.operands,
+            Op::Prefetch(x) => &mut x.operands,
+            Op::Generic(x) => &mut x.operands,
+        }
+    }
+
     /// The qualifier list of a typed instruction.
     pub fn qualifiers(&self) -> Option<&QualifierList> {
         Some(match self {

@@ -207,8 +207,8 @@ pub(super) fn initializer(i: &mut Input<'_, '_>) -> PResult<Initializer> {
 }
 
 /// A parameter: `.param .u64 .ptr .global .align 16 name`, `.param .align 8 .b8 p[16]`,
-/// `.reg .b32 x`.
-pub(super) fn param(i: &mut Input<'_, '_>) -> PResult<Param> {
+/// `.reg .b32 x`; with the lanes of a vector register parameter (`.reg .v4 .u16 p`: 4).
+fn param_lanes(i: &mut Input<'_, '_>) -> PResult<(Param, usize)> {
     let t = peek(i);
     let space = match state_space(t) {
         Some(s @ (StateSpace::Param | StateSpace::Reg)) => Spanned::new(s, bump(i).span()),
@@ -223,9 +223,13 @@ pub(super) fn param(i: &mut Input<'_, '_>) -> PResult<Param> {
     let mut align = None;
     let mut ty = None;
     let mut ptr: Option<PtrAttribute> = None;
+    let mut lanes = 1;
     while at(i, Tok::Dot) {
         let t = bump(i);
         match t.text {
+            ".v2" | ".v4" if space.value == StateSpace::Reg => {
+                lanes = if t.text == ".v2" { 2 } else { 4 };
+            }
             ".align" => {
                 let a = u32_literal(i, "an alignment after .align")?.value;
                 match ptr.as_mut() {
@@ -272,15 +276,18 @@ pub(super) fn param(i: &mut Input<'_, '_>) -> PResult<Param> {
     };
     let mut span = space.span.to(name.span);
     let dims = dimensions(i, &mut span)?;
-    Ok(Param {
-        space,
-        align,
-        ty,
-        ptr,
-        name,
-        dims,
-        span,
-    })
+    Ok((
+        Param {
+            space,
+            align,
+            ty,
+            ptr,
+            name,
+            dims,
+            span,
+        },
+        lanes,
+    ))
 }
 
 pub(super) fn param_list(i: &mut Input<'_, '_>) -> PResult<Vec<Param>> {
@@ -288,7 +295,26 @@ pub(super) fn param_list(i: &mut Input<'_, '_>) -> PResult<Vec<Param>> {
     let mut params = Vec::new();
     if !at(i, Tok::RParen) {
         loop {
-            params.push(param(i)?);
+            let (p, lanes) = param_lanes(i)?;
+            if lanes > 1 {
+                // A vector register parameter: one scalar parameter per element
+                // (`crate::vector_regs`).
+                let end = p.name.span.end;
+                for (k, n) in crate::vector_regs::element_names(&p.name.value, lanes)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let mut e = p.clone();
+                    e.name.value = n;
+                    if k > 0 {
+                        // Not in the text: an empty span (the checker skips such names).
+                        e.name.span = Span::new(end, end);
+                    }
+                    params.push(e);
+                }
+            } else {
+                params.push(p);
+            }
             if !eat(i, Tok::Comma) {
                 break;
             }

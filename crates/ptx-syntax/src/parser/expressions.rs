@@ -113,6 +113,15 @@ pub(super) fn primary(i: &mut Input<'_, '_>) -> PResult<Expr> {
                 let span = t.span().to(close.span());
                 return Ok(Expr::Call(name_of(t), Box::new(arg), span));
             }
+            // `WARP_SZ`: the predefined constant (32 threads), an immediate wherever ptxas
+            // takes one.
+            if t.text == "WARP_SZ" {
+                let lit = IntLit {
+                    value: 32,
+                    unsigned: false,
+                };
+                return Ok(Expr::Int(Spanned::new(lit, t.span())));
+            }
             Ok(Expr::Name(name_of(t)))
         }
         Tok::LParen => {

@@ -35,7 +35,7 @@ pub(super) fn pred_pair(a: Name, b: Name, span: Span) -> Operand {
 #[inline(always)]
 pub(super) fn push_plain_name(i: &mut Input<'_, '_>, ops: &mut Vec<Operand>) -> bool {
     let t = peek(i);
-    if t.kind == Tok::Ident && ends_operand(peek_nth(i, 1).kind) {
+    if t.kind == Tok::Ident && ends_operand(peek_nth(i, 1).kind) && t.text != "WARP_SZ" {
         bump(i);
         ops.push(Operand::Name(Name {
             name: small_str(t.text),
@@ -197,7 +197,7 @@ pub(super) fn operand(i: &mut Input<'_, '_>) -> PResult<Operand> {
                     t.span().to(sink.span()),
                 ));
             }
-            if ends_operand(next.kind) {
+            if ends_operand(next.kind) && t.text != "WARP_SZ" {
                 // Fast path: a plain register or symbol (the common case).
                 bump(i);
                 return Ok(Operand::Name(Name {

@@ -209,6 +209,7 @@ def launch(
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
     registers_per_thread: Optional[int] = None,
+    fmad: bool = True,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -244,6 +245,10 @@ def launch(
         255); with the block and shared memory they decide how many CTAs each SM holds at once
         (``Result.ctas_per_sm``, ``Result.limited_by``). Default: estimated from the PTX
         (``Result.registers_source`` says which).
+    fmad: ptxas's ``--fmad`` the code stands for (default True: a ``mul`` and an ``add``/``sub``
+        without rounding modifiers are contracted into one fused multiply-add where ptxas
+        contracts them; False: rounded twice, as code assembled with ``--fmad=false``), as
+        ``ptxsim run --fmad``. Debug modules (``.target ..., debug``) never contract.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -274,6 +279,7 @@ def launch(
         timeout=timeout,
         threads=threads,
         registers_per_thread=registers_per_thread,
+        fmad=fmad,
     )
 
 
@@ -300,7 +306,7 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
             persisting_l2=0, timeout=None, threads=None, registers_per_thread=None,
-            registers_source="flag"):
+            registers_source="flag", fmad=True):
     """`launch` of PTX already read: ``name`` is used in messages."""
     return _native.launch(
         name,
@@ -319,6 +325,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         threads=None if threads is None else _thread_count(threads),
         registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
         registers_source=registers_source,
+        fmad=_fmad(fmad),
     )
 
 
@@ -403,6 +410,13 @@ def advise(
         seed=int(seed),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
     )
+
+
+def _fmad(fmad: Any) -> bool:
+    """``fmad=``: a bool (as ptxas's ``--fmad=true|false``)."""
+    if not isinstance(fmad, (bool, np.bool_)):
+        raise TypeError(f"fmad must be a bool, not {type(fmad).__name__}")
+    return bool(fmad)
 
 
 def _thread_count(threads: Any) -> int:

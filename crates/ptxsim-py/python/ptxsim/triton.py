@@ -288,6 +288,7 @@ def run(
     persisting_l2: Union[int, str] = 0,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
+    fmad: Optional[bool] = None,
     **kwargs,
 ) -> Result:
     """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
@@ -302,6 +303,8 @@ def run(
         b200 for sm_100 and later).
     hazards, seed, max_steps, persisting_l2, timeout, threads: as for ``ptxsim.launch`` (``persisting_l2``: the
         persisting-L2 set-aside in bytes, default 0 as in a fresh CUDA context).
+    fmad: as for ``ptxsim.launch``; default: Triton's ``enable_fp_fusion`` (Triton passes
+        ``--fmad=false`` to ptxas when it is False).
 
     Returns the ``ptxsim.Result``; ``ptxsim.triton.compile`` gives the PTX and metadata.
     """
@@ -324,6 +327,7 @@ def run(
         timeout=timeout,
         threads=threads,
         **_registers(compiled),
+        fmad=kwargs.get("enable_fp_fusion", True) if fmad is None else fmad,
     )
 
 

@@ -6,7 +6,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use memsys::GpuConfig;
 use ptx_exec::{LaunchConfig, RunSummary};
 use ptxsim::launch::{
-    self, check_runnable, compare, dims, load_session, parse_arg_within, prepare, read_npy,
+    self, check_runnable, compare, dims, load_session_with, parse_arg_within, prepare, read_npy,
     write_npy, ArgSpec, Expect, LaunchFile, PreparedLaunch,
 };
 use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
@@ -66,6 +66,11 @@ pub struct LaunchArgs {
     /// Overrides the launch file's `registers_per_thread`; default: estimated from the PTX.
     #[arg(long, value_name = "N", value_parser = parse_registers)]
     pub registers_per_thread: Option<u32>,
+    /// ptxas's `--fmad` the code was assembled with: `--fmad=false` runs `mul` + `add`/`sub`
+    /// without rounding modifiers as two roundings; default true (contracted into fused
+    /// multiply-adds where ptxas contracts them), or the launch file's `fmad`.
+    #[arg(long, value_name = "BOOL", num_args = 1, require_equals = false)]
+    pub fmad: Option<bool>,
 }
 
 /// clap's parser for `--registers-per-thread`: 1 to 255 (the most registers a thread has,
@@ -232,6 +237,8 @@ pub struct Resolved {
     /// Registers per thread (`--registers-per-thread`, `registers_per_thread`); `None`:
     /// estimated.
     pub registers: Option<ptx_exec::Registers>,
+    /// ptxas `--fmad` (`--fmad`, the launch file's `fmad`, default true).
+    pub fmad: bool,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -279,6 +286,7 @@ impl Resolved {
 pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let mut file_persisting = None;
     let mut file_registers = None;
+    let mut file_fmad = None;
     let mut timeout = args.timeout;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
@@ -308,6 +316,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
             };
             file_persisting = file.persisting_l2;
             file_registers = file.registers_per_thread;
+            file_fmad = file.fmad;
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -369,6 +378,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         timeout,
         threads: threads_or_default(args.threads),
         registers: registers_of(args.registers_per_thread, file_registers),
+        fmad: args.fmad.or(file_fmad).unwrap_or(true),
         gpu,
         base,
     })
@@ -573,7 +583,7 @@ pub fn run(args: Args) -> ExitCode {
     if report_format.is_some() && r.gpu.timeline_interval == 0 {
         r.gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
-    let session = match load_session(&r.ptx, r.gpu.clone())
+    let session = match load_session_with(&r.ptx, r.gpu.clone(), r.fmad)
         .and_then(|s| check_runnable(&s, &r.kernel, &r.ptx).map(|()| s))
     {
         Ok(s) => s,

@@ -6,7 +6,7 @@ use super::run::{
     apply_persisting_l2, deliver_report, fail, gpu_config, print_device_output, run_launch_steps,
     status_line, Args, CacheControl, LaunchArgs, ReportFormat, REPORT_TIMELINE_INTERVAL,
 };
-use ptxsim::launch::{load_session, prepare_steps, read_npy, write_npy, LaunchFile};
+use ptxsim::launch::{load_session_with, prepare_steps, read_npy, write_npy, LaunchFile};
 use ptxsim::launch::{PreparedStep, PreparedSteps};
 use ptxsim_report::{model, GpuInfo, LaunchInfo, Report};
 use std::path::{Path, PathBuf};
@@ -46,7 +46,8 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         gpu.timeline_interval = REPORT_TIMELINE_INTERVAL;
     }
     let ptx = base.join(&file.ptx);
-    let mut prepared = match load_session(&ptx, gpu.clone())
+    let fmad = launch.fmad.or(file.fmad).unwrap_or(true);
+    let mut prepared = match load_session_with(&ptx, gpu.clone(), fmad)
         .and_then(|s| prepare_steps(s, &file, base))
         .and_then(|p| p.check_runnable(&ptx).map(|()| p))
     {

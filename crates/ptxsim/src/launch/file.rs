@@ -39,6 +39,11 @@ pub struct LaunchFile {
     /// estimated from the PTX.
     #[serde(default)]
     pub registers_per_thread: Option<u32>,
+    /// `fmad = false`: the code was assembled with ptxas `--fmad=false` (no `mul` + `add`
+    /// contraction into fused multiply-adds); `--fmad` overrides it. Absent: true, ptxas's
+    /// default.
+    #[serde(default)]
+    pub fmad: Option<bool>,
     /// Argument index → output file.
     #[serde(default)]
     pub out: BTreeMap<String, PathBuf>,
