@@ -12,10 +12,7 @@
 
 use crate::program::*;
 use crate::ExecError;
-use ptx_isa::{
-    CacheOperator, L1EvictionPriority, L2EvictionPriority, MemorySemantics, PolicyKind,
-    PrefetchSize, ScalarType, Scope, StateSpace, TypeKind, VarType,
-};
+use ptx_isa::{PolicyKind, ScalarType, StateSpace, TypeKind, VarType};
 use ptx_syntax::ast::{self, Expr, FloatLit, Initializer, Operand, Statement};
 use ptx_syntax::{LineIndex, Span};
 use std::collections::HashMap;
@@ -25,7 +22,7 @@ mod memory;
 mod operands;
 
 use layout::*;
-pub(crate) use memory::{l2_priority, space_of};
+pub(crate) use memory::space_of;
 pub(crate) use operands::OperandCx;
 
 /// Allocates module `.global` variables in device memory: (size, align) → address.
@@ -624,7 +621,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     space,
                     addr,
                     level2: p.level.map(|l| l.value) != Some(ptx_isa::CacheLevel::L1),
-                    l2_priority: p.l2_priority.map(|x| l2_priority(x.value)),
+                    l2_priority: p.l2_priority.map(|x| x.value.into()),
                 })
             }
             A::Generic(g) => crate::lower_ops::lower_generic(self, g, i.span),
