@@ -16,10 +16,10 @@
 //!   lower/layout.rs  module variables' placement, size limits, initializers
 //!   lower/operands.rs registers, predicates, specials, immediates, addresses; OperandCx
 //!   lower/memory.rs  ld, st, cp.async, createpolicy; AST → memsys qualifier maps
-//! lower_ops/         generic instructions by family (mod.rs: Mods, lower_generic dispatch):
+//!   lower/ops/       generic instructions by family (mod.rs: Mods, lower_generic dispatch):
 //!                    moves, int_forms, arith, bits, compare, control, atomic, sync, warp,
 //!                    matrix
-//! lower_bulk.rs      cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
+//!   lower/bulk.rs    cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
 //! program.rs         the lowered form: Function, Inst, Op; program/: operands.rs,
 //!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks),
 //!                    slots.rs (each instruction's register slots, for the prefetch)
@@ -73,8 +73,6 @@ mod error;
 pub mod hazards;
 pub mod limits;
 pub mod lower;
-mod lower_bulk;
-mod lower_ops;
 pub mod machine;
 pub mod memory;
 pub mod printf;

@@ -8,7 +8,7 @@
 //! This file: [`lower_module`], lexical scopes, labels, declarations and the instruction
 //! dispatch. `lower/layout.rs`: module variables' placement and limits, initializers;
 //! `lower/operands.rs`: operands and [`OperandCx`]; `lower/memory.rs`: `ld`/`st`/`cp.async`/
-//! `createpolicy`; generic instructions by family: `crate::lower_ops`.
+//! `createpolicy`; generic instructions by family: `lower/ops/` (bulk copies and tensor maps: `lower/bulk.rs`).
 
 use crate::program::*;
 use crate::ExecError;
@@ -17,9 +17,11 @@ use ptx_syntax::ast::{self, Expr, FloatLit, Initializer, Operand, Statement};
 use ptx_syntax::{LineIndex, Span};
 use std::collections::HashMap;
 
+mod bulk;
 mod layout;
 mod memory;
 mod operands;
+mod ops;
 
 use layout::*;
 pub(crate) use memory::space_of;
@@ -624,7 +626,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     l2_priority: p.l2_priority.map(|x| x.value.into()),
                 })
             }
-            A::Generic(g) => crate::lower_ops::lower_generic(self, g, i.span),
+            A::Generic(g) => ops::lower_generic(self, g, i.span),
         }
     }
 }
