@@ -545,6 +545,20 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+    mbarrier_address(insn, scopes, &addr, space_v, &mut m);
+    finish(m, unknown, None)
+}
+
+/// The mbarrier's address: usable, in a space the variable allows, not an immediate, not a
+/// float or predicate register.
+fn mbarrier_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    addr: &super::operands::Addr,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) {
+    const OP: &str = "cp.async.mbarrier.arrive";
     let unusable = unusable_address(insn, OP, scopes, addr.base);
     let resolved = unusable.is_empty();
     for d in unusable {
@@ -572,5 +586,4 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    finish(m, unknown, None)
 }
