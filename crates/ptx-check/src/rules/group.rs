@@ -147,7 +147,7 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         out.push(insn.err(
             codes::BAD_TYPE,
             span,
-            format!("Unexpected instruction w.types specified for '{name}'"),
+            format!("Unexpected instruction types specified for '{name}'"),
             format!("`{name}` takes no type"),
         ));
         return finish_out(out, w.trailing_warning, Unknowns::default());
