@@ -14,7 +14,7 @@ use super::collect::{Key, Msgs, PRIORITY_ORDER};
 use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
-use super::prefetch_scan::{scan, Evictions};
+use super::prefetch_scan::{scan, Evictions, PrefetchScan};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{after_colons, Level, Prio};
 use super::{
@@ -230,6 +230,67 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
+    priority_space(cx, insn, &s, apply, levelled, sp_span, &mut m);
+    priority_eviction(cx, insn, &s, apply, level, space_v, &mut m);
+    if let Some(v) = s.vec {
+        m.add(
+            Key::ApVector,
+            insn.err(
+                codes::BAD_TYPE,
+                v,
+                format!("Vector qualifier is not allowed for instruction '{op}'"),
+                format!("`{op}` takes no vector modifier"),
+            ),
+        );
+    }
+    let Some(addr) = addr else {
+        return finish(m, unknown, tail);
+    };
+    if addr.unified {
+        m.add(
+            Key::ApUnified,
+            insn.err(
+                codes::BAD_ADDRESS,
+                addr.span,
+                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
+                format!("`.unified` is not an attribute `{op}` takes"),
+            ),
+        );
+    }
+    let narrow = priority_address(insn, scopes, &addr, space_v, &mut m);
+    if let Some(&(c, span)) = s.cops.first() {
+        let d = illegal(c, span, format!("`{op}` takes no cache operator"));
+        m.add(Key::ApCop, d.clone());
+        m.add(Key::ApCop, d);
+    }
+    s.foreign.report(insn, op, &mut m, Key::ApForeign);
+    let mut out = finish(m, unknown, tail);
+    out.narrow_address = narrow;
+    out
+}
+
+/// The state-space stage (at most one space, `.global` or none, no sub-space) and `discard`'s
+/// eviction words (it takes none).
+fn priority_space(
+    cx: &Cx,
+    insn: &Insn,
+    s: &PrefetchScan,
+    apply: bool,
+    levelled: bool,
+    sp_span: Span,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
+    let head = insn.head();
+    let space = s.spaces.first();
+    let illegal = |t: &str, span: Span, why: String| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{op}'"),
+            why,
+        )
+    };
     if s.spaces.len() > 1 {
         m.add(
             Key::ApSpaceCount,
@@ -253,7 +314,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 illegal(w, span, format!("`{op}` takes no sub-space")),
             );
             gate(
-                &mut m,
+                m,
                 cx,
                 insn,
                 f,
@@ -300,6 +361,20 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+}
+
+/// The eviction-priority stage: one priority; `applypriority`'s is `.L2::evict_normal`,
+/// written with its level, on a global or generic address, gated by target and version.
+fn priority_eviction(
+    cx: &Cx,
+    insn: &Insn,
+    s: &PrefetchScan,
+    apply: bool,
+    level: Option<(&str, Span)>,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
     if s.evs.len() >= 2 {
         m.add(
             Key::ApMultiEvict,
@@ -313,7 +388,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     } else if let (true, Some(&(lvl, prio, t, span))) = (apply, s.evs.first()) {
         let p = after_colons(t);
         gate(
-            &mut m,
+            m,
             cx,
             insn,
             Feature::ApplyPriorityEviction,
@@ -336,14 +411,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         if let Some((lw, lspan)) = level {
             m.add(
-                Key::ApLevelWithEvict,
-                insn.err(
-                    codes::ILLEGAL_MODIFIER,
-                    lspan,
-                    format!("Illegal modifier '{lw}' for instruction 'applypriority' with '.level::eviction_priority'"),
-                    "an eviction priority names its level; drop the level word".into(),
-                ),
-            );
+            Key::ApLevelWithEvict,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                lspan,
+                format!("Illegal modifier '{lw}' for instruction 'applypriority' with '.level::eviction_priority'"),
+                "an eviction priority names its level; drop the level word".into(),
+            ),
+        );
         }
         if lvl != Some(Level::L2) {
             m.add(
@@ -383,31 +458,18 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
-    if let Some(v) = s.vec {
-        m.add(
-            Key::ApVector,
-            insn.err(
-                codes::BAD_TYPE,
-                v,
-                format!("Vector qualifier is not allowed for instruction '{op}'"),
-                format!("`{op}` takes no vector modifier"),
-            ),
-        );
-    }
-    let Some(addr) = addr else {
-        return finish(m, unknown, tail);
-    };
-    if addr.unified {
-        m.add(
-            Key::ApUnified,
-            insn.err(
-                codes::BAD_ADDRESS,
-                addr.span,
-                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
-                format!("`.unified` is not an attribute `{op}` takes"),
-            ),
-        );
-    }
+}
+
+/// The address stage: a usable base in a space its variable allows; returns the narrow
+/// (32-bit register) address width ptxas warns about later.
+fn priority_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    addr: &super::operands::Addr,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) -> Option<u32> {
+    let op = insn.opcode;
     let mut narrow = None;
     let unusable = unusable_address(insn, op, scopes, addr.base);
     let resolved = unusable.is_empty();
@@ -441,13 +503,5 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if let Some(&(c, span)) = s.cops.first() {
-        let d = illegal(c, span, format!("`{op}` takes no cache operator"));
-        m.add(Key::ApCop, d.clone());
-        m.add(Key::ApCop, d);
-    }
-    s.foreign.report(insn, op, &mut m, Key::ApForeign);
-    let mut out = finish(m, unknown, tail);
-    out.narrow_address = narrow;
-    out
+    narrow
 }
