@@ -169,53 +169,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let sp_span = space.map_or(head, |x| x.2);
     let level = s.levels.last().copied();
     let levelled = s.evs.iter().any(|e| e.0.is_some());
-    if apply && s.evs.is_empty() {
-        m.add(
-            Key::ApEvictRequired,
-            insn.err(
-                codes::MISSING_MODIFIER,
-                head,
-                "cache eviction priority modifier required for instruction 'applypriority'".into(),
-                "applypriority needs the priority to apply".into(),
-            )
-            .with_help("write .L2::evict_normal"),
-        );
-    }
-    if level.is_none() && !(apply && levelled) {
-        m.add(
-            Key::ApL2Required,
-            insn.err(
-                codes::MISSING_MODIFIER,
-                head,
-                format!(".L2 modifier required for instruction '{op}'"),
-                format!("`{op}` works on the L2 cache; write the level"),
-            ),
-        );
-    }
-    if let Some((lw, lspan)) = level {
-        if lw == ".tensormap" {
-            gate(
-                &mut m,
-                cx,
-                insn,
-                Feature::Tensormap,
-                Key::ApTmTgt,
-                Key::ApTmVer,
-                "",
-                op,
-                lspan,
-            );
-            m.add(
-                Key::ApTmIllegal,
-                illegal(lw, lspan, format!("`{op}` takes no `.tensormap`")),
-            );
-        } else if lw == ".L1" {
-            m.add(
-                Key::ApIllegalLevel,
-                illegal(lw, lspan, format!("`{op}` works on the L2 cache only")),
-            );
-        }
-    }
+    priority_level(cx, insn, apply, level, levelled, s.evs.is_empty(), &mut m);
     if size != 128 {
         let written = insn.ops.get(1).map_or(head, |o| o.span());
         m.add(
@@ -267,6 +221,76 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut out = finish(m, unknown, tail);
     out.narrow_address = narrow;
     out
+}
+
+/// The level stage: applypriority's required priority, the required `.L2` (a levelled
+/// priority names it), and the level words it takes none of (`.tensormap`, `.L1`).
+fn priority_level(
+    cx: &Cx,
+    insn: &Insn,
+    apply: bool,
+    level: Option<(&str, Span)>,
+    levelled: bool,
+    no_evictions: bool,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
+    let head = insn.head();
+    let illegal = |t: &str, span: Span, why: String| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{op}'"),
+            why,
+        )
+    };
+    if apply && no_evictions {
+        m.add(
+            Key::ApEvictRequired,
+            insn.err(
+                codes::MISSING_MODIFIER,
+                head,
+                "cache eviction priority modifier required for instruction 'applypriority'".into(),
+                "applypriority needs the priority to apply".into(),
+            )
+            .with_help("write .L2::evict_normal"),
+        );
+    }
+    if level.is_none() && !(apply && levelled) {
+        m.add(
+            Key::ApL2Required,
+            insn.err(
+                codes::MISSING_MODIFIER,
+                head,
+                format!(".L2 modifier required for instruction '{op}'"),
+                format!("`{op}` works on the L2 cache; write the level"),
+            ),
+        );
+    }
+    if let Some((lw, lspan)) = level {
+        if lw == ".tensormap" {
+            gate(
+                m,
+                cx,
+                insn,
+                Feature::Tensormap,
+                Key::ApTmTgt,
+                Key::ApTmVer,
+                "",
+                op,
+                lspan,
+            );
+            m.add(
+                Key::ApTmIllegal,
+                illegal(lw, lspan, format!("`{op}` takes no `.tensormap`")),
+            );
+        } else if lw == ".L1" {
+            m.add(
+                Key::ApIllegalLevel,
+                illegal(lw, lspan, format!("`{op}` works on the L2 cache only")),
+            );
+        }
+    }
 }
 
 /// The state-space stage (at most one space, `.global` or none, no sub-space) and `discard`'s
