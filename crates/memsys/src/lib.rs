@@ -30,6 +30,9 @@
 //! - the H100's L2 microbenchmarks as traces, to compare with the measurements
 //!   ([`l2_microbench`]), read from the model's own counters.
 //!
+//! With the `isa` feature, its request enums convert both ways from ptx-isa's qualifier enums
+//! (`From`, in `isa.rs`): the one mapping the lowering and the trace reader and writer share.
+//!
 //! Configurations ([`GpuConfig`]) come as presets (`a100`, `h100`, `b200`) with their
 //! sources cited, and any field can be overridden from TOML.
 //!
@@ -61,6 +64,8 @@
 mod cache;
 mod config;
 mod error;
+#[cfg(feature = "isa")]
+mod isa;
 pub mod l2_microbench;
 mod memory;
 mod occupancy;

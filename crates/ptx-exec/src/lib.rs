@@ -16,13 +16,17 @@
 //!   lower/layout.rs  module variables' placement, size limits, initializers
 //!   lower/operands.rs registers, predicates, specials, immediates, addresses; OperandCx
 //!   lower/memory.rs  ld, st, cp.async, createpolicy; AST → memsys qualifier maps
-//! lower_ops/         generic instructions by family (mod.rs: Mods, lower_generic dispatch):
+//!   lower/ops/       generic instructions by family (mod.rs: Mods, lower_generic dispatch):
 //!                    moves, int_forms, arith, bits, compare, control, atomic, sync, warp,
 //!                    matrix
-//! lower_bulk.rs      cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
+//!   lower/bulk.rs    cp.async.bulk*, cp.reduce.async.bulk*, tensormap lowering
 //! program.rs         the lowered form: Function, Inst, Op; program/: operands.rs,
-//!                    mem_inst.rs (memory payloads, hints), operators.rs, schedule.rs (ranks),
-//!                    slots.rs (each instruction's register slots, for the prefetch)
+//!                    mem_inst.rs (memory payloads, hints), operators.rs, ops.rs (the
+//!                    operation table, for_each_op!: each Op's handler, reach, phase,
+//!                    register roles and warp-sync mask, from which dispatch, Op::reach,
+//!                    Op::needs_serial_phase, the register slots and Op::warp_sync_mask are
+//!                    generated), schedule.rs (ranks), slots.rs (each instruction's register
+//!                    slots, for the prefetch)
 //! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
 //!                    generic address windows)
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
@@ -42,7 +46,8 @@
 //!                    order (overlapping the next CTA-local phase); what must stay serial:
 //!                    `needs_serial_phase`
 //!   step.rs          step (guard, counters, warp-sync gate, advance) and execute: the
-//!                    dispatcher from instruction family to handler (fences: a no-op arm)
+//!                    dispatcher from instruction family to handler, generated from the
+//!                    operation table
 //!   operands.rs      registers, immediates, special registers, predicates, addresses
 //!   alu_ops.rs       moves, conversions, integer, float, compare/select/predicate logic
 //!   control.rs       per-lane PCs, reconvergence, bra/brx.idx/call/ret/exit/trap, vprintf/assert
@@ -75,9 +80,6 @@ mod error;
 pub mod hazards;
 pub mod limits;
 pub mod lower;
-mod lower_bulk;
-mod lower_contract;
-mod lower_ops;
 pub mod machine;
 pub mod memory;
 pub mod printf;

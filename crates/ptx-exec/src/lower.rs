@@ -8,25 +8,25 @@
 //! This file: [`lower_module`], lexical scopes, labels, declarations and the instruction
 //! dispatch. `lower/layout.rs`: module variables' placement and limits, initializers;
 //! `lower/operands.rs`: operands and [`OperandCx`]; `lower/memory.rs`: `ld`/`st`/`cp.async`/
-//! `createpolicy`; generic instructions by family: `crate::lower_ops`.
+//! `createpolicy`; generic instructions by family: `lower/ops/` (bulk copies and tensor maps: `lower/bulk.rs`).
 
 use crate::program::*;
 use crate::ExecError;
-use ptx_isa::{
-    CacheOperator, L1EvictionPriority, L2EvictionPriority, MemorySemantics, PolicyKind,
-    PrefetchSize, ScalarType, Scope, StateSpace, TypeKind, VarType,
-};
+use ptx_isa::{PolicyKind, ScalarType, StateSpace, TypeKind, VarType};
 use ptx_syntax::ast::{self, Expr, FloatLit, Initializer, Operand, Statement};
 use ptx_syntax::{LineIndex, Span};
 use std::collections::HashMap;
 
+mod bulk;
+mod contract;
 mod kernel_shared;
 mod layout;
 mod memory;
 mod operands;
+mod ops;
 
 use layout::*;
-pub(crate) use memory::{l2_priority, space_of};
+pub(crate) use memory::space_of;
 pub(crate) use operands::OperandCx;
 
 /// Allocates module `.global` variables in device memory: (size, align) → address.
@@ -51,7 +51,7 @@ enum Binding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LowerOptions {
     /// ptxas `--fmad` (default true): contract `mul` + `add`/`sub` without rounding modifiers
-    /// into fused multiply-adds as ptxas does (`crate::lower_contract`). Debug modules
+    /// into fused multiply-adds as ptxas does (`lower/contract.rs`). Debug modules
     /// (`.target ..., debug`) never contract.
     pub fmad: bool,
 }
@@ -215,7 +215,7 @@ pub fn lower_module_with(
                 }
             };
         if options.fmad && !program.debug {
-            crate::lower_contract::contract(&mut lowered.code, &infos);
+            contract::contract(&mut lowered.code, &infos);
         }
         let target = &mut program.functions[fi];
         target.rank = crate::program::schedule_ranks(&lowered.code);
@@ -673,10 +673,10 @@ impl<'a, 's> FunctionCx<'a, 's> {
                     space,
                     addr,
                     level2: p.level.map(|l| l.value) != Some(ptx_isa::CacheLevel::L1),
-                    l2_priority: p.l2_priority.map(|x| l2_priority(x.value)),
+                    l2_priority: p.l2_priority.map(|x| x.value.into()),
                 })
             }
-            A::Generic(g) => crate::lower_ops::lower_generic(self, g, i.span),
+            A::Generic(g) => ops::lower_generic(self, g, i.span),
         }
     }
 }

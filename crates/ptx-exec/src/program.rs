@@ -8,7 +8,8 @@
 //!
 //! This file: [`Op`], [`Inst`], [`Function`], [`Program`]. Beside it in `program/`:
 //! `operands.rs` (slots, sources, destinations, spaces, addresses), `mem_inst.rs` (memory
-//! instruction payloads and hints), `operators.rs` (operator enums), `schedule.rs`
+//! instruction payloads and hints), `operators.rs` (operator enums), `ops.rs` (the operation table: each
+//! [`Op`]'s handler, reach, register roles and warp-sync mask), `schedule.rs`
 //! ([`schedule_ranks`]).
 
 use crate::error::ExecError;
@@ -27,6 +28,7 @@ mod call_frame;
 mod mem_inst;
 mod operands;
 mod operators;
+pub(crate) mod ops;
 mod schedule;
 mod slots;
 
@@ -34,6 +36,7 @@ pub use call_frame::{frame_save_words, MAX_FRAME_SAVE_WORDS};
 pub use mem_inst::*;
 pub use operands::*;
 pub use operators::*;
+pub use ops::Reach;
 pub use schedule::schedule_ranks;
 pub use slots::{register_slots, SlotTable};
 
@@ -226,7 +229,7 @@ pub enum Op {
         c: Src,
     },
     /// A `mul` and an `add`/`sub` without rounding modifiers that ptxas contracts into one
-    /// fused multiply-add (`crate::lower_contract`): `d = (±a) * b + (±c)` rounded once, the
+    /// fused multiply-add (`lower/contract.rs`): `d = (±a) * b + (±c)` rounded once, the
     /// sign of `a` (the product) and of `c` (the addend) flipped where `neg_ab`/`neg_c` say.
     /// With `product` a division (`div.full`/`div.approx.f32 a, b`), the factors are those of
     /// its last multiply: MUFU.RCP of the scaled `b` and the scaled `a`.
@@ -556,23 +559,6 @@ pub enum Op {
         src: Addr,
         size: u32,
     },
-}
-
-impl Op {
-    /// The membermask of a warp-synchronous instruction (`vote.sync`, `redux.sync`,
-    /// `match.sync`, `shfl.sync`, `bar.warp.sync`): each executing thread waits until every
-    /// non-exited thread of the mask has executed the instruction.
-    pub fn warp_sync_mask(&self) -> Option<Src> {
-        match self {
-            Op::Vote { mask, .. }
-            | Op::Redux { mask, .. }
-            | Op::Match { mask, .. }
-            | Op::Shfl { mask, .. }
-            | Op::Elect { mask, .. }
-            | Op::WarpSync { mask } => Some(*mask),
-            _ => None,
-        }
-    }
 }
 
 /// A `wmma.load` or `wmma.store`: the `rows x cols` matrix (`.row` or `.col` in memory, `stride`

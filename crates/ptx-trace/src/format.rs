@@ -16,21 +16,13 @@ pub fn format_access(a: &TraceAccess) -> String {
         AccessKind::Prefetch => "prefetch",
         AccessKind::Atomic => "atom",
     });
-    match r.semantics {
-        Semantics::Weak => {}
-        Semantics::Volatile => op.push_str(".volatile"),
-        Semantics::Relaxed => op.push_str(".relaxed"),
-        Semantics::Acquire => op.push_str(".acquire"),
-        Semantics::Release => op.push_str(".release"),
-        Semantics::Mmio => op.push_str(".mmio.relaxed"),
+    match r.semantics.isa() {
+        Some(MemorySemantics::Weak) => {}
+        Some(s) => op.push_str(s.token()),
+        None => op.push_str(".mmio.relaxed"),
     }
     if r.semantics != Semantics::Weak || r.scope != Scope::Gpu {
-        op.push_str(match r.scope {
-            Scope::Cta => ".cta",
-            Scope::Cluster => ".cluster",
-            Scope::Gpu => ".gpu",
-            Scope::Sys => ".sys",
-        });
+        op.push_str(ptx_isa::Scope::from(r.scope).token());
     }
     if r.kind == AccessKind::AsyncCopy {
         op.push_str(".shared");
@@ -47,43 +39,20 @@ pub fn format_access(a: &TraceAccess) -> String {
     match (r.kind, r.operator) {
         (AccessKind::Prefetch, Some(CacheOperator::Ca)) => op.push_str(".L1"),
         (AccessKind::Prefetch, _) => {}
-        (_, Some(o)) => op.push_str(match o {
-            CacheOperator::Ca => ".ca",
-            CacheOperator::Cg => ".cg",
-            CacheOperator::Cs => ".cs",
-            CacheOperator::Lu => ".lu",
-            CacheOperator::Cv => ".cv",
-            CacheOperator::Wb => ".wb",
-            CacheOperator::Wt => ".wt",
-        }),
+        (_, Some(o)) => op.push_str(ptx_isa::CacheOperator::from(o).token()),
         (_, None) => {}
     }
     if let Some(p) = r.l1_priority {
-        op.push_str(match p {
-            L1EvictionPriority::Normal => ".L1::evict_normal",
-            L1EvictionPriority::Unchanged => ".L1::evict_unchanged",
-            L1EvictionPriority::First => ".L1::evict_first",
-            L1EvictionPriority::Last => ".L1::evict_last",
-            L1EvictionPriority::NoAllocate => ".L1::no_allocate",
-        });
+        op.push_str(ptx_isa::L1EvictionPriority::from(p).token());
     }
     if let Some(p) = r.l2_priority {
-        op.push_str(match p {
-            L2EvictionPriority::Normal => ".L2::evict_normal",
-            L2EvictionPriority::First => ".L2::evict_first",
-            L2EvictionPriority::Last => ".L2::evict_last",
-            L2EvictionPriority::Unchanged => ".L2::evict_unchanged",
-        });
+        op.push_str(ptx_isa::L2EvictionPriority::from(p).token());
     }
     if r.policy.is_some() {
         op.push_str(".L2::cache_hint");
     }
     if let Some(p) = r.prefetch {
-        op.push_str(match p {
-            PrefetchSize::B64 => ".L2::64B",
-            PrefetchSize::B128 => ".L2::128B",
-            PrefetchSize::B256 => ".L2::256B",
-        });
+        op.push_str(ptx_isa::PrefetchSize::from(p).token());
     }
     if r.kind == AccessKind::Atomic {
         op.push_str(".add");

@@ -27,8 +27,8 @@ use rustc_hash::FxHashMap;
 
 use memsys::replay::{self, Trace, TraceAccess};
 use memsys::{
-    AccessKind, CacheOperator, GpuConfig, InstrId, L1EvictionPriority, L2EvictionPriority,
-    MemError, MemSystem, PrefetchSize, Request, Scope, Semantics, SmId, Space, Stats,
+    AccessKind, CacheOperator, GpuConfig, InstrId, MemError, MemSystem, Request, Scope, Semantics,
+    SmId, Space, Stats,
 };
 use ptx_isa::{CacheLevel, Flag, MemorySemantics, Qualifier, StateSpace};
 use thiserror::Error;
@@ -245,62 +245,12 @@ impl TraceParser {
                     }
                     space = Some(s);
                 }
-                Qualifier::Semantics(s) => {
-                    req.semantics = match s {
-                        MemorySemantics::Weak => Semantics::Weak,
-                        MemorySemantics::Volatile => Semantics::Volatile,
-                        MemorySemantics::Relaxed => Semantics::Relaxed,
-                        MemorySemantics::Acquire => Semantics::Acquire,
-                        MemorySemantics::Release => Semantics::Release,
-                    };
-                }
-                Qualifier::Scope(s) => {
-                    req.scope = match s {
-                        ptx_isa::Scope::Cta => Scope::Cta,
-                        ptx_isa::Scope::Cluster => Scope::Cluster,
-                        ptx_isa::Scope::Gpu => Scope::Gpu,
-                        ptx_isa::Scope::Sys => Scope::Sys,
-                    };
-                }
-                Qualifier::CacheOp(c) => {
-                    req.operator = Some(match c {
-                        ptx_isa::CacheOperator::Ca => CacheOperator::Ca,
-                        ptx_isa::CacheOperator::Cg => CacheOperator::Cg,
-                        ptx_isa::CacheOperator::Cs => CacheOperator::Cs,
-                        ptx_isa::CacheOperator::Lu => CacheOperator::Lu,
-                        ptx_isa::CacheOperator::Cv => CacheOperator::Cv,
-                        ptx_isa::CacheOperator::Wb => CacheOperator::Wb,
-                        ptx_isa::CacheOperator::Wt => CacheOperator::Wt,
-                    });
-                }
-                Qualifier::L1(p) => {
-                    req.l1_priority = Some(match p {
-                        ptx_isa::L1EvictionPriority::EvictNormal => L1EvictionPriority::Normal,
-                        ptx_isa::L1EvictionPriority::EvictUnchanged => {
-                            L1EvictionPriority::Unchanged
-                        }
-                        ptx_isa::L1EvictionPriority::EvictFirst => L1EvictionPriority::First,
-                        ptx_isa::L1EvictionPriority::EvictLast => L1EvictionPriority::Last,
-                        ptx_isa::L1EvictionPriority::NoAllocate => L1EvictionPriority::NoAllocate,
-                    });
-                }
-                Qualifier::L2(p) => {
-                    req.l2_priority = Some(match p {
-                        ptx_isa::L2EvictionPriority::EvictNormal => L2EvictionPriority::Normal,
-                        ptx_isa::L2EvictionPriority::EvictFirst => L2EvictionPriority::First,
-                        ptx_isa::L2EvictionPriority::EvictLast => L2EvictionPriority::Last,
-                        ptx_isa::L2EvictionPriority::EvictUnchanged => {
-                            L2EvictionPriority::Unchanged
-                        }
-                    });
-                }
-                Qualifier::Prefetch(p) => {
-                    req.prefetch = Some(match p {
-                        ptx_isa::PrefetchSize::B64 => PrefetchSize::B64,
-                        ptx_isa::PrefetchSize::B128 => PrefetchSize::B128,
-                        ptx_isa::PrefetchSize::B256 => PrefetchSize::B256,
-                    });
-                }
+                Qualifier::Semantics(s) => req.semantics = s.into(),
+                Qualifier::Scope(s) => req.scope = s.into(),
+                Qualifier::CacheOp(c) => req.operator = Some(c.into()),
+                Qualifier::L1(p) => req.l1_priority = Some(p.into()),
+                Qualifier::L2(p) => req.l2_priority = Some(p.into()),
+                Qualifier::Prefetch(p) => req.prefetch = Some(p.into()),
                 Qualifier::Vector(_) | Qualifier::Type(_) => {}
                 Qualifier::Level(l) => level = Some(l),
                 Qualifier::Flag(Flag::Nc) => req.non_coherent = true,

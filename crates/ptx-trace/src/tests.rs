@@ -1,4 +1,5 @@
 use super::*;
+use memsys::{L1EvictionPriority, L2EvictionPriority, PrefetchSize};
 
 fn one(line: &str) -> Result<TraceAccess, TraceError> {
     TraceParser::new()

@@ -384,6 +384,20 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             m.add(Key::IgnoreSrcVer, d);
         }
     }
+    cp_async_eviction(insn, &s, &mut m);
+    // State spaces: the first is the destination, the second the source.
+    let dst = s.spaces.first();
+    let srcsp = s.spaces.get(1).or(s.spaces.first());
+    cp_async_spaces(insn, &s, dst, &mut m);
+    cp_async_prefetch_size_and_vector(cx, insn, &s, &mut m);
+    cp_async_operand_addresses(insn, scopes, &s, ops, dst, srcsp, &mut m);
+    cp_async_cache_operator_and_hint(cx, insn, &s, cacg, &mut m);
+    cp_async_illegal_modifiers(cx, insn, &s, &mut m);
+    finish(m, unknown, vec_tail)
+}
+
+/// An eviction priority: cp.async takes none (its L2 policy comes from `.L2::cache_hint`).
+fn cp_async_eviction(insn: &Insn, s: &Scan, m: &mut Msgs) {
     if let Some(&(t, span)) = s.evs.first() {
         m.add(
             Key::IllegalEvictLevel,
@@ -407,9 +421,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
-    // State spaces: the first is the destination, the second the source.
-    let dst = s.spaces.first();
-    let srcsp = s.spaces.get(1).or(s.spaces.first());
+}
+
+/// The state spaces: the destination `.shared` (`::cluster` is illegal), the source `.global`.
+fn cp_async_spaces(insn: &Insn, s: &Scan, dst: Option<&(StateSpace, &str, Span)>, m: &mut Msgs) {
+    let head = insn.head();
     if let Some(&(StateSpace::SharedCluster, _, span)) = dst {
         m.add(
             Key::IllegalSubspace,
@@ -459,9 +475,13 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             .with_help("write cp.async.ca.shared.global"),
         );
     }
+}
+
+/// The prefetch size (gated) and the vector word cp.async does not take.
+fn cp_async_prefetch_size_and_vector(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
     if let Some((t, span)) = s.pf {
         gate(
-            &mut m,
+            m,
             cx,
             insn,
             Feature::CachePrefetching,
@@ -473,7 +493,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         );
         if t == ".L2::256B" {
             gate(
-                &mut m,
+                m,
                 cx,
                 insn,
                 Feature::Prefetch256B,
@@ -496,6 +516,19 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
+}
+
+/// The two addresses: usable, each in a space its variable allows, not an immediate, not a
+/// float or predicate register.
+fn cp_async_operand_addresses(
+    insn: &Insn,
+    scopes: &Scopes,
+    s: &Scan,
+    ops: &[Operand],
+    dst: Option<&(StateSpace, &str, Span)>,
+    srcsp: Option<&(StateSpace, &str, Span)>,
+    m: &mut Msgs,
+) {
     for (k, (o, sp)) in [(&ops[0], dst), (&ops[1], srcsp)].into_iter().enumerate() {
         let Some(a) = address(scopes, o) else {
             continue;
@@ -539,6 +572,11 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
+}
+
+/// The cache operator (required: `.ca` or `.cg`) and the `.L2::cache_hint` gates.
+fn cp_async_cache_operator_and_hint(cx: &Cx, insn: &Insn, s: &Scan, cacg: bool, m: &mut Msgs) {
+    let head = insn.head();
     match s.cop {
         None => m.add(
             Key::CopRequired,
@@ -564,7 +602,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     if let Some(h) = s.hint {
         gate(
-            &mut m,
+            m,
             cx,
             insn,
             Feature::CacheHint,
@@ -589,6 +627,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+}
+
+/// Known modifiers cp.async does not take (§8.1), each at its place in the order.
+fn cp_async_illegal_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
     // Known modifiers cp.async does not take (§8.1), each at its place in the order.
     let illegal = |t: &str, span: Span| {
         insn.err(
@@ -659,7 +701,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             m.add(Key::CombineHintMmio, combine(".L2::cache_hint", h));
         }
     }
-    finish(m, unknown, vec_tail)
 }
 
 /// May a variable of `kind` be addressed in `space` (generic: global, shared, local)?

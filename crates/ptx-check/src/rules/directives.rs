@@ -197,6 +197,21 @@ impl Checker<'_> {
             (None, Some(v)) => v.value,
             _ => version.0,
         };
+        self.version_target_mismatch(written, min_version, &target_text, target_span, &version.1);
+        // then optionally `.address_size` (32 or 64, as any integer literal)
+        self.address_size_directive(items, header_end);
+        true
+    }
+
+    /// `.version` (as written) below the target's minimum: kept as the module's mismatch.
+    fn version_target_mismatch(
+        &mut self,
+        written: PtxVersion,
+        min_version: PtxVersion,
+        target_text: &str,
+        target_span: Option<Span>,
+        version_text: &str,
+    ) {
         if written < min_version {
             let span = target_span.unwrap_or_default();
             let mut d = Diagnostic::error(
@@ -204,11 +219,11 @@ impl Checker<'_> {
                 span,
                 format!(
                     "{target_text} needs PTX ISA {min_version} or later; the module is PTX {}",
-                    version.1
+                    version_text
                 ),
                 format!(
                     "PTX .version {} does not support .target {target_text}",
-                    version.1
+                    version_text
                 ),
             )
             .with_help(format!(
@@ -219,7 +234,10 @@ impl Checker<'_> {
             }
             self.mismatch = Some(d);
         }
-        // then optionally `.address_size` (32 or 64, as any integer literal)
+    }
+
+    /// `.address_size` after the header, if written: 32 or 64, as any integer literal.
+    fn address_size_directive(&mut self, items: &[Item], header_end: usize) {
         if let Some(Item::AddressSize(a)) = items.get(header_end) {
             let text = self
                 .src(a.span)
@@ -243,7 +261,6 @@ impl Checker<'_> {
                 }
             }
         }
-        true
     }
 
     /// Records a `.section .debug_*` (ptxas looks for them once the whole module is read).

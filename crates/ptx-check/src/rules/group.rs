@@ -95,6 +95,199 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let bulk_wait = name == "cp.async.bulk.wait_group";
     // The scan: unknown modifiers, repeated one-value modifiers and the scan-stage gates, in
     // text order; the vector-type warning.
+    let mut w = scan_group_words(cx, insn, rest, known, bulk_wait, &name);
+    out.append(&mut w.scan);
+    let finish_out = |mut out: Vec<Diagnostic>, tail: Option<Diagnostic>, unknown: Unknowns| {
+        out.extend(tail);
+        Outcome {
+            diags: out,
+            unknown: unknown.into_diags(),
+            ..Outcome::default()
+        }
+    };
+    if let Some(&(_, t, span)) = w.stops.iter().min_by_key(|s| s.0) {
+        out.push(insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{name}'"),
+            format!("`{name}` takes no `{t}`"),
+        ));
+        return finish_out(out, w.trailing_warning, unknown);
+    }
+    if name.starts_with("cp.async.bulk") {
+        let read = rest.iter().find(|t| t.0 == ".read");
+        if let Some(&(_, span)) = read {
+            feats.extend(gate_list(
+                cx,
+                insn.start,
+                Feature::BulkRead,
+                "",
+                &name,
+                span,
+            ));
+        }
+        let f = if name.ends_with("commit_group") {
+            Feature::BulkCommitGroup
+        } else {
+            Feature::BulkWaitGroup
+        };
+        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
+    } else if known {
+        let f = match name.as_str() {
+            "cp.async.commit_group" => Feature::CommitGroup,
+            "cp.async.wait_group" => Feature::WaitGroup,
+            _ => Feature::WaitAll,
+        };
+        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
+    }
+    let ok = want.is_some_and(|n| {
+        insn.ops.len() == n && insn.ops.iter().all(|o| matches!(o, Operand::Int(_)))
+    });
+    if let Some(&span) = w.types.first() {
+        out.push(insn.err(
+            codes::BAD_TYPE,
+            span,
+            format!("Unexpected instruction types specified for '{name}'"),
+            format!("`{name}` takes no type"),
+        ));
+        return finish_out(out, w.trailing_warning, Unknowns::default());
+    }
+    if !ok {
+        if word.is_some_and(|w| w.0 == ".wait") {
+            out.append(&mut feats);
+        }
+        out.push(
+            insn.err(
+                codes::OPERANDS,
+                insn.ops.first().map_or(head, |o| o.span()),
+                format!("Arguments mismatch for instruction '{name}'"),
+                match want {
+                    Some(0) => format!("`{name}` takes no operand"),
+                    Some(_) => {
+                        format!("`{name}` takes one integer literal (the number of pending groups)")
+                    }
+                    None => format!("`{name}` is not a complete instruction name"),
+                },
+            )
+            .with_help("cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all"),
+        );
+        return finish_out(out, w.trailing_warning, unknown);
+    }
+    out.append(&mut feats);
+    out.extend(group_illegal_modifiers(insn, &name, bulk, &w));
+    finish_out(out, w.trailing_warning, unknown)
+}
+
+/// The modifier check of a group instruction: every known modifier is illegal here, each
+/// message in its slot's order.
+fn group_illegal_modifiers(insn: &Insn, name: &str, bulk: bool, w: &GroupWords) -> Vec<Diagnostic> {
+    let mut block: Vec<(Slot, Diagnostic)> = Vec::new();
+    let illegal = |t: &str, span: Span| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{name}'"),
+            format!("`{name}` takes no `{t}`"),
+        )
+    };
+    if let Some(&(_, _, span)) = w.spaces.iter().find(|s| s.0 == StateSpace::SharedCluster) {
+        if !bulk {
+            block.push((Slot::Cluster, illegal("::cluster", span)));
+        }
+    }
+    if let Some(&(_, span)) = w.spaces.first().map(|s| (s.1, s.2)).as_ref() {
+        block.push((
+            Slot::NoSpace,
+            insn.err(
+                codes::BAD_SPACE,
+                span,
+                format!("No state space qualifier expected for instruction '{name}'"),
+                format!("`{name}` takes no state space"),
+            ),
+        ));
+    }
+    if let Some((t, span, level)) = w.cop {
+        let slot = if level { Slot::Level } else { Slot::Cop };
+        block.push((slot, illegal(t, span)));
+        block.push((slot, illegal(t, span)));
+    }
+    if let Some(&(t, span)) = w.evicts.first() {
+        block.push((Slot::EvictLevel, illegal(".level::eviction_priority", span)));
+        block.push((
+            Slot::EvictName,
+            illegal(&format!(".{}", after_colons(t)), span),
+        ));
+    }
+    for &(slot, t, span) in &w.flags {
+        block.push((slot, illegal(t, span)));
+        if slot == Slot::Async {
+            block.push((slot, illegal(t, span)));
+        }
+    }
+    if let Some(span) = w.vec {
+        block.push((
+            Slot::Vector,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                span,
+                format!("Vector qualifier is not allowed for instruction '{name}'"),
+                format!("`{name}` takes no vector width"),
+            ),
+        ));
+    }
+    if let Some((t, span)) = w.scope {
+        block.push((Slot::ScopeFirst, illegal(t, span)));
+        block.push((Slot::ScopeAgain, illegal(t, span)));
+    }
+    if let Some((t, span)) = w.sem {
+        block.push((Slot::Sem, illegal(t, span)));
+    }
+    if let Some(span) = w.mmio {
+        let ss = w.spaces.first().map_or("", |s| s.1);
+        if ss != ".global" {
+            block.push((
+                Slot::Mmio,
+                insn.err(
+                    codes::BAD_SPACE,
+                    span,
+                    format!("Modifier '.mmio' cannot be applied to '{ss}' space"),
+                    "`.mmio` applies to .global loads and stores".into(),
+                ),
+            ));
+        }
+        block.push((Slot::Mmio, illegal(".mmio", span)));
+    }
+    block.sort_by_key(|b| b.0);
+    block.into_iter().map(|b| b.1).collect()
+}
+
+/// What the scan of a group instruction's modifiers found: its messages (unknown and repeated
+/// modifiers, the scan-stage gates, in text order), the vector-type warning, and the words
+/// the later stages judge.
+struct GroupWords<'a> {
+    scan: Vec<Diagnostic>,
+    trailing_warning: Option<Diagnostic>,
+    sem: Option<(&'a str, Span)>,
+    scope: Option<(&'a str, Span)>,
+    cop: Option<(&'a str, Span, bool)>,
+    vec: Option<Span>,
+    spaces: Vec<(StateSpace, &'a str, Span)>,
+    evicts: Vec<(&'a str, Span)>,
+    flags: Vec<(Slot, &'a str, Span)>,
+    stops: Vec<(u8, &'a str, Span)>,
+    mmio: Option<Span>,
+    types: Vec<Span>,
+}
+
+/// The scan of a group instruction's modifiers after its name ([`GroupWords`]).
+fn scan_group_words<'a>(
+    cx: &Cx,
+    insn: &Insn,
+    rest: &[(&'a str, Span)],
+    known: bool,
+    bulk_wait: bool,
+    name: &str,
+) -> GroupWords<'a> {
     let mut scan: Vec<Diagnostic> = Vec::new();
     let mut trailing_warning = None;
     let (mut sem, mut scope, mut cop, mut vec) = (None, None, None, None);
@@ -124,21 +317,14 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                         insn.start,
                         Feature::AsyncModifier,
                         "",
-                        &name,
+                        name,
                         span,
                     ));
                     flags.push((Slot::Async, t, span));
                 }
                 ".read" if bulk_wait => {}
                 ".read" => {
-                    scan.extend(gate_list(
-                        cx,
-                        insn.start,
-                        Feature::BulkRead,
-                        "",
-                        &name,
-                        span,
-                    ));
+                    scan.extend(gate_list(cx, insn.start, Feature::BulkRead, "", name, span));
                     flags.push((Slot::Read, t, span));
                 }
                 _ => match classify(t) {
@@ -147,19 +333,12 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                             scan.push(dup(format!("Duplicate {t} modifier")));
                         }
                         if s == ptx_isa::MemorySemantics::Weak {
-                            scan.extend(gate_target(
-                                cx,
-                                insn.start,
-                                Feature::Weak,
-                                "",
-                                &name,
-                                span,
-                            ));
+                            scan.extend(gate_target(cx, insn.start, Feature::Weak, "", name, span));
                         }
                         sem = Some((t, span));
                     }
                     Word::Mmio => {
-                        scan.extend(gate_list(cx, insn.start, Feature::Mmio, "", &name, span));
+                        scan.extend(gate_list(cx, insn.start, Feature::Mmio, "", name, span));
                         mmio = Some(span);
                     }
                     Word::Scope(_) => {
@@ -206,164 +385,20 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    out.append(&mut scan);
-    let finish_out = |mut out: Vec<Diagnostic>, tail: Option<Diagnostic>, unknown: Unknowns| {
-        out.extend(tail);
-        Outcome {
-            diags: out,
-            unknown: unknown.into_diags(),
-            ..Outcome::default()
-        }
-    };
-    if let Some(&(_, t, span)) = stops.iter().min_by_key(|s| s.0) {
-        out.push(insn.err(
-            codes::ILLEGAL_MODIFIER,
-            span,
-            format!("Illegal modifier '{t}' for instruction '{name}'"),
-            format!("`{name}` takes no `{t}`"),
-        ));
-        return finish_out(out, trailing_warning, unknown);
+    GroupWords {
+        scan,
+        trailing_warning,
+        sem,
+        scope,
+        cop,
+        vec,
+        spaces,
+        evicts,
+        flags,
+        stops,
+        mmio,
+        types,
     }
-    if name.starts_with("cp.async.bulk") {
-        let read = rest.iter().find(|t| t.0 == ".read");
-        if let Some(&(_, span)) = read {
-            feats.extend(gate_list(
-                cx,
-                insn.start,
-                Feature::BulkRead,
-                "",
-                &name,
-                span,
-            ));
-        }
-        let f = if name.ends_with("commit_group") {
-            Feature::BulkCommitGroup
-        } else {
-            Feature::BulkWaitGroup
-        };
-        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
-    } else if known {
-        let f = match name.as_str() {
-            "cp.async.commit_group" => Feature::CommitGroup,
-            "cp.async.wait_group" => Feature::WaitGroup,
-            _ => Feature::WaitAll,
-        };
-        feats.extend(gate_list(cx, insn.start, f, "", &name, head));
-    }
-    let ok = want.is_some_and(|n| {
-        insn.ops.len() == n && insn.ops.iter().all(|o| matches!(o, Operand::Int(_)))
-    });
-    if let Some(&span) = types.first() {
-        out.push(insn.err(
-            codes::BAD_TYPE,
-            span,
-            format!("Unexpected instruction types specified for '{name}'"),
-            format!("`{name}` takes no type"),
-        ));
-        return finish_out(out, trailing_warning, Unknowns::default());
-    }
-    if !ok {
-        if word.is_some_and(|w| w.0 == ".wait") {
-            out.append(&mut feats);
-        }
-        out.push(
-            insn.err(
-                codes::OPERANDS,
-                insn.ops.first().map_or(head, |o| o.span()),
-                format!("Arguments mismatch for instruction '{name}'"),
-                match want {
-                    Some(0) => format!("`{name}` takes no operand"),
-                    Some(_) => {
-                        format!("`{name}` takes one integer literal (the number of pending groups)")
-                    }
-                    None => format!("`{name}` is not a complete instruction name"),
-                },
-            )
-            .with_help("cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all"),
-        );
-        return finish_out(out, trailing_warning, unknown);
-    }
-    out.append(&mut feats);
-    // The modifier check: every known modifier is illegal here.
-    let mut block: Vec<(Slot, Diagnostic)> = Vec::new();
-    let illegal = |t: &str, span: Span| {
-        insn.err(
-            codes::ILLEGAL_MODIFIER,
-            span,
-            format!("Illegal modifier '{t}' for instruction '{name}'"),
-            format!("`{name}` takes no `{t}`"),
-        )
-    };
-    if let Some(&(_, _, span)) = spaces.iter().find(|s| s.0 == StateSpace::SharedCluster) {
-        if !bulk {
-            block.push((Slot::Cluster, illegal("::cluster", span)));
-        }
-    }
-    if let Some(&(_, span)) = spaces.first().map(|s| (s.1, s.2)).as_ref() {
-        block.push((
-            Slot::NoSpace,
-            insn.err(
-                codes::BAD_SPACE,
-                span,
-                format!("No state space qualifier expected for instruction '{name}'"),
-                format!("`{name}` takes no state space"),
-            ),
-        ));
-    }
-    if let Some((t, span, level)) = cop {
-        let slot = if level { Slot::Level } else { Slot::Cop };
-        block.push((slot, illegal(t, span)));
-        block.push((slot, illegal(t, span)));
-    }
-    if let Some(&(t, span)) = evicts.first() {
-        block.push((Slot::EvictLevel, illegal(".level::eviction_priority", span)));
-        block.push((
-            Slot::EvictName,
-            illegal(&format!(".{}", after_colons(t)), span),
-        ));
-    }
-    for &(slot, t, span) in &flags {
-        block.push((slot, illegal(t, span)));
-        if slot == Slot::Async {
-            block.push((slot, illegal(t, span)));
-        }
-    }
-    if let Some(span) = vec {
-        block.push((
-            Slot::Vector,
-            insn.err(
-                codes::ILLEGAL_MODIFIER,
-                span,
-                format!("Vector qualifier is not allowed for instruction '{name}'"),
-                format!("`{name}` takes no vector width"),
-            ),
-        ));
-    }
-    if let Some((t, span)) = scope {
-        block.push((Slot::ScopeFirst, illegal(t, span)));
-        block.push((Slot::ScopeAgain, illegal(t, span)));
-    }
-    if let Some((t, span)) = sem {
-        block.push((Slot::Sem, illegal(t, span)));
-    }
-    if let Some(span) = mmio {
-        let ss = spaces.first().map_or("", |s| s.1);
-        if ss != ".global" {
-            block.push((
-                Slot::Mmio,
-                insn.err(
-                    codes::BAD_SPACE,
-                    span,
-                    format!("Modifier '.mmio' cannot be applied to '{ss}' space"),
-                    "`.mmio` applies to .global loads and stores".into(),
-                ),
-            ));
-        }
-        block.push((Slot::Mmio, illegal(".mmio", span)));
-    }
-    block.sort_by_key(|b| b.0);
-    out.extend(block.into_iter().map(|b| b.1));
-    finish_out(out, trailing_warning, unknown)
 }
 
 pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
@@ -545,6 +580,20 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+    mbarrier_address(insn, scopes, &addr, space_v, &mut m);
+    finish(m, unknown, None)
+}
+
+/// The mbarrier's address: usable, in a space the variable allows, not an immediate, not a
+/// float or predicate register.
+fn mbarrier_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    addr: &super::operands::Addr,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) {
+    const OP: &str = "cp.async.mbarrier.arrive";
     let unusable = unusable_address(insn, OP, scopes, addr.base);
     let resolved = unusable.is_empty();
     for d in unusable {
@@ -572,5 +621,4 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    finish(m, unknown, None)
 }

@@ -224,12 +224,6 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     };
     let int_lit = |o: &Operand| imm_kind(o) == Some(Imm::Int);
     let float_lit = |o: &Operand| matches!(imm_kind(o), Some(Imm::F32 | Imm::F64));
-    fn policy_addr<'o>(scopes: &Scopes, o: &'o Operand) -> Option<super::Addr<'o>> {
-        match o {
-            Operand::Address(a) if !a.unified => address(scopes, o),
-            _ => None,
-        }
-    }
     let d_ok = ops.first().is_some_and(|o| r64(o) || int_lit(o));
     let a = if ops.is_empty() { &[][..] } else { &ops[1..] };
     let sig = match kind {
@@ -275,6 +269,45 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     if let Some(d) = gate_version(cx, insn.start, kind_feature, "", &op, head) {
         m.add(Key::PolKindVer, d);
     }
+    policy_sizes_and_space(insn, &s, kind, &op, a, &mut m);
+    policy_priorities(cx, insn, &s, kind, &op, a, &mut m);
+    policy_range_address(insn, scopes, &s, kind, &op, a, &mut m);
+    if let Some(v) = s.vec {
+        m.add(
+            Key::PolVector,
+            insn.err(
+                codes::BAD_TYPE,
+                v,
+                format!("Vector qualifier is not allowed for instruction '{op}'"),
+                "createpolicy takes no vector modifier".into(),
+            ),
+        );
+    }
+    if int_lit(&ops[0]) {
+        m.add(
+            Key::PolResultReg,
+            insn.err(
+                codes::OPERANDS,
+                ops[0].span(),
+                format!("Result register required for instruction '{op}'"),
+                "the destination must be a 64-bit register".into(),
+            ),
+        );
+    }
+    s.foreign.report(insn, &op, &mut m, Key::PolForeign);
+    finish(m, unknown, tail)
+}
+
+/// The range sizes (the primary part at most the total) and the state space: `.global` alone
+/// for `createpolicy.range`, none for the others.
+fn policy_sizes_and_space(
+    insn: &Insn,
+    s: &Scan,
+    kind: PolicyKind,
+    op: &str,
+    a: &[Operand],
+    m: &mut Msgs,
+) {
     if kind == PolicyKind::Range {
         if let (Some(p), Some(t)) = (int_value(&a[1]), int_value(&a[2])) {
             let (p32, t32) = (
@@ -333,6 +366,20 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
+}
+
+/// The eviction-priority stage: `createpolicy.cvt` takes none and needs `.L2`; the others
+/// need a primary priority with its level, and take a secondary one only where the kind does.
+fn policy_priorities(
+    cx: &Cx,
+    insn: &Insn,
+    s: &Scan,
+    kind: PolicyKind,
+    op: &str,
+    a: &[Operand],
+    m: &mut Msgs,
+) {
+    let head = insn.head();
     let evict_span = s.prios.first().map_or(head, |p| p.1);
     if kind == PolicyKind::Cvt {
         if let Some(&(_, span)) = s.level_words.iter().find(|w| w.0 == ".L1") {
@@ -476,10 +523,10 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
         for &(p, span) in s.prios.iter().take(2) {
-            if let Some(d) = gate_version(cx, insn.start, Feature::PolicyPriority, p, &op, span) {
+            if let Some(d) = gate_version(cx, insn.start, Feature::PolicyPriority, p, op, span) {
                 m.add(Key::PolPriorityGate, d);
             }
-            if let Some(d) = gate_target(cx, insn.start, Feature::PolicyPriority, p, &op, span) {
+            if let Some(d) = gate_target(cx, insn.start, Feature::PolicyPriority, p, op, span) {
                 m.add(Key::PolPriorityGate, d);
             }
         }
@@ -508,9 +555,22 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+}
+
+/// `createpolicy.range`'s address: usable, in a space its variable allows, not an immediate,
+/// not a float or predicate register.
+fn policy_range_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    s: &Scan,
+    kind: PolicyKind,
+    op: &str,
+    a: &[Operand],
+    m: &mut Msgs,
+) {
     if kind == PolicyKind::Range {
         if let Some(addr) = policy_addr(scopes, &a[0]) {
-            let unusable = unusable_address(insn, &op, scopes, addr.base);
+            let unusable = unusable_address(insn, op, scopes, addr.base);
             let resolved = unusable.is_empty();
             for d in unusable {
                 m.add(Key::PolAddr, d);
@@ -527,7 +587,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                     if !space_ok_for_var(sp, vk) {
                         m.add(
                             Key::PolAddr,
-                            super::ldst::space_mismatch(insn, &op, nspan, name, sp),
+                            super::ldst::space_mismatch(insn, op, nspan, name, sp),
                         );
                     }
                 }
@@ -544,28 +604,12 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if let Some(v) = s.vec {
-        m.add(
-            Key::PolVector,
-            insn.err(
-                codes::BAD_TYPE,
-                v,
-                format!("Vector qualifier is not allowed for instruction '{op}'"),
-                "createpolicy takes no vector modifier".into(),
-            ),
-        );
+}
+
+/// An address operand without `.unified`.
+fn policy_addr<'o>(scopes: &Scopes, o: &'o Operand) -> Option<super::Addr<'o>> {
+    match o {
+        Operand::Address(a) if !a.unified => address(scopes, o),
+        _ => None,
     }
-    if int_lit(&ops[0]) {
-        m.add(
-            Key::PolResultReg,
-            insn.err(
-                codes::OPERANDS,
-                ops[0].span(),
-                format!("Result register required for instruction '{op}'"),
-                "the destination must be a 64-bit register".into(),
-            ),
-        );
-    }
-    s.foreign.report(insn, &op, &mut m, Key::PolForeign);
-    finish(m, unknown, tail)
 }

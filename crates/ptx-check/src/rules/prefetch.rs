@@ -4,7 +4,7 @@ use super::collect::{Key, Msgs, PREFETCH_ORDER};
 use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
-use super::prefetch_scan::{scan, Evictions};
+use super::prefetch_scan::{scan, Evictions, PrefetchScan};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{after_colons, Level};
 use super::{
@@ -16,6 +16,7 @@ use crate::codes;
 use crate::Diagnostic;
 use ptx_isa::{Feature, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
+use ptx_syntax::Span;
 
 /// The scan messages of a statement cut short by a syntax error.
 pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
@@ -143,56 +144,9 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             m.add(Key::PfTmVer, d);
         }
     }
-    if s.spaces.len() > 1 {
-        m.add(
-            Key::PfSpaceCount,
-            insn.err(
-                codes::BAD_SPACE,
-                s.spaces[1].2,
-                format!("Unexpected number of state spaces specified in instruction '{op}'"),
-                "write at most one state space".into(),
-            ),
-        );
-    }
-    if let Some(sp) = space_v {
-        let bad = if uniform {
-            true
-        } else {
-            !(matches!(sp, StateSpace::Global | StateSpace::Local)
-                || (tensormap && matches!(sp, StateSpace::Const | StateSpace::Param)))
-        };
-        if bad {
-            m.add(
-                Key::PfSsi,
-                insn.err(
-                    codes::BAD_SPACE,
-                    sp_span,
-                    format!("State space incorrect for instruction '{op}'"),
-                    if uniform {
-                        "prefetchu takes a generic address and no state space".to_string()
-                    } else {
-                        format!("prefetch works on .global, .local or generic addresses, not `{sp_name}`")
-                    },
-                ),
-            );
-        }
-    }
-    if uniform {
-        for &(lv, span) in &s.levels {
-            if lv != ".L1" {
-                m.add(
-                    Key::PfIllegalLevel,
-                    insn.err(
-                        codes::ILLEGAL_MODIFIER,
-                        span,
-                        format!("Illegal modifier '{lv}' for instruction 'prefetchu'"),
-                        "prefetchu fills the L1 only".into(),
-                    )
-                    .with_help("write prefetchu.L1"),
-                );
-            }
-        }
-    }
+    prefetch_space(
+        insn, &s, uniform, tensormap, space_v, sp_span, sp_name, &mut m,
+    );
     if let Some(&(p, span)) = s.pfs.first() {
         m.add(
             Key::PfSize,
@@ -215,6 +169,128 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+    prefetch_eviction(cx, insn, &s, uniform, level, space_v, &mut m);
+    if let Some(v) = s.vec {
+        m.add(
+            Key::PfVector,
+            insn.err(
+                codes::BAD_TYPE,
+                v,
+                format!("Vector qualifier is not allowed for instruction '{op}'"),
+                format!("`{op}` takes no vector modifier"),
+            ),
+        );
+    }
+    let narrow = prefetch_address(insn, scopes, &addr, uniform, space_v, &mut m);
+    if let Some(&(c, span)) = s.cops.first() {
+        let d = insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{c}' for instruction '{op}'"),
+            format!("`{op}` takes no cache operator"),
+        );
+        m.add(Key::PfCop, d.clone());
+        m.add(Key::PfCop, d);
+    }
+    if s.levels.is_empty() && s.evs.is_empty() && s.pfs.is_empty() {
+        m.add(
+            Key::PfLevelRequired,
+            insn.err(
+                codes::MISSING_MODIFIER,
+                head,
+                format!("Cache level modifier required for instruction '{op}'"),
+                format!("`{op}` needs the cache level to fill"),
+            )
+            .with_help(if uniform {
+                "write prefetchu.L1"
+            } else {
+                "write prefetch.L1 or prefetch.L2 (or .L2::evict_last / .L2::evict_normal)"
+            }),
+        );
+    }
+    s.foreign.report(insn, op, &mut m, Key::PfForeign);
+    let mut out = finish(m, unknown, tail);
+    out.narrow_address = narrow;
+    out
+}
+
+/// The state-space stage: at most one space, one the opcode takes; `prefetchu` fills L1 only.
+#[allow(clippy::too_many_arguments)]
+fn prefetch_space(
+    insn: &Insn,
+    s: &PrefetchScan,
+    uniform: bool,
+    tensormap: bool,
+    space_v: Option<StateSpace>,
+    sp_span: Span,
+    sp_name: &str,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
+    if s.spaces.len() > 1 {
+        m.add(
+            Key::PfSpaceCount,
+            insn.err(
+                codes::BAD_SPACE,
+                s.spaces[1].2,
+                format!("Unexpected number of state spaces specified in instruction '{op}'"),
+                "write at most one state space".into(),
+            ),
+        );
+    }
+    if let Some(sp) = space_v {
+        let bad = if uniform {
+            true
+        } else {
+            !(matches!(sp, StateSpace::Global | StateSpace::Local)
+                || (tensormap && matches!(sp, StateSpace::Const | StateSpace::Param)))
+        };
+        if bad {
+            m.add(
+            Key::PfSsi,
+            insn.err(
+                codes::BAD_SPACE,
+                sp_span,
+                format!("State space incorrect for instruction '{op}'"),
+                if uniform {
+                    "prefetchu takes a generic address and no state space".to_string()
+                } else {
+                    format!("prefetch works on .global, .local or generic addresses, not `{sp_name}`")
+                },
+            ),
+        );
+        }
+    }
+    if uniform {
+        for &(lv, span) in &s.levels {
+            if lv != ".L1" {
+                m.add(
+                    Key::PfIllegalLevel,
+                    insn.err(
+                        codes::ILLEGAL_MODIFIER,
+                        span,
+                        format!("Illegal modifier '{lv}' for instruction 'prefetchu'"),
+                        "prefetchu fills the L1 only".into(),
+                    )
+                    .with_help("write prefetchu.L1"),
+                );
+            }
+        }
+    }
+}
+
+/// The eviction-priority stage: one priority, legal for the opcode, at L2, on a global or
+/// generic address, gated by target and version.
+fn prefetch_eviction(
+    cx: &Cx,
+    insn: &Insn,
+    s: &PrefetchScan,
+    uniform: bool,
+    level: Option<&(&str, Span)>,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
     if s.evs.len() >= 2 {
         m.add(
             Key::PfMultiEvict,
@@ -263,14 +339,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
             if let Some(&(lw, lspan)) = level {
                 m.add(
-                    Key::PfLevelWithEvict,
-                    insn.err(
-                        codes::ILLEGAL_MODIFIER,
-                        lspan,
-                        format!("Illegal modifier '{lw}' for instruction 'prefetch' with '.level::eviction_priority'"),
-                        "an eviction priority names its level; drop the level word".into(),
-                    ),
-                );
+                Key::PfLevelWithEvict,
+                insn.err(
+                    codes::ILLEGAL_MODIFIER,
+                    lspan,
+                    format!("Illegal modifier '{lw}' for instruction 'prefetch' with '.level::eviction_priority'"),
+                    "an eviction priority names its level; drop the level word".into(),
+                ),
+            );
             }
             if lv == Level::L1 {
                 m.add(
@@ -299,17 +375,19 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if let Some(v) = s.vec {
-        m.add(
-            Key::PfVector,
-            insn.err(
-                codes::BAD_TYPE,
-                v,
-                format!("Vector qualifier is not allowed for instruction '{op}'"),
-                format!("`{op}` takes no vector modifier"),
-            ),
-        );
-    }
+}
+
+/// The address stage: a usable base in a space its variable allows; returns the narrow
+/// (32-bit register) address width ptxas warns about later.
+fn prefetch_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    addr: &super::operands::Addr,
+    uniform: bool,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) -> Option<u32> {
+    let op = insn.opcode;
     let mut narrow = None;
     let unusable = unusable_address(insn, op, scopes, addr.base);
     let resolved = unusable.is_empty();
@@ -356,34 +434,5 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if let Some(&(c, span)) = s.cops.first() {
-        let d = insn.err(
-            codes::ILLEGAL_MODIFIER,
-            span,
-            format!("Illegal modifier '{c}' for instruction '{op}'"),
-            format!("`{op}` takes no cache operator"),
-        );
-        m.add(Key::PfCop, d.clone());
-        m.add(Key::PfCop, d);
-    }
-    if s.levels.is_empty() && s.evs.is_empty() && s.pfs.is_empty() {
-        m.add(
-            Key::PfLevelRequired,
-            insn.err(
-                codes::MISSING_MODIFIER,
-                head,
-                format!("Cache level modifier required for instruction '{op}'"),
-                format!("`{op}` needs the cache level to fill"),
-            )
-            .with_help(if uniform {
-                "write prefetchu.L1"
-            } else {
-                "write prefetch.L1 or prefetch.L2 (or .L2::evict_last / .L2::evict_normal)"
-            }),
-        );
-    }
-    s.foreign.report(insn, op, &mut m, Key::PfForeign);
-    let mut out = finish(m, unknown, tail);
-    out.narrow_address = narrow;
-    out
+    narrow
 }

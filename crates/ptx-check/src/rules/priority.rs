@@ -14,7 +14,7 @@ use super::collect::{Key, Msgs, PRIORITY_ORDER};
 use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
-use super::prefetch_scan::{scan, Evictions};
+use super::prefetch_scan::{scan, Evictions, PrefetchScan};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{after_colons, Level, Prio};
 use super::{
@@ -169,7 +169,82 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let sp_span = space.map_or(head, |x| x.2);
     let level = s.levels.last().copied();
     let levelled = s.evs.iter().any(|e| e.0.is_some());
-    if apply && s.evs.is_empty() {
+    priority_level(cx, insn, apply, level, levelled, s.evs.is_empty(), &mut m);
+    if size != 128 {
+        let written = insn.ops.get(1).map_or(head, |o| o.span());
+        m.add(
+            Key::ApArg2,
+            insn.err(
+                codes::OPERANDS,
+                written,
+                format!(
+                    "Argument 2 of instruction '{op}': unexpected value '{size}', expected to be 128"
+                ),
+                format!("`{op}` works on 128-byte blocks; the size must be 128"),
+            ),
+        );
+    }
+    priority_space(cx, insn, &s, apply, levelled, sp_span, &mut m);
+    priority_eviction(cx, insn, &s, apply, level, space_v, &mut m);
+    if let Some(v) = s.vec {
+        m.add(
+            Key::ApVector,
+            insn.err(
+                codes::BAD_TYPE,
+                v,
+                format!("Vector qualifier is not allowed for instruction '{op}'"),
+                format!("`{op}` takes no vector modifier"),
+            ),
+        );
+    }
+    let Some(addr) = addr else {
+        return finish(m, unknown, tail);
+    };
+    if addr.unified {
+        m.add(
+            Key::ApUnified,
+            insn.err(
+                codes::BAD_ADDRESS,
+                addr.span,
+                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
+                format!("`.unified` is not an attribute `{op}` takes"),
+            ),
+        );
+    }
+    let narrow = priority_address(insn, scopes, &addr, space_v, &mut m);
+    if let Some(&(c, span)) = s.cops.first() {
+        let d = illegal(c, span, format!("`{op}` takes no cache operator"));
+        m.add(Key::ApCop, d.clone());
+        m.add(Key::ApCop, d);
+    }
+    s.foreign.report(insn, op, &mut m, Key::ApForeign);
+    let mut out = finish(m, unknown, tail);
+    out.narrow_address = narrow;
+    out
+}
+
+/// The level stage: applypriority's required priority, the required `.L2` (a levelled
+/// priority names it), and the level words it takes none of (`.tensormap`, `.L1`).
+fn priority_level(
+    cx: &Cx,
+    insn: &Insn,
+    apply: bool,
+    level: Option<(&str, Span)>,
+    levelled: bool,
+    no_evictions: bool,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
+    let head = insn.head();
+    let illegal = |t: &str, span: Span, why: String| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{op}'"),
+            why,
+        )
+    };
+    if apply && no_evictions {
         m.add(
             Key::ApEvictRequired,
             insn.err(
@@ -195,7 +270,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     if let Some((lw, lspan)) = level {
         if lw == ".tensormap" {
             gate(
-                &mut m,
+                m,
                 cx,
                 insn,
                 Feature::Tensormap,
@@ -216,20 +291,30 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
-    if size != 128 {
-        let written = insn.ops.get(1).map_or(head, |o| o.span());
-        m.add(
-            Key::ApArg2,
-            insn.err(
-                codes::OPERANDS,
-                written,
-                format!(
-                    "Argument 2 of instruction '{op}': unexpected value '{size}', expected to be 128"
-                ),
-                format!("`{op}` works on 128-byte blocks; the size must be 128"),
-            ),
-        );
-    }
+}
+
+/// The state-space stage (at most one space, `.global` or none, no sub-space) and `discard`'s
+/// eviction words (it takes none).
+fn priority_space(
+    cx: &Cx,
+    insn: &Insn,
+    s: &PrefetchScan,
+    apply: bool,
+    levelled: bool,
+    sp_span: Span,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
+    let head = insn.head();
+    let space = s.spaces.first();
+    let illegal = |t: &str, span: Span, why: String| {
+        insn.err(
+            codes::ILLEGAL_MODIFIER,
+            span,
+            format!("Illegal modifier '{t}' for instruction '{op}'"),
+            why,
+        )
+    };
     if s.spaces.len() > 1 {
         m.add(
             Key::ApSpaceCount,
@@ -253,7 +338,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 illegal(w, span, format!("`{op}` takes no sub-space")),
             );
             gate(
-                &mut m,
+                m,
                 cx,
                 insn,
                 f,
@@ -300,6 +385,20 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
+}
+
+/// The eviction-priority stage: one priority; `applypriority`'s is `.L2::evict_normal`,
+/// written with its level, on a global or generic address, gated by target and version.
+fn priority_eviction(
+    cx: &Cx,
+    insn: &Insn,
+    s: &PrefetchScan,
+    apply: bool,
+    level: Option<(&str, Span)>,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) {
+    let op = insn.opcode;
     if s.evs.len() >= 2 {
         m.add(
             Key::ApMultiEvict,
@@ -313,7 +412,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     } else if let (true, Some(&(lvl, prio, t, span))) = (apply, s.evs.first()) {
         let p = after_colons(t);
         gate(
-            &mut m,
+            m,
             cx,
             insn,
             Feature::ApplyPriorityEviction,
@@ -336,14 +435,14 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
         if let Some((lw, lspan)) = level {
             m.add(
-                Key::ApLevelWithEvict,
-                insn.err(
-                    codes::ILLEGAL_MODIFIER,
-                    lspan,
-                    format!("Illegal modifier '{lw}' for instruction 'applypriority' with '.level::eviction_priority'"),
-                    "an eviction priority names its level; drop the level word".into(),
-                ),
-            );
+            Key::ApLevelWithEvict,
+            insn.err(
+                codes::ILLEGAL_MODIFIER,
+                lspan,
+                format!("Illegal modifier '{lw}' for instruction 'applypriority' with '.level::eviction_priority'"),
+                "an eviction priority names its level; drop the level word".into(),
+            ),
+        );
         }
         if lvl != Some(Level::L2) {
             m.add(
@@ -383,31 +482,18 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             );
         }
     }
-    if let Some(v) = s.vec {
-        m.add(
-            Key::ApVector,
-            insn.err(
-                codes::BAD_TYPE,
-                v,
-                format!("Vector qualifier is not allowed for instruction '{op}'"),
-                format!("`{op}` takes no vector modifier"),
-            ),
-        );
-    }
-    let Some(addr) = addr else {
-        return finish(m, unknown, tail);
-    };
-    if addr.unified {
-        m.add(
-            Key::ApUnified,
-            insn.err(
-                codes::BAD_ADDRESS,
-                addr.span,
-                format!("Illegal use of attribute '.unified' for instruction '{op}'"),
-                format!("`.unified` is not an attribute `{op}` takes"),
-            ),
-        );
-    }
+}
+
+/// The address stage: a usable base in a space its variable allows; returns the narrow
+/// (32-bit register) address width ptxas warns about later.
+fn priority_address(
+    insn: &Insn,
+    scopes: &Scopes,
+    addr: &super::operands::Addr,
+    space_v: Option<StateSpace>,
+    m: &mut Msgs,
+) -> Option<u32> {
+    let op = insn.opcode;
     let mut narrow = None;
     let unusable = unusable_address(insn, op, scopes, addr.base);
     let resolved = unusable.is_empty();
@@ -441,13 +527,5 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             }
         }
     }
-    if let Some(&(c, span)) = s.cops.first() {
-        let d = illegal(c, span, format!("`{op}` takes no cache operator"));
-        m.add(Key::ApCop, d.clone());
-        m.add(Key::ApCop, d);
-    }
-    s.foreign.report(insn, op, &mut m, Key::ApForeign);
-    let mut out = finish(m, unknown, tail);
-    out.narrow_address = narrow;
-    out
+    narrow
 }

@@ -1,6 +1,6 @@
 //! Memory instructions: `ld`, `st` (cache operators, eviction priorities, cache-hint
-//! policies, prefetch sizes → memsys hints), `cp.async`, `createpolicy`; the AST → memsys
-//! qualifier maps.
+//! policies, prefetch sizes → memsys hints, through memsys's `From` conversions of ptx-isa's
+//! qualifier enums), `cp.async`, `createpolicy`.
 
 use super::*;
 
@@ -16,64 +16,20 @@ pub(crate) fn space_of(s: Option<StateSpace>) -> Space {
     }
 }
 
-pub(crate) fn cache_operator(c: CacheOperator) -> memsys::CacheOperator {
-    match c {
-        CacheOperator::Ca => memsys::CacheOperator::Ca,
-        CacheOperator::Cg => memsys::CacheOperator::Cg,
-        CacheOperator::Cs => memsys::CacheOperator::Cs,
-        CacheOperator::Lu => memsys::CacheOperator::Lu,
-        CacheOperator::Cv => memsys::CacheOperator::Cv,
-        CacheOperator::Wb => memsys::CacheOperator::Wb,
-        CacheOperator::Wt => memsys::CacheOperator::Wt,
-    }
-}
-
-pub(crate) fn l2_priority(p: L2EvictionPriority) -> memsys::L2EvictionPriority {
-    match p {
-        L2EvictionPriority::EvictNormal => memsys::L2EvictionPriority::Normal,
-        L2EvictionPriority::EvictFirst => memsys::L2EvictionPriority::First,
-        L2EvictionPriority::EvictLast => memsys::L2EvictionPriority::Last,
-        L2EvictionPriority::EvictUnchanged => memsys::L2EvictionPriority::Unchanged,
-    }
-}
-
-pub(crate) fn prefetch_size(p: PrefetchSize) -> memsys::PrefetchSize {
-    match p {
-        PrefetchSize::B64 => memsys::PrefetchSize::B64,
-        PrefetchSize::B128 => memsys::PrefetchSize::B128,
-        PrefetchSize::B256 => memsys::PrefetchSize::B256,
-    }
-}
-
 impl FunctionCx<'_, '_> {
     pub(super) fn hints(&self, ls: &ast::LoadStore) -> MemHints {
-        let semantics = match (ls.mmio.is_some(), ls.effective_semantics()) {
-            (true, _) => memsys::Semantics::Mmio,
-            (_, MemorySemantics::Weak) => memsys::Semantics::Weak,
-            (_, MemorySemantics::Volatile) => memsys::Semantics::Volatile,
-            (_, MemorySemantics::Relaxed) => memsys::Semantics::Relaxed,
-            (_, MemorySemantics::Acquire) => memsys::Semantics::Acquire,
-            (_, MemorySemantics::Release) => memsys::Semantics::Release,
+        let semantics = match ls.mmio {
+            Some(_) => memsys::Semantics::Mmio,
+            None => ls.effective_semantics().into(),
         };
         MemHints {
-            operator: ls.cache_op.map(|c| cache_operator(c.value)),
+            operator: ls.cache_op.map(|c| c.value.into()),
             semantics,
-            scope: ls.scope.map_or(memsys::Scope::Gpu, |s| match s.value {
-                Scope::Cta => memsys::Scope::Cta,
-                Scope::Cluster => memsys::Scope::Cluster,
-                Scope::Gpu => memsys::Scope::Gpu,
-                Scope::Sys => memsys::Scope::Sys,
-            }),
+            scope: ls.scope.map_or(memsys::Scope::Gpu, |s| s.value.into()),
             non_coherent: ls.nc.is_some(),
-            l1_priority: ls.l1_priority.map(|p| match p.value {
-                L1EvictionPriority::EvictNormal => memsys::L1EvictionPriority::Normal,
-                L1EvictionPriority::EvictUnchanged => memsys::L1EvictionPriority::Unchanged,
-                L1EvictionPriority::EvictFirst => memsys::L1EvictionPriority::First,
-                L1EvictionPriority::EvictLast => memsys::L1EvictionPriority::Last,
-                L1EvictionPriority::NoAllocate => memsys::L1EvictionPriority::NoAllocate,
-            }),
-            l2_priority: ls.l2_priority.map(|p| l2_priority(p.value)),
-            prefetch: ls.prefetch_size.map(|p| prefetch_size(p.value)),
+            l1_priority: ls.l1_priority.map(|p| p.value.into()),
+            l2_priority: ls.l2_priority.map(|p| p.value.into()),
+            prefetch: ls.prefetch_size.map(|p| p.value.into()),
         }
     }
 
@@ -222,8 +178,8 @@ impl FunctionCx<'_, '_> {
             }
         }
         let hints = MemHints {
-            operator: c.cache_op.map(|x| cache_operator(x.value)),
-            prefetch: c.prefetch_size.map(|p| prefetch_size(p.value)),
+            operator: c.cache_op.map(|x| x.value.into()),
+            prefetch: c.prefetch_size.map(|p| p.value.into()),
             ..MemHints::default()
         };
         Ok(Op::CpAsync(Box::new(CpAsyncInst {
@@ -251,12 +207,10 @@ impl FunctionCx<'_, '_> {
         )?;
         let primary = c
             .primary
-            .map_or(memsys::L2EvictionPriority::Normal, |p| l2_priority(p.value));
+            .map_or(memsys::L2EvictionPriority::Normal, |p| p.value.into());
         let secondary = c
             .secondary
-            .map_or(memsys::L2EvictionPriority::Unchanged, |p| {
-                l2_priority(p.value)
-            });
+            .map_or(memsys::L2EvictionPriority::Unchanged, |p| p.value.into());
         match c.kind.map(|k| k.value) {
             Some(PolicyKind::Fractional) => {
                 let fraction = match c.operands.get(1) {

@@ -1,10 +1,10 @@
 //! Operands: registers and predicates through lexical scopes, special registers,
-//! immediates and constant expressions, addresses; and [`OperandCx`], what `lower_ops` needs
+//! immediates and constant expressions, addresses; and [`OperandCx`], what `lower/ops` needs
 //! from the function lowering context.
 
 use super::*;
 
-/// What `lower_ops` needs from the function lowering context.
+/// What `lower/ops` needs from the function lowering context.
 pub(crate) trait OperandCx {
     fn error(&self, span: Span, message: String) -> ExecError;
     fn src(&self, op: &Operand, ty: ScalarType) -> Result<Src, ExecError>;

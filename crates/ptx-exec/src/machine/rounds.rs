@@ -400,61 +400,11 @@ fn successors(inst: &Inst, pc: Pc) -> smallvec::SmallVec<[Option<Pc>; 2]> {
     }
 }
 
-/// Where an instruction's effects may go, by its opcode and state space.
-enum Reach {
-    /// Only the CTA's own state.
-    Cta,
-    /// The memory system or the launch's ordered outputs, when a lane executes it.
-    Outside,
-    /// Depends on where the lanes' addresses point.
-    ByAddress(Space, Addr),
-}
-
+/// Where an instruction's effects may go, by its opcode and operands: the operation table's
+/// reach column (`program/ops.rs`).
+#[inline(always)]
 fn reach(program: &Program, inst: &Inst) -> Reach {
-    let (space, addr) = match &inst.op {
-        Op::Ld(ld) => (ld.space, ld.addr),
-        Op::St(st) => (st.space, st.addr),
-        Op::Atom { space, addr, .. } | Op::AtomVec { space, addr, .. } => (*space, *addr),
-        Op::WmmaLoad(w) | Op::WmmaStore(w) => match w.space {
-            Space::Shared | Space::Local => return Reach::Cta,
-            _ => return Reach::Outside,
-        },
-        Op::Fence { invalidate_l1 } => {
-            return if *invalidate_l1 {
-                Reach::Outside
-            } else {
-                Reach::Cta
-            }
-        }
-        // A declared-only callee is `vprintf` or `__assertfail` (`builtin_call`).
-        Op::Call { func, .. } if program.functions[*func as usize].code.is_empty() => {
-            return Reach::Outside
-        }
-        // A debug build's calls and returns save and reload call frames in local memory
-        // through the cache model (`Machine::frame_traffic`).
-        Op::Call { func, .. } if program.functions[*func as usize].frame_save_words > 0 => {
-            return Reach::Outside
-        }
-        Op::Ret if program.debug => return Reach::Outside,
-        // Range cache policies are encoded by the memory system (the L2's geometry).
-        Op::Prefetch { .. }
-        | Op::CreatePolicyRange { .. }
-        | Op::CpAsync(_)
-        | Op::BulkCopy(_)
-        | Op::TensorCopy(_)
-        | Op::BulkPrefetch { .. }
-        | Op::BulkWait { .. }
-        | Op::TensormapReplace { .. }
-        | Op::TensormapCopy { .. } => return Reach::Outside,
-        _ => return Reach::Cta,
-    };
-    match space {
-        // Local `ld`/`st` reach the cache model (`Machine::local_traffic`); atomics have no
-        // local form.
-        Space::Global | Space::Local => Reach::Outside,
-        Space::Shared | Space::Const | Space::KernelParam => Reach::Cta,
-        Space::Generic | Space::Param => Reach::ByAddress(space, addr),
-    }
+    inst.op.reach(program)
 }
 
 /// The first phase's CTAs on the pool's threads, each on the machine of the thread it runs on.

@@ -52,16 +52,11 @@ struct SmRound {
 
 impl<'p> Machine<'p> {
     /// Whether `inst`, an instruction that reaches outside its CTA, must run in the serial
-    /// phase: all but weak global loads and stores and `cp.async`.
+    /// phase: all but weak global loads and stores and `cp.async` (the operation table's
+    /// phase column, `program/ops.rs`).
+    #[inline(always)]
     pub(super) fn needs_serial_phase(&self, inst: &Inst) -> bool {
-        match &inst.op {
-            Op::Ld(ld) => ld.hints.semantics != memsys::Semantics::Weak,
-            Op::St(st) => st.hints.semantics != memsys::Semantics::Weak,
-            // `cp.async` reads global memory when it is issued (a weak read); the rest of
-            // the copy (landing in shared memory) is the CTA's own.
-            Op::CpAsync(cp) => cp.hints.semantics != memsys::Semantics::Weak,
-            _ => true,
-        }
+        inst.op.needs_serial_phase()
     }
 
     /// The SM-parallel phase of a round (see the module docs). `left[pos]` is the quantum

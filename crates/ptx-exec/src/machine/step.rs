@@ -13,11 +13,68 @@
 //! | `ldmatrix`, `stmatrix`, `mma`, `wmma`, `wgmma` | `exec_matrix` | `matrix.rs` |
 //! | `bra`, `call`, `ret`, `exit`, `trap`, `brkpt` | `exec_control` | `control.rs` |
 //!
-//! A new instruction gets an arm here and a handler in its family's file.
+//! The dispatcher is generated from the operation table (`program/ops.rs`): a new instruction
+//! gets a row there and a handler in its family's file.
 
 use super::{Cta, Machine};
 use crate::error::ExecError;
 use crate::program::*;
+
+/// One handler call of the dispatcher: the table's handler column (`program/ops.rs`) names a
+/// `Machine` method that takes `(cta, wi, inst, exec)`, or one of the forms below.
+macro_rules! run_handler {
+    (nothing; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {{}};
+    (fence; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {
+        $m.exec_fence($cta, $inst)?
+    };
+    (load; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {{
+        let Op::Ld(ld) = &$inst.op else {
+            unreachable!()
+        };
+        $m.exec_load($cta, $wi, $inst.id, ld, $exec)?
+    }};
+    (store; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {{
+        let Op::St(st) = &$inst.op else {
+            unreachable!()
+        };
+        $m.exec_store($cta, $wi, $inst.id, st, $exec)?
+    }};
+    (shuffle_vote; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {
+        $m.exec_shuffle_vote($cta, $wi, $inst, $exec, $active)?
+    };
+    // Control flow sets the lanes' PCs itself.
+    (control; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {
+        return $m.exec_control($cta, $wi, $inst, $exec, $active, $pc)
+    };
+    ($h:ident; $m:ident, $cta:ident, $wi:ident, $inst:ident, $exec:ident, $active:ident, $pc:ident) => {
+        $m.$h($cta, $wi, $inst, $exec)?
+    };
+}
+
+macro_rules! gen_execute {
+    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident; )*) => {
+        impl Machine<'_> {
+            /// Executes `inst` for `exec` lanes (of `active` at `pc`): the handler column of the
+            /// operation table (`program/ops.rs`). Returns the PC all active lanes continue at,
+            /// or `None` when the instruction set PCs itself.
+            pub(super) fn execute(
+                &mut self,
+                cta: &mut Cta,
+                wi: usize,
+                inst: &Inst,
+                exec: u32,
+                active: u32,
+                pc: Pc,
+            ) -> Result<Option<Pc>, ExecError> {
+                match &inst.op {
+                    $( Op::$v { .. } => run_handler!($h; self, cta, wi, inst, exec, active, pc), )*
+                }
+                Ok(Some(pc + 1))
+            }
+        }
+    };
+}
+crate::program::ops::for_each_op!(gen_execute);
 
 impl Machine<'_> {
     pub(super) fn step(
@@ -78,106 +135,18 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Executes `inst` for `exec` lanes (of `active` at `pc`). Returns the PC all active
-    /// lanes continue at, or `None` when the instruction set PCs itself.
-    pub(super) fn execute(
-        &mut self,
-        cta: &mut Cta,
-        wi: usize,
-        inst: &Inst,
-        exec: u32,
-        active: u32,
-        pc: Pc,
-    ) -> Result<Option<Pc>, ExecError> {
-        match &inst.op {
-            // A fence that ptxas follows with CCTL.IVALL invalidates the SM's L1, so loads
-            // ordered after it read other SMs' writes (docs/fences.md).
-            Op::Fence {
-                invalidate_l1: true,
-            } => {
-                if self.cfg.cache_model {
-                    self.mem.invalidate_l1(cta.sm)?;
-                }
+    /// A fence that ptxas follows with CCTL.IVALL invalidates the SM's L1, so loads ordered
+    /// after it read other SMs' writes (docs/fences.md); other fences have no effect in this
+    /// model.
+    fn exec_fence(&mut self, cta: &Cta, inst: &Inst) -> Result<(), ExecError> {
+        if let Op::Fence {
+            invalidate_l1: true,
+        } = inst.op
+        {
+            if self.cfg.cache_model {
+                self.mem.invalidate_l1(cta.sm)?;
             }
-            // No effect in this model.
-            Op::Nop
-            | Op::Fence { .. }
-            | Op::WgmmaFence
-            | Op::WgmmaCommit
-            | Op::WgmmaWait { .. }
-            | Op::WarpSync { .. } => {}
-            Op::Mov { .. }
-            | Op::Pack { .. }
-            | Op::Unpack { .. }
-            | Op::MovPred { .. }
-            | Op::MovVec { .. } => self.exec_move(cta, wi, inst, exec)?,
-            Op::Cvt { .. }
-            | Op::CvtPack { .. }
-            | Op::Cvta { .. }
-            | Op::Mapa { .. }
-            | Op::IsSpace { .. } => self.exec_convert(cta, wi, inst, exec)?,
-            Op::Int1 { .. }
-            | Op::Int2 { .. }
-            | Op::Int3 { .. }
-            | Op::Bfe { .. }
-            | Op::Bfi { .. }
-            | Op::Prmt { .. }
-            | Op::Shf { .. } => self.exec_int(cta, wi, inst, exec)?,
-            Op::Carry { .. } | Op::Video { .. } | Op::VideoScalar { .. } | Op::Lop3Pred { .. } => {
-                self.exec_int_multi(cta, wi, inst, exec)?
-            }
-            Op::Float1 { .. }
-            | Op::Float2 { .. }
-            | Op::Fma { .. }
-            | Op::FmaContract { .. }
-            | Op::Testp { .. } => self.exec_float(cta, wi, inst, exec)?,
-            Op::Setp { .. }
-            | Op::Set { .. }
-            | Op::Selp { .. }
-            | Op::Slct { .. }
-            | Op::PredLogic { .. }
-            | Op::PredNot { .. } => self.exec_compare(cta, wi, inst, exec)?,
-            Op::Ld(ld) => self.exec_load(cta, wi, inst.id, ld, exec)?,
-            Op::St(st) => self.exec_store(cta, wi, inst.id, st, exec)?,
-            Op::Prefetch { .. }
-            | Op::Atom { .. }
-            | Op::AtomVec { .. }
-            | Op::CreatePolicyFractional { .. }
-            | Op::CreatePolicyRange { .. }
-            | Op::CreatePolicyCvt { .. } => self.exec_memory_other(cta, wi, inst, exec)?,
-            Op::CpAsync(_)
-            | Op::CpAsyncCommit
-            | Op::CpAsyncWait { .. }
-            | Op::CpAsyncWaitAll
-            | Op::CpAsyncMbarrierArrive { .. }
-            | Op::Mbarrier { .. } => self.exec_async(cta, wi, inst, exec)?,
-            Op::BulkCopy(_)
-            | Op::TensorCopy(_)
-            | Op::BulkPrefetch { .. }
-            | Op::BulkCommit
-            | Op::BulkWait { .. }
-            | Op::TensormapReplace { .. }
-            | Op::TensormapCopy { .. } => self.exec_bulk_family(cta, wi, inst, exec)?,
-            Op::BarSync { .. } | Op::BarRed { .. } => self.exec_bar(cta, wi, inst, exec)?,
-            Op::Shfl { .. } | Op::Vote { .. } | Op::Elect { .. } | Op::Activemask { .. } => {
-                self.exec_shuffle_vote(cta, wi, inst, exec, active)?
-            }
-            Op::Redux { .. } | Op::Match { .. } => self.exec_reduce_match(cta, wi, inst, exec)?,
-            Op::Ldmatrix { .. }
-            | Op::Stmatrix { .. }
-            | Op::Mma { .. }
-            | Op::WmmaLoad(_)
-            | Op::WmmaStore(_)
-            | Op::WmmaMma { .. }
-            | Op::Wgmma { .. } => self.exec_matrix(cta, wi, inst, exec)?,
-            Op::Bra { .. }
-            | Op::BrxIdx { .. }
-            | Op::Call { .. }
-            | Op::Ret
-            | Op::Exit
-            | Op::Trap
-            | Op::Brkpt => return self.exec_control(cta, wi, inst, exec, active, pc),
         }
-        Ok(Some(pc + 1))
+        Ok(())
     }
 }

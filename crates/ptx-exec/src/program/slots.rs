@@ -5,123 +5,117 @@
 
 use super::*;
 
-/// Calls `f` with each value-register slot `op` reads or writes (repeats possible).
-pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
-    let src = |s: &Src, f: &mut dyn FnMut(Slot)| {
-        if let Src::Reg(r) = s {
-            f(*r)
+fn src(s: &Src, f: &mut impl FnMut(Slot)) {
+    if let Src::Reg(r) = s {
+        f(*r)
+    }
+}
+
+fn dst(d: &Dst, f: &mut impl FnMut(Slot)) {
+    if let Dst::Reg(r) = d {
+        f(*r)
+    }
+}
+
+fn addr(a: &Addr, f: &mut impl FnMut(Slot)) {
+    if let Some(b) = a.base {
+        f(b)
+    }
+}
+
+macro_rules! slots_of {
+    ($op:ident, $f:ident, $v:ident; [custom $custom:ident]) => {
+        $custom($op, $f)
+    };
+    ($op:ident, $f:ident, $v:ident; [$($role:ident $field:ident),*]) => {{
+        if let Op::$v { $($field,)* .. } = $op {
+            $( $role($field, $f); )*
+        }
+    }};
+}
+
+macro_rules! gen_register_slots {
+    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident; )*) => {
+        /// Calls `f` with each value-register slot `op` reads or writes (repeats possible):
+        /// the registers column of the operation table (`program/ops.rs`).
+        pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+            match op {
+                $( Op::$v { .. } => slots_of!(op, f, $v; $regs), )*
+            }
         }
     };
-    let dst = |d: &Dst, f: &mut dyn FnMut(Slot)| {
-        if let Dst::Reg(r) = d {
-            f(*r)
+}
+super::ops::for_each_op!(gen_register_slots);
+
+fn pack_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Pack { d, parts, .. } = op {
+        f(*d);
+        for p in parts.iter().flatten() {
+            src(p, f);
         }
-    };
-    let addr = |a: &Addr, f: &mut dyn FnMut(Slot)| {
-        if let Some(b) = a.base {
-            f(b)
-        }
-    };
-    match op {
-        Op::Mov { d, a, .. }
-        | Op::Cvt { d, a, .. }
-        | Op::Cvta { d, a, .. }
-        | Op::Int1 { d, a, .. }
-        | Op::Float1 { d, a, .. }
-        | Op::CreatePolicyCvt { d, a } => {
+    }
+}
+
+fn unpack_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Unpack { ds, a, .. } = op {
+        for d in ds {
             dst(d, f);
-            src(a, f);
         }
-        Op::Int2 { d, a, b, .. }
-        | Op::Float2 { d, a, b, .. }
-        | Op::CvtPack { d, a, b, .. }
-        | Op::Set { d, a, b, .. }
-        | Op::Selp { d, a, b, .. } => {
+        src(a, f);
+    }
+}
+
+fn ld_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Ld(ld) = op {
+        for d in &ld.dsts {
             dst(d, f);
-            src(a, f);
-            src(b, f);
         }
-        Op::Int3 { d, a, b, c, .. }
-        | Op::Fma { d, a, b, c, .. }
-        | Op::VideoScalar { d, a, b, c, .. }
-        | Op::FmaContract { d, a, b, c, .. }
-        | Op::Lop3Pred { d, a, b, c, .. }
-        | Op::Bfe { d, a, b, c, .. }
-        | Op::Prmt { d, a, b, c, .. }
-        | Op::Shf { d, a, b, c, .. }
-        | Op::Slct { d, a, b, c, .. }
-        | Op::Carry { d, a, b, c, .. } => {
-            dst(d, f);
-            src(a, f);
-            src(b, f);
-            src(c, f);
+        addr(&ld.addr, f);
+    }
+}
+
+fn st_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::St(st) = op {
+        for s in st.srcs.iter().flatten() {
+            src(s, f);
         }
-        Op::Setp { a, b, .. } => {
-            src(a, f);
-            src(b, f);
+        addr(&st.addr, f);
+    }
+}
+
+fn cp_async_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::CpAsync(cp) = op {
+        addr(&cp.dst, f);
+        addr(&cp.src, f);
+        if let Some(s) = &cp.src_size {
+            src(s, f);
         }
-        Op::Pack { d, parts, .. } => {
-            f(*d);
-            for p in parts.iter().flatten() {
-                src(p, f);
-            }
+    }
+}
+
+fn ldmatrix_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Ldmatrix { ds, addr: a, .. } = op {
+        ds.iter().for_each(|&d| f(d));
+        addr(a, f);
+    }
+}
+
+fn stmatrix_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Stmatrix { srcs, addr: a, .. } = op {
+        for s in srcs {
+            src(s, f);
         }
-        Op::MovVec { ds, srcs } => {
-            for d in ds {
-                dst(d, f);
-            }
-            for s in srcs {
-                src(s, f);
-            }
+        addr(a, f);
+    }
+}
+
+/// `mma` and `wmma.mma`.
+fn mma_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+    if let Op::Mma { ds, a, b, c, .. } | Op::WmmaMma { ds, a, b, c, .. } = op {
+        ds.iter().for_each(|&d| f(d));
+        for s in a.iter().chain(b).chain(c) {
+            src(s, f);
         }
-        Op::Unpack { ds, a, .. } => {
-            for d in ds {
-                dst(d, f);
-            }
-            src(a, f);
-        }
-        Op::Ld(ld) => {
-            for d in &ld.dsts {
-                dst(d, f);
-            }
-            addr(&ld.addr, f);
-        }
-        Op::St(st) => {
-            for s in st.srcs.iter().flatten() {
-                src(s, f);
-            }
-            addr(&st.addr, f);
-        }
-        Op::CpAsync(cp) => {
-            addr(&cp.dst, f);
-            addr(&cp.src, f);
-            if let Some(s) = &cp.src_size {
-                src(s, f);
-            }
-        }
-        Op::Ldmatrix { ds, addr: a, .. } => {
-            ds.iter().for_each(|&d| f(d));
-            addr(a, f);
-        }
-        Op::Stmatrix { srcs, addr: a, .. } => {
-            for s in srcs {
-                src(s, f);
-            }
-            addr(a, f);
-        }
-        Op::Mma { ds, a, b, c, .. } | Op::WmmaMma { ds, a, b, c, .. } => {
-            ds.iter().for_each(|&d| f(d));
-            for s in a.iter().chain(b).chain(c) {
-                src(s, f);
-            }
-        }
-        Op::Shfl { d, a, b, c, .. } => {
-            dst(d, f);
-            src(a, f);
-            src(b, f);
-            src(c, f);
-        }
-        _ => {}
     }
 }
 

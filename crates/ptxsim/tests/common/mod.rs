@@ -1,6 +1,6 @@
 //! Helpers shared by the tests that run the `ptxsim` binary: the binary itself, the
-//! repository root, and per-test scratch directories and files; and, for the tests that run
-//! small kernels through the library, [`run_one_cta`].
+//! repository root, and per-test scratch directories and files. (The tests that run small
+//! kernels through the library are ptx-exec's, in `crates/ptx-exec/tests`.)
 
 // Each test binary compiles this module and uses its own subset of it.
 #![allow(dead_code)]
@@ -71,26 +71,4 @@ pub fn run_ok(args: &[&str]) -> Output {
 /// Runs `ptxsim` with `args` and asserts that it exits with `code`; returns what it printed.
 pub fn run_exits(code: i32, args: &[&str]) -> Output {
     ptxsim().args(args).assert().code(code).get_output().clone()
-}
-
-/// Runs kernel `k` of a complete module (one `.u64 out` parameter) with `threads` threads in one
-/// CTA on the A100 preset; the first `words` 32-bit words of `out`, or the error's text (a
-/// parse, lowering or launch error, the fault included).
-pub fn run_one_cta(ptx: &str, threads: u32, words: usize) -> Result<Vec<u32>, String> {
-    use ptx_exec::{KernelArg, LaunchConfig, Session};
-    let module = ptx_syntax::parse(ptx).map_err(|e| format!("{e:?}"))?;
-    let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).map_err(|e| e.to_string())?;
-    let out = s.alloc_buffer(&vec![0u8; 4 * words]).unwrap();
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        ..LaunchConfig::default()
-    };
-    s.launch("k", &[KernelArg::Pointer(out)], cfg)
-        .map_err(|e| e.to_string())?;
-    Ok(s.read_buffer(out, 4 * words)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect())
 }

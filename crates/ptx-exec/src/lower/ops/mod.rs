@@ -16,7 +16,7 @@
 //! matrix.rs   ldmatrix, stmatrix, mma, wmma, wgmma
 //! ```
 //!
-//! `cp` and `tensormap` are in `lower_bulk.rs`.
+//! `cp` and `tensormap` are in `lower/bulk.rs`.
 
 use crate::lower::{space_of, OperandCx};
 use crate::program::*;
@@ -265,8 +265,8 @@ pub(crate) fn lower_generic(
             matrix::lower(cx, g, &m, span, opcode)?
         }
         "mbarrier" => lower_mbarrier(cx, g, &m, span)?,
-        "cp" => crate::lower_bulk::lower_cp(cx, g, span)?,
-        "tensormap" => crate::lower_bulk::lower_tensormap(cx, g, span)?,
+        "cp" => super::bulk::lower_cp(cx, g, span)?,
+        "tensormap" => super::bulk::lower_tensormap(cx, g, span)?,
         _ => return Err(unsupported(cx, g, span)),
     })
 }

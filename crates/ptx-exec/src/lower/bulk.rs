@@ -3,8 +3,8 @@
 //! `tensormap.cp_fenceproxy` (PTX ISA "Bulk copy", "Tensor copy", "Bulk and Tensor copy
 //! completion instructions", "tensormap.replace").
 
+use super::ops::{unsupported, REDUCE_OPS};
 use crate::lower::OperandCx;
-use crate::lower_ops::{unsupported, REDUCE_OPS};
 use crate::program::*;
 use crate::tensormap::Field;
 use crate::ExecError;
