@@ -231,8 +231,10 @@ fn corpus_counters_agree_with_the_h100() {
     // targets reached: asserted); then (local memory through L1 and L2) 86.8 % (334), 82.3 %
     // (317), 97.7 %; then (`-G` call-frame saves) 87.5 % (337), 83.4 % (321), 97.7 %; then
     // (the L2 request coalescer) 89.6 % (345), 85.5 % (329), 97.7 %; then (`.mmio` lanes never
-    // combined) 90.4 % (348), 85.5 % (329), 97.7 %; now (`-G` frame liveness, unmerged `-G`
-    // stores) 91.4 % (352), 85.7 % (330), 97.7 %.
+    // combined) 90.4 % (348), 85.5 % (329), 97.7 %; then (`-G` frame liveness, unmerged `-G`
+    // stores) 91.4 % (352), 85.7 % (330), 97.7 %; now (the L2 as two partitions, the hit rate
+    // counted over both partitions' lookups; CTAs resident as the hardware holds them; the
+    // coalescer's 64 lines) 91.4 % (352), 84.9 % (327), 97.7 %.
     assert!(share(l2_ok) >= 91.4, "L2 sectors: {:.1} %", share(l2_ok));
     assert!(share(hit_ok) >= 80.0, "L2 hit rate: {:.1} %", share(hit_ok));
     assert!(share(l1_ok) >= 97.0, "L1 hit rate: {:.1} %", share(l1_ok));
