@@ -117,8 +117,9 @@ fn the_sm_field_may_name_the_warp() {
 
 #[test]
 fn replays_a_trace_with_per_op_counters() {
-    // Two SMs read the same sector with .ca: two L1 misses, one L2 miss then one L2 hit;
-    // SM 0 reads it again: an L1 hit. The .cg op bypasses L1 (counted as an L1 lookup that
+    // Two SMs read the same sector with .ca: two L1 misses, one L2 miss, then a miss in SM 1's
+    // near L2 partition (the line is homed in SM 0's) that hits at home over the fabric; SM 0
+    // reads it again: an L1 hit. The .cg op bypasses L1 (counted as an L1 lookup that
     // misses, as Nsight Compute counts it: memsys README "Counting as Nsight Compute does")
     // and hits L2.
     let trace = "\
@@ -138,7 +139,11 @@ fn replays_a_trace_with_per_op_counters() {
     );
     let t = stats.total();
     assert_eq!((t.l1.read_hits, t.l1.read_misses), (1, 3));
-    assert_eq!((t.l2.read_hits, t.l2.read_misses), (2, 1));
+    assert_eq!((t.l2.read_hits, t.l2.read_misses), (1, 2));
+    assert_eq!(
+        t.l2.fabric_read_hits, 2,
+        "the missed sector and its granule's other"
+    );
     assert_eq!(stats.per_instr[1].l2.read_hits, 1);
     let bad = replay_text(
         GpuConfig::a100(),
