@@ -172,6 +172,11 @@ impl Slot {
     pub(crate) fn new(set: usize, way: usize) -> Self {
         Slot { set, way }
     }
+
+    /// The slot's set and way.
+    pub(crate) fn parts(self) -> (usize, usize) {
+        (self.set, self.way)
+    }
 }
 
 /// Tag of a free way. Line numbers are addresses shifted right by at least 2 bits, so they
@@ -280,6 +285,11 @@ impl SectorCache {
     /// Whether the sets are [`Packed`].
     pub(crate) fn is_packed(&self) -> bool {
         matches!(self.sets, Sets::Packed(_))
+    }
+
+    /// Number of sets.
+    pub(crate) fn sets(&self) -> usize {
+        self.indexer.sets as usize
     }
 
     /// The cache's line-to-set map.

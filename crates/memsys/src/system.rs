@@ -58,7 +58,7 @@ use combine::WriteCombiner;
 use data::copy_small;
 use execute::*;
 use inspect::push_timeline_sample;
-use partitions::PartitionedL2;
+use partitions::{HomeFill, PartitionedL2};
 
 pub use port::SmPort;
 use port::{Deferred, L2Op, L2OpKind, OverlayView};

@@ -157,3 +157,29 @@ fn partitions_must_divide_the_sets() {
     c.l2_partitions = 8;
     assert!(c.validate().is_ok());
 }
+
+#[test]
+fn a_256_byte_prefetch_fills_the_neighbour_line_in_its_own_home() {
+    // Neighbouring lines are homed apart: the block's other line goes to the other partition,
+    // where a read of it by an SM near that partition then hits.
+    for reader in [0u32, 1] {
+        let (mut m, base) = system(partitioned());
+        let x = line(base, 2);
+        let y = line(base, 3);
+        let (hx, hy) = (m.l2_partitions_of(0, x).0, m.l2_partitions_of(0, y).0);
+        assert_ne!(hx, hy);
+        let req = Request {
+            prefetch: Some(PrefetchSize::B256),
+            ..cg(reader)
+        };
+        load_u32(&mut m, &req, x);
+        assert_eq!(m.l2_line_in(hy, y).unwrap().valid_sectors, 0b1111);
+        let t = total(&m);
+        assert_eq!(t.l2.prefetch_fills, 4);
+        assert_eq!(t.dram.bytes_read, 256, "the whole block, once");
+        // SM `hy` is near y's home: its read hits there.
+        m.reset_stats();
+        let (_, o) = load_u32(&mut m, &cg(hy as u32), y);
+        assert_eq!((o.l2_hits, o.l2_misses), (1, 0), "reader {reader}");
+    }
+}

@@ -206,6 +206,47 @@ impl PartitionedL2 {
     }
 }
 
+/// What a prefetch-size fill works on in a partitioned L2 (`prefetch_fill.rs`): the missed
+/// line in its home partition, and a block's other lines each in **its own** home (neighbouring
+/// lines are homed apart, so a 256 B block spans both partitions). Slots handed out carry their
+/// partition in the set number (`partition * sets + set`).
+pub(crate) struct HomeFill<'a> {
+    pub(crate) l2: &'a mut PartitionedL2,
+    pub(crate) sets: usize,
+}
+
+impl HomeFill<'_> {
+    /// `slot` of `line`'s home partition as this target hands slots out.
+    pub(crate) fn slot_of(&self, line: u64, slot: Slot) -> Slot {
+        let (set, way) = slot.parts();
+        Slot::new(self.l2.home(line) * self.sets + set, way)
+    }
+
+    fn split(&self, s: Slot) -> (usize, Slot) {
+        let (set, way) = s.parts();
+        (set / self.sets, Slot::new(set % self.sets, way))
+    }
+}
+
+impl FillTarget for HomeFill<'_> {
+    fn valid(&self, s: Slot) -> u8 {
+        let (p, s) = self.split(s);
+        self.l2.part(p).valid(s)
+    }
+
+    fn add_valid(&mut self, s: Slot, mask: u8) {
+        let (p, s) = self.split(s);
+        self.l2.part_mut(p).add_valid(s, mask);
+    }
+
+    fn find_or_allocate(&mut self, line: u64, hint: Hint) -> (Slot, Option<Installed>) {
+        let home = self.l2.home(line);
+        let (s, installed) = self.l2.part_mut(home).find_or_allocate(line, hint);
+        let (set, way) = s.parts();
+        (Slot::new(home * self.sets + set, way), installed)
+    }
+}
+
 /// The class a near copy of a far line is made with: never evict-last (the set-aside holds
 /// home lines; module docs).
 #[inline(always)]
@@ -304,19 +345,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             if u64::from(route.prefetch_bytes) > line_bytes {
                 // A block beyond the line (`.L2::256B`): the neighbour line, filled at home.
                 let slot = h.slot().unwrap_or(Slot::NONE);
-                let fill = PrefetchFill {
-                    line,
-                    slot,
-                    miss: fetched,
-                    hint,
-                    block_bytes: route.prefetch_bytes,
-                };
-                let mut events = WorkEvents {
-                    counters: &mut self.counters,
-                    tally: &mut self.tally,
-                    sector_bytes: sb,
-                };
-                prefetch_fill(self.l2.part_mut(home), &self.geo, fill, &mut events);
+                self.prefetch_fill(line, slot, fetched, hint, route.prefetch_bytes);
             }
         }
         miss & fetched

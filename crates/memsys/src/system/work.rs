@@ -523,7 +523,21 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             hint,
             block_bytes,
         };
-        prefetch_fill(self.l2.home_part_mut(line), &self.geo, fill, &mut events);
+        if self.l2.count() == 1 {
+            prefetch_fill(self.l2.part_mut(0), &self.geo, fill, &mut events);
+        } else {
+            // A block's other lines are filled in their own home partitions.
+            let sets = self.l2.part(0).sets();
+            let mut target = HomeFill {
+                l2: &mut *self.l2,
+                sets,
+            };
+            let fill = PrefetchFill {
+                slot: target.slot_of(line, slot),
+                ..fill
+            };
+            prefetch_fill(&mut target, &self.geo, fill, &mut events);
+        }
     }
 
     /// A local store's L1 part ([`OwnL1::Allocate`]): the written sectors are installed in
