@@ -93,7 +93,15 @@ fn prepare(
     gpu: &str,
     seed: u64,
     persisting_l2: u64,
+    registers_per_thread: Option<u32>,
 ) -> PyResult<Prepared> {
+    if let Some(n) = registers_per_thread {
+        if !(1..=255).contains(&n) {
+            return Err(LaunchError::new_err(format!(
+                "registers_per_thread = {n}: give the registers per thread ptxas reports, 1 to 255"
+            )));
+        }
+    }
     let grid = dims(&grid, "grid")?;
     let block = dims(&block, "block")?;
     let mut gpu_cfg = gpu_config(gpu)?;
@@ -134,6 +142,10 @@ fn prepare(
             block,
             dynamic_shared: shared,
             seed,
+            registers: registers_per_thread.map(|per_thread| ptx_exec::Registers {
+                per_thread,
+                source: ptx_exec::RegisterSource::Flag,
+            }),
             ..LaunchConfig::default()
         },
         info: ptxsim_report::LaunchInfo {
@@ -154,7 +166,7 @@ fn run_error(e: ptxsim::advise::RunError) -> PyErr {
 
 /// Runs `kernel` as written and under each `NAME=REWRITE` of `variants`; see `ptxsim.compare`.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, variants, shared=0, gpu="h100", seed=0, persisting_l2=0))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, variants, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -169,6 +181,7 @@ pub fn compare(
     gpu: &str,
     seed: u64,
     persisting_l2: u64,
+    registers_per_thread: Option<u32>,
 ) -> PyResult<PyReport> {
     let p = prepare(
         py,
@@ -182,6 +195,7 @@ pub fn compare(
         gpu,
         seed,
         persisting_l2,
+        registers_per_thread,
     )?;
     let launch = ptxsim::advise::Launch {
         ptx: Path::new(name),
@@ -204,7 +218,7 @@ pub fn compare(
 
 /// Runs `kernel`, applies `ptxsim advise`'s rules and runs every rewrite they suggest.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", seed=0, persisting_l2=0))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn advise(
     py: Python<'_>,
@@ -218,6 +232,7 @@ pub fn advise(
     gpu: &str,
     seed: u64,
     persisting_l2: u64,
+    registers_per_thread: Option<u32>,
 ) -> PyResult<PyReport> {
     let p = prepare(
         py,
@@ -231,6 +246,7 @@ pub fn advise(
         gpu,
         seed,
         persisting_l2,
+        registers_per_thread,
     )?;
     let launch = ptxsim::advise::Launch {
         ptx: Path::new(name),

@@ -65,6 +65,21 @@ def test_compare_runs_variants_and_shows_html():
     assert "<script" not in rep._repr_html_()
 
 
+def test_compare_and_advise_take_the_registers_per_thread():
+    # 200 registers x 32 threads = 6,400 per CTA, allocated 256 per warp: 8 CTAs per SM of the
+    # H100's 65,536 (cuda_occupancy.h's rule, worked by hand), limited by registers.
+    for rep in (
+        ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg"], registers_per_thread=200),
+        ptxsim.advise(STRIDED, "k", 1, 32, _args(), registers_per_thread=200),
+    ):
+        for v in json.loads(rep.to_json())["variants"]:
+            res = v["run"]["residency"]
+            assert (res["registers_per_thread"], res["registers_source"]) == (200, "flag")
+            assert (res["ctas_per_sm"], res["limited_by"]) == (8, ["registers"])
+    with pytest.raises(ptxsim.LaunchError, match="1 to 255"):
+        ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg"], registers_per_thread=256)
+
+
 def test_advise_suggests_and_measures():
     rep = ptxsim.advise(STRIDED, "k", 1, 32, _args())
     rules = {s["rule"]: s for s in rep.suggestions}

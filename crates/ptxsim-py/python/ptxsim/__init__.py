@@ -351,6 +351,7 @@ def compare(
     gpu: Union[str, "os.PathLike[str]"] = "h100",
     seed: int = 0,
     persisting_l2: Union[int, str] = 0,
+    registers_per_thread: Optional[int] = None,
 ) -> "Report":
     """Run ``kernel`` as written and under cache-hint rewrites, as ``ptxsim compare`` does.
 
@@ -376,6 +377,7 @@ def compare(
         gpu=os.fspath(gpu),
         seed=int(seed),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
+        registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
     )
 
 
@@ -390,6 +392,7 @@ def advise(
     gpu: Union[str, "os.PathLike[str]"] = "h100",
     seed: int = 0,
     persisting_l2: Union[int, str] = 0,
+    registers_per_thread: Optional[int] = None,
 ) -> "Report":
     """Run ``kernel`` and suggest what to change, as ``ptxsim advise`` does.
 
@@ -409,6 +412,7 @@ def advise(
         gpu=os.fspath(gpu),
         seed=int(seed),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
+        registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
     )
 
 

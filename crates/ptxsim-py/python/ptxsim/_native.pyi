@@ -83,6 +83,7 @@ def compare(
     gpu: str = "h100",
     seed: int = 0,
     persisting_l2: int = 0,
+    registers_per_thread: Optional[int] = None,
 ) -> Report: ...
 def advise(
     name: str,
@@ -95,6 +96,7 @@ def advise(
     gpu: str = "h100",
     seed: int = 0,
     persisting_l2: int = 0,
+    registers_per_thread: Optional[int] = None,
 ) -> Report: ...
 
 def launch(
