@@ -160,6 +160,35 @@ fn prepare(
     })
 }
 
+impl Prepared {
+    /// Calls `f` with the launch these arguments describe (the PTX `name`, its `kernel`), the
+    /// report's launch information and the GPU: what `compare` and `advise` both run.
+    fn with_launch<R>(
+        self,
+        name: &str,
+        kernel: &str,
+        f: impl FnOnce(&ptxsim::advise::Launch<'_>, ptxsim_report::LaunchInfo, &memsys::GpuConfig) -> R,
+    ) -> R {
+        let Prepared {
+            text,
+            gpu,
+            specs,
+            config,
+            info,
+        } = self;
+        let launch = ptxsim::advise::Launch {
+            ptx: Path::new(name),
+            source: &text,
+            gpu: gpu.clone(),
+            kernel,
+            specs,
+            config,
+            runner: &ptxsim::advise::plain_run,
+        };
+        f(&launch, info, &gpu)
+    }
+}
+
 fn run_error(e: ptxsim::advise::RunError) -> PyErr {
     LaunchError::new_err(e.message)
 }
@@ -197,23 +226,12 @@ pub fn compare(
         persisting_l2,
         registers_per_thread,
     )?;
-    let launch = ptxsim::advise::Launch {
-        ptx: Path::new(name),
-        source: &p.text,
-        gpu: p.gpu.clone(),
-        kernel,
-        specs: p.specs,
-        config: p.config,
-        runner: &ptxsim::advise::plain_run,
-    };
-    let (reports, _) = py.detach(|| launch.compare(&variants)).map_err(run_error)?;
-    let report = ptxsim_report::Report::new(
-        "compare",
-        p.info,
-        ptxsim_report::GpuInfo::from_config(&p.gpu),
-        reports,
-    );
-    Ok(PyReport { report })
+    p.with_launch(name, kernel, |launch, info, gpu| {
+        let (reports, _) = py.detach(|| launch.compare(&variants)).map_err(run_error)?;
+        let gpu = ptxsim_report::GpuInfo::from_config(gpu);
+        let report = ptxsim_report::Report::new("compare", info, gpu, reports);
+        Ok(PyReport { report })
+    })
 }
 
 /// Runs `kernel`, applies `ptxsim advise`'s rules and runs every rewrite they suggest.
@@ -248,16 +266,8 @@ pub fn advise(
         persisting_l2,
         registers_per_thread,
     )?;
-    let launch = ptxsim::advise::Launch {
-        ptx: Path::new(name),
-        source: &p.text,
-        gpu: p.gpu.clone(),
-        kernel,
-        specs: p.specs,
-        config: p.config,
-        runner: &ptxsim::advise::plain_run,
-    };
-    let info = p.info;
-    let report = py.detach(|| launch.advise(info)).map_err(run_error)?;
-    Ok(PyReport { report })
+    p.with_launch(name, kernel, |launch, info, _| {
+        let report = py.detach(|| launch.advise(info)).map_err(run_error)?;
+        Ok(PyReport { report })
+    })
 }

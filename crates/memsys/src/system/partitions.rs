@@ -314,23 +314,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             self.bump(|c| c.l2.copy_fills += pop(extra));
         }
         // 2. The home partition, over the fabric.
-        let home = self.l2.home(line);
-        let h = self
-            .l2
-            .part_mut(home)
-            .access(set, line, want, hint, Fill::Valid);
-        if h.installed {
-            if let Some(ev) = h.evicted() {
-                self.count_l2_eviction(ev);
-            }
-            let capped = u64::from(h.capped);
-            self.bump(|c| {
-                c.l2.allocations += 1;
-                c.l2.evict_last_capped += capped;
-            });
-        } else if h.capped {
-            self.bump(|c| c.l2.evict_last_capped += 1);
-        }
+        let h = self.l2_home_access(line, want, hint, Fill::Valid);
         let fetched = want & !h.held;
         let nf = pop(fetched);
         self.bump(|c| {

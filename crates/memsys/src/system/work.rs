@@ -372,6 +372,15 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
             route,
             (line << self.geo.line_shift) + first_sector * self.geo.sector_bytes,
         );
+        let a = self.l2_home_access(line, mask, hint, fill);
+        let slot = a.slot().unwrap_or(Slot::NONE);
+        (slot, a.held, hint)
+    }
+
+    /// `mask` of `line` in its home partition with `hint` and `fill`, counting what an
+    /// installation evicted and an evict-last request the set-aside capped.
+    #[inline(always)]
+    pub(super) fn l2_home_access(&mut self, line: u64, mask: u8, hint: Hint, fill: Fill) -> Access {
         let set = self.l2_set(line);
         let a = self
             .l2
@@ -389,8 +398,7 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
         } else if a.capped {
             self.bump(|c| c.l2.evict_last_capped += 1);
         }
-        let slot = a.slot().unwrap_or(Slot::NONE);
-        (slot, a.held, hint)
+        a
     }
 
     /// The L2 set of `line` (the same in every partition).
