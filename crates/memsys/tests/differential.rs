@@ -13,8 +13,9 @@ use proptest::prelude::*;
 use reference_model::{RefSystem, SplitMix64};
 
 /// `cfg` with one L2 partition: the reference model is the single-copy L2 (the partitions'
-/// near copies and fabric lookups are checked by `scenarios.rs`), and the compiled replay
-/// loop, which this file holds to the reference, runs on an unpartitioned L2 only.
+/// near copies and fabric lookups are checked by `scenarios.rs` and `partitions.rs`; the
+/// compiled replay loop on two partitions is held to the checked path at the end of this
+/// file).
 fn one_l2(cfg: &GpuConfig) -> GpuConfig {
     let mut cfg = cfg.clone();
     cfg.l2_partitions = 1;
@@ -667,5 +668,63 @@ proptest! {
     fn any_seed_matches(seed in any::<u64>(), which in 0usize..6, steps in 1usize..3000) {
         let (name, cfg) = configs().swap_remove(which);
         access_by_access(name, &cfg, seed, steps);
+    }
+}
+
+/// The compiled replay loop on a two-partition L2 (far reads looked up near, then at home
+/// over the fabric and copied near; stores at home dropping the other partition's copy:
+/// `src/system/partitions.rs`) against the checked path, `MemSystem::access` access by
+/// access, which `partitions.rs` and `scenarios.rs` hold to the partition rules. Single- and
+/// multi-sector accesses, with and without near copies, every cache layout of `configs()`.
+#[test]
+fn compiled_replay_matches_the_checked_path_on_two_partitions() {
+    use L2EvictionPriority::*;
+    for (name, mut cfg) in configs() {
+        cfg.l2_partitions = 2;
+        for near_copies in [true, false] {
+            cfg.l2_near_copies = near_copies;
+            for seed in 30..=33 {
+                let mut fast = MemSystem::tags_only(cfg.clone()).unwrap();
+                let mut checked = MemSystem::tags_only(cfg.clone()).unwrap();
+                let mut g = gen(&cfg, seed, false);
+                g.sectors = seed % 2 == 0;
+                for (base, primary, total, p, s) in [
+                    (0x7f00_0000_1000u64, 4096u32, 8192u32, Last, First),
+                    (0x7f00_0010_0000, 1 << 16, 1 << 18, Normal, First),
+                ] {
+                    let reg = TotalSizeOperand::Register;
+                    let a = fast
+                        .create_range_policy(base, primary, total, reg, p, s)
+                        .unwrap();
+                    let b = checked
+                        .create_range_policy(base, primary, total, reg, p, s)
+                        .unwrap();
+                    assert_eq!(a, b);
+                    g.ranges.push(a);
+                }
+                let trace: Vec<TraceAccess> = std::iter::from_fn(|| Some(g.step()))
+                    .filter_map(|s| match s {
+                        Step::Access(a) => Some(a),
+                        _ => None,
+                    })
+                    .take(20_000)
+                    .collect();
+                replay::run_trace(&mut fast, &trace.iter().copied().collect()).unwrap();
+                for a in &trace {
+                    checked.access(&a.request, a.addr, a.bytes).unwrap();
+                }
+                let what = format!("{name}, near copies {near_copies}, seed {seed}");
+                assert_same_stats(&fast.stats(), &checked.stats(), &what);
+                let t = fast.stats().total();
+                if near_copies && seed == 30 {
+                    // The trace really makes far reads, copies and coherence drops.
+                    assert!(
+                        t.l2.fabric_read_hits + t.l2.fabric_read_misses > 0,
+                        "{what}"
+                    );
+                    assert!(t.l2.copy_allocations > 0, "{what}");
+                }
+            }
+        }
     }
 }

@@ -9,13 +9,18 @@
 //! derived there instead of being counted per access.
 //!
 //! Plans cover what traces are made of: loads, `cp.async` and prefetches through L1 and/or
-//! L2 and stores, each within one line, with qualifier or fraction-policy L2 priorities.
+//! L2 and stores, each within one line, with qualifier or fraction-policy L2 priorities, on
+//! an L2 of one or two partitions (`PackedL2`: a far read is looked up near, then at home,
+//! and copied near; a store at home drops the other partition's copy, as `partitions.rs`
+//! rules).
 //! Everything else (atomics, `.cv`, `.mmio`, acquire loads that invalidate L1, local
 //! accesses, range policies, accesses that span lines, accesses memsys rejects, memory systems that hold
 //! data) takes the checked path, [`MemSystem::access_prepared`], access by access and in
 //! trace order. Both paths change the caches and count exactly as [`MemSystem::access`]
-//! does; `tests/differential.rs` holds both to the reference model.
+//! does; `tests/differential.rs` holds both to the reference model (one partition) and the
+//! loop to the checked path (two partitions).
 
+use super::partitions::{copy_hint, home_slot, PartitionMap};
 use super::*;
 use crate::cache::{Packed, SetIndexer};
 use crate::replay::{Trace, CHECKED, PAIR, WHOLE};
@@ -155,6 +160,18 @@ struct Cell {
     l2_capped: u64,
     l2_prefetch_fills: u64,
     l2_fetch_fills: u64,
+    /// Sectors a store or atomic dropped from other partitions' copies.
+    l2_invalidations: u64,
+    /// Of `l2_read[1]`, the near-partition misses of far reads (answered over the fabric,
+    /// not by DRAM).
+    far_misses: u64,
+    /// Far reads' home lookups over the fabric: hits, misses (fetched from DRAM).
+    fabric_read: [u64; 2],
+    /// Of the fabric misses, the sectors the read itself missed (the rest are its block's).
+    far_sector_fills: u64,
+    fabric_write: u64,
+    copy_allocations: u64,
+    copy_fills: u64,
 }
 
 impl Cell {
@@ -169,6 +186,8 @@ impl Cell {
         let through = matches!(plan.path, Path::Write { through: true, .. });
         let l1_fills = matches!(plan.path, Path::ReadL1 { allocate: true });
         let l2_written = self.l2_write[0] + self.l2_write[1];
+        // Near-partition misses answered by DRAM (a far read's are answered over the fabric).
+        let l2_fills = self.l2_read[1] - self.far_misses + self.far_sector_fills;
         Counters {
             l1: LevelCounters {
                 requests: if plan.touches_l1 { self.accesses } else { 0 },
@@ -197,17 +216,25 @@ impl Cell {
                 write_hits: self.l2_write[0],
                 write_misses: self.l2_write[1],
                 allocations: self.l2_allocations,
-                sector_fills: self.l2_read[1],
+                sector_fills: l2_fills,
                 fetch_fills: self.l2_fetch_fills,
                 prefetch_fills: self.l2_prefetch_fills,
                 evictions: evictions(&self.l2_evictions),
                 writebacks: self.l2_writebacks,
-                invalidations: 0,
+                invalidations: self.l2_invalidations,
                 evict_last_capped: self.l2_capped,
+                fabric_read_hits: self.fabric_read[0],
+                fabric_read_misses: self.fabric_read[1],
+                fabric_write_sectors: self.fabric_write,
+                copy_fills: self.copy_fills,
+                copy_allocations: self.copy_allocations,
                 ..LevelCounters::default()
             },
             dram: DramCounters {
-                bytes_read: (self.l2_read[1] + self.l2_fetch_fills + self.l2_prefetch_fills)
+                bytes_read: (self.l2_read[1] - self.far_misses
+                    + self.fabric_read[1]
+                    + self.l2_fetch_fills
+                    + self.l2_prefetch_fills)
                     * sector_bytes,
                 bytes_written: (self.l2_writebacks + if through { l2_written } else { 0 })
                     * sector_bytes,
@@ -400,9 +427,9 @@ impl MemSystem {
         for (h, e) in ahead.iter_mut().zip(entries) {
             *h = self.prefetch_line(e.addr, e.flags & PAIR != 0, usize::from(e.sm));
         }
-        // The loop works on one L2 partition; a partitioned L2 takes the checked path.
+        // The loop works on one or two L2 partitions; more take the checked path.
         let fast = cells.is_some()
-            && self.l2.count() == 1
+            && self.l2.count() <= 2
             && self.l2.is_packed()
             && self.l1.iter().all(|c| c.is_packed());
         if fast && self.geo.l1_enabled {
@@ -469,12 +496,11 @@ impl MemSystem {
         let sm_count = (cfg.sm_count as usize).min(l1.len());
         let interval = cfg.timeline_interval;
         let spl_mask = (1u64 << geo.sectors_per_line_shift) - 1;
-        let l2 = l2.part_mut(0);
-        let l2_index = l2.indexer();
-        let l1_index = l1.first().map(|c| c.indexer()).unwrap_or(l2_index);
-        let Some(l2) = l2.packed_mut() else {
+        let Some(mut l2) = PackedL2::new(l2) else {
             return start;
         };
+        let l2_index = l2.index;
+        let l1_index = l1.first().map(|c| c.indexer()).unwrap_or(l2_index);
         // Requests performed here, added to the statistics when the run ends (and before an
         // occupancy sample, which records the count).
         let mut requests = 0u64;
@@ -528,13 +554,13 @@ impl MemSystem {
                     cell.l1_read[1] += u64::from(miss.count_ones());
                     cell.l1_installed(&a);
                     if miss != 0 {
-                        l2_read(l2, &l2_index, rng, &geo, cell, plan, line, hint.set, miss);
+                        l2_read(&mut l2, rng, &geo, cell, plan, sm, line, hint.set, miss);
                     }
                 }
                 (Path::ReadL2, _) => {
                     cell.l1_read[1] +=
                         u64::from(plan.l1_bypass_lookup) * u64::from(mask.count_ones());
-                    l2_read(l2, &l2_index, rng, &geo, cell, plan, line, hint.set, mask);
+                    l2_read(&mut l2, rng, &geo, cell, plan, sm, line, hint.set, mask);
                 }
                 (Path::Write { own, through }, l1) => {
                     let n = u64::from(mask.count_ones());
@@ -556,12 +582,16 @@ impl MemSystem {
                         let n = u64::from(mask.count_ones());
                         let h = draw(rng, &plan.l2);
                         let fill = if through { Fill::Clean } else { Fill::Dirty };
-                        let a = l2.access(hint.set, line, mask, h, fill);
+                        let home = l2.map.home(line);
+                        let a = l2.part(home).access(hint.set, line, mask, h, fill);
                         cell.l2_requests += 1;
                         cell.l2_installed(&a);
                         let nh = u64::from(a.held.count_ones());
                         cell.l2_write[0] += nh;
                         cell.l2_write[1] += n - nh;
+                        if l2.map.near_copies() {
+                            write_coherence(&mut l2, cell, sm, home, line, hint.set, mask);
+                        }
                     }
                 }
                 // Excluded above (`unplanned`).
@@ -589,22 +619,137 @@ impl MemSystem {
     }
 }
 
-/// The L2 part of a read of `mask` sectors of `line` (in L2 set `set`).
+/// The L2's packed partitions as the loop works on them (one, or two with near copies:
+/// `partitions.rs`), with the line-to-set map they share.
+struct PackedL2<'a> {
+    first: &'a mut Packed,
+    second: Option<&'a mut Packed>,
+    map: PartitionMap,
+    index: SetIndexer,
+    /// Sets per partition (a prefetch fill's slots carry their partition, as `HomeFill`'s).
+    sets: usize,
+}
+
+impl<'a> PackedL2<'a> {
+    /// The packed sets of `l2`'s partitions; `None` when a partition is not packed or there
+    /// are more than two.
+    fn new(l2: &'a mut PartitionedL2) -> Option<Self> {
+        let map = l2.map();
+        let (first, rest) = l2.parts_mut().split_first_mut()?;
+        let (index, sets) = (first.indexer(), first.sets());
+        let second = match rest {
+            [] => None,
+            [p] => Some(p.packed_mut()?),
+            _ => return None,
+        };
+        Some(PackedL2 {
+            first: first.packed_mut()?,
+            second,
+            map,
+            index,
+            sets,
+        })
+    }
+
+    /// Partition `p` (below the partition count).
+    #[inline(always)]
+    fn part(&mut self, p: usize) -> &mut Packed {
+        if p != 0 {
+            if let Some(s) = self.second.as_deref_mut() {
+                return s;
+            }
+        }
+        self.first
+    }
+
+    /// Asks the host to bring `set` of every partition into its caches (a read may look up
+    /// a near copy before its home).
+    #[inline(always)]
+    fn prefetch(&self, set: usize) {
+        self.first.prefetch(set);
+        if let Some(s) = self.second.as_deref() {
+            s.prefetch(set);
+        }
+    }
+
+    fn occupancy(&self) -> [u64; 3] {
+        let mut o = self.first.occupancy();
+        if let Some(s) = self.second.as_deref() {
+            for (a, b) in o.iter_mut().zip(s.occupancy()) {
+                *a += b;
+            }
+        }
+        o
+    }
+
+    /// Splits a prefetch fill's slot into its partition and the slot within it.
+    #[inline]
+    fn split(&self, s: Slot) -> (usize, Slot) {
+        let (set, way) = s.parts();
+        (set / self.sets, Slot::new(set % self.sets, way))
+    }
+}
+
+/// What a prefetch fill works on in the loop: each line of the block in its own home
+/// partition (`partitions.rs`, `HomeFill`, whose slot numbering this shares).
+impl FillTarget for PackedL2<'_> {
+    #[inline]
+    fn valid(&self, s: Slot) -> u8 {
+        let (p, s) = self.split(s);
+        match (p, self.second.as_deref()) {
+            (0, _) | (_, None) => self.first.valid(s),
+            (_, Some(c)) => c.valid(s),
+        }
+    }
+
+    #[inline]
+    fn add_valid(&mut self, s: Slot, mask: u8) {
+        let (p, s) = self.split(s);
+        self.part(p).add_valid(s, mask);
+    }
+
+    #[inline]
+    fn find_or_allocate(&mut self, line: u64, hint: Hint) -> (Slot, Option<Installed>) {
+        let set = self.index.set_of(line) as usize;
+        let home = self.map.home(line);
+        let sets = self.sets;
+        let part = self.part(home);
+        match part.find(set, line) {
+            Some(way) => (home_slot(home, sets, Slot::new(set, way)), None),
+            None => {
+                let (way, evicted, capped) = part.allocate(set, line, hint);
+                (
+                    home_slot(home, sets, Slot::new(set, way)),
+                    Some(Installed { evicted, capped }),
+                )
+            }
+        }
+    }
+}
+
+/// The L2 part of a read of `mask` sectors of `line` (in L2 set `set`) by SM `sm`: at the
+/// line's home, or a far read (`partitions.rs`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn l2_read(
-    l2: &mut Packed,
-    l2_index: &SetIndexer,
+    l2: &mut PackedL2,
     rng: &mut SplitMix64,
     geo: &Geometry,
     cell: &mut Cell,
     plan: &Plan,
+    sm: usize,
     line: u64,
     set: usize,
     mask: u8,
 ) {
     let hint = draw(rng, &plan.l2);
-    let a = l2.access(set, line, mask, hint, Fill::Valid);
+    let home = l2.map.home(line);
+    if let Some(near) = l2.map.far_near(sm, line) {
+        far_read(l2, geo, cell, plan, [near, home], line, set, mask, hint);
+        return;
+    }
+    let part = l2.part(home);
+    let a = part.access(set, line, mask, hint, Fill::Valid);
     cell.l2_requests += 1;
     cell.l2_installed(&a);
     let miss = mask & !a.held;
@@ -615,21 +760,104 @@ fn l2_read(
         if plan.prefetch_bytes <= 1 << geo.line_shift {
             // The rest of the line's blocks (the common 64 B / 128 B case, kept inline).
             let want = block_sectors(miss, u64::from(plan.prefetch_bytes), geo.sector_bytes);
-            let extra = want & geo.full_mask & !l2.valid(slot);
-            l2.add_valid(slot, extra);
+            let extra = want & geo.full_mask & !part.valid(slot);
+            part.add_valid(slot, extra);
             cell.l2_fetch_fills += u64::from(extra.count_ones());
         } else {
-            prefetch_blocks(l2, l2_index, geo, cell, plan, line, slot, miss, hint);
+            let slot = home_slot(home, l2.sets, slot);
+            prefetch_blocks(l2, geo, cell, plan, line, slot, miss, hint);
         }
     }
 }
 
-/// A prefetch block larger than a line (`.L2::256B`): see [`prefetch_fill`].
+/// A far read (`Work::far_read`, which this performs on the packed partitions and counts
+/// into the cell): looked up in the near partition (`parts[0]`), what it misses at home
+/// (`parts[1]`) over the fabric, and copied near with its block.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn far_read(
+    l2: &mut PackedL2,
+    geo: &Geometry,
+    cell: &mut Cell,
+    plan: &Plan,
+    [near, home]: [usize; 2],
+    line: u64,
+    set: usize,
+    mask: u8,
+    hint: Hint,
+) {
+    let sb = geo.sector_bytes;
+    let a = l2
+        .part(near)
+        .access(set, line, mask, copy_hint(hint), Fill::Valid);
+    cell.l2_requests += 1;
+    cell.l2_installed(&a);
+    cell.copy_allocations += u64::from(a.installed);
+    let miss = mask & !a.held;
+    let nm = u64::from(miss.count_ones());
+    cell.l2_read[0] += u64::from(a.held.count_ones());
+    cell.l2_read[1] += nm;
+    cell.far_misses += nm;
+    if miss == 0 {
+        return;
+    }
+    let line_bytes = 1u64 << geo.line_shift;
+    let block = u64::from(plan.prefetch_bytes).min(line_bytes);
+    let want = if block > sb {
+        block_sectors(miss, block, sb) & geo.full_mask
+    } else {
+        miss
+    };
+    if let Some(slot) = a.slot() {
+        let part = l2.part(near);
+        let extra = want & !part.valid(slot);
+        part.add_valid(slot, extra);
+        cell.copy_fills += u64::from(extra.count_ones());
+    }
+    let h = l2.part(home).access(set, line, want, hint, Fill::Valid);
+    cell.l2_installed(&h);
+    let fetched = want & !h.held;
+    let nf = u64::from(fetched.count_ones());
+    cell.fabric_read[0] += u64::from(want.count_ones()) - nf;
+    cell.fabric_read[1] += nf;
+    cell.far_sector_fills += u64::from((fetched & miss).count_ones());
+    if nf != 0 && u64::from(plan.prefetch_bytes) > line_bytes {
+        // A block beyond the line (`.L2::256B`): the neighbour line, filled in its own home.
+        let slot = home_slot(home, l2.sets, h.slot().unwrap_or(Slot::NONE));
+        prefetch_blocks(l2, geo, cell, plan, line, slot, fetched, hint);
+    }
+}
+
+/// A store's coherence (`Work::write_coherence`) with two partitions: a far store is counted
+/// as a fabric write; a near one drops the other partition's copy of the written sectors.
+#[inline(always)]
+fn write_coherence(
+    l2: &mut PackedL2,
+    cell: &mut Cell,
+    sm: usize,
+    home: usize,
+    line: u64,
+    set: usize,
+    mask: u8,
+) {
+    let n = u64::from(mask.count_ones());
+    if l2.map.near(sm) != home {
+        cell.fabric_write += n;
+        return;
+    }
+    let other = l2.part(home ^ 1);
+    if let Some(way) = other.find(set, line) {
+        let (dropped, _) = other.drop_sectors(Slot::new(set, way), mask);
+        cell.l2_invalidations += u64::from(dropped.count_ones());
+    }
+}
+
+/// A prefetch block larger than a line (`.L2::256B`): see [`prefetch_fill`]. `slot` is the
+/// missed line's, numbered with its partition.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn prefetch_blocks(
-    l2: &mut Packed,
-    l2_index: &SetIndexer,
+    l2: &mut PackedL2,
     geo: &Geometry,
     cell: &mut Cell,
     plan: &Plan,
@@ -645,39 +873,5 @@ fn prefetch_blocks(
         hint,
         block_bytes: plan.prefetch_bytes,
     };
-    let mut level = PackedLevel {
-        cache: l2,
-        index: *l2_index,
-    };
-    prefetch_fill(&mut level, geo, fill, cell);
-}
-
-/// The L2's packed sets with its line-to-set map: what a prefetch fill works on in the loop.
-struct PackedLevel<'a> {
-    cache: &'a mut Packed,
-    index: SetIndexer,
-}
-
-impl FillTarget for PackedLevel<'_> {
-    #[inline]
-    fn valid(&self, s: Slot) -> u8 {
-        self.cache.valid(s)
-    }
-
-    #[inline]
-    fn add_valid(&mut self, s: Slot, mask: u8) {
-        self.cache.add_valid(s, mask);
-    }
-
-    #[inline]
-    fn find_or_allocate(&mut self, line: u64, hint: Hint) -> (Slot, Option<Installed>) {
-        let set = self.index.set_of(line) as usize;
-        match self.cache.find(set, line) {
-            Some(way) => (Slot::new(set, way), None),
-            None => {
-                let (way, evicted, capped) = self.cache.allocate(set, line, hint);
-                (Slot::new(set, way), Some(Installed { evicted, capped }))
-            }
-        }
-    }
+    prefetch_fill(l2, geo, fill, cell);
 }

@@ -45,42 +45,18 @@
 
 use super::*;
 
-/// The L2's partitions (a power of two, one or more).
-pub(crate) struct PartitionedL2 {
-    parts: Vec<SectorCache>,
+/// Which partition homes a line and which one an SM is near: the addressing half of
+/// [`PartitionedL2`], copied into the compiled replay loop (`engine.rs`), which holds the
+/// partitions' sets apart.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PartitionMap {
     /// log2 of the partition count.
     bits: u32,
     /// Far reads leave copies in the reader's near partition (`GpuConfig::l2_near_copies`).
     near_copies: bool,
 }
 
-impl PartitionedL2 {
-    pub(crate) fn new(cfg: &GpuConfig) -> Self {
-        let bits = cfg.l2_partitions.max(1).trailing_zeros();
-        PartitionedL2 {
-            parts: (0..1usize << bits)
-                .map(|_| SectorCache::partition(&cfg.l2, bits, cfg.evict_last_ways()))
-                .collect(),
-            bits,
-            near_copies: cfg.l2_near_copies && bits > 0,
-        }
-    }
-
-    /// An L2 with no storage, for the SM ports (`port.rs`), whose L2 work is logged.
-    pub(crate) fn empty() -> Self {
-        PartitionedL2 {
-            parts: vec![SectorCache::empty()],
-            bits: 0,
-            near_copies: false,
-        }
-    }
-
-    /// Number of partitions.
-    #[inline(always)]
-    pub(crate) fn count(&self) -> usize {
-        self.parts.len()
-    }
-
+impl PartitionMap {
     /// The partition that homes `line`: the line number's low partition bits XOR a fold of
     /// its higher bits (neighbouring lines are homed apart; strides of whole pairs spread).
     #[inline(always)]
@@ -114,6 +90,74 @@ impl PartitionedL2 {
     #[inline(always)]
     pub(crate) fn near_copies(&self) -> bool {
         self.near_copies
+    }
+}
+
+/// The L2's partitions (a power of two, one or more).
+pub(crate) struct PartitionedL2 {
+    parts: Vec<SectorCache>,
+    map: PartitionMap,
+}
+
+impl PartitionedL2 {
+    pub(crate) fn new(cfg: &GpuConfig) -> Self {
+        let bits = cfg.l2_partitions.max(1).trailing_zeros();
+        PartitionedL2 {
+            parts: (0..1usize << bits)
+                .map(|_| SectorCache::partition(&cfg.l2, bits, cfg.evict_last_ways()))
+                .collect(),
+            map: PartitionMap {
+                bits,
+                near_copies: cfg.l2_near_copies && bits > 0,
+            },
+        }
+    }
+
+    /// An L2 with no storage, for the SM ports (`port.rs`), whose L2 work is logged.
+    pub(crate) fn empty() -> Self {
+        PartitionedL2 {
+            parts: vec![SectorCache::empty()],
+            map: PartitionMap {
+                bits: 0,
+                near_copies: false,
+            },
+        }
+    }
+
+    /// Number of partitions.
+    #[inline(always)]
+    pub(crate) fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Which partition homes a line and which one an SM is near.
+    #[inline(always)]
+    pub(crate) fn map(&self) -> PartitionMap {
+        self.map
+    }
+
+    /// The partition that homes `line` ([`PartitionMap::home`]).
+    #[inline(always)]
+    pub(crate) fn home(&self, line: u64) -> usize {
+        self.map.home(line)
+    }
+
+    /// The partition SM `sm` is near.
+    #[inline(always)]
+    pub(crate) fn near(&self, sm: usize) -> usize {
+        self.map.near(sm)
+    }
+
+    /// See [`PartitionMap::far_near`].
+    #[inline(always)]
+    pub(crate) fn far_near(&self, sm: usize, line: u64) -> Option<usize> {
+        self.map.far_near(sm, line)
+    }
+
+    /// Whether far reads leave copies (and so fabric lookups are made).
+    #[inline(always)]
+    pub(crate) fn near_copies(&self) -> bool {
+        self.map.near_copies()
     }
 
     #[inline(always)]
@@ -157,8 +201,7 @@ impl PartitionedL2 {
         }
     }
 
-    /// Whether every partition's sets are packed (the compiled replay loop's fast path runs
-    /// on an unpartitioned L2 only).
+    /// Whether every partition's sets are packed (what the compiled replay loop needs).
     pub(crate) fn is_packed(&self) -> bool {
         self.parts.iter().all(SectorCache::is_packed)
     }
@@ -218,8 +261,7 @@ pub(crate) struct HomeFill<'a> {
 impl HomeFill<'_> {
     /// `slot` of `line`'s home partition as this target hands slots out.
     pub(crate) fn slot_of(&self, line: u64, slot: Slot) -> Slot {
-        let (set, way) = slot.parts();
-        Slot::new(self.l2.home(line) * self.sets + set, way)
+        home_slot(self.l2.home(line), self.sets, slot)
     }
 
     fn split(&self, s: Slot) -> (usize, Slot) {
@@ -245,6 +287,14 @@ impl FillTarget for HomeFill<'_> {
         let (set, way) = s.parts();
         (Slot::new(home * self.sets + set, way), installed)
     }
+}
+
+/// `slot` of partition `home` numbered as a prefetch fill's targets number slots across
+/// partitions (`partition * sets + set`).
+#[inline(always)]
+pub(crate) fn home_slot(home: usize, sets: usize, slot: Slot) -> Slot {
+    let (set, way) = slot.parts();
+    Slot::new(home * sets + set, way)
 }
 
 /// The class a near copy of a far line is made with: never evict-last (the set-aside holds
