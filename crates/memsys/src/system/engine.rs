@@ -228,7 +228,6 @@ impl Cell {
                 fabric_write_sectors: self.fabric_write,
                 copy_fills: self.copy_fills,
                 copy_allocations: self.copy_allocations,
-                ..LevelCounters::default()
             },
             dram: DramCounters {
                 bytes_read: (self.l2_read[1] - self.far_misses
