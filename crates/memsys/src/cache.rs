@@ -113,7 +113,8 @@ pub(crate) struct Access {
     pub held: u8,
     /// The line was installed (it was absent).
     pub installed: bool,
-    /// An evict-last request was turned into normal by the carve-out.
+    /// An evict-last request found the set's evict-last ways full (its least recently used
+    /// evict-last line was made normal for it: `packed::demote_lru_last`).
     pub capped: bool,
     /// The class of the line it replaced ([`EvictionClass`] as a number), [`NO_VICTIM`] if
     /// none: a counter array indexed by it has a spare fourth entry, so victims are counted
@@ -431,8 +432,8 @@ impl SectorCache {
     }
 
     /// The sectors of `mask` the slot holds; then marks the slot most recently used and
-    /// applies the hint. The flag is true when an evict-last request was turned into normal
-    /// because the set's carve-out is full.
+    /// applies the hint. The flag is true when an evict-last request found the set's carve-out
+    /// full (see [`Access::capped`]).
     #[inline(always)]
     pub fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
         match &mut self.sets {

@@ -16,7 +16,8 @@
 //! - 128-byte lines of four 32-byte sectors, set-associative, sector-granular fills; victims
 //!   are chosen evict-first < normal < evict-last, LRU within a class, with evict-last
 //!   occupancy capped per set by the persisting set-aside (a setting, rounded up to whole
-//!   ways, at least one: measured on an H100, [`GpuConfig::evict_last_ways`]);
+//!   ways, at least one: measured on an H100, [`GpuConfig::evict_last_ways`]), which keeps
+//!   the most recently used evict-last lines (older ones become normal);
 //! - every cache operator, `.L1::`/`.L2::` priority, `.L2::cache_hint` policy (decoded and
 //!   encoded bit-exactly as CCCL does, [`CachePolicy`]) and prefetch size has its effect; the
 //!   rules and their spec sentences are on [`MemSystem`]'s routing and in the README;

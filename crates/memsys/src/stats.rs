@@ -63,8 +63,10 @@ pub struct LevelCounters {
     pub writebacks: u64,
     /// Valid sectors discarded by `.cv`, bypassing stores, atomics or L1 invalidation.
     pub invalidations: u64,
-    /// Evict-last requests turned into normal because the set's evict-last ways (the persisting
-    /// set-aside, [`crate::GpuConfig::evict_last_ways`]) were full.
+    /// Evict-last requests made to a set whose evict-last ways (the persisting set-aside,
+    /// [`crate::GpuConfig::evict_last_ways`]) were full: each turned the set's least recently
+    /// used evict-last line normal to take its place (or, with no evict-last way at all, was
+    /// itself made normal).
     pub evict_last_capped: u64,
     /// Sectors a far read (its SM is near another L2 partition than the line's home,
     /// `src/system/partitions.rs`) looked up in the home partition after its near partition

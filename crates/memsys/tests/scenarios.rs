@@ -482,12 +482,20 @@ fn evict_last_occupancy_is_capped_by_the_carve_out() {
     for i in [0, 8, 16] {
         load_u32(&mut m, &last, line(base, i));
     }
-    assert_eq!(
-        m.l2_line(line(base, 16)).unwrap().class,
-        EvictionClass::Normal
-    );
+    // The set-aside keeps the most recently used evict-last lines (CUDA Programming Guide,
+    // "L2 Access Management"): line 0, the least recent, became normal for line 16, and stays.
+    let class = |m: &MemSystem, i| m.l2_line(line(base, i)).unwrap().class;
+    assert_eq!(class(&m, 0), EvictionClass::Normal);
+    assert_eq!(class(&m, 8), EvictionClass::EvictLast);
+    assert_eq!(class(&m, 16), EvictionClass::EvictLast);
     assert_eq!(total(&m).l2.evict_last_capped, 1);
     assert_eq!(m.l2_max_evict_last_per_set(), 2);
+    // A hit with the hint on the demoted line takes the set-aside back: line 8 is now the
+    // least recent evict-last line.
+    load_u32(&mut m, &last, line(base, 0));
+    assert_eq!(class(&m, 0), EvictionClass::EvictLast);
+    assert_eq!(class(&m, 8), EvictionClass::Normal);
+    assert_eq!(total(&m).l2.evict_last_capped, 2);
     // No set-aside (a fresh CUDA context): still one evict-last way per set, as the H100
     // keeps L2/16 of an evict-last working set at limit 0 (GpuConfig::evict_last_ways).
     let mut cfg = tiny();
@@ -497,11 +505,11 @@ fn evict_last_occupancy_is_capped_by_the_carve_out() {
     load_u32(&mut m, &last, line(base, 8));
     assert_eq!(
         m.l2_line(line(base, 0)).unwrap().class,
-        EvictionClass::EvictLast
+        EvictionClass::Normal
     );
     assert_eq!(
         m.l2_line(line(base, 8)).unwrap().class,
-        EvictionClass::Normal
+        EvictionClass::EvictLast
     );
     // A set-aside that is not a whole number of ways rounds up: 1 KiB + 1 B of 4 KiB = 1.001
     // ways -> 2.

@@ -97,6 +97,33 @@ pub(super) fn evict_last_ways(keys: &[u8; 16]) -> u32 {
     byte_matches(&high, 0).count_ones()
 }
 
+/// A set whose evict-last ways are full takes an evict-last request: the set's least recently
+/// used evict-last line becomes normal (keeping its recency position), so that the request's
+/// line can be evict-last. Returns whether a line was demoted (none with a cap of 0).
+///
+/// CUDA C++ Programming Guide, "L2 Access Management" (hitRatio example with a set-aside
+/// smaller than the window): "Since the set-aside area is smaller than the window, cache lines
+/// will be evicted to keep the most recently used 16KB of the 32KB data in the set-aside
+/// portion of the L2 cache." The most recently used persisting lines are the ones kept; the
+/// older ones leave the set-aside but stay resident as normal lines. Leaving the cache at once
+/// would contradict `stream_protection.csv` (W = L2/2 read evict-last at set-aside 0, then a
+/// `.cs` stream: the re-read still hits 89.6 %, so W's demoted lines stayed as normal lines).
+#[inline(never)]
+pub(super) fn demote_lru_last(keys: &mut [u8; 16], occupancy: &mut [u64; 4]) -> bool {
+    // Evict-last keys are the ones below 16 (class nibble 0); the largest is the least recent.
+    let mut lru: Option<(usize, u8)> = None;
+    for (w, &k) in keys.iter().enumerate() {
+        if k < 16 && lru.is_none_or(|(_, b)| k > b) {
+            lru = Some((w, k));
+        }
+    }
+    let Some((w, k)) = lru else { return false };
+    keys[w] = key(NORMAL, key_rank(k));
+    occupancy[LAST as usize] -= 1;
+    occupancy[NORMAL as usize] += 1;
+    true
+}
+
 /// Everything about one set of up to 16 ways except the tags: one host cache line.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
@@ -266,7 +293,8 @@ impl Packed {
                 let (class, capped) = match hint {
                     Hint::Unchanged => (old, false),
                     Hint::Set(EvictionClass::EvictLast) if old != LAST && over_cap(&m.keys) => {
-                        (NORMAL, true)
+                        let demoted = demote_lru_last(&mut m.keys, occupancy);
+                        (if demoted { LAST } else { NORMAL }, true)
                     }
                     Hint::Set(c) => (c as u8, false),
                 };
@@ -297,8 +325,10 @@ impl Packed {
                 let mut class = hint.on_allocate();
                 let mut capped = false;
                 if class == EvictionClass::EvictLast && over_cap(&m.keys) {
-                    class = EvictionClass::Normal;
                     capped = true;
+                    if !demote_lru_last(&mut m.keys, occupancy) {
+                        class = EvictionClass::Normal;
+                    }
                 }
                 tags[base + w] = line;
                 m.fingerprint[w] = fp;
@@ -347,7 +377,12 @@ impl Packed {
             Hint::Unchanged => old,
             Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(&keys) => {
                 capped = true;
-                NORMAL
+                let m = &mut self.meta[s.set];
+                if demote_lru_last(&mut m.keys, &mut self.occupancy) {
+                    LAST
+                } else {
+                    NORMAL
+                }
             }
             Hint::Set(c) => c as u8,
         };
@@ -387,8 +422,10 @@ impl Packed {
         let mut class = hint.on_allocate();
         let mut capped = false;
         if class == EvictionClass::EvictLast && self.over_cap(&keys) {
-            class = EvictionClass::Normal;
             capped = true;
+            if !demote_lru_last(&mut self.meta[set].keys, &mut self.occupancy) {
+                class = EvictionClass::Normal;
+            }
         }
         self.set_tag(set, way, line);
         let m = &mut self.meta[set];

@@ -50,6 +50,19 @@ impl Wide {
         (self.last_cap as usize) < self.ways && last as u32 >= self.last_cap
     }
 
+    /// [`super::packed::demote_lru_last`] on these arrays: the least recently used evict-last
+    /// line of `set` becomes normal; whether there was one.
+    pub(super) fn demote_lru_last(&mut self, set: usize) -> bool {
+        let base = set * self.ways;
+        let Some(p) = (0..self.ways).rev().find(|&p| self.class[base + p] == LAST) else {
+            return false;
+        };
+        self.class[base + p] = NORMAL;
+        self.occupancy[LAST as usize] -= 1;
+        self.occupancy[NORMAL as usize] += 1;
+        true
+    }
+
     pub(super) fn move_to_front(&mut self, set: usize, p: usize, way: usize, class: u8) {
         let r = set * self.ways..(set + 1) * self.ways;
         let (o, c) = (&mut self.order[r.clone()], &mut self.class[r]);
@@ -68,7 +81,11 @@ impl Wide {
             Hint::Unchanged => old,
             Hint::Set(EvictionClass::EvictLast) if old != LAST && self.over_cap(s.set) => {
                 capped = true;
-                NORMAL
+                if self.demote_lru_last(s.set) {
+                    LAST
+                } else {
+                    NORMAL
+                }
             }
             Hint::Set(c) => c as u8,
         };
@@ -103,8 +120,10 @@ impl Wide {
         let mut class = hint.on_allocate();
         let mut capped = false;
         if class == EvictionClass::EvictLast && self.over_cap(set) {
-            class = EvictionClass::Normal;
             capped = true;
+            if !self.demote_lru_last(set) {
+                class = EvictionClass::Normal;
+            }
         }
         self.tags[base + way] = line;
         self.valid[base + way] = 0;

@@ -10,8 +10,8 @@ use super::*;
 pub(super) trait FillEvents {
     /// A line was pushed out to make room for a prefetched one.
     fn l2_evicted(&mut self, ev: Evicted);
-    /// A line was installed for a prefetch block; `capped` when its evict-last hint was
-    /// turned into normal by the carve-out.
+    /// A line was installed for a prefetch block; `capped` when its evict-last request found
+    /// the carve-out full.
     fn l2_allocated(&mut self, capped: bool);
     /// `sectors` sectors of other lines were fetched from DRAM by the prefetch.
     fn l2_prefetch_filled(&mut self, sectors: u64);

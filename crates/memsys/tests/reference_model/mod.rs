@@ -173,8 +173,10 @@ impl Cache {
         if want == EvictionClass::EvictLast && old != EvictionClass::EvictLast as u8 {
             let base = slot - slot % self.ways;
             if self.last_lines_in_set(base) >= self.last_cap {
-                class = EvictionClass::Normal;
                 capped = true;
+                if !self.demote_lru_last(base) {
+                    class = EvictionClass::Normal;
+                }
             }
         }
         if class as u8 != old {
@@ -183,6 +185,21 @@ impl Cache {
             self.slots[slot].class = class as u8;
         }
         capped
+    }
+
+    /// The set-aside is full: the least recently used evict-last line of the set becomes
+    /// normal (CUDA Programming Guide: the set-aside keeps the most recently used persisting
+    /// lines). Whether there was one.
+    fn demote_lru_last(&mut self, base: usize) -> bool {
+        let last = EvictionClass::EvictLast as u8;
+        let lru = (base..base + self.ways)
+            .filter(|&i| self.slots[i].tag != INVALID && self.slots[i].class == last)
+            .min_by_key(|&i| self.slots[i].stamp);
+        let Some(i) = lru else { return false };
+        self.slots[i].class = EvictionClass::Normal as u8;
+        self.occupancy[last as usize] -= 1;
+        self.occupancy[EvictionClass::Normal as usize] += 1;
+        true
     }
 
     fn last_lines_in_set(&self, base: usize) -> u32 {
@@ -223,8 +240,10 @@ impl Cache {
         let mut class = hint.on_allocate();
         let mut capped = false;
         if class == EvictionClass::EvictLast && self.last_lines_in_set(base) >= self.last_cap {
-            class = EvictionClass::Normal;
             capped = true;
+            if !self.demote_lru_last(base) {
+                class = EvictionClass::Normal;
+            }
         }
         let w = &mut self.slots[victim];
         w.tag = line;
