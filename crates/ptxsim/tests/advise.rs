@@ -3,7 +3,7 @@
 //! and `--ncu-csv` sets an Nsight Compute export beside a run.
 
 mod common;
-use common::{root, run_exits, run_ok, temp_dir, validate_report as validate, write};
+use common::{root, run_ok, temp_dir, validate_report as validate, write};
 
 use serde_json::Value;
 use std::path::Path;
@@ -192,21 +192,97 @@ fn evict_last_without_set_aside_is_capped() {
     assert_eq!(c["rewrite"], Value::Null);
 }
 
+/// A multi-step launch file (CUB's argmax: a per-CTA reduction, then a single-tile reduction
+/// of the partials) is advised as a whole: one JSON object, the suggestions naming their step
+/// and kernel, every kernel step's counters per variant, a rewrite measured over the whole
+/// launch.
 #[test]
-fn multi_step_launches_are_refused() {
-    let out = run_exits(
-        2,
-        &[
-            "advise",
-            "--launch",
-            root()
-                .join("tests/corpus/run/nvcc.cub_radix_sort.sm75.sort_keys_u32.toml")
-                .to_str()
-                .unwrap(),
-        ],
+fn a_multi_step_launch_is_advised_step_by_step() {
+    let file = root().join("tests/corpus/run/nvcc.cub_reduce.sm90.argmax_f32.toml");
+    let file = file.to_str().unwrap();
+    let v = advise_json(&["--launch".to_string(), file.to_string()]);
+    assert_eq!(v["command"], "advise");
+    let steps = v["steps"].as_array().unwrap();
+    let kernels: Vec<(u64, &str)> = steps
+        .iter()
+        .map(|s| {
+            (
+                s["step"].as_u64().unwrap(),
+                s["launch"]["kernel"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(kernels.len(), 2, "{kernels:?}");
+    assert!(kernels[0].1.contains("DeviceReduceKernel"), "{kernels:?}");
+    assert!(
+        kernels[1].1.contains("DeviceReduceSingleTileKernel"),
+        "{kernels:?}"
     );
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("advise takes a one-kernel launch"), "{err}");
+    assert_eq!(
+        v["launch"], steps[0]["launch"],
+        "the top level repeats the first step"
+    );
+    let suggestions = v["suggestions"].as_array().unwrap();
+    for g in suggestions {
+        let at = kernels
+            .iter()
+            .find(|k| k.0 == g["step"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("no kernel step {g}"));
+        assert_eq!(g["kernel"], at.1);
+    }
+    // Both kernels' runs were read: each step has suggestions.
+    for k in &kernels {
+        assert!(
+            suggestions.iter().any(|g| g["step"] == k.0),
+            "no suggestion for step {}",
+            k.0
+        );
+    }
+    // A rewrite ran over the whole launch: every step has its variant, and `measured` sums
+    // the steps' estimated times.
+    let g = rule(&v, "read-only-nc");
+    let name = g["rewrite"].as_str().unwrap().split('=').next().unwrap();
+    let time = |variant: &str| -> f64 {
+        steps
+            .iter()
+            .map(|s| {
+                let v = s["variants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["name"] == variant)
+                    .unwrap_or_else(|| panic!("step {} has no variant {variant}", s["step"]));
+                v["time"]["ns"].as_f64().unwrap()
+            })
+            .sum()
+    };
+    let m = &g["measured"];
+    assert!((m["time_ns"]["original"].as_f64().unwrap() - time("original")).abs() < 1e-6);
+    assert!((m["time_ns"]["rewritten"].as_f64().unwrap() - time(name)).abs() < 1e-6);
+    assert_eq!(m["outputs"], "identical", "{g}");
+    // Text: each kernel step's report, then the suggestions naming their step.
+    let out = run_ok(&["advise", "--launch", file]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== step 0: launch `"), "{text}");
+    assert!(text.contains("== step 1: launch `"), "{text}");
+    assert!(text.contains("] step 1 (kernel "), "{text}");
+}
+
+#[test]
+fn a_single_kernel_step_file_renders_as_html() {
+    let file = root().join("tests/corpus/run/nvcc.thrust_algos.sm90.transform_saxpy.toml");
+    let out = run_ok(&[
+        "advise",
+        "--launch",
+        file.to_str().unwrap(),
+        "--report",
+        "html",
+    ]);
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains("<h2>Step 0: launch `"), "{html}");
+    assert!(html.contains("<h2>Suggestions</h2>"));
+    assert!(html.trim_end().ends_with("</html>"));
+    assert!(!html.contains("<script"));
 }
 
 /// A streamed buffer (never re-read) evicting a reused table on a 64 KiB L2: the rule names
@@ -280,4 +356,79 @@ fn an_l1_prefetch_is_a_hint_the_target_ignores() {
         "{h}"
     );
     assert_eq!(h["rewrite"], Value::Null);
+}
+
+/// nvcc's PTX of a gather whose load asks L2 for 256-byte blocks (`ld.global.L2::256B`, inline
+/// PTX in tests/data/advise/prefetch_size.cu; gen_prefetch_size.sh).
+fn prefetch_launch(stride: &str, block: &str, src_elems: &str) -> Vec<String> {
+    let ptx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/advise/prefetch_size.sm90.ptx");
+    [
+        ptx.to_str().unwrap(),
+        "--kernel",
+        "gather_256b",
+        "--grid",
+        "1",
+        "--block",
+        block,
+        "--arg",
+        &format!("zeros:f32:{src_elems}"),
+        "--arg",
+        &format!("zeros:f32:{block}"),
+        "--arg",
+        &format!("s32:{stride}"),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+/// The `ld.global.L2::256B` line of prefetch_size.sm90.ptx.
+const PREFETCH_LINE: u64 = 42;
+
+/// A stride of 1 KiB: every load's 256-byte block fills the neighbouring line, which no load
+/// reads. The rule fires on the load and its rewrite (the size dropped) reads less from DRAM.
+#[test]
+fn a_256_byte_prefetch_whose_neighbour_is_never_read_is_found_and_run() {
+    let v = advise_json(&prefetch_launch("256", "32", "8192"));
+    let p = rule(&v, "prefetch-unused");
+    assert_eq!(p["ptx_line"], PREFETCH_LINE);
+    assert_eq!(p["source"], "prefetch_size.cu:10");
+    assert_eq!(
+        p["rewrite"],
+        format!("no-prefetch-{PREFETCH_LINE}=line:{PREFETCH_LINE}=none")
+    );
+    let m = &p["measured"];
+    assert_eq!(m["outputs"], "identical");
+    let dram = &m["dram_bytes"];
+    assert!(
+        dram["rewritten"].as_f64().unwrap() < dram["original"].as_f64().unwrap(),
+        "dropping the prefetch size reads less: {dram}"
+    );
+}
+
+/// Stride 1: eight warps read 1 KiB in order, so the neighbour a block brings in is the next
+/// warp's line. No suggestion.
+#[test]
+fn a_256_byte_prefetch_whose_neighbour_is_read_is_not_flagged() {
+    let v = advise_json(&prefetch_launch("1", "256", "256"));
+    let rules: Vec<&str> = v["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert!(!rules.contains(&"prefetch-unused"), "{rules:?}");
+    // The prefetch did fill neighbouring lines: the rule saw them used.
+    let line = v["variants"][0]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["ptx_line"] == PREFETCH_LINE)
+        .unwrap();
+    assert!(
+        line["metrics"]["ptxsim__lts_prefetch_fills.sum"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{line}"
+    );
 }

@@ -1,7 +1,8 @@
 //! `--ncu-csv` on `run` and `compare`: a user's `ncu --csv --page raw` export beside ptxsim's
 //! counters. The exports here are written in the raw page's layout (header row, units row,
 //! one quoted row per launch, thousands separators, `==PROF==` lines, scaled units, several
-//! kernels and launches); they are hand-made, not measured (no real export is committed yet).
+//! kernels and launches); they are hand-made. A real export (tests/data/ncu/README.md, from a
+//! public repository) is read too.
 
 mod common;
 use common::{run_exits, run_ok, temp_dir, validate_report, write};
@@ -156,4 +157,83 @@ fn bad_exports_fail_before_the_run() {
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("no launch of `k`"));
+}
+
+/// A real export (tests/data/ncu/README.md: romnn/microgpusim, ncu on a GTX 1080, three
+/// launches of `vecAdd`), read as it was printed: the program's output and `==PROF==` lines
+/// first, the units row, thousands separators, list cells.
+const REAL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/ncu/microgpusim_vectoradd_gtx1080.txt"
+);
+
+#[test]
+fn a_real_export_is_read_launch_by_launch() {
+    use ptxsim_report::ncu::NcuCsv;
+    let text = std::fs::read_to_string(REAL).unwrap();
+    let csv = NcuCsv::parse(&text).unwrap();
+    // Figures read off the file with Python's csv module, not with this parser.
+    let ids: Vec<&str> = csv.launches.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["0", "1", "2"]);
+    let value = |l: &ptxsim_report::ncu::NcuLaunch, name: &str| {
+        l.metrics
+            .iter()
+            .find(|m| m.0 == name)
+            .map(|m| (m.1, m.2.clone()))
+    };
+    for (nth, dram_read) in [(0, 7552.0), (1, 3264.0), (2, 2176.0)] {
+        let l = csv.launch_of("vecAdd", nth).unwrap();
+        assert_eq!(l.id, nth.to_string());
+        assert_eq!(l.kernel, "vecAdd");
+        // 384 numeric metric cells per launch; `Kernel Time`, the device's name and the list
+        // cells (`"32.00; 32.00; …"`) are not numbers.
+        assert_eq!(l.metrics.len(), 384, "launch {nth}");
+        assert_eq!(
+            value(l, "dram__read_bytes"),
+            Some((dram_read, "byte".into()))
+        );
+        assert_eq!(value(l, "gpu__time_duration"), Some((2720.0, "ns".into())));
+        // `"1,759,000.00"` under an empty unit.
+        assert_eq!(
+            value(l, "device__attribute_clock_rate"),
+            Some((1_759_000.0, String::new()))
+        );
+        assert_eq!(value(l, "inst_executed"), None, "a list cell");
+        assert_eq!(value(l, "Kernel Time"), None);
+    }
+    let err = csv.launch_of("vecAdd", 3).unwrap_err().to_string();
+    assert!(err.contains("has 3 launch(es)"), "{err}");
+    let err = csv.launch_of("saxpy", 0).unwrap_err().to_string();
+    assert!(err.contains("its kernels: vecAdd"), "{err}");
+}
+
+#[test]
+fn run_reads_a_real_export_for_a_kernel_of_that_name() {
+    let dir = temp_dir("real");
+    let ptx = write(&dir, "v.ptx", MODULE.replace(".entry k(", ".entry vecAdd("));
+    let out = run_ok(&[
+        "run",
+        &ptx,
+        "--kernel",
+        "vecAdd",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "zeros:u32:32",
+        "--ncu-csv",
+        REAL,
+        "--ncu-launch",
+        "2",
+        "--report",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate_report(&v);
+    assert_eq!(v["ncu"]["launch_id"], "2");
+    assert_eq!(v["ncu"]["kernel"], "vecAdd");
+    // Pascal's metric names are not the ones ptxsim reports: nothing to set beside them.
+    assert_eq!(v["ncu"]["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(v["ncu"]["unmatched"], 384);
 }
