@@ -461,13 +461,14 @@ pub fn measured_text(m: &Measured) -> String {
     }
     let mut parts = Vec::new();
     let pct = |c: &Change| {
+        let change = 100.0 * (c.rewritten - c.original) / c.original;
         if c.original == 0.0 {
             String::new()
+        } else if change.abs() < 0.05 {
+            // Below the printed precision (the estimate's float noise): no `-0.0 %`.
+            " (no change)".to_string()
         } else {
-            format!(
-                " ({:+.1} %)",
-                100.0 * (c.rewritten - c.original) / c.original
-            )
+            format!(" ({change:+.1} %)")
         }
     };
     if let Some(c) = &m.time_ns {

@@ -62,6 +62,10 @@ struct RanStep {
     read_only: BTreeMap<u32, bool>,
 }
 
+/// A rewrite's run: its report of each kernel step, and its outputs against the original's
+/// (`identical` or `different`).
+type RewriteRun = (Vec<VariantReport>, String);
+
 /// A finished run of the whole launch.
 struct RanSteps {
     steps: Vec<RanStep>,
@@ -166,7 +170,7 @@ impl StepsLaunch<'_> {
             }
         }
         // Each rewrite's run: its name, and its step reports (or why it could not run).
-        let mut runs: Vec<(String, Result<(Vec<VariantReport>, String), String>)> = Vec::new();
+        let mut runs: Vec<(String, Result<RewriteRun, String>)> = Vec::new();
         for g in &suggestions {
             let Some(spec) = g.rewrite.clone() else {
                 continue;
