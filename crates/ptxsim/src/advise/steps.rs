@@ -1,4 +1,4 @@
-//! `advise` on a multi-step launch file: the whole launch (every step, memsets and copies
+//! `advise` and `compare` on a multi-step launch file: the whole launch (every step, memsets and copies
 //! included) runs for the original and for every rewrite the rules suggest, each in a fresh
 //! memory system; the rules read each kernel step's counters, and a rewrite's figures are
 //! those of the whole launch (time and DRAM bytes summed over the kernel steps, the buffers
@@ -187,39 +187,10 @@ impl StepsLaunch<'_> {
                 .and_then(|v| self.run(&v, false));
             runs.push((
                 name,
-                ran.map(|r| {
-                    let outputs = point::output_check(&base.buffers, &r.buffers);
-                    let status = outputs.status.clone();
-                    let reports = r
-                        .steps
-                        .into_iter()
-                        .map(|mut s| {
-                            s.report.outputs = outputs.clone();
-                            s.report
-                        })
-                        .collect();
-                    (reports, status)
-                })
-                .map_err(|e| e.message),
+                ran.map(|r| rewrite_run(&base, r)).map_err(|e| e.message),
             ));
         }
-        let mut steps: Vec<StepReport> = base
-            .steps
-            .iter()
-            .map(|s| StepReport {
-                step: s.step,
-                what: s.what.clone(),
-                launch: s.launch.clone(),
-                variants: vec![s.report.clone()],
-            })
-            .collect();
-        for (_, ran) in &runs {
-            if let Ok((reports, _)) = ran {
-                for (st, v) in steps.iter_mut().zip(reports) {
-                    st.variants.push(v.clone());
-                }
-            }
-        }
+        let steps = step_reports(&base, &runs);
         for g in &mut suggestions {
             let Some(name) = g
                 .rewrite
@@ -242,15 +213,74 @@ impl StepsLaunch<'_> {
                 None => Measured::default(),
             };
         }
+        let mut report = self.report("advise", steps);
+        report.suggestions = Some(suggestions);
+        Ok(report)
+    }
+
+    /// `compare` over the whole launch: the original then every variant of `specs`
+    /// (`NAME=REWRITE`), each running every step; each kernel step's counters per variant in
+    /// `steps`, the outputs (every buffer after the last step) against the original's.
+    pub fn compare(&self, specs: &[String]) -> Result<Report, RunError> {
+        let variants =
+            point::variants(specs, self.source, self.ptx).map_err(|message| RunError {
+                message,
+                usage: true,
+            })?;
+        let base = self.run(&variants[0], false)?;
+        let mut runs = Vec::new();
+        for v in &variants[1..] {
+            runs.push((v.name.clone(), Ok(rewrite_run(&base, self.run(v, false)?))));
+        }
+        Ok(self.report("compare", step_reports(&base, &runs)))
+    }
+
+    /// The report of `steps`: `launch` and `variants` those of the first kernel step.
+    fn report(&self, command: &str, steps: Vec<StepReport>) -> Report {
         let first = &steps[0];
         let mut report = Report::new(
-            "advise",
+            command,
             first.launch.clone(),
             GpuInfo::from_config(&self.gpu),
             first.variants.clone(),
         );
-        report.suggestions = Some(suggestions);
         report.steps = Some(steps);
-        Ok(report)
+        report
     }
+}
+
+/// A rewrite's finished run: its step reports, each with the launch's outputs against the
+/// original's.
+fn rewrite_run(base: &RanSteps, ran: RanSteps) -> RewriteRun {
+    let outputs = point::output_check(&base.buffers, &ran.buffers);
+    let status = outputs.status.clone();
+    let reports = ran
+        .steps
+        .into_iter()
+        .map(|mut s| {
+            s.report.outputs = outputs.clone();
+            s.report
+        })
+        .collect();
+    (reports, status)
+}
+
+/// Each kernel step with the original's report and every rewrite's that ran.
+fn step_reports(base: &RanSteps, runs: &[(String, Result<RewriteRun, String>)]) -> Vec<StepReport> {
+    let mut steps: Vec<StepReport> = base
+        .steps
+        .iter()
+        .map(|s| StepReport {
+            step: s.step,
+            what: s.what.clone(),
+            launch: s.launch.clone(),
+            variants: vec![s.report.clone()],
+        })
+        .collect();
+    for (reports, _) in runs.iter().filter_map(|(_, r)| r.as_ref().ok()) {
+        for (st, v) in steps.iter_mut().zip(reports) {
+            st.variants.push(v.clone());
+        }
+    }
+    steps
 }

@@ -63,12 +63,16 @@ fn run_step_with_progress(
     }))
 }
 
-/// `advise` on a multi-step launch file (`[[buffer]]`, `[[step]]`).
-fn advise_steps(
+/// `f` (`advise` or `compare`) on a multi-step launch file (`[[buffer]]`, `[[step]]`) with the
+/// launch options resolved as `run` resolves them; an error is its message and exit code.
+pub(crate) fn on_steps(
     launch: &LaunchArgs,
     file: &ptxsim::launch::LaunchFile,
     base: &std::path::Path,
     flush_l2: bool,
+    f: &dyn Fn(
+        &ptxsim::advise::steps::StepsLaunch<'_>,
+    ) -> Result<ptxsim_report::Report, ptxsim::advise::RunError>,
 ) -> Result<ptxsim_report::Report, (String, ExitCode)> {
     let usage = |e: String| (e, ExitCode::from(2));
     let gpu = match &file.gpu {
@@ -109,9 +113,7 @@ fn advise_steps(
         flush_l2,
         runner: &run_step_with_progress,
     };
-    steps
-        .advise()
-        .map_err(|e| (e.message, ExitCode::from(if e.usage { 2 } else { 1 })))
+    f(&steps).map_err(|e| (e.message, ExitCode::from(if e.usage { 2 } else { 1 })))
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -119,7 +121,7 @@ pub fn run(args: Args) -> ExitCode {
         match ptxsim::launch::LaunchFile::read(path) {
             Ok((file, base)) if file.is_multi_step() => {
                 let flush = args.cache_control == CacheControl::All;
-                return match advise_steps(&args.launch, &file, &base, flush) {
+                return match on_steps(&args.launch, &file, &base, flush, &|s| s.advise()) {
                     Ok(report) => deliver(&report, &args),
                     Err((message, code)) => {
                         eprintln!("error: {message}");
