@@ -72,7 +72,7 @@ fn compare_steps(
         table.push_str(&ptxsim_report::text::render_compare(&st.as_report(&report)));
         table.push('\n');
     }
-    deliver(&report, &table, &args)
+    deliver(&report, &table, args)
 }
 
 pub fn run(args: Args) -> ExitCode {
