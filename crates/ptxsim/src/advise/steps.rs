@@ -147,7 +147,7 @@ impl StepsLaunch<'_> {
         }
         if steps.is_empty() {
             return Err(RunError {
-                message: "the launch file has no kernel step to advise on".into(),
+                message: "the launch file has no kernel step (only memsets and copies)".into(),
                 usage: true,
             });
         }
