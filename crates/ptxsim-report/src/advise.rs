@@ -52,6 +52,24 @@ pub struct Suggestion {
     pub rewrite: Option<String>,
     /// What the rewrite changed against the original (empty without a rewrite).
     pub measured: Measured,
+    /// Multi-step launches: the kernel step whose run the rule read (its index in the launch
+    /// file) and its kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+}
+
+impl Suggestion {
+    /// `PTX line 42 (k.cu:26)`, with `step 1 (kernel k), ` before it on a multi-step launch.
+    pub fn where_text(&self) -> String {
+        let at = format!("PTX line {} ({})", self.ptx_line, self.source);
+        match (self.step, &self.kernel) {
+            (Some(i), Some(k)) => format!("step {i} (kernel {k}), {at}"),
+            (Some(i), None) => format!("step {i}, {at}"),
+            _ => at,
+        }
+    }
 }
 
 /// Key figures of a rewrite's run against the original's.
@@ -120,6 +138,59 @@ impl Measured {
         }
     }
 
+    /// The figures of a rewrite over a whole multi-step launch: each kernel step's original
+    /// and rewritten report (`pairs`), time and DRAM bytes summed, hit rates as hits over
+    /// lookups summed over the steps; `outputs` the launch's buffers after its last step.
+    pub fn over_steps(pairs: &[(&VariantReport, &VariantReport)], outputs: &str) -> Measured {
+        let sum = |f: &dyn Fn(&VariantReport) -> Option<f64>, pick: usize| {
+            pairs.iter().try_fold(0.0, |acc, p| {
+                Some(acc + f(if pick == 0 { p.0 } else { p.1 })?)
+            })
+        };
+        let pair = |f: &dyn Fn(&VariantReport) -> Option<f64>| {
+            Some(Change {
+                original: sum(f, 0)?,
+                rewritten: sum(f, 1)?,
+            })
+        };
+        let rate = |hit: &str, miss: &str| {
+            let of = |pick: usize| {
+                let hits = sum(
+                    &|v: &VariantReport| Some(count(&v.totals, hit) as f64),
+                    pick,
+                )?;
+                let misses = sum(
+                    &|v: &VariantReport| Some(count(&v.totals, miss) as f64),
+                    pick,
+                )?;
+                (hits + misses > 0.0).then(|| 100.0 * hits / (hits + misses))
+            };
+            Some(Change {
+                original: of(0)?,
+                rewritten: of(1)?,
+            })
+        };
+        Measured {
+            time_ns: pair(&|v: &VariantReport| v.time.as_ref().map(|t| t.ns)),
+            dram_bytes: pair(&|v: &VariantReport| {
+                Some(
+                    (count(&v.totals, "dram__bytes_read.sum")
+                        + count(&v.totals, "dram__bytes_write.sum")) as f64,
+                )
+            }),
+            l1_hit_rate_pct: rate(
+                "l1tex__t_sectors_lookup_hit.sum",
+                "l1tex__t_sectors_lookup_miss.sum",
+            ),
+            l2_hit_rate_pct: rate(
+                "lts__t_sectors_lookup_hit.sum",
+                "lts__t_sectors_lookup_miss.sum",
+            ),
+            outputs: Some(outputs.to_string()),
+            error: None,
+        }
+    }
+
     /// Whether nothing was measured (a suggestion without a rewrite).
     pub fn is_empty(&self) -> bool {
         *self == Measured::default()
@@ -172,6 +243,8 @@ fn suggestion(
         advice: advice.into(),
         rewrite,
         measured: Measured::default(),
+        step: None,
+        kernel: None,
     }
 }
 
@@ -366,11 +439,10 @@ pub fn text_section(r: &crate::Report) -> String {
     for (k, g) in list.iter().enumerate() {
         let _ = writeln!(
             s,
-            "\n{}. [{}] PTX line {} ({})\n   seen: {}\n   do:   {}",
+            "\n{}. [{}] {}\n   seen: {}\n   do:   {}",
             k + 1,
             g.rule,
-            g.ptx_line,
-            g.source,
+            g.where_text(),
             g.evidence,
             g.advice
         );
@@ -389,13 +461,14 @@ pub fn measured_text(m: &Measured) -> String {
     }
     let mut parts = Vec::new();
     let pct = |c: &Change| {
+        let change = 100.0 * (c.rewritten - c.original) / c.original;
         if c.original == 0.0 {
             String::new()
+        } else if change.abs() < 0.05 {
+            // Below the printed precision (the estimate's float noise): no `-0.0 %`.
+            " (no change)".to_string()
         } else {
-            format!(
-                " ({:+.1} %)",
-                100.0 * (c.rewritten - c.original) / c.original
-            )
+            format!(" ({change:+.1} %)")
         }
     };
     if let Some(c) = &m.time_ns {
@@ -449,7 +522,10 @@ pub fn html_section(r: &crate::Report) -> String {
             s,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l code\">{}</td><td class=\"l\">{}</td></tr>",
             esc(&g.rule),
-            g.ptx_line,
+            match (g.step, &g.kernel) {
+                (Some(i), Some(k)) => format!("{} <span class=\"note\">step {i}, {}</span>", g.ptx_line, esc(k)),
+                _ => g.ptx_line.to_string(),
+            },
             esc(&g.source),
             esc(&g.evidence),
             esc(&g.advice),
@@ -461,9 +537,19 @@ pub fn html_section(r: &crate::Report) -> String {
     s
 }
 
-/// The `advise` report as text: the original's run report, then the suggestions.
+/// The `advise` report as text: the original's run report (of each kernel step, for a
+/// multi-step launch), then the suggestions.
 pub fn render_text(r: &crate::Report) -> String {
-    crate::text::render_run(r) + &text_section(r)
+    let Some(steps) = &r.steps else {
+        return crate::text::render_run(r) + &text_section(r);
+    };
+    let mut s = String::new();
+    for st in steps {
+        s.push_str(&format!("== step {}: {}\n", st.step, st.what));
+        s.push_str(&crate::text::render_run(&st.as_report(r)));
+        s.push('\n');
+    }
+    s + &text_section(r)
 }
 
 #[cfg(test)]

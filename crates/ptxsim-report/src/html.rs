@@ -80,6 +80,17 @@ pub fn render(r: &Report) -> String {
     write_differences(&mut s, r);
     s.push_str(&crate::advise::html_section(r));
     s.push_str(&crate::ncu::html_section(r));
+    if let Some(steps) = &r.steps {
+        // A multi-step launch: each kernel step's counters, one section each.
+        for st in steps {
+            let _ = write!(s, "<h2>Step {}: {}</h2>", st.step, esc(&st.what));
+            let step = st.as_report(r);
+            write_summary(&mut s, &step);
+            write_details(&mut s, &step);
+        }
+        write_glossary(&mut s, r);
+        return s;
+    }
     let series: Vec<(String, &str)> = r
         .variants
         .iter()
@@ -98,7 +109,14 @@ pub fn render(r: &Report) -> String {
 /// The document head and the title block: launch, GPU model, tool.
 fn write_header(s: &mut String, r: &Report) {
     let l = &r.launch;
-    let title = format!("ptxsim cache report: {}", l.kernel);
+    let title = match &r.steps {
+        Some(steps) => format!(
+            "ptxsim cache report: {} kernel steps of a launch file (the first: {})",
+            steps.len(),
+            l.kernel
+        ),
+        None => format!("ptxsim cache report: {}", l.kernel),
+    };
     let _ = write!(
         s,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main>",

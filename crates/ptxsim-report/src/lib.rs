@@ -24,7 +24,7 @@ pub mod timing;
 
 pub use metrics::{MetricInfo, MetricValue, MetricValues};
 pub use model::{
-    diff_buffer, variant_report, BufferDiff, GpuInfo, LaunchInfo, OutputCheck, Report,
+    diff_buffer, variant_report, BufferDiff, GpuInfo, LaunchInfo, OutputCheck, Report, StepReport,
     VariantReport, FORMAT, SCHEMA_VERSION,
 };
 pub use rewrite::{Rewrite, RewriteError, Rewritten};

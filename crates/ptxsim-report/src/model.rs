@@ -42,6 +42,42 @@ pub struct Report {
     /// `advise`: what the rules found and what each rewrite measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestions: Option<Vec<crate::advise::Suggestion>>,
+    /// `advise` on a multi-step launch file: every kernel step with its launch and the
+    /// variants' counters of that step (`launch` and `variants` above repeat the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepReport>>,
+}
+
+/// One kernel step of a multi-step launch: its launch and each variant's counters of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    /// The step's index in the launch file (memsets and copies count).
+    pub step: usize,
+    /// `kernel K grid (…) block (…)`, as the run's status lines describe it.
+    pub what: String,
+    pub launch: LaunchInfo,
+    /// The original first, then each rewrite run (`outputs`: the launch's buffers after its
+    /// last step, against the original's).
+    pub variants: Vec<VariantReport>,
+}
+
+impl StepReport {
+    /// The step as a report of its own (what the text and HTML reports show per step).
+    pub fn as_report(&self, parent: &Report) -> Report {
+        Report {
+            format: parent.format.clone(),
+            version: parent.version,
+            command: parent.command.clone(),
+            tool: parent.tool.clone(),
+            launch: self.launch.clone(),
+            gpu: parent.gpu.clone(),
+            metrics: parent.metrics.clone(),
+            variants: self.variants.clone(),
+            ncu: None,
+            suggestions: None,
+            steps: None,
+        }
+    }
 }
 
 /// What was launched.
@@ -657,6 +693,7 @@ impl Report {
             variants,
             ncu: None,
             suggestions: None,
+            steps: None,
         }
     }
 

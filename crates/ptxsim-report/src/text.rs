@@ -69,7 +69,7 @@ fn time_section(v: &VariantReport) -> String {
         return String::new();
     };
     let mut s = format!(
-        "Estimated time (gpu__time_duration.sum, an estimate: docs/timing.md): {} = launch {} +          resources overlapped; bound by {}
+        "Estimated time (gpu__time_duration.sum, an estimate: docs/timing.md): {} = launch {} + resources overlapped; bound by {}
   {} CTAs on the busiest SM, {} resident at once (limited by {}), {} wave(s)
 ",
         format_ns(t.ns),

@@ -105,11 +105,13 @@ enum Command {
     Compare(Box<cmd::compare::Args>),
     /// Run a launch and suggest what to change, running each suggested hint rewrite.
     ///
-    /// Takes the same launch as `run`. Rules in the spirit of Nsight Compute's guided analysis
-    /// (uncoalesced accesses, L1 fills never re-read, a stream evicting reused data, capped
-    /// evict-last, unused prefetches, read-only loads that could use ld.global.nc) name the PTX
-    /// and source line and their evidence; every suggestion that is a hint rewrite is run as a
-    /// `compare` variant and its measured effect reported (docs/report.md, "Advice").
+    /// Takes the same launch as `run`, multi-step launch files included (the rules read each
+    /// kernel step; a rewrite runs the whole launch). Rules in the spirit of Nsight Compute's
+    /// guided analysis (uncoalesced accesses, L1 fills never re-read, a stream evicting reused
+    /// data, capped evict-last, unused prefetches, hints the target ignores, read-only loads
+    /// that could use ld.global.nc) name the PTX and source line and their evidence; every
+    /// suggestion that is a hint rewrite is run as a `compare` variant and its measured effect
+    /// reported (docs/report.md, "Advice").
     Advise(Box<cmd::advise::Args>),
     /// Replay a text trace of memory accesses (docs/trace-format.md) through the cache model.
     ///

@@ -3,7 +3,7 @@
 //! and `--ncu-csv` sets an Nsight Compute export beside a run.
 
 mod common;
-use common::{root, run_exits, run_ok, temp_dir, validate_report as validate, write};
+use common::{cli, launch, root, run_ok, temp_dir, validate_report as validate, write, Launch};
 
 use serde_json::Value;
 use std::path::Path;
@@ -33,30 +33,19 @@ const STRIDED: &str = r#".version 8.0
 "#;
 const LOAD_LINE: u64 = 15;
 
-fn launch(dir: &Path) -> Vec<String> {
-    let f = write(dir, "k.ptx", STRIDED);
-    [
-        f.as_str(),
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-        "--arg",
-        "zeros:u32:1024",
-        "--arg",
-        "zeros:u32:32",
-    ]
-    .map(String::from)
-    .to_vec()
+/// `advise` of [`STRIDED`] (or a variant of it) in `f`, its destination `dst`.
+fn strided(f: &str, dst: &str) -> Launch {
+    launch("advise", f, "k", "1", "32", &["zeros:u32:1024", dst])
 }
 
-fn advise_json(args: &[String]) -> Value {
-    let mut a: Vec<&str> = vec!["advise"];
-    a.extend(args.iter().map(String::as_str));
-    a.extend(["--report", "json"]);
-    let v: Value = serde_json::from_slice(&run_ok(&a).stdout).unwrap();
+/// [`STRIDED`] written to `dir`, advised.
+fn strided_in(dir: &Path) -> Launch {
+    strided(&write(dir, "k.ptx", STRIDED), "zeros:u32:32")
+}
+
+/// Runs `l` with `--report json`; the report, validated.
+fn advise_json(l: &Launch) -> Value {
+    let v: Value = serde_json::from_slice(&l.with(&["--report", "json"]).ok().stdout).unwrap();
     validate(&v);
     v
 }
@@ -73,7 +62,7 @@ fn rule<'a>(v: &'a Value, id: &str) -> &'a Value {
 #[test]
 fn strided_read_only_load_gets_three_suggestions_each_measured() {
     let dir = temp_dir("strided");
-    let v = advise_json(&launch(&dir));
+    let v = advise_json(&strided_in(&dir));
     assert_eq!(v["command"], "advise");
     let u = rule(&v, "uncoalesced");
     assert_eq!(u["ptx_line"], LOAD_LINE);
@@ -130,15 +119,12 @@ fn strided_read_only_load_gets_three_suggestions_each_measured() {
 fn a_buffer_the_kernel_writes_is_not_read_only() {
     let dir = temp_dir("written");
     // dst = src: read and write the same buffer.
-    let mut args = launch(&dir);
-    args[8] = "zeros:u32:1024".into();
     let f = write(
         &dir,
         "inplace.ptx",
         STRIDED.replace("ld.param.u64 %rd2, [dst];", "ld.param.u64 %rd2, [src];"),
     );
-    args[0] = f;
-    let v = advise_json(&args);
+    let v = advise_json(&strided(&f, "zeros:u32:1024"));
     assert!(
         !v["suggestions"]
             .as_array()
@@ -153,16 +139,13 @@ fn a_buffer_the_kernel_writes_is_not_read_only() {
 #[test]
 fn text_and_html_list_the_suggestions() {
     let dir = temp_dir("text");
-    let args = launch(&dir);
-    let mut a: Vec<&str> = vec!["advise"];
-    a.extend(args.iter().map(String::as_str));
-    let text = String::from_utf8(run_ok(&a).stdout).unwrap();
+    let advise = strided_in(&dir);
+    let text = String::from_utf8(advise.ok().stdout).unwrap();
     assert!(text.contains("Suggestions"), "{text}");
     assert!(text.contains("[uncoalesced] PTX line 15"), "{text}");
     assert!(text.contains("ran:  --variant nc-15=line:15=nc"), "{text}");
     assert!(text.contains("outputs identical"), "{text}");
-    a.extend(["--report", "html"]);
-    let html = String::from_utf8(run_ok(&a).stdout).unwrap();
+    let html = String::from_utf8(advise.with(&["--report", "html"]).ok().stdout).unwrap();
     assert!(html.contains("<h2>Suggestions</h2>"));
     assert!(!html.contains("<script"));
 }
@@ -179,10 +162,7 @@ fn evict_last_without_set_aside_is_capped() {
         .join("tests/corpus/run/triton.vadd_evict_last.sm80.toml")
         .display()
         .to_string();
-    let args: Vec<String> = ["--launch", launch.as_str(), "--gpu", gpu.as_str()]
-        .map(String::from)
-        .to_vec();
-    let v = advise_json(&args);
+    let v = advise_json(&cli(&["advise", "--launch", &launch, "--gpu", &gpu]));
     let c = rule(&v, "evict-last-capped");
     assert!(c["evidence"]
         .as_str()
@@ -192,21 +172,97 @@ fn evict_last_without_set_aside_is_capped() {
     assert_eq!(c["rewrite"], Value::Null);
 }
 
+/// A multi-step launch file (CUB's argmax: a per-CTA reduction, then a single-tile reduction
+/// of the partials) is advised as a whole: one JSON object, the suggestions naming their step
+/// and kernel, every kernel step's counters per variant, a rewrite measured over the whole
+/// launch.
 #[test]
-fn multi_step_launches_are_refused() {
-    let out = run_exits(
-        2,
-        &[
-            "advise",
-            "--launch",
-            root()
-                .join("tests/corpus/run/nvcc.cub_radix_sort.sm75.sort_keys_u32.toml")
-                .to_str()
-                .unwrap(),
-        ],
+fn a_multi_step_launch_is_advised_step_by_step() {
+    let file = root().join("tests/corpus/run/nvcc.cub_reduce.sm90.argmax_f32.toml");
+    let file = file.to_str().unwrap();
+    let v = advise_json(&cli(&["advise", "--launch", file]));
+    assert_eq!(v["command"], "advise");
+    let steps = v["steps"].as_array().unwrap();
+    let kernels: Vec<(u64, &str)> = steps
+        .iter()
+        .map(|s| {
+            (
+                s["step"].as_u64().unwrap(),
+                s["launch"]["kernel"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(kernels.len(), 2, "{kernels:?}");
+    assert!(kernels[0].1.contains("DeviceReduceKernel"), "{kernels:?}");
+    assert!(
+        kernels[1].1.contains("DeviceReduceSingleTileKernel"),
+        "{kernels:?}"
     );
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("advise takes a one-kernel launch"), "{err}");
+    assert_eq!(
+        v["launch"], steps[0]["launch"],
+        "the top level repeats the first step"
+    );
+    let suggestions = v["suggestions"].as_array().unwrap();
+    for g in suggestions {
+        let at = kernels
+            .iter()
+            .find(|k| k.0 == g["step"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("no kernel step {g}"));
+        assert_eq!(g["kernel"], at.1);
+    }
+    // Both kernels' runs were read: each step has suggestions.
+    for k in &kernels {
+        assert!(
+            suggestions.iter().any(|g| g["step"] == k.0),
+            "no suggestion for step {}",
+            k.0
+        );
+    }
+    // A rewrite ran over the whole launch: every step has its variant, and `measured` sums
+    // the steps' estimated times.
+    let g = rule(&v, "read-only-nc");
+    let name = g["rewrite"].as_str().unwrap().split('=').next().unwrap();
+    let time = |variant: &str| -> f64 {
+        steps
+            .iter()
+            .map(|s| {
+                let v = s["variants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["name"] == variant)
+                    .unwrap_or_else(|| panic!("step {} has no variant {variant}", s["step"]));
+                v["time"]["ns"].as_f64().unwrap()
+            })
+            .sum()
+    };
+    let m = &g["measured"];
+    assert!((m["time_ns"]["original"].as_f64().unwrap() - time("original")).abs() < 1e-6);
+    assert!((m["time_ns"]["rewritten"].as_f64().unwrap() - time(name)).abs() < 1e-6);
+    assert_eq!(m["outputs"], "identical", "{g}");
+    // Text: each kernel step's report, then the suggestions naming their step.
+    let out = run_ok(&["advise", "--launch", file]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("== step 0: launch `"), "{text}");
+    assert!(text.contains("== step 1: launch `"), "{text}");
+    assert!(text.contains("] step 1 (kernel "), "{text}");
+}
+
+#[test]
+fn a_single_kernel_step_file_renders_as_html() {
+    let file = root().join("tests/corpus/run/nvcc.thrust_algos.sm90.transform_saxpy.toml");
+    let out = run_ok(&[
+        "advise",
+        "--launch",
+        file.to_str().unwrap(),
+        "--report",
+        "html",
+    ]);
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains("<h2>Step 0: launch `"), "{html}");
+    assert!(html.contains("<h2>Suggestions</h2>"));
+    assert!(html.trim_end().ends_with("</html>"));
+    assert!(!html.contains("<script"));
 }
 
 /// A streamed buffer (never re-read) evicting a reused table on a 64 KiB L2: the rule names
@@ -219,26 +275,15 @@ fn a_stream_evicting_a_reused_table_is_found_and_run() {
         .display()
         .to_string();
     let gpu = data.join("sweep/a100-l2-64k.toml").display().to_string();
-    let args: Vec<String> = [
-        ptx.as_str(),
-        "--kernel",
+    let table = launch(
+        "advise",
+        &ptx,
         "k",
-        "--grid",
         "1",
-        "--block",
         "32",
-        "--arg",
-        "zeros:u32:65536",
-        "--arg",
-        "zeros:u32:8192",
-        "--arg",
-        "zeros:u32:32",
-        "--gpu",
-        gpu.as_str(),
-    ]
-    .map(String::from)
-    .to_vec();
-    let v = advise_json(&args);
+        &["zeros:u32:65536", "zeros:u32:8192", "zeros:u32:32"],
+    );
+    let v = advise_json(&table.with(&["--gpu", &gpu]));
     let s = rule(&v, "stream-evicts-reused");
     // Three comment lines precede the module: the stream is line 23, the table line 29.
     assert_eq!(s["ptx_line"], 23);
@@ -267,9 +312,7 @@ fn an_l1_prefetch_is_a_hint_the_target_ignores() {
             "\tprefetch.global.L1 [%rd4];\n\tld.global.u32 %r2, [%rd4];",
         ),
     );
-    let mut args = launch(&dir);
-    args[0] = f;
-    let v = advise_json(&args);
+    let v = advise_json(&strided(&f, "zeros:u32:32"));
     let h = rule(&v, "hint-ignored");
     assert_eq!(h["ptx_line"], LOAD_LINE);
     assert!(
@@ -280,4 +323,75 @@ fn an_l1_prefetch_is_a_hint_the_target_ignores() {
         "{h}"
     );
     assert_eq!(h["rewrite"], Value::Null);
+}
+
+/// nvcc's PTX of a gather whose load asks L2 for 256-byte blocks (`ld.global.L2::256B`, inline
+/// PTX in tests/data/advise/prefetch_size.cu; gen_prefetch_size.sh).
+fn prefetch_launch(stride: &str, block: &str, src_elems: &str) -> Launch {
+    let ptx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/advise/prefetch_size.sm90.ptx");
+    let (src, dst) = (
+        format!("zeros:f32:{src_elems}"),
+        format!("zeros:f32:{block}"),
+    );
+    let stride = format!("s32:{stride}");
+    launch(
+        "advise",
+        ptx.to_str().unwrap(),
+        "gather_256b",
+        "1",
+        block,
+        &[&src, &dst, &stride],
+    )
+}
+/// The `ld.global.L2::256B` line of prefetch_size.sm90.ptx.
+const PREFETCH_LINE: u64 = 42;
+
+/// A stride of 1 KiB: every load's 256-byte block fills the neighbouring line, which no load
+/// reads. The rule fires on the load and its rewrite (the size dropped) reads less from DRAM.
+#[test]
+fn a_256_byte_prefetch_whose_neighbour_is_never_read_is_found_and_run() {
+    let v = advise_json(&prefetch_launch("256", "32", "8192"));
+    let p = rule(&v, "prefetch-unused");
+    assert_eq!(p["ptx_line"], PREFETCH_LINE);
+    assert_eq!(p["source"], "prefetch_size.cu:10");
+    assert_eq!(
+        p["rewrite"],
+        format!("no-prefetch-{PREFETCH_LINE}=line:{PREFETCH_LINE}=none")
+    );
+    let m = &p["measured"];
+    assert_eq!(m["outputs"], "identical");
+    let dram = &m["dram_bytes"];
+    assert!(
+        dram["rewritten"].as_f64().unwrap() < dram["original"].as_f64().unwrap(),
+        "dropping the prefetch size reads less: {dram}"
+    );
+}
+
+/// Stride 1: eight warps read 1 KiB in order, so the neighbour a block brings in is the next
+/// warp's line. No suggestion.
+#[test]
+fn a_256_byte_prefetch_whose_neighbour_is_read_is_not_flagged() {
+    let v = advise_json(&prefetch_launch("1", "256", "256"));
+    let rules: Vec<&str> = v["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert!(!rules.contains(&"prefetch-unused"), "{rules:?}");
+    // The prefetch did fill neighbouring lines: the rule saw them used.
+    let line = v["variants"][0]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["ptx_line"] == PREFETCH_LINE)
+        .unwrap();
+    assert!(
+        line["metrics"]["ptxsim__lts_prefetch_fills.sum"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{line}"
+    );
 }

@@ -1,10 +1,11 @@
 //! `--ncu-csv` on `run` and `compare`: a user's `ncu --csv --page raw` export beside ptxsim's
 //! counters. The exports here are written in the raw page's layout (header row, units row,
 //! one quoted row per launch, thousands separators, `==PROF==` lines, scaled units, several
-//! kernels and launches); they are hand-made, not measured (no real export is committed yet).
+//! kernels and launches); they are hand-made. A real export (tests/data/ncu/README.md, from a
+//! public repository) is read too.
 
 mod common;
-use common::{run_exits, run_ok, temp_dir, validate_report, write};
+use common::{launch, temp_dir, validate_report, write, Launch};
 
 use serde_json::Value;
 use std::path::Path;
@@ -42,21 +43,9 @@ fn files(dir: &Path) -> (String, String) {
     (write(dir, "k.ptx", MODULE), write(dir, "k.csv", EXPORT))
 }
 
-fn run_args<'a>(ptx: &'a str, csv: &'a str) -> Vec<&'a str> {
-    vec![
-        "run",
-        ptx,
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-        "--arg",
-        "zeros:u32:32",
-        "--ncu-csv",
-        csv,
-    ]
+/// `cmd` of `k` (one warp over 32 words) with the export `csv`.
+fn k(cmd: &str, ptx: &str, csv: &str) -> Launch {
+    launch(cmd, ptx, "k", "1", "32", &["zeros:u32:32"]).with(&["--ncu-csv", csv])
 }
 
 fn rows(v: &Value) -> std::collections::BTreeMap<String, Value> {
@@ -72,9 +61,9 @@ fn rows(v: &Value) -> std::collections::BTreeMap<String, Value> {
 fn run_sets_the_first_launch_of_the_kernel_beside_its_metrics() {
     let dir = temp_dir("run");
     let (ptx, csv) = files(&dir);
-    let mut a = run_args(&ptx, &csv);
-    a.extend(["--report", "json"]);
-    let v: Value = serde_json::from_slice(&run_ok(&a).stdout).unwrap();
+    let v: Value =
+        serde_json::from_slice(&k("run", &ptx, &csv).with(&["--report", "json"]).ok().stdout)
+            .unwrap();
     validate_report(&v);
     assert_eq!(v["ncu"]["launch_id"], "1");
     let r = rows(&v);
@@ -92,9 +81,8 @@ fn run_sets_the_first_launch_of_the_kernel_beside_its_metrics() {
         "sm__throughput has no counterpart"
     );
     // --ncu-launch 1: the kernel's second launch; text implied without --report.
-    let mut a = run_args(&ptx, &csv);
-    a.extend(["--ncu-launch", "1"]);
-    let text = String::from_utf8(run_ok(&a).stdout).unwrap();
+    let out = k("run", &ptx, &csv).with(&["--ncu-launch", "1"]).ok();
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("launch ID 2"), "{text}");
     assert!(text.contains("lts__t_sectors.sum"), "{text}");
 }
@@ -103,24 +91,9 @@ fn run_sets_the_first_launch_of_the_kernel_beside_its_metrics() {
 fn compare_sets_it_beside_the_original() {
     let dir = temp_dir("compare");
     let (ptx, csv) = files(&dir);
-    let out = run_ok(&[
-        "compare",
-        &ptx,
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-        "--arg",
-        "zeros:u32:32",
-        "--variant",
-        "cg=loads=cg",
-        "--ncu-csv",
-        &csv,
-        "--report",
-        "json",
-    ]);
+    let out = k("compare", &ptx, &csv)
+        .with(&["--variant", "cg=loads=cg", "--report", "json"])
+        .ok();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     validate_report(&v);
     let r = rows(&v);
@@ -140,20 +113,82 @@ fn bad_exports_fail_before_the_run() {
         "details.csv",
         "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
     );
-    for (file, launch, want) in [
+    for (file, nth, want) in [
         (details.as_str(), "0", "--page raw"),
         (csv.as_str(), "5", "has 2 launch(es)"),
     ] {
-        let mut a = run_args(&ptx, file);
-        a.extend(["--ncu-launch", launch]);
-        let out = run_exits(2, &a);
+        let out = k("run", &ptx, file).with(&["--ncu-launch", nth]).exits(2);
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(want), "{err}");
         assert!(!err.contains("ran `"), "before the run: {err}");
     }
     let other = write(&dir, "other.csv", EXPORT.replace("\"k\"", "\"kk\""));
-    let out = run_exits(2, &run_args(&ptx, &other));
+    let out = k("run", &ptx, &other).exits(2);
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("no launch of `k`"));
+}
+
+/// A real export (tests/data/ncu/README.md: romnn/microgpusim, ncu on a GTX 1080, three
+/// launches of `vecAdd`), read as it was printed: the program's output and `==PROF==` lines
+/// first, the units row, thousands separators, list cells.
+const REAL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/ncu/microgpusim_vectoradd_gtx1080.txt"
+);
+
+#[test]
+fn a_real_export_is_read_launch_by_launch() {
+    use ptxsim_report::ncu::NcuCsv;
+    let text = std::fs::read_to_string(REAL).unwrap();
+    let csv = NcuCsv::parse(&text).unwrap();
+    // Figures read off the file with Python's csv module, not with this parser.
+    let ids: Vec<&str> = csv.launches.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["0", "1", "2"]);
+    let value = |l: &ptxsim_report::ncu::NcuLaunch, name: &str| {
+        l.metrics
+            .iter()
+            .find(|m| m.0 == name)
+            .map(|m| (m.1, m.2.clone()))
+    };
+    for (nth, dram_read) in [(0, 7552.0), (1, 3264.0), (2, 2176.0)] {
+        let l = csv.launch_of("vecAdd", nth).unwrap();
+        assert_eq!(l.id, nth.to_string());
+        assert_eq!(l.kernel, "vecAdd");
+        // 384 numeric metric cells per launch; `Kernel Time`, the device's name and the list
+        // cells (`"32.00; 32.00; …"`) are not numbers.
+        assert_eq!(l.metrics.len(), 384, "launch {nth}");
+        assert_eq!(
+            value(l, "dram__read_bytes"),
+            Some((dram_read, "byte".into()))
+        );
+        assert_eq!(value(l, "gpu__time_duration"), Some((2720.0, "ns".into())));
+        // `"1,759,000.00"` under an empty unit.
+        assert_eq!(
+            value(l, "device__attribute_clock_rate"),
+            Some((1_759_000.0, String::new()))
+        );
+        assert_eq!(value(l, "inst_executed"), None, "a list cell");
+        assert_eq!(value(l, "Kernel Time"), None);
+    }
+    let err = csv.launch_of("vecAdd", 3).unwrap_err().to_string();
+    assert!(err.contains("has 3 launch(es)"), "{err}");
+    let err = csv.launch_of("saxpy", 0).unwrap_err().to_string();
+    assert!(err.contains("its kernels: vecAdd"), "{err}");
+}
+
+#[test]
+fn run_reads_a_real_export_for_a_kernel_of_that_name() {
+    let dir = temp_dir("real");
+    let ptx = write(&dir, "v.ptx", MODULE.replace(".entry k(", ".entry vecAdd("));
+    let out = launch("run", &ptx, "vecAdd", "1", "32", &["zeros:u32:32"])
+        .with(&["--ncu-csv", REAL, "--ncu-launch", "2", "--report", "json"])
+        .ok();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate_report(&v);
+    assert_eq!(v["ncu"]["launch_id"], "2");
+    assert_eq!(v["ncu"]["kernel"], "vecAdd");
+    // Pascal's metric names are not the ones ptxsim reports: nothing to set beside them.
+    assert_eq!(v["ncu"]["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(v["ncu"]["unmatched"], 384);
 }

@@ -662,3 +662,42 @@ fn cache_control_all_starts_each_kernel_step_with_a_cold_l2() {
     assert_eq!(warm[2], (128, 128));
     assert!(cold.iter().map(|c| c.0).sum::<u64>() < warm.iter().map(|w| w.0).sum::<u64>());
 }
+
+/// `compare` on a multi-step launch file (CUB's sum: two kernel steps): every variant runs the
+/// whole launch; one JSON report with each step's counters per variant; a table per step.
+#[test]
+fn compare_runs_every_step_of_a_multi_step_launch_per_variant() {
+    let file = corpus("nvcc.cub_reduce.sm90.sum_i32.toml");
+    let args = [
+        "compare",
+        "--launch",
+        &file,
+        "--variant",
+        "ef=loads=evict_first",
+    ];
+    let out = run_ok(&[&args[..], &["--report", "json"]].concat());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate_report(&v);
+    assert_eq!(v["command"], "compare");
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for s in steps {
+        let names: Vec<&str> = s["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["original", "ef"], "step {}", s["step"]);
+        assert_eq!(s["variants"][1]["outputs"]["status"], "identical");
+    }
+    // The second kernel reads the first one's partials: its loads ran under the rewrite too.
+    let ef = &steps[1]["variants"][1];
+    assert!(
+        !ef["changes"].as_array().unwrap().is_empty(),
+        "the second kernel's loads were rewritten: {ef}"
+    );
+    let text = String::from_utf8(run_ok(&args).stdout).unwrap();
+    assert!(text.contains("== step 0: launch `"), "{text}");
+    assert!(text.contains("== step 1: launch `"), "{text}");
+}

@@ -4,7 +4,7 @@
 //! and `l1tex__t_requests.sum`'s description agreeing with its counts on `ld.global.cv`.
 
 mod common;
-use common::{ptxsim, run_exits, run_ok, temp_dir, write};
+use common::{launch, run_exits, run_ok, temp_dir, write, Launch};
 
 use serde_json::Value;
 use std::path::Path;
@@ -45,6 +45,11 @@ const MODULE: &str = r#".version 8.0
 }
 "#;
 
+/// `cmd` of `k` in [`module`]'s file `f`: one warp over a 32-word buffer and its length.
+fn k(cmd: &str, f: &str) -> Launch {
+    launch(cmd, f, "k", "1", "32", &["zeros:u32:32", "u32:32"])
+}
+
 fn module(dir: &Path) -> String {
     write(dir, "k.ptx", MODULE)
 }
@@ -84,28 +89,13 @@ fn check_says_ok_on_success() {
 fn run_header_counts_static_shared_memory() {
     let dir = temp_dir("shared");
     let f = module(&dir);
-    let args = [
-        "run",
-        &f,
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-        "--arg",
-        "zeros:u32:32",
-        "--arg",
-        "u32:32",
-        "--report",
-    ];
-    let text = String::from_utf8(run_ok(&[&args[..], &["text"]].concat()).stdout).unwrap();
+    let run = k("run", &f);
+    let text = String::from_utf8(run.with(&["--report", "text"]).ok().stdout).unwrap();
     assert!(
         text.contains("shared 16384 B (16384 B static + 0 B dynamic)"),
         "{text}"
     );
-    let json: Value =
-        serde_json::from_slice(&run_ok(&[&args[..], &["json"]].concat()).stdout).unwrap();
+    let json: Value = serde_json::from_slice(&run.with(&["--report", "json"]).ok().stdout).unwrap();
     assert_eq!(json["launch"]["static_shared_bytes"], 16384);
     assert_eq!(json["launch"]["shared_bytes"], 0);
     assert_eq!(
@@ -119,25 +109,7 @@ fn out_of_a_scalar_fails_before_the_run() {
     let dir = temp_dir("out-scalar");
     let f = module(&dir);
     let dest = dir.join("n.npy").display().to_string();
-    let out = run_exits(
-        2,
-        &[
-            "run",
-            &f,
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u32:32",
-            "--arg",
-            "u32:32",
-            "--out",
-            &format!("1={dest}"),
-        ],
-    );
+    let out = k("run", &f).with(&["--out", &format!("1={dest}")]).exits(2);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("--out 1: argument 1 is a scalar (.u32)"),
@@ -148,25 +120,7 @@ fn out_of_a_scalar_fails_before_the_run() {
         String::from_utf8(out.stdout).unwrap().is_empty(),
         "nothing ran"
     );
-    let out = run_exits(
-        2,
-        &[
-            "run",
-            &f,
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u32:32",
-            "--arg",
-            "u32:32",
-            "--out",
-            &format!("5={dest}"),
-        ],
-    );
+    let out = k("run", &f).with(&["--out", &format!("5={dest}")]).exits(2);
     assert!(stderr(&out).contains("the launch has 2 arguments"));
 }
 
@@ -200,29 +154,8 @@ fn expect_mismatch_names_the_index_in_the_arrays_shape() {
 fn compare_counts_the_launched_kernels_lines_only() {
     let dir = temp_dir("compare-lines");
     let f = module(&dir);
-    let out = ptxsim()
-        .args([
-            "compare",
-            &f,
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u32:32",
-            "--arg",
-            "u32:32",
-            "--variant",
-            "ef=loads=evict_first",
-            "--report",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let compare = k("compare", &f).with(&["--variant", "ef=loads=evict_first"]);
+    let out = compare.with(&["--report", "json"]).ok();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let ef = &v["variants"][1];
     // `k`'s one load; `other`'s two loads are counted apart.
@@ -234,26 +167,7 @@ fn compare_counts_the_launched_kernels_lines_only() {
         .collect();
     assert_eq!(lines, [15], "{ef}");
     assert_eq!(ef["changes_not_launched"], 2);
-    let text = String::from_utf8(
-        run_ok(&[
-            "compare",
-            &f,
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u32:32",
-            "--arg",
-            "u32:32",
-            "--variant",
-            "ef=loads=evict_first",
-        ])
-        .stdout,
-    )
-    .unwrap();
+    let text = String::from_utf8(compare.ok().stdout).unwrap();
     let row = text
         .lines()
         .find(|l| l.trim_start().starts_with("lines changed"))
@@ -271,22 +185,7 @@ fn compare_counts_the_launched_kernels_lines_only() {
 fn l1_request_description_matches_cv_counts() {
     let dir = temp_dir("cv-desc");
     let f = module(&dir);
-    let out = run_ok(&[
-        "run",
-        &f,
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-        "--arg",
-        "zeros:u32:32",
-        "--arg",
-        "u32:32",
-        "--report",
-        "json",
-    ]);
+    let out = k("run", &f).with(&["--report", "json"]).ok();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let cv = v["variants"][0]["lines"]
         .as_array()

@@ -9,7 +9,7 @@
 //! shared memory per SM, 1 KiB reserved per CTA), worked by hand in each test.
 
 mod common;
-use common::{ptxsim, run_exits, run_ok, stderr_of, temp_dir, write};
+use common::{launch, ptxsim, run_exits, run_ok, stderr_of, temp_dir, write, Launch};
 use serde_json::Value;
 
 /// Each thread stores its thread index at its global index: enough CTAs (2000 of 256 threads)
@@ -40,25 +40,23 @@ fn kernel_file(test: &str) -> String {
 /// `ptxsim run` of the kernel (2000 CTAs of `block` threads) with `extra` options; the JSON
 /// report.
 fn run_json(ptx: &str, block: &str, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "run",
-        ptx,
-        "--kernel",
-        "k",
-        "--grid",
-        "2000",
-        "--block",
-        block,
-        "--arg",
-        "zeros:u32:512000",
-        "--gpu",
-        "h100",
-        "--report",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    let out = run_ok(&args);
+    let out = h100("run", ptx, block)
+        .with(&["--report", "json"])
+        .with(extra)
+        .ok();
     serde_json::from_slice(&out.stdout).expect("the JSON report")
+}
+
+/// `cmd` of the kernel over 2000 CTAs of `block` threads on the h100 preset.
+fn h100(cmd: &str, ptx: &str, block: &str) -> Launch {
+    launch(cmd, ptx, "k", "2000", block, &["zeros:u32:512000"]).with(&["--gpu", "h100"])
+}
+
+/// `run` of the kernel in one CTA of `block` threads (one word each) with
+/// `--registers-per-thread registers`.
+fn one_cta(ptx: &str, block: &str, registers: &str) -> Launch {
+    let words = format!("zeros:u32:{block}");
+    launch("run", ptx, "k", "1", block, &[&words]).with(&["--registers-per-thread", registers])
 }
 
 fn residency(report: &Value) -> (&Value, u64) {
@@ -114,24 +112,9 @@ fn without_a_figure_the_registers_are_estimated_and_said_so() {
 #[test]
 fn the_text_reports_say_registers_source_and_binding_limit() {
     let ptx = kernel_file("text");
-    let out = run_ok(&[
-        "run",
-        &ptx,
-        "--kernel",
-        "k",
-        "--grid",
-        "2000",
-        "--block",
-        "256",
-        "--arg",
-        "zeros:u32:512000",
-        "--gpu",
-        "h100",
-        "--registers-per-thread",
-        "64",
-        "--report",
-        "text",
-    ]);
+    let out = h100("run", &ptx, "256")
+        .with(&["--registers-per-thread", "64", "--report", "text"])
+        .ok();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("residency: 64 registers/thread (flag), 4 CTAs/SM limited by registers"),
@@ -144,23 +127,7 @@ fn the_text_reports_say_registers_source_and_binding_limit() {
 fn registers_out_of_range_are_usage_errors() {
     let ptx = kernel_file("range");
     for bad in ["0", "256", "many"] {
-        let out = run_exits(
-            2,
-            &[
-                "run",
-                &ptx,
-                "--kernel",
-                "k",
-                "--grid",
-                "1",
-                "--block",
-                "32",
-                "--arg",
-                "zeros:u32:32",
-                "--registers-per-thread",
-                bad,
-            ],
-        );
+        let out = one_cta(&ptx, "32", bad).exits(2);
         let err = stderr_of(&out);
         assert!(
             err.contains("--registers-per-thread") && err.contains("1 to 255"),
@@ -173,43 +140,14 @@ fn registers_out_of_range_are_usage_errors() {
 fn a_cta_that_fits_no_sm_is_refused_as_the_driver_does() {
     let ptx = kernel_file("nofit");
     // 1024 threads x 72 registers: 32 warps x 2304 = 73,728 registers > 65,536 per CTA.
-    let out = run_exits(
-        2,
-        &[
-            "run",
-            &ptx,
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "1024",
-            "--arg",
-            "zeros:u32:1024",
-            "--registers-per-thread",
-            "72",
-        ],
-    );
+    let out = one_cta(&ptx, "1024", "72").exits(2);
     let err = stderr_of(&out);
     assert!(
         err.contains("too many resources requested for launch"),
         "{err}"
     );
     // 64 registers fill the register file exactly: the launch runs.
-    run_ok(&[
-        "run",
-        &ptx,
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "1024",
-        "--arg",
-        "zeros:u32:1024",
-        "--registers-per-thread",
-        "64",
-    ]);
+    one_cta(&ptx, "1024", "64").ok();
 }
 
 #[test]
@@ -316,27 +254,13 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count_under_any_residency() 
 #[test]
 fn compare_shows_the_residency_of_each_variant() {
     let ptx = kernel_file("compare");
-    let out = ptxsim()
-        .args([
-            "compare",
-            &ptx,
-            "--kernel",
-            "k",
-            "--grid",
-            "2000",
-            "--block",
-            "256",
-            "--arg",
-            "zeros:u32:512000",
-            "--gpu",
-            "h100",
-            "--registers-per-thread",
-            "64",
-            "--variant",
-            "cs=stores=cs",
-        ])
-        .output()
-        .unwrap();
+    let compare = h100("compare", &ptx, "256").with(&[
+        "--registers-per-thread",
+        "64",
+        "--variant",
+        "cs=stores=cs",
+    ]);
+    let out = ptxsim().args(compare.args()).output().unwrap();
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert!(
         text.contains("residency: 64 registers/thread (flag), 4 CTAs/SM limited by registers"),
@@ -387,24 +311,10 @@ fn each_kernel_counts_its_own_static_shared_memory() {
 ";
     let file = write(&temp_dir("kernel_shared"), "s.sm90.ptx", ptx);
     for k in ["a", "b", "c"] {
-        let out = run_ok(&[
-            "run",
-            &file,
-            "--kernel",
-            k,
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "null",
-            "--gpu",
-            "h100",
-            "--registers-per-thread",
-            "16",
-            "--report",
-            "json",
-        ]);
+        let out = launch("run", &file, k, "1", "32", &["null"])
+            .with(&["--gpu", "h100", "--registers-per-thread", "16"])
+            .with(&["--report", "json"])
+            .ok();
         let r: Value = serde_json::from_slice(&out.stdout).unwrap();
         let (res, _) = residency(&r);
         assert_eq!(res["shared_bytes_per_cta"], 40960, "kernel {k}: {res}");

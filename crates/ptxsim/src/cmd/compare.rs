@@ -31,9 +31,58 @@ pub struct Args {
     emit_ptx: Option<PathBuf>,
     #[command(flatten)]
     ncu: super::ncu::NcuArgs,
+    #[command(flatten)]
+    steps: StepArgs,
+}
+
+/// Options of multi-step launch files.
+#[derive(ClapArgs)]
+pub struct StepArgs {
+    /// Multi-step launch files: `all` (default) writes back and empties L2 before each kernel
+    /// step, as Nsight Compute does; `none` keeps L2 from step to step (as on `run`).
+    #[arg(long, value_enum, default_value = "all")]
+    cache_control: super::run::CacheControl,
+}
+
+/// `compare` of a multi-step launch file: every variant runs the whole launch; one report
+/// with each kernel step's counters (text: a table per step).
+fn compare_steps(
+    args: &Args,
+    file: &ptxsim::launch::LaunchFile,
+    base: &std::path::Path,
+) -> ExitCode {
+    if args.ncu.ncu_csv.is_some() || args.emit_ptx.is_some() {
+        return fail(
+            "--ncu-csv and --emit-ptx take a one-kernel launch, not a multi-step launch file",
+        );
+    }
+    let flush = args.steps.cache_control == super::run::CacheControl::All;
+    let specs = args.variants.clone();
+    let report =
+        match super::advise::on_steps(&args.launch, file, base, flush, &|s| s.compare(&specs)) {
+            Ok(r) => r,
+            Err((message, code)) => {
+                eprintln!("error: {message}");
+                return code;
+            }
+        };
+    let mut table = String::new();
+    for st in report.steps.iter().flatten() {
+        table.push_str(&format!("== step {}: {}\n", st.step, st.what));
+        table.push_str(&ptxsim_report::text::render_compare(&st.as_report(&report)));
+        table.push('\n');
+    }
+    deliver(&report, &table, args)
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if let Some(path) = &args.launch.launch {
+        match ptxsim::launch::LaunchFile::read(path) {
+            Ok((file, base)) if file.is_multi_step() => return compare_steps(&args, &file, &base),
+            Ok(_) => {}
+            Err(e) => return fail(e),
+        }
+    }
     let mut r = match resolve(&args.launch) {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -130,10 +179,16 @@ pub fn run(args: Args) -> ExitCode {
     );
     super::ncu::attach(&mut report, ncu.as_ref());
     let table = ptxsim_report::text::render_compare(&report);
+    deliver(&report, &table, &args)
+}
+
+/// Prints the table and writes the report where `--report`/`--report-out` say; exit 1 when a
+/// variant changed the outputs.
+fn deliver(report: &Report, table: &str, args: &Args) -> ExitCode {
     let rendered = match args.report {
-        ReportFormat::Text => table.clone(),
+        ReportFormat::Text => table.to_string(),
         ReportFormat::Json => report.to_json(),
-        ReportFormat::Html => ptxsim_report::html::render(&report),
+        ReportFormat::Html => ptxsim_report::html::render(report),
     };
     if args.report_out.is_some() || args.report == ReportFormat::Text {
         print!("{table}");

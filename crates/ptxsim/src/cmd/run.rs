@@ -295,8 +295,8 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
                 return Err(format!(
                     "{} is a multi-step launch file: `ptxsim run --launch` runs it (with \
                      --hazards, --out NAME=PATH, --seed, --gpu, --report text|json: one report per \
-                     kernel step); --trace-out and \
-                     `compare` take one-kernel launches",
+                     kernel step), and so do `compare` and `advise`; --trace-out and \
+                     --ncu-csv take one-kernel launches",
                     path.display()
                 ));
             }

@@ -72,3 +72,58 @@ pub fn run_ok(args: &[&str]) -> Output {
 pub fn run_exits(code: i32, args: &[&str]) -> Output {
     ptxsim().args(args).assert().code(code).get_output().clone()
 }
+
+/// A one-kernel launch on the command line, `CMD PTX --kernel K --grid G --block B --arg A…`,
+/// which a test completes with the options it is about ([`Launch::with`]).
+#[derive(Debug, Clone)]
+pub struct Launch(Vec<String>);
+
+/// `cmd` (`run`, `compare`, `advise`) of `kernel` in `ptx` over `grid` × `block` with the
+/// `--arg` specs `args`.
+pub fn launch(
+    cmd: &str,
+    ptx: &str,
+    kernel: &str,
+    grid: &str,
+    block: &str,
+    args: &[&str],
+) -> Launch {
+    let mut v: Vec<String> = [
+        cmd, ptx, "--kernel", kernel, "--grid", grid, "--block", block,
+    ]
+    .map(String::from)
+    .to_vec();
+    for a in args {
+        v.extend(["--arg".to_string(), a.to_string()]);
+    }
+    Launch(v)
+}
+
+/// Any command line (a `--launch FILE` one) as a [`Launch`].
+pub fn cli(args: &[&str]) -> Launch {
+    Launch(args.iter().map(|s| s.to_string()).collect())
+}
+
+impl Launch {
+    /// The launch with more options after it.
+    pub fn with(&self, more: &[&str]) -> Launch {
+        let mut v = self.0.clone();
+        v.extend(more.iter().map(|s| s.to_string()));
+        Launch(v)
+    }
+
+    /// The whole command line.
+    pub fn args(&self) -> Vec<&str> {
+        self.0.iter().map(String::as_str).collect()
+    }
+
+    /// Runs it; asserts success.
+    pub fn ok(&self) -> Output {
+        run_ok(&self.args())
+    }
+
+    /// Runs it; asserts exit status `code`.
+    pub fn exits(&self, code: i32) -> Output {
+        run_exits(code, &self.args())
+    }
+}

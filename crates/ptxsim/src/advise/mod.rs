@@ -2,7 +2,10 @@
 //! compare`, `ptxsim advise`) and the Python package (`ptxsim.compare`, `ptxsim.advise`):
 //! each variant in a fresh memory system with the same inputs, its report, its buffers
 //! compared with the original's; for `advise`, the rules of [`ptxsim_report::advise`] on the
-//! original's run and a run of every rewrite they suggest.
+//! original's run and a run of every rewrite they suggest. Multi-step launch files:
+//! [`steps`].
+
+pub mod steps;
 
 use crate::launch::{ArgSpec, LaunchError};
 use crate::point::{self, OutputBuffer, Variant};
@@ -59,7 +62,7 @@ impl From<LaunchError> for RunError {
 /// wrote (`ld.global.nc` requires the data to be read-only for the kernel's whole run: a
 /// write after the read counts too, which the hazard checker, seeing reads after writes,
 /// would miss). From the recorded requests, at sector granularity.
-fn read_only_lines(
+pub(crate) fn read_only_lines(
     program: &ptx_exec::Program,
     trace: &[memsys::replay::TraceAccess],
 ) -> BTreeMap<u32, bool> {
