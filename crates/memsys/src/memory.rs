@@ -192,7 +192,10 @@ impl GlobalMemory {
     /// A copy of every allocation's bytes, by base (`system/l2_control.rs`: what memory held
     /// before a kernel's writes, for `discard`).
     pub fn snapshot(&self) -> Vec<(u64, Vec<u8>)> {
-        self.allocs.iter().map(|a| (a.base, a.data.clone())).collect()
+        self.allocs
+            .iter()
+            .map(|a| (a.base, a.data.clone()))
+            .collect()
     }
 
     pub fn host_write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {

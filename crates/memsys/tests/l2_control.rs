@@ -198,12 +198,18 @@ fn hit_lines_are_a_fixed_hit_ratio_share_of_the_window() {
     let w = |r| window(GLOBAL_BASE, 1 << 20, r);
     let lines = 0..8192u64;
     assert_eq!(lines.clone().filter(|&l| w(0.0).is_hit_line(l)).count(), 0);
-    assert_eq!(lines.clone().filter(|&l| w(1.0).is_hit_line(l)).count(), 8192);
+    assert_eq!(
+        lines.clone().filter(|&l| w(1.0).is_hit_line(l)).count(),
+        8192
+    );
     for (ratio, sixteenths) in [(0.25f32, 4u32), (0.5, 8), (0.6, 10), (1.0 / 16.0, 1)] {
         assert_eq!(w(ratio).sixteenths(), sixteenths);
         let hits = lines.clone().filter(|&l| w(ratio).is_hit_line(l)).count() as f64;
         let want = 8192.0 * f64::from(sixteenths) / 16.0;
-        assert!((hits - want).abs() < 0.05 * 8192.0, "{ratio}: {hits} of 8192");
+        assert!(
+            (hits - want).abs() < 0.05 * 8192.0,
+            "{ratio}: {hits} of 8192"
+        );
     }
 }
 
@@ -221,23 +227,38 @@ fn a_window_gives_its_properties_to_accesses_without_their_own() {
     // A plain load inside: persisting (evict-last); outside: normal.
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 1));
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 20));
-    assert_eq!(m.l2_line(line(base, 1)).unwrap().class, EvictionClass::EvictLast);
-    assert_eq!(m.l2_line(line(base, 20)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l2_line(line(base, 1)).unwrap().class,
+        EvictionClass::EvictLast
+    );
+    assert_eq!(
+        m.l2_line(line(base, 20)).unwrap().class,
+        EvictionClass::Normal
+    );
     // An explicit priority wins over the window; so does `.cs` (evict-first).
     let first = Request {
         l2_priority: Some(L2EvictionPriority::First),
         ..ld_op(0, CacheOperator::Cg)
     };
     load_u32(&mut m, &first, line(base, 2));
-    assert_eq!(m.l2_line(line(base, 2)).unwrap().class, EvictionClass::EvictFirst);
+    assert_eq!(
+        m.l2_line(line(base, 2)).unwrap().class,
+        EvictionClass::EvictFirst
+    );
     load_u32(&mut m, &ld_op(0, CacheOperator::Cs), line(base, 3));
-    assert_eq!(m.l2_line(line(base, 3)).unwrap().class, EvictionClass::EvictFirst);
+    assert_eq!(
+        m.l2_line(line(base, 3)).unwrap().class,
+        EvictionClass::EvictFirst
+    );
     let t = total(&m);
     assert_eq!((t.l2.window_hit_prop, t.l2.window_miss_prop), (1, 0));
     // Cleared: the next launch without a window gets none.
     m.set_access_policy_window(None).expect("clear");
     load_u32(&mut m, &ld_op(0, CacheOperator::Cg), line(base, 4));
-    assert_eq!(m.l2_line(line(base, 4)).unwrap().class, EvictionClass::Normal);
+    assert_eq!(
+        m.l2_line(line(base, 4)).unwrap().class,
+        EvictionClass::Normal
+    );
 }
 
 #[test]

@@ -281,8 +281,13 @@ impl Tracker {
         stale: bool,
     ) {
         if !self.discarded.is_empty() {
-            if let Some(&(discard, step)) = words(addr, bytes).find_map(|w| self.discarded.get(&w)) {
-                let key = (HazardClass::ReadAfterDiscard, access.instr, Some(discard.instr));
+            if let Some(&(discard, step)) = words(addr, bytes).find_map(|w| self.discarded.get(&w))
+            {
+                let key = (
+                    HazardClass::ReadAfterDiscard,
+                    access.instr,
+                    Some(discard.instr),
+                );
                 let h = self.reports.entry(key).or_insert(Hazard {
                     class: HazardClass::ReadAfterDiscard,
                     access,

@@ -552,7 +552,9 @@ fn launch(
         .map(|t| ptxsim::launch::WindowSpec::parse(&t))
         .transpose()
         .map_err(|e| LaunchError::new_err(format!("access_policy_window: {e}")))?;
-    prepared.apply_window(window.as_ref()).map_err(launch_error)?;
+    prepared
+        .apply_window(window.as_ref())
+        .map_err(launch_error)?;
 
     // The run itself touches no Python object: let other Python threads go on meanwhile.
     let started = Instant::now();

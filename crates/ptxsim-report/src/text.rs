@@ -389,7 +389,11 @@ fn l2_control_cell(m: &crate::MetricValues) -> String {
         n("ptxsim__lts_window_miss_prop.sum"),
     );
     if h + mi > 0 {
-        parts.push(format!("window hit/miss {}/{}", thousands(h), thousands(mi)));
+        parts.push(format!(
+            "window hit/miss {}/{}",
+            thousands(h),
+            thousands(mi)
+        ));
     }
     if parts.is_empty() {
         "-".to_string()

@@ -141,7 +141,10 @@ impl AccessPolicyWindow {
         if self.hit_ratio <= 0.0 {
             return 0;
         }
-        ((self.hit_ratio - f32::EPSILON) * 16.0).floor().clamp(0.0, 15.0) as u32 + 1
+        ((self.hit_ratio - f32::EPSILON) * 16.0)
+            .floor()
+            .clamp(0.0, 15.0) as u32
+            + 1
     }
 
     /// Whether `line` (a line number of `line_shift`-byte lines) is one of the window's hit
@@ -168,9 +171,13 @@ impl WindowRule {
             return None;
         }
         let f = self.fraction;
-        let hit =
-            f.sixteenths == 16 || SplitMix64::keyed_chance_in_16(addr >> self.line_shift, f.sixteenths);
-        Some(if hit { (f.primary, true) } else { (f.secondary, false) })
+        let hit = f.sixteenths == 16
+            || SplitMix64::keyed_chance_in_16(addr >> self.line_shift, f.sixteenths);
+        Some(if hit {
+            (f.primary, true)
+        } else {
+            (f.secondary, false)
+        })
     }
 }
 
@@ -236,7 +243,12 @@ impl MemSystem {
     }
 
     /// `discard.global.L2 [addr], 128` by SM `sm`, instruction `instr` (module overview).
-    pub fn discard_l2(&mut self, sm: u32, instr: u32, addr: u64) -> Result<DiscardOutcome, MemError> {
+    pub fn discard_l2(
+        &mut self,
+        sm: u32,
+        instr: u32,
+        addr: u64,
+    ) -> Result<DiscardOutcome, MemError> {
         let line = self.line_of_control("discard.global.L2", addr)?;
         let at = self.attr(sm, instr)?;
         let full = self.geo.full_mask;
@@ -249,7 +261,10 @@ impl MemSystem {
             }
         }
         let nd = pop(dirty);
-        for c in [&mut self.stats.per_sm[at.sm], &mut self.stats.per_instr[at.instr]] {
+        for c in [
+            &mut self.stats.per_sm[at.sm],
+            &mut self.stats.per_instr[at.instr],
+        ] {
             c.l2.discards += u64::from(resident);
             c.l2.discard_writebacks_saved += nd;
         }
@@ -305,7 +320,10 @@ impl MemSystem {
                 p.set_class(s, EvictionClass::Normal);
             }
         }
-        for c in [&mut self.stats.per_sm[at.sm], &mut self.stats.per_instr[at.instr]] {
+        for c in [
+            &mut self.stats.per_sm[at.sm],
+            &mut self.stats.per_instr[at.instr],
+        ] {
             c.l2.priority_applied += u64::from(resident);
             c.l2.priority_demoted += u64::from(demoted);
         }

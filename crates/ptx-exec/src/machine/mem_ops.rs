@@ -478,9 +478,10 @@ impl Machine<'_> {
         for &(l, ad) in &lines {
             let r = match kind {
                 L2ControlKind::Discard => self.mem.discard_l2(cta.sm, id, ad).map(|_| ()),
-                L2ControlKind::ApplyPriorityNormal => {
-                    self.mem.apply_priority_normal_l2(cta.sm, id, ad).map(|_| ())
-                }
+                L2ControlKind::ApplyPriorityNormal => self
+                    .mem
+                    .apply_priority_normal_l2(cta.sm, id, ad)
+                    .map(|_| ()),
             };
             r.map_err(|e| {
                 self.fault(

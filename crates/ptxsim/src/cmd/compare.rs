@@ -131,12 +131,7 @@ pub fn run(args: Args) -> ExitCode {
     }
     let mut info = r.launch_info_shared(static_shared);
     info.access_policy_window = window_text;
-    let mut report = Report::new(
-        "compare",
-        info,
-        GpuInfo::from_config(&r.gpu),
-        reports,
-    );
+    let mut report = Report::new("compare", info, GpuInfo::from_config(&r.gpu), reports);
     super::ncu::attach(&mut report, ncu.as_ref());
     let table = ptxsim_report::text::render_compare(&report);
     let rendered = match args.report {

@@ -838,12 +838,7 @@ fn render_report(
         .config
         .access_policy_window
         .map(|w| LaunchInfo::window_text(&w));
-    let mut report = Report::new(
-        "run",
-        info,
-        GpuInfo::from_config(&r.gpu),
-        vec![variant],
-    );
+    let mut report = Report::new("run", info, GpuInfo::from_config(&r.gpu), vec![variant]);
     super::ncu::attach(&mut report, ncu);
     match format {
         ReportFormat::Text => ptxsim_report::text::render_run(&report),

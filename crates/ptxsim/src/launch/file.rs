@@ -263,6 +263,19 @@ impl LaunchFile {
                         "step {i}: registers_per_thread belongs to kernel steps"
                     ));
                 }
+                if st.reset_persisting_l2 {
+                    if launch_fields
+                        || st.bytes.is_some()
+                        || st.offset != 0
+                        || st.value != 0
+                        || st.from.is_some()
+                    {
+                        return err(format!(
+                            "step {i}: a reset_persisting_l2 step takes nothing else"
+                        ));
+                    }
+                    continue;
+                }
                 match (&st.kernel, &st.memset, &st.copy) {
                     (Some(_), None, None) => {
                         if st.bytes.is_some()
@@ -300,8 +313,8 @@ impl LaunchFile {
                     }
                     _ => {
                         return err(format!(
-                            "step {i}: give one of `kernel` (a launch), `memset` (a buffer) or \
-                             `copy` (a destination)"
+                            "step {i}: give one of `kernel` (a launch), `memset` (a buffer), \
+                             `copy` (a destination) or `reset_persisting_l2 = true`"
                         ))
                     }
                 }

@@ -29,9 +29,8 @@ pub struct WindowSpec {
 }
 
 fn property(text: &str, what: &str) -> Result<AccessProperty, String> {
-    AccessProperty::parse(text).ok_or_else(|| {
-        format!("{what} `{text}`: give normal, streaming or persisting")
-    })
+    AccessProperty::parse(text)
+        .ok_or_else(|| format!("{what} `{text}`: give normal, streaming or persisting"))
 }
 
 impl WindowSpec {
@@ -48,14 +47,15 @@ impl WindowSpec {
         let (target, offset) = match target.split_once('+') {
             Some((t, o)) => (
                 t,
-                GpuConfig::parse_bytes(o)
-                    .map_err(|e| format!("`{text}`: offset `{o}`: {e}"))?,
+                GpuConfig::parse_bytes(o).map_err(|e| format!("`{text}`: offset `{o}`: {e}"))?,
             ),
             None => (*target, 0),
         };
         let target = target.trim();
         if target.is_empty() {
-            return Err(format!("`{text}`: the argument (index or buffer name) is missing"));
+            return Err(format!(
+                "`{text}`: the argument (index or buffer name) is missing"
+            ));
         }
         let target = match target.parse::<usize>() {
             Ok(i) => WindowTarget::Index(i),
@@ -99,7 +99,13 @@ impl WindowSpec {
 
     /// The window at `base` (the buffer's address) of a buffer of `len` bytes named `what`,
     /// checked as the CUDA runtime checks it for `gpu` (exit 2 on error).
-    fn at(&self, base: u64, len: u64, what: &str, gpu: &GpuConfig) -> Result<AccessPolicyWindow, LaunchError> {
+    fn at(
+        &self,
+        base: u64,
+        len: u64,
+        what: &str,
+        gpu: &GpuConfig,
+    ) -> Result<AccessPolicyWindow, LaunchError> {
         if self.offset >= len.max(1) {
             return err(format!(
                 "access policy window: offset {} is past the end of {what} ({len} bytes)",
@@ -113,8 +119,9 @@ impl WindowSpec {
             hit_prop: self.hit_prop,
             miss_prop: self.miss_prop,
         };
-        w.validate(gpu)
-            .map_err(|e| LaunchError::new(format!("access policy window `{}`: {e}", self.text())))?;
+        w.validate(gpu).map_err(|e| {
+            LaunchError::new(format!("access policy window `{}`: {e}", self.text()))
+        })?;
         Ok(w)
     }
 
@@ -170,7 +177,12 @@ impl WindowSpec {
         };
         let b = find_buffer(buffers, &name)
             .map_err(|e| LaunchError::new(format!("access policy window: {}", e.message)))?;
-        self.at(b.addr, b.init.bytes.len() as u64, &format!("buffer `{name}`"), gpu)
+        self.at(
+            b.addr,
+            b.init.bytes.len() as u64,
+            &format!("buffer `{name}`"),
+            gpu,
+        )
     }
 }
 

@@ -149,7 +149,12 @@ fn point_labels(plan: &Plan, i: usize) -> Vec<Value> {
     v.push(p.persisting_l2.into());
     v.push(p.seed.into());
     if plan.window_axis {
-        v.push(p.window.as_ref().map_or("none".to_string(), |w| w.text()).into());
+        v.push(
+            p.window
+                .as_ref()
+                .map_or("none".to_string(), |w| w.text())
+                .into(),
+        );
     }
     v
 }
@@ -249,27 +254,17 @@ pub fn write_outputs(
     write(&out.join("results.json"), &table.to_json())?;
     let mut tcols: Vec<String> = plan.launch_axes.clone();
     tcols.extend(
-        [
-            "variant",
-            "gpu",
-            "persisting_l2",
-            "seed",
-        ]
-        .iter()
-        .map(|c| c.to_string()),
+        ["variant", "gpu", "persisting_l2", "seed"]
+            .iter()
+            .map(|c| c.to_string()),
     );
     if plan.window_axis {
         tcols.push("access_policy_window".to_string());
     }
     tcols.extend(
-        [
-            "key",
-            "status",
-            "wall_s",
-            "error",
-        ]
-        .iter()
-        .map(|c| c.to_string()),
+        ["key", "status", "wall_s", "error"]
+            .iter()
+            .map(|c| c.to_string()),
     );
     let timings: Vec<Vec<Value>> = outcomes
         .iter()
