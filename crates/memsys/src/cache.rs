@@ -454,6 +454,15 @@ impl SectorCache {
         (Slot { set, way }, evicted, capped)
     }
 
+    /// Sets a resident line's eviction class without touching its recency (applypriority,
+    /// the persisting reset: `system/l2_control.rs`).
+    pub fn set_class(&mut self, s: Slot, class: EvictionClass) {
+        match &mut self.sets {
+            Sets::Packed(p) => p.set_class(s, class),
+            Sets::Wide(w) => w.set_class(s, class),
+        }
+    }
+
     /// Drops sectors; frees the way when none is left. Returns the sectors that were valid
     /// and the dirty ones among them.
     pub fn drop_sectors(&mut self, s: Slot, mask: u8) -> (u8, u8) {

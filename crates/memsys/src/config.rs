@@ -97,6 +97,14 @@ impl CacheConfig {
     }
 }
 
+/// `cudaDevAttrMaxAccessPolicyWindowSize` of the A100 and the H100 (see
+/// [`GpuConfig::max_access_policy_window_bytes`]).
+pub const MAX_ACCESS_POLICY_WINDOW_BYTES: u64 = 134_213_632;
+
+fn default_max_window() -> u64 {
+    MAX_ACCESS_POLICY_WINDOW_BYTES
+}
+
 /// The whole memory hierarchy's configuration. Every field can be overridden from TOML
 /// ([`GpuConfig::from_toml`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,6 +120,14 @@ pub struct GpuConfig {
     /// `cudaDeviceProp::persistingL2CacheMaxSize`): [`GpuConfig::set_persisting_l2`] refuses
     /// more. A GPU property, read from the TOML key `persisting_l2_max_bytes`.
     pub persisting_l2_max_bytes: u64,
+    /// The largest access policy window (`cudaAccessPolicyWindow::num_bytes`) the device
+    /// takes: `cudaDevAttrMaxAccessPolicyWindowSize` (`accessPolicyMaxWindowSize` of
+    /// `cudaDeviceProp`), which the CUDA runtime reports as 134,213,632 B (128 MiB - 4 KiB) on
+    /// the A100 and the H100; the B200 preset keeps the same value (not measured). A larger
+    /// window is refused as `cudaStreamSetAttribute` refuses it (`system/l2_control.rs`). TOML
+    /// key `max_access_policy_window_bytes`.
+    #[serde(default = "default_max_window")]
+    pub max_access_policy_window_bytes: u64,
     /// The persisting-L2 set-aside in effect, in bytes: the setting
     /// `cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, N)` makes. Not a GPU property (no
     /// TOML key): 0, as in a fresh CUDA context, until [`GpuConfig::set_persisting_l2`]
@@ -217,6 +233,7 @@ impl GpuConfig {
                 latency_cycles: 221,
             },
             persisting_l2_max_bytes: 30 * MIB,
+            max_access_policy_window_bytes: default_max_window(),
             persisting_l2_bytes: 0,
             memory_bytes: 40_960 * MIB,
             shared_bytes_per_block: 163 * KIB,
@@ -389,6 +406,7 @@ impl GpuConfig {
                 latency_cycles: base.l2.latency_cycles,
             },
             persisting_l2_max_bytes: 0,
+            max_access_policy_window_bytes: base.max_access_policy_window_bytes,
             persisting_l2_bytes: 0,
             l2_fetch_granularity_bytes: line_bytes,
             l2_write_combine_lines: 0,

@@ -55,6 +55,16 @@ pub enum MemError {
     #[error("trace access {index}: {source}")]
     Replay { index: u64, source: Box<MemError> },
     /// A cache-policy value or policy parameters that cannot be encoded.
+    /// An access policy window the CUDA runtime would refuse (`system/l2_control.rs`).
+    #[error("invalid access policy window: {0}")]
+    Window(String),
+    /// A `discard`/`applypriority` address that is not a mapped, line-aligned global line.
+    #[error("{op} at 0x{addr:x}: {why}")]
+    L2Control {
+        op: &'static str,
+        addr: u64,
+        why: &'static str,
+    },
     #[error("invalid cache policy: {0}")]
     Policy(String),
 }

@@ -48,6 +48,8 @@
 //! - `system/data.rs`, `system/record.rs`, `system/inspect.rs`: lane data copies (stale
 //!   reads), trace recording, statistics and line/occupancy inspection;
 //! - `system/engine.rs`: the compiled trace-replay loop; `system/combine.rs`: write combining;
+//! - `system/l2_control.rs`: `discard`, `applypriority`, the persisting reset and the access
+//!   policy window, each with its source;
 //! - `system/partitions.rs`: the L2's partitions (homes, near SMs, far reads and their copies,
 //!   coherence of stores), with the whitepaper sentence and the measurements behind each rule;
 //! - `system/read_coalescer.rs`: the L2 request coalescer (a read joins another SM's pending
@@ -79,7 +81,9 @@ mod timing;
 mod types;
 
 pub use cache::EvictionClass;
-pub use config::{CacheConfig, GpuConfig, SetHash, MAX_CACHE_BYTES};
+pub use config::{
+    CacheConfig, GpuConfig, SetHash, MAX_ACCESS_POLICY_WINDOW_BYTES, MAX_CACHE_BYTES,
+};
 pub use error::{human_bytes, MemError};
 pub use memory::{try_zeroed_bytes, GLOBAL_BASE};
 pub use occupancy::OccupancyConfig;
@@ -87,7 +91,10 @@ pub use policy::{
     fraction_code, CachePolicy, PolicyMode, RangeHit, RangePolicy, TotalSizeOperand, FRACTION_SCALE,
 };
 pub use stats::{Counters, DramCounters, EvictionCounts, LevelCounters, OccupancySample, Stats};
-pub use system::{LineState, MemSystem, SmPort, MAX_LANES, MAX_LANE_BYTES};
+pub use system::{
+    AccessPolicyWindow, AccessProperty, DiscardOutcome, LineState, MemSystem, SmPort, MAX_LANES,
+    MAX_LANE_BYTES,
+};
 pub use timing::TimingConfig;
 pub use types::{
     AccessKind, CacheOperator, InstrId, L1EvictionPriority, L2EvictionPriority, LaneAccess,

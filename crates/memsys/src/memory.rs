@@ -189,6 +189,15 @@ impl GlobalMemory {
         a.data.get_mut(off..off.checked_add(len)?)
     }
 
+    /// A copy of every allocation's bytes, by base (`system/l2_control.rs`: what memory held
+    /// before a kernel's writes, for `discard`).
+    pub fn snapshot(&self) -> Vec<(u64, Vec<u8>)> {
+        self.allocs
+            .iter()
+            .map(|a| (a.base, a.data.clone()))
+            .collect()
+    }
+
     pub fn host_write(&mut self, addr: u64, src: &[u8]) -> Result<(), MemError> {
         let len = src.len() as u64;
         self.find(addr, len)

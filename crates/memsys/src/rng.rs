@@ -23,4 +23,12 @@ impl SplitMix64 {
     pub fn chance_in_16(&mut self, sixteenths: u32) -> bool {
         ((self.next_u64() >> 60) as u32) < sixteenths
     }
+
+    /// True with probability `sixteenths / 16` for `key`, the same every time: the generator's
+    /// first output from seed `key`, judged as [`SplitMix64::chance_in_16`] judges a draw
+    /// (an access policy window's hit lines, `system/l2_control.rs`).
+    #[inline]
+    pub fn keyed_chance_in_16(key: u64, sixteenths: u32) -> bool {
+        SplitMix64::new(key).chance_in_16(sixteenths)
+    }
 }

@@ -88,6 +88,32 @@ pub struct LevelCounters {
     /// Near copies of far lines installed (included in `allocations`).
     #[serde(default)]
     pub copy_allocations: u64,
+    /// Lines `discard.global.L2` found resident (in any partition; a line held at home and
+    /// as a near copy counts once) and dropped without a write-back
+    /// (`system/l2_control.rs`).
+    #[serde(default)]
+    pub discards: u64,
+    /// Dirty sectors those discards dropped: write-backs to DRAM they saved.
+    #[serde(default)]
+    pub discard_writebacks_saved: u64,
+    /// Resident lines `applypriority.global.L2::evict_normal` made normal (counted whether
+    /// or not they were evict-last before).
+    #[serde(default)]
+    pub priority_applied: u64,
+    /// Evict-last lines `applypriority` took out of the persisting set-aside (a subset of
+    /// `priority_applied`).
+    #[serde(default)]
+    pub priority_demoted: u64,
+    /// Evict-last lines made normal by a persisting reset (`cudaCtxResetPersistingL2Cache`;
+    /// host counters only).
+    #[serde(default)]
+    pub persisting_reset_lines: u64,
+    /// Accesses inside an access policy window that got its `hitProp` and its `missProp`
+    /// (line-sector groups; `system/l2_control.rs`).
+    #[serde(default)]
+    pub window_hit_prop: u64,
+    #[serde(default)]
+    pub window_miss_prop: u64,
 }
 
 impl LevelCounters {
@@ -202,6 +228,13 @@ impl AddAssign<&LevelCounters> for LevelCounters {
         self.fabric_write_sectors += o.fabric_write_sectors;
         self.copy_fills += o.copy_fills;
         self.copy_allocations += o.copy_allocations;
+        self.discards += o.discards;
+        self.discard_writebacks_saved += o.discard_writebacks_saved;
+        self.priority_applied += o.priority_applied;
+        self.priority_demoted += o.priority_demoted;
+        self.persisting_reset_lines += o.persisting_reset_lines;
+        self.window_hit_prop += o.window_hit_prop;
+        self.window_miss_prop += o.window_miss_prop;
     }
 }
 

@@ -46,6 +46,7 @@ mod data;
 mod engine;
 mod execute;
 mod inspect;
+mod l2_control;
 mod partitions;
 mod port;
 mod prefetch_fill;
@@ -58,6 +59,8 @@ use combine::WriteCombiner;
 use data::copy_small;
 use execute::*;
 use inspect::push_timeline_sample;
+use l2_control::WindowRule;
+pub use l2_control::{AccessPolicyWindow, AccessProperty, DiscardOutcome};
 use partitions::{HomeFill, PartitionedL2};
 
 pub use port::SmPort;
@@ -192,6 +195,11 @@ pub struct MemSystem {
     /// The round's pending L2 read misses, which other SMs' reads join
     /// (`system/read_coalescer.rs`).
     reads: ReadCoalescer,
+    /// The access policy window in effect (`system/l2_control.rs`).
+    window: Option<WindowRule>,
+    /// Memory as it was when the running kernel (one that discards) started: what discarded
+    /// dirty sectors get back (`system/l2_control.rs`).
+    discard_snapshot: Option<Vec<(u64, Vec<u8>)>>,
 }
 
 impl MemSystem {
@@ -263,6 +271,8 @@ impl MemSystem {
                 cfg.l2_write_combine_lines as usize,
             ),
             reads: ReadCoalescer::new(cfg.l2_read_coalescing_domains, cfg.l2_read_coalescer_lines),
+            window: None,
+            discard_snapshot: None,
             cfg,
         })
     }

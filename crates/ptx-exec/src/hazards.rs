@@ -17,6 +17,11 @@
 //!   tensor copies (`cp.async.bulk{.tensor}` into shared memory, completed through an mbarrier;
 //!   `wgmma` operand reads included) and for shared-memory writes to the source of a bulk store
 //!   before its `cp.async.bulk.wait_group.read`.
+//! - **`read-after-discard`** — `discard.global.L2` "behaves like a weak write of an
+//!   *unstable indeterminate value*: reads of the same memory location will return an
+//!   unstable indeterminate value until the location is written again" (PTX ISA, discard): a
+//!   global load of bytes discarded and not written since, in this launch or an earlier
+//!   kernel step of a multi-step launch ([`Tracker::carry_discards`]).
 //! - **`weak-spin`** — a thread reads one location repeatedly with weak loads that may be
 //!   cached in L1 while another CTA writes it: the loop may never see the write.
 //!
@@ -34,6 +39,7 @@ pub enum HazardClass {
     NcAfterWrite,
     CpAsyncIncomplete,
     WeakSpin,
+    ReadAfterDiscard,
 }
 
 impl HazardClass {
@@ -43,6 +49,7 @@ impl HazardClass {
             HazardClass::NcAfterWrite => "nc-after-write",
             HazardClass::CpAsyncIncomplete => "cp-async-incomplete",
             HazardClass::WeakSpin => "weak-spin",
+            HazardClass::ReadAfterDiscard => "read-after-discard",
         }
     }
 
@@ -63,6 +70,11 @@ impl HazardClass {
                  for other threads, or an mbarrier wait; cp.async.bulk/TMA: a successful wait on \
                  its mbarrier), or the source of a bulk store was overwritten before \
                  cp.async.bulk.wait_group.read"
+            }
+            HazardClass::ReadAfterDiscard => {
+                "a load read bytes that discard.global.L2 made undefined and nothing wrote \
+                 since (the discarded writes never reached memory; write the data again or \
+                 drop the discard)"
             }
             HazardClass::WeakSpin => {
                 "a location is read repeatedly with weak loads that may hit L1 while another CTA \
@@ -97,6 +109,10 @@ pub struct Hazard {
     pub conflict: Option<Access>,
     /// How many accesses hit this (class, line, conflicting line).
     pub count: u64,
+    /// The kernel step (0-based, of a multi-step launch) the conflicting access ran in, when
+    /// it was an earlier step's (a read-after-discard across kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict_step: Option<u32>,
 }
 
 /// Global-memory bookkeeping granule: hazards are tracked per 4-byte word.
@@ -122,6 +138,33 @@ pub struct Tracker {
     /// many pending copies read the word.
     pending_sources: HashMap<u64, (Access, u32)>,
     reports: BTreeMap<(HazardClass, u32, Option<u32>), Hazard>,
+    /// Words discarded (`discard.global.L2`) and not written since → the discard, and the
+    /// kernel step it ran in when it was an earlier step's ([`Tracker::carry_discards`]).
+    discarded: HashMap<u64, (Access, Option<u32>)>,
+    /// Discards of earlier kernel steps that reads of this one hit, by the earlier step:
+    /// reported with the earlier step's index ([`Hazard::conflict_step`]).
+    step: Option<u32>,
+}
+
+/// Discarded words an earlier kernel step left: pass to [`Tracker::carry_discards`].
+#[derive(Debug, Clone, Default)]
+pub struct DiscardedWords {
+    words: HashMap<u64, (Access, Option<u32>)>,
+}
+
+impl DiscardedWords {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The host wrote `len` bytes at `addr` (a memset or copy step): they are defined again.
+    pub fn written(&mut self, addr: u64, len: u64) {
+        if self.words.is_empty() || len == 0 {
+            return;
+        }
+        let (first, last) = (addr / WORD, (addr + len - 1) / WORD);
+        self.words.retain(|w, _| *w < first || *w > last);
+    }
 }
 
 impl Tracker {
@@ -146,7 +189,34 @@ impl Tracker {
                 space,
                 conflict,
                 count: 1,
+                conflict_step: None,
             });
+    }
+
+    /// Sets which kernel step this tracker's launch is (multi-step launches), and the words
+    /// earlier steps discarded and nothing wrote since.
+    pub fn carry_discards(&mut self, step: u32, carried: DiscardedWords) {
+        self.step = Some(step);
+        self.discarded = carried.words;
+    }
+
+    /// The words discarded and not written again at the end of this launch, tagged with its
+    /// step, for the next kernel step.
+    pub fn take_discards(&mut self) -> DiscardedWords {
+        let step = self.step;
+        DiscardedWords {
+            words: std::mem::take(&mut self.discarded)
+                .into_iter()
+                .map(|(w, (a, s))| (w, (a, s.or(step))))
+                .collect(),
+        }
+    }
+
+    /// `discard.global.L2` of `bytes` at `addr` by one lane.
+    pub(crate) fn discarded(&mut self, access: Access, addr: u64, bytes: u32) {
+        for w in words(addr, bytes) {
+            self.discarded.insert(w, (access, None));
+        }
     }
 
     /// A global store by one lane.
@@ -154,6 +224,7 @@ impl Tracker {
         let mut overwritten = None;
         for w in words(addr, bytes) {
             self.writers.insert(w, Writer { access, cta_linear });
+            self.discarded.remove(&w);
             if let Some(&(copy, _)) = self.pending_sources.get(&w) {
                 overwritten.get_or_insert(copy);
             }
@@ -209,6 +280,27 @@ impl Tracker {
         weak_cached: bool,
         stale: bool,
     ) {
+        if !self.discarded.is_empty() {
+            if let Some(&(discard, step)) = words(addr, bytes).find_map(|w| self.discarded.get(&w))
+            {
+                let key = (
+                    HazardClass::ReadAfterDiscard,
+                    access.instr,
+                    Some(discard.instr),
+                );
+                let h = self.reports.entry(key).or_insert(Hazard {
+                    class: HazardClass::ReadAfterDiscard,
+                    access,
+                    address: addr,
+                    bytes,
+                    space: "global",
+                    conflict: Some(discard),
+                    count: 0,
+                    conflict_step: step,
+                });
+                h.count += 1;
+            }
+        }
         let last_writer = words(addr, bytes)
             .filter_map(|w| self.writers.get(&w).copied())
             .next();
@@ -341,8 +433,12 @@ pub fn render_text(
         ));
         if let Some(c) = h.conflict {
             let (cw, ct) = line(c.instr);
+            let step = h
+                .conflict_step
+                .map(|s| format!(" in step {s}"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "=========     conflicts with {cw} by thread ({},{},{}) in block ({},{},{}): {ct}\n",
+                "=========     conflicts with {cw}{step} by thread ({},{},{}) in block ({},{},{}): {ct}\n",
                 c.thread[0], c.thread[1], c.thread[2], c.cta[0], c.cta[1], c.cta[2]
             ));
         }

@@ -121,6 +121,13 @@ pub struct Session {
     /// What device `printf` printed in the last launch (kept when it faulted), one entry per
     /// call and thread in execution order.
     pub last_printf: Vec<String>,
+    /// Words discarded (`discard.global.L2`) by earlier launches with hazards on and not
+    /// written since: the next launch's `read-after-discard` checks see them.
+    pub discarded: hazards::DiscardedWords,
+    /// The step index the next launch reports itself as in cross-launch hazards (a multi-step
+    /// launch sets it); `None`: the number of launches so far.
+    pub next_step: Option<u32>,
+    launches: u32,
 }
 
 impl Session {
@@ -154,6 +161,9 @@ impl Session {
             program,
             last_hazards: Vec::new(),
             last_printf: Vec::new(),
+            discarded: Default::default(),
+            next_step: None,
+            launches: 0,
         })
     }
 
@@ -186,6 +196,7 @@ impl Session {
     pub fn fill_buffer(&mut self, addr: u64, value: u8, len: usize) -> Result<(), ExecError> {
         if len > 0 {
             self.mem.write(addr, &vec![value; len])?;
+            self.discarded.written(addr, len as u64);
         }
         Ok(())
     }
@@ -202,9 +213,17 @@ impl Session {
         self.mem.invalidate_all_l1();
         // A `-G` build's stores reach L2 unmerged (`MemSystem::set_write_combining`).
         self.mem.set_write_combining(!self.program.debug);
-        let (result, hazards, printf) =
-            machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?
-                .run_with_output();
+        let hazards_on = cfg.hazards;
+        let mut machine = machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?;
+        let step = self.next_step.take().unwrap_or(self.launches);
+        self.launches += 1;
+        if hazards_on {
+            machine.carry_discards(step, std::mem::take(&mut self.discarded));
+        }
+        let (result, hazards, printf) = machine.run_with_output();
+        if let Ok(s) = &result {
+            self.discarded = s.discarded.clone();
+        }
         self.last_hazards = hazards;
         self.last_printf = printf;
         result

@@ -341,6 +341,13 @@ pub enum Op {
         level2: bool,
         l2_priority: Option<memsys::L2EvictionPriority>,
     },
+    /// `discard.global.L2 [a], 128` and `applypriority.global.L2::evict_normal [a], 128`
+    /// (memsys `system/l2_control.rs`); `space` is `Global` or `Generic`.
+    L2Control {
+        kind: L2ControlKind,
+        space: Space,
+        addr: Addr,
+    },
     Atom {
         op: AtomOp,
         ty: ScalarType,
@@ -682,6 +689,24 @@ pub struct Function {
     pub unsupported: Option<ExecError>,
 }
 
+/// What an [`Op::L2Control`] does to its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum L2ControlKind {
+    /// `discard.global.L2`: the line leaves L2 without a write-back.
+    Discard,
+    /// `applypriority.global.L2::evict_normal`: the line becomes normal.
+    ApplyPriorityNormal,
+}
+
+impl L2ControlKind {
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            L2ControlKind::Discard => "discard.global.L2",
+            L2ControlKind::ApplyPriorityNormal => "applypriority.global.L2::evict_normal",
+        }
+    }
+}
+
 /// A whole lowered module.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -708,6 +733,22 @@ pub struct Program {
 }
 
 impl Program {
+    /// Whether any function of the module has a `discard` (memsys then keeps a copy of
+    /// memory when a kernel starts, `MemSystem::snapshot_for_discard`).
+    pub fn has_discard(&self) -> bool {
+        self.functions.iter().any(|f| {
+            f.code.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::L2Control {
+                        kind: L2ControlKind::Discard,
+                        ..
+                    }
+                )
+            })
+        })
+    }
+
     /// The kernel named `name`.
     pub fn kernel(&self, name: &str) -> Option<&Function> {
         self.by_name

@@ -156,6 +156,8 @@ fn prepare(
             shared_bytes: shared,
             static_shared_bytes: session.program.static_shared_bytes,
             seed,
+            access_policy_window: None,
+            persisting_reset_lines: None,
         },
     })
 }

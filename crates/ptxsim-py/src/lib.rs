@@ -433,7 +433,7 @@ fn registers(n: Option<u32>, source: &str) -> PyResult<Option<ptx_exec::Register
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag", fmad=true))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag", fmad=true, access_policy_window=None))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -454,6 +454,7 @@ fn launch(
     registers_per_thread: Option<u32>,
     registers_source: &str,
     fmad: bool,
+    access_policy_window: Option<String>,
 ) -> PyResult<LaunchResult> {
     let registers = registers(registers_per_thread, registers_source)?;
     let max = ptx_exec::machine::MAX_THREADS;
@@ -546,6 +547,14 @@ fn launch(
     }
     config.timeout = timeout;
     let mut prepared = prepare(session, kernel, specs, config).map_err(launch_error)?;
+    // `ARG[+OFFSET]:BYTES:HIT_RATIO:HIT_PROP:MISS_PROP`, as the Python side writes it.
+    let window = access_policy_window
+        .map(|t| ptxsim::launch::WindowSpec::parse(&t))
+        .transpose()
+        .map_err(|e| LaunchError::new_err(format!("access_policy_window: {e}")))?;
+    prepared
+        .apply_window(window.as_ref())
+        .map_err(launch_error)?;
 
     // The run itself touches no Python object: let other Python threads go on meanwhile.
     let started = Instant::now();

@@ -336,6 +336,8 @@ pub fn cache_report(
         shared_bytes: launch.shared,
         static_shared_bytes: session.program.static_shared_bytes,
         seed: launch.seed,
+        access_policy_window: None,
+        persisting_reset_lines: None,
     };
     ptxsim_report::Report::new("run", info, gpu, vec![variant])
 }

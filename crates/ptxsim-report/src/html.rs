@@ -147,6 +147,10 @@ fn write_header(s: &mut String, r: &Report) {
         r.gpu.sector_bytes,
         esc(&r.tool)
     );
+    let control = l.l2_control_lines();
+    if !control.is_empty() {
+        let _ = write!(s, "<p class=\"sub\">{}</p>", esc(&control.join(" · ")));
+    }
 }
 
 /// A warning card when a variant changed the kernel's outputs.

@@ -94,9 +94,46 @@ pub struct LaunchInfo {
     #[serde(default)]
     pub static_shared_bytes: u32,
     pub seed: u64,
+    /// The launch's access policy window (`cudaStreamAttrValue::accessPolicyWindow`), as
+    /// [`LaunchInfo::window_text`] writes it; absent when the launch has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_policy_window: Option<String>,
+    /// Multi-step launches: persisting L2 lines a `reset_persisting_l2` step made normal since
+    /// the previous kernel step (`cudaCtxResetPersistingL2Cache`); absent when none ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persisting_reset_lines: Option<u64>,
 }
 
 impl LaunchInfo {
+    /// `0x7f0000000000 + 65536 B, hit ratio 0.5 (8/16 of lines) persisting, miss streaming`:
+    /// a window as the reports show it.
+    pub fn window_text(w: &memsys::AccessPolicyWindow) -> String {
+        format!(
+            "0x{:x} + {} B, hit ratio {} ({}/16 of lines) {}, miss {}",
+            w.base,
+            w.bytes,
+            w.hit_ratio,
+            w.sixteenths(),
+            w.hit_prop.name(),
+            w.miss_prop.name()
+        )
+    }
+
+    /// The report lines of the window and the reset (empty when neither).
+    pub fn l2_control_lines(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(w) = &self.access_policy_window {
+            v.push(format!("access policy window: {w}"));
+        }
+        if let Some(n) = self.persisting_reset_lines {
+            v.push(format!(
+                "persisting L2 reset before this kernel (cudaCtxResetPersistingL2Cache): {n} \
+                 lines made normal"
+            ));
+        }
+        v
+    }
+
     /// Shared memory one CTA holds: static plus dynamic.
     pub fn cta_shared_bytes(&self) -> u64 {
         u64::from(self.static_shared_bytes) + u64::from(self.shared_bytes)

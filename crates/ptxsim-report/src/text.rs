@@ -121,7 +121,7 @@ fn table(rows: &[Vec<String>], left: usize) -> String {
 
 pub(crate) fn header(r: &Report) -> String {
     let l = &r.launch;
-    format!(
+    let mut s = format!(
         "{} on `{}` ({}) grid ({},{},{}) block ({},{},{}) {}, seed {}\n\
          gpu {}: {} SMs, L1 {} ({}-way) per SM, L2 {} ({}-way, persisting set-aside {} of max {}), {} B lines of {} B sectors\n",
         r.tool,
@@ -145,7 +145,12 @@ pub(crate) fn header(r: &Report) -> String {
         format_bytes(r.gpu.persisting_l2_max_bytes),
         r.gpu.line_bytes,
         r.gpu.sector_bytes,
-    )
+    );
+    for line in l.l2_control_lines() {
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -324,6 +329,7 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
         "DRAM wr".into(),
         "L2 evict f/n/l".into(),
         "sect/ideal".into(),
+        "L2 control".into(),
         "instruction".into(),
     ]];
     for row in &v.lines {
@@ -346,10 +352,54 @@ fn write_per_line(s: &mut String, v: &VariantReport) {
                 c("ptxsim__lts_evictions_evict_last.sum")
             ),
             sectors_cell(m),
+            l2_control_cell(m),
             truncate(&row.text, 72),
         ]);
     }
     s.push_str(&table_with_text_last(&rows));
+}
+
+/// What `discard` / `applypriority` (and an access policy window) did on a line:
+/// `discarded 16 (64 dirty sectors saved)`, `evict_normal 8 (3 from evict-last)`; `-` else.
+fn l2_control_cell(m: &crate::MetricValues) -> String {
+    let n = |name: &str| match get(m, name) {
+        Some(MetricValue::Count(c)) => c,
+        _ => 0,
+    };
+    let mut parts = Vec::new();
+    let d = n("ptxsim__lts_discards.sum");
+    let saved = n("ptxsim__lts_discard_writebacks_saved.sum");
+    if d > 0 || saved > 0 {
+        parts.push(format!(
+            "discarded {} ({} dirty sectors saved)",
+            thousands(d),
+            thousands(saved)
+        ));
+    }
+    let a = n("ptxsim__lts_priority_applied.sum");
+    if a > 0 {
+        parts.push(format!(
+            "evict_normal {} ({} from evict-last)",
+            thousands(a),
+            thousands(n("ptxsim__lts_priority_demoted.sum"))
+        ));
+    }
+    let (h, mi) = (
+        n("ptxsim__lts_window_hit_prop.sum"),
+        n("ptxsim__lts_window_miss_prop.sum"),
+    );
+    if h + mi > 0 {
+        parts.push(format!(
+            "window hit/miss {}/{}",
+            thousands(h),
+            thousands(mi)
+        ));
+    }
+    if parts.is_empty() {
+        "-".to_string()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// Counters per source line (modules with `.loc`).

@@ -4,7 +4,7 @@
 //!
 //! This file: [`LaunchError`], [`Array`], [`prepare`] and the session helpers. Beside it in
 //! `launch/`: `args.rs` (`--arg` specs), `npy.rs`, `file.rs` (TOML launch files), `steps.rs`
-//! (multi-step launches), `compare.rs` (ULP checks).
+//! (multi-step launches), `compare.rs` (ULP checks), `window.rs` (access policy windows).
 
 use memsys::GpuConfig;
 use ptx_exec::{KernelArg, LaunchConfig, RunSummary, Session};
@@ -18,12 +18,14 @@ mod compare;
 mod file;
 mod npy;
 mod steps;
+mod window;
 
 pub use args::*;
 pub use compare::*;
 pub use file::*;
 pub use npy::*;
 pub use steps::*;
+pub use window::*;
 
 /// An error of preparing or checking a launch (the run itself reports [`ptx_exec::ExecError`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +100,17 @@ pub struct PreparedLaunch {
     /// (argument index, address, array) of every buffer argument.
     pub buffers: Vec<(usize, u64, Array)>,
     pub config: LaunchConfig,
+}
+
+impl PreparedLaunch {
+    /// Sets the launch's access policy window (`None`: none), resolved against its buffers
+    /// and checked as the CUDA runtime checks it.
+    pub fn apply_window(&mut self, spec: Option<&WindowSpec>) -> Result<(), LaunchError> {
+        self.config.access_policy_window = spec
+            .map(|w| w.resolve(&self.buffers, self.args.len(), self.session.mem.config()))
+            .transpose()?;
+        Ok(())
+    }
 }
 
 /// Allocates the buffers and builds the kernel arguments.

@@ -365,6 +365,18 @@ impl Packed {
         }
     }
 
+    /// Sets the slot's class, keeping its recency rank (`system/l2_control.rs`).
+    pub(super) fn set_class(&mut self, s: Slot, class: EvictionClass) {
+        let way = s.way % PACKED_WAYS;
+        let k = self.meta[s.set].keys[way];
+        let (old, new) = (key_class(k), class as u8);
+        if old != new {
+            self.meta[s.set].keys[way] = key(new, key_rank(k));
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[new as usize & 3] += 1;
+        }
+    }
+
     #[inline(always)]
     pub(super) fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
         let way = s.way % PACKED_WAYS;

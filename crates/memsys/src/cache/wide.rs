@@ -72,6 +72,18 @@ impl Wide {
         c[0] = class;
     }
 
+    /// Sets the slot's class, keeping its place in the set's recency order.
+    pub(super) fn set_class(&mut self, s: Slot, class: EvictionClass) {
+        let p = self.position(s);
+        let i = s.set * self.ways + p;
+        let (old, new) = (self.class[i], class as u8);
+        if old != new {
+            self.class[i] = new;
+            self.occupancy[old as usize & 3] -= 1;
+            self.occupancy[new as usize & 3] += 1;
+        }
+    }
+
     pub(super) fn hit(&mut self, s: Slot, mask: u8, hint: Hint) -> (u8, bool) {
         let h = self.valid[s.set * self.ways + s.way] & mask;
         let p = self.position(s);

@@ -618,6 +618,7 @@ impl SmPort {
             },
             rng: &mut self.no_rng,
             ranges: &[],
+            window: None,
             mem: image,
             geo: self.geo,
             tally: Track::default(),

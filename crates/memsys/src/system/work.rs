@@ -113,6 +113,8 @@ pub(super) struct Work<'a, T: Tally, S: Sink> {
     pub(super) counters: S,
     pub(super) rng: &'a mut SplitMix64,
     pub(super) ranges: &'a [RangePolicy],
+    /// The access policy window in effect (`l2_control.rs`).
+    pub(super) window: Option<WindowRule>,
     pub(super) mem: &'a GlobalMemory,
     pub(super) geo: Geometry,
     /// What the request reports back (nothing in trace replay).
@@ -225,7 +227,15 @@ impl<T: Tally, S: Sink> Work<'_, T, S> {
     #[inline(always)]
     pub(super) fn l2_hint_for(&mut self, route: &Route, addr: u64) -> Hint {
         match route.l2_choice {
-            L2Choice::Qualifiers => route.l2_hint,
+            // An access policy window gives its property to accesses whose own hints leave the
+            // L2 priority open (no `.L2::evict_*` other than evict_unchanged, no `.cs`/`.lu`,
+            // no policy): `l2_control.rs`.
+            L2Choice::Qualifiers => match self.window {
+                Some(w) if route.l2_hint == Hint::Unchanged && !route.local => {
+                    self.window_hint(w, route, addr)
+                }
+                _ => route.l2_hint,
+            },
             L2Choice::Fraction => {
                 let f = route.fraction;
                 if f.sixteenths == 16 || self.rng.chance_in_16(f.sixteenths) {

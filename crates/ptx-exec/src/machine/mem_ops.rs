@@ -227,6 +227,9 @@ impl Machine<'_> {
             } => {
                 self.exec_prefetch(cta, wi, inst.id, *space, *addr, *level2, *l2_priority, exec)?
             }
+            Op::L2Control { kind, space, addr } => {
+                self.exec_l2_control(cta, wi, inst.id, *kind, *space, *addr, exec)?
+            }
             Op::Atom {
                 op,
                 ty,
@@ -395,6 +398,101 @@ impl Machine<'_> {
         let req = self.request(cta, AccessKind::Prefetch, &hints, None, id);
         // A prefetch of an address outside every allocation is dropped, as on hardware.
         let _ = self.mem.load(&req, &acc, &mut []);
+        Ok(())
+    }
+
+    /// `discard.global.L2 [a], 128` and `applypriority.global.L2::evict_normal [a], 128`, each
+    /// lane its own line (memsys `system/l2_control.rs`). PTX ISA (`discard`, `applypriority`):
+    /// "The operand `size` is an integer constant that specifies the amount of data, in
+    /// bytes ... The only supported value for the size operand is 128" and the address must be
+    /// in the global window; an address that is not 128-byte aligned, not global, or outside
+    /// every allocation is a kernel fault naming the thread, the PTX line and the address.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec_l2_control(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        id: u32,
+        kind: L2ControlKind,
+        space: Space,
+        addr: Addr,
+        exec: u32,
+    ) -> Result<(), ExecError> {
+        read_addrs!(self, cta, wi; a = addr);
+        const LINE: u64 = 128;
+        let mut lines: SmallVec<[(usize, u64); 32]> = SmallVec::new();
+        for l in lanes(exec) {
+            let (sp, ad) = self.resolve(space, a[l]);
+            if sp != Space::Global {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    l as u32,
+                    id,
+                    FaultKind::Other(format!(
+                        "{}: address 0x{ad:x} is not in the global window (it takes a global \
+                         line)",
+                        kind.mnemonic()
+                    )),
+                ));
+            }
+            if ad % LINE != 0 {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    l as u32,
+                    id,
+                    FaultKind::Other(format!(
+                        "{}: address 0x{ad:x} is not aligned to the 128-byte line (0x{:x} is)",
+                        kind.mnemonic(),
+                        ad & !(LINE - 1)
+                    )),
+                ));
+            }
+            if !self.mem.is_mapped(ad, LINE) {
+                return Err(self.fault(
+                    cta,
+                    wi as u32,
+                    l as u32,
+                    id,
+                    FaultKind::OutOfBounds {
+                        space: "global",
+                        address: ad,
+                        bytes: LINE as u32,
+                    },
+                ));
+            }
+            lines.push((l, ad));
+        }
+        if kind == L2ControlKind::Discard && self.tracker.is_some() {
+            for &(l, ad) in &lines {
+                let access = self.access(cta, wi, id, l);
+                if let Some(t) = &mut self.tracker {
+                    t.discarded(access, ad, LINE as u32);
+                }
+            }
+        }
+        if !self.cfg.cache_model {
+            return Ok(());
+        }
+        for &(l, ad) in &lines {
+            let r = match kind {
+                L2ControlKind::Discard => self.mem.discard_l2(cta.sm, id, ad).map(|_| ()),
+                L2ControlKind::ApplyPriorityNormal => self
+                    .mem
+                    .apply_priority_normal_l2(cta.sm, id, ad)
+                    .map(|_| ()),
+            };
+            r.map_err(|e| {
+                self.fault(
+                    cta,
+                    wi as u32,
+                    l as u32,
+                    id,
+                    FaultKind::Other(format!("memory model: {e}")),
+                )
+            })?;
+        }
         Ok(())
     }
 

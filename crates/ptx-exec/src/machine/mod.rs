@@ -125,6 +125,10 @@ pub struct LaunchConfig {
     /// estimated from the PTX ([`crate::register_estimate`]). With the block and shared
     /// memory it decides the CTAs each SM holds ([`crate::residency`]).
     pub registers: Option<crate::Registers>,
+    /// The launch's access policy window (`cudaStreamAttrValue::accessPolicyWindow`, memsys
+    /// `system/l2_control.rs`): set on the memory system for this launch (`None` clears the
+    /// one an earlier launch set).
+    pub access_policy_window: Option<memsys::AccessPolicyWindow>,
 }
 
 /// Host memory the resident CTAs' registers, local and shared memory may take at most: past
@@ -150,6 +154,7 @@ impl Default for LaunchConfig {
             hazards: false,
             threads: 1,
             registers: None,
+            access_policy_window: None,
         }
     }
 }
@@ -169,6 +174,9 @@ pub struct RunSummary {
     pub stale_reads: Vec<StaleRead>,
     /// Hazards found (when [`LaunchConfig::hazards`] is on), deduplicated.
     pub hazards: Vec<Hazard>,
+    /// With hazards on: the words discarded (`discard.global.L2`) and not written again by
+    /// the end of the launch, for the next kernel step ([`Machine::carry_discards`]).
+    pub discarded: crate::hazards::DiscardedWords,
     /// What device `printf` printed, one entry per call and thread, in execution order (a
     /// warp's lanes in lane order); the CUDA runtime prints it when the kernel completes.
     pub printf: Vec<String>,
@@ -464,6 +472,8 @@ pub struct Machine<'p> {
     clock: u64,
     rng: u64,
     tracker: Option<Tracker>,
+    /// Discards of earlier kernel steps, for the hazard tracker ([`Machine::carry_discards`]).
+    carried_discards: Option<(u32, crate::hazards::DiscardedWords)>,
     /// Whether rounds have an SM-parallel phase (`sm_phase.rs`): decided when the workers
     /// start, from the configuration alone.
     sm_phase: bool,
@@ -537,6 +547,11 @@ impl<'p> Machine<'p> {
             return Err(Self::does_not_fit(&residency, threads, mem.config()));
         }
         let grid_ctas = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
+        mem.set_access_policy_window(cfg.access_policy_window)
+            .map_err(|e| ExecError::Launch(e.to_string()))?;
+        if cfg.cache_model && program.has_discard() {
+            mem.snapshot_for_discard();
+        }
         let deadline = crate::limits::Deadline::start(cfg.timeout);
         Ok(Machine {
             program,
@@ -555,6 +570,7 @@ impl<'p> Machine<'p> {
             steps: 0,
             clock: 0,
             tracker: None,
+            carried_discards: None,
             sm_phase: false,
             unsettled: false,
             cta_memory,
@@ -656,6 +672,13 @@ impl<'p> Machine<'p> {
         hardware.min(RESIDENT_HOST_BYTES / per_cta).max(1)
     }
 
+    /// This launch is kernel step `step` (0-based) of a multi-step launch, after steps that
+    /// left `words` discarded and not written again (their [`RunSummary::discarded`]): reads
+    /// of them are `read-after-discard` hazards naming the earlier step's discard.
+    pub fn carry_discards(&mut self, step: u32, words: crate::hazards::DiscardedWords) {
+        self.carried_discards = Some((step, words));
+    }
+
     /// Runs the whole grid.
     pub fn run(self) -> Result<RunSummary, ExecError> {
         self.run_with_hazards().0
@@ -671,9 +694,16 @@ impl<'p> Machine<'p> {
     /// faulted (a kernel often prints just before it asserts); also in the summary on success.
     pub fn run_with_output(mut self) -> (Result<RunSummary, ExecError>, Vec<Hazard>, Vec<String>) {
         if self.cfg.hazards {
-            self.tracker = Some(Tracker::default());
+            let mut t = Tracker::default();
+            if let Some((step, words)) = self.carried_discards.take() {
+                t.carry_discards(step, words);
+            }
+            self.tracker = Some(t);
         }
         let result = self.run_grid();
+        if let Some(t) = self.tracker.as_mut() {
+            self.summary.discarded = t.take_discards();
+        }
         let hazards = self
             .tracker
             .take()

@@ -129,6 +129,7 @@ impl<'p> Machine<'p> {
             clock: self.clock,
             rng: 0,
             tracker: None,
+            carried_discards: None,
             sm_phase: false,
             unsettled: false,
             cta_memory: self.cta_memory,

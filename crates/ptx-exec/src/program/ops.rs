@@ -76,6 +76,7 @@ macro_rules! for_each_op {
             Ld                   => load,              by(ld_reach),      weak(ld_semantics), [custom ld_slots],       none;
             St                   => store,             by(st_reach),      weak(st_semantics), [custom st_slots],       none;
             Prefetch             => exec_memory_other, outside,           serial,            [],                       none;
+            L2Control            => exec_memory_other, outside,           serial,            [],                       none;
             Atom                 => exec_memory_other, by(atom_reach),    serial,            [],                       none;
             AtomVec              => exec_memory_other, by(atom_reach),    serial,            [],                       none;
             CreatePolicyFractional => exec_memory_other, cta,             serial,            [],                       none;

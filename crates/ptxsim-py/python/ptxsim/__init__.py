@@ -210,6 +210,7 @@ def launch(
     threads: Optional[int] = None,
     registers_per_thread: Optional[int] = None,
     fmad: bool = True,
+    access_policy_window: Optional[dict] = None,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -249,6 +250,15 @@ def launch(
         without rounding modifiers are contracted into one fused multiply-add where ptxas
         contracts them; False: rounded twice, as code assembled with ``--fmad=false``), as
         ``ptxsim run --fmad``. Debug modules (``.target ..., debug``) never contract.
+    access_policy_window: the launch's access policy window, as
+        ``cudaStreamAttrValue.accessPolicyWindow`` sets it on a stream: a dict with ``arg``
+        (the buffer argument's index, or the numpy array itself), ``offset`` (bytes into it,
+        default 0), ``bytes`` (``num_bytes``: an int or ``"1MiB"``), ``hit_ratio``,
+        ``hit_prop`` and ``miss_prop`` (``"normal"``, ``"streaming"`` or ``"persisting"``), as
+        ``ptxsim run --access-policy-window``. Checked as the CUDA runtime checks it: a window
+        of 0 bytes or above the GPU's ``max_access_policy_window_bytes``, a hit ratio outside
+        [0, 1], a ``persisting`` miss property or an argument that is no buffer raise
+        LaunchError. Persistence needs a set-aside (``persisting_l2``).
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -280,7 +290,45 @@ def launch(
         threads=threads,
         registers_per_thread=registers_per_thread,
         fmad=fmad,
+        access_policy_window=_window_text(access_policy_window, args),
     )
+
+
+_WINDOW_KEYS = ("arg", "offset", "bytes", "hit_ratio", "hit_prop", "miss_prop")
+
+
+def _window_text(window: Optional[dict], args: Sequence[Any]) -> Optional[str]:
+    """An ``access_policy_window`` dict as ``--access-policy-window`` writes it
+    (``ARG[+OFFSET]:BYTES:HIT_RATIO:HIT_PROP:MISS_PROP``); ``arg`` may be the array itself."""
+    if window is None:
+        return None
+    if not isinstance(window, dict):
+        raise TypeError(f"access_policy_window must be a dict with keys {', '.join(_WINDOW_KEYS)}")
+    unknown = sorted(set(window) - set(_WINDOW_KEYS))
+    if unknown:
+        raise LaunchError(f"access_policy_window: unknown key(s) {', '.join(unknown)} (keys: {', '.join(_WINDOW_KEYS)})")
+    missing = [k for k in ("arg", "bytes", "hit_ratio", "hit_prop", "miss_prop") if k not in window]
+    if missing:
+        raise LaunchError(f"access_policy_window: missing key(s) {', '.join(missing)}")
+    arg = window["arg"]
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        found = [i for i, a in enumerate(args) if a is arg]
+        if not found:
+            raise LaunchError("access_policy_window: 'arg' is neither an argument index nor one of the launch's arguments")
+        arg = found[0]
+    offset = _byte_count(window.get("offset", 0), "access_policy_window offset")
+    num_bytes = _byte_count(window["bytes"], "access_policy_window bytes")
+    ratio = window["hit_ratio"]
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+        raise TypeError("access_policy_window: hit_ratio must be a number")
+    props = []
+    for key in ("hit_prop", "miss_prop"):
+        p = window[key]
+        if not isinstance(p, str):
+            raise TypeError(f"access_policy_window: {key} must be 'normal', 'streaming' or 'persisting'")
+        props.append(p)
+    at = f"{arg}+{offset}" if offset else f"{arg}"
+    return f"{at}:{num_bytes}:{float(ratio)!r}:{props[0]}:{props[1]}"
 
 
 _BYTE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
@@ -306,8 +354,9 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
             persisting_l2=0, timeout=None, threads=None, registers_per_thread=None,
-            registers_source="flag", fmad=True):
-    """`launch` of PTX already read: ``name`` is used in messages."""
+            registers_source="flag", fmad=True, access_policy_window=None):
+    """`launch` of PTX already read: ``name`` is used in messages; ``access_policy_window`` as
+    ``_window_text`` writes it."""
     return _native.launch(
         name,
         source,
@@ -326,6 +375,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
         registers_source=registers_source,
         fmad=_fmad(fmad),
+        access_policy_window=access_policy_window,
     )
 
 

@@ -289,6 +289,7 @@ def run(
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
     fmad: Optional[bool] = None,
+    access_policy_window: Optional[dict] = None,
     **kwargs,
 ) -> Result:
     """Compile ``fn`` with Triton for ``target`` and run it in ptxsim on numpy arrays.
@@ -303,6 +304,8 @@ def run(
         b200 for sm_100 and later).
     hazards, seed, max_steps, persisting_l2, timeout, threads: as for ``ptxsim.launch`` (``persisting_l2``: the
         persisting-L2 set-aside in bytes, default 0 as in a fresh CUDA context).
+    access_policy_window: as for ``ptxsim.launch`` (``arg``: the index among ``args``, or
+        the numpy array itself).
     fmad: as for ``ptxsim.launch``; default: Triton's ``enable_fp_fusion`` (Triton passes
         ``--fmad=false`` to ptxas when it is False).
 
@@ -328,7 +331,23 @@ def run(
         threads=threads,
         **_registers(compiled),
         fmad=kwargs.get("enable_fp_fusion", True) if fmad is None else fmad,
+        access_policy_window=_window_for(access_policy_window, args, kernel_args),
     )
+
+
+def _window_for(window: Optional[dict], args: tuple, kernel_args: list) -> Optional[str]:
+    """The window with ``arg`` found among the kernel's arguments: an index counts among
+    ``args`` as given (constexprs included), an array is looked for as itself."""
+    from . import _window_text
+
+    if isinstance(window, dict) and isinstance(window.get("arg"), int) and not isinstance(window.get("arg"), bool):
+        i = window["arg"]
+        if not 0 <= i < len(args):
+            raise LaunchError(f"access_policy_window: arg {i} is not an argument index (0 to {len(args) - 1})")
+        if not isinstance(args[i], np.ndarray):
+            raise LaunchError(f"access_policy_window: argument {i} is not a buffer (a scalar has no memory for a window)")
+        window = dict(window, arg=args[i])
+    return _window_text(window, kernel_args)
 
 
 def _registers(compiled: Compiled) -> dict:
@@ -340,7 +359,7 @@ def _registers(compiled: Compiled) -> dict:
 
 
 #: The axes every sweep point has; any other axis of `sweep` belongs to the Triton launch.
-_SIM_AXES = ("variant", "gpu", "persisting_l2", "seed")
+_SIM_AXES = ("variant", "gpu", "persisting_l2", "seed", "access_policy_window")
 
 
 def _scalar_spec(i: int, value: Any, ty: str) -> str:

@@ -144,6 +144,13 @@ pub fn run(args: Args) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(format!("cannot read {}: {e}", r.ptx.display())),
     };
+    if r.window.is_some() {
+        return fail(
+            "advise runs its rewrites without an access policy window: drop \
+             --access-policy-window (or the launch file's [access_policy_window]), or compare \
+             the variants with `ptxsim compare`, which takes it",
+        );
+    }
     let launch = ptxsim::advise::Launch {
         ptx: &r.ptx,
         source: &source,

@@ -119,6 +119,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     let mut reports = Vec::new();
+    let mut window_text = None;
     let mut baseline_buffers = Vec::new();
     let mut static_shared = 0;
     for (k, variant) in variants.iter().enumerate() {
@@ -130,10 +131,16 @@ pub fn run(args: Args) -> ExitCode {
             &r.kernel,
             r.specs.clone(),
             r.config(true),
-        ) {
+        )
+        .and_then(|mut p| p.apply_window(r.window.as_ref()).map(|()| p))
+        {
             Ok(p) => p,
             Err(e) => return fail(format!("variant `{name}`: {e}")),
         };
+        window_text = prepared
+            .config
+            .access_policy_window
+            .map(|w| ptxsim_report::LaunchInfo::window_text(&w));
         let (summary, elapsed) = match run_launch(&mut prepared, name) {
             Ok(x) => x,
             Err((msg, code)) => {
@@ -171,12 +178,9 @@ pub fn run(args: Args) -> ExitCode {
         }
         reports.push(v);
     }
-    let mut report = Report::new(
-        "compare",
-        r.launch_info_shared(static_shared),
-        GpuInfo::from_config(&r.gpu),
-        reports,
-    );
+    let mut info = r.launch_info_shared(static_shared);
+    info.access_policy_window = window_text;
+    let mut report = Report::new("compare", info, GpuInfo::from_config(&r.gpu), reports);
     super::ncu::attach(&mut report, ncu.as_ref());
     let table = ptxsim_report::text::render_compare(&report);
     deliver(&report, &table, &args)

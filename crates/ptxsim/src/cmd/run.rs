@@ -71,6 +71,14 @@ pub struct LaunchArgs {
     /// multiply-adds where ptxas contracts them), or the launch file's `fmad`.
     #[arg(long, value_name = "BOOL", num_args = 1, require_equals = false)]
     pub fmad: Option<bool>,
+    /// The launch's access policy window (cudaStreamAttrValue.accessPolicyWindow):
+    /// ARG[+OFFSET]:BYTES:HIT_RATIO:HIT_PROP:MISS_PROP, ARG an argument index (a buffer
+    /// name in a multi-step launch file, where it applies to every kernel step), BYTES an
+    /// integer or with a KiB/MiB/GiB suffix, the properties normal, streaming or persisting
+    /// (e.g. `2:1MiB:0.6:persisting:streaming`). Overrides the launch file's
+    /// `[access_policy_window]`.
+    #[arg(long, value_name = "WINDOW", value_parser = launch::parse_window_arg)]
+    pub access_policy_window: Option<launch::WindowSpec>,
 }
 
 /// clap's parser for `--registers-per-thread`: 1 to 255 (the most registers a thread has,
@@ -174,9 +182,11 @@ pub struct Args {
     /// Multi-step launch files: `all` (default) writes back and discards L2 before each
     /// kernel step, as Nsight Compute's default `--cache-control all` does, so each step's
     /// counters are those of a cold start; `none` keeps L2 from step to step, as back-to-back
-    /// launches on a GPU do. L1 is invalidated at every launch either way.
-    #[arg(long, value_enum, default_value = "all")]
-    pub(crate) cache_control: CacheControl,
+    /// launches on a GPU do (persisting lines, access policy windows and
+    /// `reset_persisting_l2` steps show across kernels only with `none`). L1 is invalidated
+    /// at every launch either way. Overrides the launch file's `cache_control`.
+    #[arg(long, value_enum)]
+    pub(crate) cache_control: Option<CacheControl>,
     /// Print a cache report: per-level summary, per-line counters, top lines by DRAM traffic
     /// (text), the same as JSON (docs/report.schema.json), or a self-contained HTML page.
     /// A multi-step launch file gets one report per kernel step (text, or a JSON array).
@@ -239,6 +249,8 @@ pub struct Resolved {
     pub registers: Option<ptx_exec::Registers>,
     /// ptxas `--fmad` (`--fmad`, the launch file's `fmad`, default true).
     pub fmad: bool,
+    /// The access policy window (`--access-policy-window`, else the launch file's).
+    pub window: Option<launch::WindowSpec>,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -278,6 +290,8 @@ impl Resolved {
             shared_bytes: self.shared,
             static_shared_bytes: static_shared,
             seed: self.seed,
+            access_policy_window: None,
+            persisting_reset_lines: None,
         }
     }
 }
@@ -287,6 +301,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
     let mut file_persisting = None;
     let mut file_registers = None;
     let mut file_fmad = None;
+    let mut file_window = None;
     let mut timeout = args.timeout;
     let (ptx, kernel, grid, block, shared, specs, file_outs, expects, seed, max_steps, gpu, base) =
         if let Some(path) = &args.launch {
@@ -317,6 +332,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
             file_persisting = file.persisting_l2;
             file_registers = file.registers_per_thread;
             file_fmad = file.fmad;
+            file_window = file.access_policy_window.clone();
             (
                 base.join(&file.ptx),
                 file.kernel,
@@ -379,6 +395,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         threads: threads_or_default(args.threads),
         registers: registers_of(args.registers_per_thread, file_registers),
         fmad: args.fmad.or(file_fmad).unwrap_or(true),
+        window: args.access_policy_window.clone().or(file_window),
         gpu,
         base,
     })
@@ -591,7 +608,9 @@ pub fn run(args: Args) -> ExitCode {
     };
     let mut config = r.config(!args.no_cache_model);
     config.hazards = args.hazards;
-    let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), config) {
+    let mut prepared = match prepare(session, &r.kernel, r.specs.clone(), config)
+        .and_then(|mut p| p.apply_window(r.window.as_ref()).map(|()| p))
+    {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
@@ -814,12 +833,12 @@ fn render_report(
         summary,
         r.gpu.timeline_interval,
     );
-    let mut report = Report::new(
-        "run",
-        r.launch_info(&prepared.session.program),
-        GpuInfo::from_config(&r.gpu),
-        vec![variant],
-    );
+    let mut info = r.launch_info(&prepared.session.program);
+    info.access_policy_window = prepared
+        .config
+        .access_policy_window
+        .map(|w| LaunchInfo::window_text(&w));
+    let mut report = Report::new("run", info, GpuInfo::from_config(&r.gpu), vec![variant]);
     super::ncu::attach(&mut report, ncu);
     match format {
         ReportFormat::Text => ptxsim_report::text::render_run(&report),

@@ -86,6 +86,19 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             Err(e) => return fail(e),
         },
     };
+    let cache_control = args
+        .cache_control
+        .unwrap_or(match file.cache_control.as_deref() {
+            Some("none") => CacheControl::None,
+            _ => CacheControl::All,
+        });
+    // `--access-policy-window` applies to every kernel step (a buffer name of the file).
+    if let Some(w) = &launch.access_policy_window {
+        match w.resolve_named(&prepared.buffers, prepared.session.mem.config()) {
+            Ok(w) => config.access_policy_window = Some(w),
+            Err(e) => return fail(e),
+        }
+    }
     let mut hazards_found = 0;
     // With --report: one run report per kernel step, each with the counters of that step
     // alone. With --cache-control all (the default) L2 is written back and emptied before
@@ -94,11 +107,13 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         .then(|| std::fs::read_to_string(&ptx).ok())
         .flatten();
     let mut reports: Vec<(String, Report)> = Vec::new();
+    // Lines reset by `reset_persisting_l2` steps since the last kernel step (its report says).
+    let mut resets: Option<u64> = None;
     for i in 0..prepared.steps.len() {
         let what = prepared.steps[i].describe();
         let label = format!("step {i}");
         let is_kernel = matches!(prepared.steps[i], PreparedStep::Launch { .. });
-        if is_kernel && args.cache_control == CacheControl::All {
+        if is_kernel && cache_control == CacheControl::All {
             prepared.session.mem.invalidate_l2();
         }
         if args.report.is_some() {
@@ -127,14 +142,21 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
                     super::run::threads_text(&s)
                 ));
                 if args.report.is_some() {
-                    if let Some(report) =
+                    if let Some(mut report) =
                         step_report(&prepared, i, &ptx, source.as_deref(), &gpu, &config, &s)
                     {
+                        report.launch.persisting_reset_lines = resets.take();
                         reports.push((format!("step {i}: {what}"), report));
                     }
                 }
             }
-            Ok(None) => say(format!("step {i}: {what}")),
+            Ok(None) => match (&prepared.steps[i], prepared.last_reset_lines) {
+                (PreparedStep::ResetPersisting, Some(n)) => {
+                    *resets.get_or_insert(0) += n;
+                    say(format!("step {i}: {what}: {n} lines"));
+                }
+                _ => say(format!("step {i}: {what}")),
+            },
             Err((msg, code)) => {
                 eprintln!("error: step {i} ({what}): {msg}");
                 return code;
@@ -273,6 +295,7 @@ fn step_report(
         grid,
         block,
         shared,
+        window,
         ..
     } = &prepared.steps[i]
     else {
@@ -296,6 +319,11 @@ fn step_report(
         shared_bytes: *shared,
         static_shared_bytes: prepared.session.program.static_shared_bytes,
         seed: config.seed,
+        access_policy_window: config
+            .access_policy_window
+            .or(*window)
+            .map(|w| LaunchInfo::window_text(&w)),
+        persisting_reset_lines: None,
     };
     Some(Report::new(
         "run",

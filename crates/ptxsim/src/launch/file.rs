@@ -44,6 +44,16 @@ pub struct LaunchFile {
     /// default.
     #[serde(default)]
     pub fmad: Option<bool>,
+    /// The access policy window of the launch (of every kernel step of a multi-step file
+    /// that gives none): `[access_policy_window]` with `arg`, `offset`, `bytes`, `hit_ratio`,
+    /// `hit_prop`, `miss_prop`; `--access-policy-window` overrides it.
+    #[serde(default)]
+    pub access_policy_window: Option<WindowSpec>,
+    /// Multi-step files: what happens to L2 between kernel steps, `all` (written back and
+    /// emptied, Nsight Compute's default) or `none` (kept: persistence across kernels and
+    /// the persisting reset show); `--cache-control` overrides it.
+    #[serde(default)]
+    pub cache_control: Option<String>,
     /// Argument index → output file.
     #[serde(default)]
     pub out: BTreeMap<String, PathBuf>,
@@ -146,6 +156,13 @@ pub struct Step {
     /// The source of a copy step: `NAME[+OFFSET]`.
     #[serde(default)]
     pub from: Option<String>,
+    /// This kernel step's access policy window (overrides the file's).
+    #[serde(default)]
+    pub access_policy_window: Option<WindowSpec>,
+    /// `reset_persisting_l2 = true`: a host step, `cudaCtxResetPersistingL2Cache()` (every
+    /// persisting L2 line becomes normal).
+    #[serde(default)]
+    pub reset_persisting_l2: bool,
 }
 
 impl LaunchFile {
@@ -195,6 +212,27 @@ impl LaunchFile {
                 }
             }
         }
+        if let Some(c) = &self.cache_control {
+            if c != "all" && c != "none" {
+                return err(format!("cache_control = \"{c}\": give \"all\" or \"none\""));
+            }
+        }
+        for (i, st) in self.step.iter().enumerate() {
+            if st.access_policy_window.is_some() && st.kernel.is_none() {
+                return err(format!(
+                    "step {i}: access_policy_window is a kernel launch's attribute; this step \
+                     launches no kernel"
+                ));
+            }
+            if st.reset_persisting_l2
+                && (st.kernel.is_some() || st.memset.is_some() || st.copy.is_some())
+            {
+                return err(format!(
+                    "step {i}: reset_persisting_l2 is a step of its own (no kernel, memset or \
+                     copy in it)"
+                ));
+            }
+        }
         if self.is_multi_step() {
             if !self.kernel.is_empty()
                 || !self.grid.is_empty()
@@ -224,6 +262,19 @@ impl LaunchFile {
                     return err(format!(
                         "step {i}: registers_per_thread belongs to kernel steps"
                     ));
+                }
+                if st.reset_persisting_l2 {
+                    if launch_fields
+                        || st.bytes.is_some()
+                        || st.offset != 0
+                        || st.value != 0
+                        || st.from.is_some()
+                    {
+                        return err(format!(
+                            "step {i}: a reset_persisting_l2 step takes nothing else"
+                        ));
+                    }
+                    continue;
                 }
                 match (&st.kernel, &st.memset, &st.copy) {
                     (Some(_), None, None) => {
@@ -262,8 +313,8 @@ impl LaunchFile {
                     }
                     _ => {
                         return err(format!(
-                            "step {i}: give one of `kernel` (a launch), `memset` (a buffer) or \
-                             `copy` (a destination)"
+                            "step {i}: give one of `kernel` (a launch), `memset` (a buffer), \
+                             `copy` (a destination) or `reset_persisting_l2 = true`"
                         ))
                     }
                 }

@@ -22,7 +22,11 @@ pub enum PreparedStep {
         shared: u32,
         /// Registers per thread from the launch file (the step's, else the file's).
         registers: Option<u32>,
+        /// The access policy window from the launch file (the step's, else the file's).
+        window: Option<memsys::AccessPolicyWindow>,
     },
+    /// `cudaCtxResetPersistingL2Cache()`: every persisting L2 line becomes normal.
+    ResetPersisting,
     Memset {
         buffer: String,
         addr: u64,
@@ -58,6 +62,9 @@ impl PreparedStep {
             PreparedStep::Copy { dst, src, len, .. } => {
                 format!("copy {len} bytes from `{src}` to `{dst}`")
             }
+            PreparedStep::ResetPersisting => {
+                "reset persisting L2 lines to normal (cudaCtxResetPersistingL2Cache)".to_string()
+            }
         }
     }
 }
@@ -69,6 +76,8 @@ pub struct PreparedSteps {
     pub session: Session,
     pub buffers: Vec<NamedBuffer>,
     pub steps: Vec<PreparedStep>,
+    /// Lines the last `reset_persisting_l2` step made normal.
+    pub last_reset_lines: Option<u64>,
 }
 
 /// Allocates a multi-step file's buffers (in declaration order) and resolves every step's
@@ -123,7 +132,16 @@ pub fn prepare_steps(
                 block: dims(&st.block, "block").map_err(at)?,
                 shared: st.shared,
                 registers: st.registers_per_thread.or(file.registers_per_thread),
+                window: st
+                    .access_policy_window
+                    .as_ref()
+                    .or(file.access_policy_window.as_ref())
+                    .map(|w| w.resolve_named(&buffers, session.mem.config()))
+                    .transpose()
+                    .map_err(at)?,
             });
+        } else if st.reset_persisting_l2 {
+            steps.push(PreparedStep::ResetPersisting);
         } else if let Some(name) = &st.memset {
             let b = find_buffer(&buffers, name).map_err(at)?;
             let len = st.bytes.unwrap_or(0);
@@ -158,6 +176,7 @@ pub fn prepare_steps(
         session,
         buffers,
         steps,
+        last_reset_lines: None,
     })
 }
 
@@ -291,6 +310,7 @@ impl PreparedSteps {
                 block,
                 shared,
                 registers,
+                window,
             } => {
                 let from_file = registers.map(|per_thread| ptx_exec::Registers {
                     per_thread,
@@ -301,8 +321,10 @@ impl PreparedSteps {
                     block: *block,
                     dynamic_shared: *shared,
                     registers: base.registers.or(from_file),
+                    access_policy_window: base.access_policy_window.or(*window),
                     ..base.clone()
                 };
+                self.session.next_step = Some(i as u32);
                 self.session.launch(kernel, args, config).map(Some)
             }
             PreparedStep::Memset {
@@ -320,6 +342,12 @@ impl PreparedSteps {
             } => {
                 let bytes = self.session.read_buffer(*src_addr, *len)?;
                 self.session.mem.write(*dst_addr, &bytes)?;
+                self.session.discarded.written(*dst_addr, *len as u64);
+                self.session.last_hazards.clear();
+                Ok(None)
+            }
+            PreparedStep::ResetPersisting => {
+                self.last_reset_lines = Some(self.session.mem.reset_persisting_l2());
                 self.session.last_hazards.clear();
                 Ok(None)
             }

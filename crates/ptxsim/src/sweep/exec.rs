@@ -48,6 +48,15 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
         let mut prepared =
             point::prepare_launch_steps(&launch.ptx, text, p.gpu.clone(), file, &launch.base)
                 .map_err(|e| e.to_string())?;
+        // An axis window applies to every kernel step (the file's own are in its steps).
+        if plan.window_axis {
+            config.access_policy_window = p
+                .window
+                .as_ref()
+                .map(|w| w.resolve_named(&prepared.buffers, prepared.session.mem.config()))
+                .transpose()
+                .map_err(|e| e.to_string())?;
+        }
         for s in 0..prepared.steps.len() {
             prepared.session.mem.reset_stats();
             let summary = prepared
@@ -103,6 +112,7 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
             launch.specs.clone(),
             config,
         )
+        .and_then(|mut pr| pr.apply_window(p.window.as_ref()).map(|()| pr))
         .map_err(|e| e.to_string())?;
         shape.static_shared_bytes = prepared.session.program.static_shared_bytes;
         let summary = prepared.run().map_err(|e| e.to_string())?;
@@ -225,6 +235,12 @@ pub fn describe(plan: &Plan, i: usize) -> String {
     parts.push(format!("gpu={}", p.gpu_label));
     parts.push(format!("persisting_l2={}", p.persisting_l2));
     parts.push(format!("seed={}", p.seed));
+    if plan.window_axis {
+        parts.push(format!(
+            "access_policy_window={}",
+            p.window.as_ref().map_or("none".to_string(), |w| w.text())
+        ));
+    }
     parts.join(" ")
 }
 
@@ -244,5 +260,7 @@ fn launch_info(
         shared_bytes: shared,
         static_shared_bytes: 0,
         seed,
+        access_policy_window: None,
+        persisting_reset_lines: None,
     }
 }

@@ -2,7 +2,7 @@
 //! each with the hash of everything that determines its result (its cache key).
 
 use super::spec::{Label, Spec};
-use crate::launch::{parse_arg, ArgSpec, LaunchFile};
+use crate::launch::{parse_arg, ArgSpec, LaunchFile, WindowSpec};
 use crate::point::{Variant, BASELINE};
 use memsys::GpuConfig;
 use sha2::{Digest, Sha256};
@@ -39,6 +39,9 @@ pub struct Point {
     /// Bytes of L2 set aside for persisting (evict-last) lines.
     pub persisting_l2: u64,
     pub seed: u64,
+    /// The access policy window of the `access_policy_window` axis (`None`: `"none"`, or the
+    /// launch file's own when the spec has no such axis).
+    pub window: Option<WindowSpec>,
     /// Hex SHA-256 of everything that determines the point's result.
     pub key: String,
 }
@@ -56,6 +59,8 @@ pub struct Plan {
     /// The heatmap axes the spec asks for.
     pub report_x: Option<String>,
     pub report_y: Option<String>,
+    /// The spec has an `access_policy_window` axis (its rows then have the column).
+    pub window_axis: bool,
     /// Interpreter threads per point (`--threads`, default 1: points already run in parallel,
     /// `--jobs` of them at once). Not part of a point's key: results do not depend on it.
     pub threads: u32,
@@ -189,8 +194,23 @@ impl Plan {
             .iter()
             .map(|b| b.value())
             .collect::<Result<_, _>>()?;
+        let windows: Vec<Option<WindowSpec>> = axes
+            .access_policy_window
+            .iter()
+            .map(|w| match w.trim() {
+                "none" => Ok(None),
+                t => WindowSpec::parse(t)
+                    .map(Some)
+                    .map_err(|e| format!("sweep spec: access_policy_window {e}")),
+            })
+            .collect::<Result<_, _>>()?;
         let mut points = Vec::new();
         for (li, launch) in launches.iter().enumerate() {
+            let windows = if windows.is_empty() {
+                vec![launch.file.access_policy_window.clone()]
+            } else {
+                windows.clone()
+            };
             // A GPU named by the launch file is relative to it; one named by the spec, to it.
             let gpus: Vec<(String, GpuConfig)> = if axes.gpu.is_empty() {
                 let label = launch.file.gpu.clone().unwrap_or_else(|| "h100".into());
@@ -219,17 +239,23 @@ impl Plan {
                     set_aside(&mut gpu, persisting_l2)
                         .map_err(|e| format!("gpu `{gpu_label}`: persisting_l2: {e}"))?;
                     for &seed in &seeds {
-                        for (vi, v) in launch.variants.iter().enumerate() {
-                            let key = point_key(launch, v, &gpu, persisting_l2, seed);
-                            points.push(Point {
-                                launch: li,
-                                variant: vi,
-                                gpu_label: gpu_label.clone(),
-                                gpu: gpu.clone(),
-                                persisting_l2,
-                                seed,
-                                key,
-                            });
+                        for window in &windows {
+                            for (vi, v) in launch.variants.iter().enumerate() {
+                                let mut key = point_key(launch, v, &gpu, persisting_l2, seed);
+                                if let Some(w) = window {
+                                    key = window_key(&key, w);
+                                }
+                                points.push(Point {
+                                    launch: li,
+                                    variant: vi,
+                                    gpu_label: gpu_label.clone(),
+                                    gpu: gpu.clone(),
+                                    persisting_l2,
+                                    seed,
+                                    window: window.clone(),
+                                    key,
+                                });
+                            }
                         }
                     }
                 }
@@ -242,6 +268,7 @@ impl Plan {
             points,
             report_x: spec.file.report.x.clone(),
             report_y: spec.file.report.y.clone(),
+            window_axis: !axes.access_policy_window.is_empty(),
             threads: 1,
         })
     }
@@ -251,6 +278,16 @@ impl Plan {
         // Variants are the innermost loop, the original first.
         i - self.points[i].variant
     }
+}
+
+/// The cache key of a point with an access policy window: its key without one, and the
+/// window (points without a window keep the keys they had before windows existed).
+fn window_key(key: &str, w: &WindowSpec) -> String {
+    let mut h = Sha256::new();
+    field(&mut h, b"access_policy_window");
+    field(&mut h, key.as_bytes());
+    field(&mut h, w.text().as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The cache key: the ptxsim version, the launch and its inputs, the variant's module text and

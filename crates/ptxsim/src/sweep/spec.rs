@@ -8,6 +8,7 @@
 //! gpu = ["a100", "h100"]                     # presets or GPU TOML files
 //! persisting_l2 = [0, "8MiB"]                # bytes (or KiB/MiB/GiB)
 //! seed = [0, 1]
+//! access_policy_window = ["none", "0:1MiB:0.5:persisting:streaming"]
 //! [report]                                   # optional: the heatmaps' axes
 //! x = "persisting_l2"
 //! y = "variant"
@@ -85,6 +86,10 @@ pub struct Axes {
     pub persisting_l2: Vec<Bytes>,
     #[serde(default)]
     pub seed: Vec<u64>,
+    /// Access policy windows: `"none"` or `ARG[+OFFSET]:BYTES:HIT_RATIO:HIT_PROP:MISS_PROP`
+    /// as `--access-policy-window` takes them (a buffer name for a multi-step launch file).
+    #[serde(default)]
+    pub access_policy_window: Vec<String>,
 }
 
 /// A byte count: a number, or a string such as `"8MiB"`, `"512 KiB"`, `"1GiB"`.
@@ -183,6 +188,7 @@ impl Spec {
                         "gpu",
                         "persisting_l2",
                         "seed",
+                        "access_policy_window",
                         "step",
                         "kernel",
                         "outputs_equal",

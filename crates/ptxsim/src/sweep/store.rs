@@ -148,7 +148,25 @@ fn point_labels(plan: &Plan, i: usize) -> Vec<Value> {
     v.push(p.gpu_label.clone().into());
     v.push(p.persisting_l2.into());
     v.push(p.seed.into());
+    if plan.window_axis {
+        v.push(
+            p.window
+                .as_ref()
+                .map_or("none".to_string(), |w| w.text())
+                .into(),
+        );
+    }
     v
+}
+
+/// The point columns of `plan`'s rows: [`POINT_COLUMNS`], with `access_policy_window` after
+/// `seed` when the spec has that axis.
+fn point_columns(plan: &Plan) -> Vec<String> {
+    let mut c: Vec<String> = POINT_COLUMNS.iter().map(|c| c.to_string()).collect();
+    if plan.window_axis {
+        c.insert(4, "access_policy_window".to_string());
+    }
+    c
 }
 
 /// Builds the table from every point's outcome (in point order). `outputs_equal` compares a
@@ -157,7 +175,7 @@ fn point_labels(plan: &Plan, i: usize) -> Vec<Value> {
 pub fn rows(plan: &Plan, outcomes: &[Outcome]) -> Rows {
     let metrics = metric_infos();
     let mut columns: Vec<String> = plan.launch_axes.clone();
-    columns.extend(POINT_COLUMNS.iter().map(|c| c.to_string()));
+    columns.extend(point_columns(plan));
     columns.extend(metrics.iter().map(|m| m.name.clone()));
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -236,18 +254,17 @@ pub fn write_outputs(
     write(&out.join("results.json"), &table.to_json())?;
     let mut tcols: Vec<String> = plan.launch_axes.clone();
     tcols.extend(
-        [
-            "variant",
-            "gpu",
-            "persisting_l2",
-            "seed",
-            "key",
-            "status",
-            "wall_s",
-            "error",
-        ]
-        .iter()
-        .map(|c| c.to_string()),
+        ["variant", "gpu", "persisting_l2", "seed"]
+            .iter()
+            .map(|c| c.to_string()),
+    );
+    if plan.window_axis {
+        tcols.push("access_policy_window".to_string());
+    }
+    tcols.extend(
+        ["key", "status", "wall_s", "error"]
+            .iter()
+            .map(|c| c.to_string()),
     );
     let timings: Vec<Vec<Value>> = outcomes
         .iter()
@@ -275,7 +292,7 @@ pub fn write_outputs(
     let html = ptxsim_report::sweep::render_html(&SweepTable {
         title: title.to_string(),
         columns: &table.columns,
-        axis_columns: plan.launch_axes.len() + POINT_COLUMNS.len() - 1,
+        axis_columns: plan.launch_axes.len() + point_columns(plan).len() - 1,
         rows: &table.rows,
         metrics: &metric_infos(),
         failures: &table.failures,

@@ -1,5 +1,5 @@
-//! Barriers and fences: `bar`/`barrier`, `membar`/`fence`, hints that do nothing here, and
-//! `mbarrier`.
+//! Barriers and fences: `bar`/`barrier`, `membar`/`fence`, hints that do nothing here,
+//! `discard`/`applypriority` (L2 line control), and `mbarrier`.
 
 use super::*;
 
@@ -85,9 +85,29 @@ pub(super) fn lower(
         "membar" | "fence" => Op::Fence {
             invalidate_l1: fence_invalidates_l1(g.opcode.value.as_str(), m),
         },
-        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" | "discard" | "applypriority" => {
-            Op::Nop
+        // `discard.global.L2 [a], 128` / `applypriority.global.L2::evict_normal [a], 128`:
+        // the line's L2 state changes (memsys `system/l2_control.rs`); the validator has
+        // checked the level, the priority and the size operand (only 128 exists).
+        "discard" | "applypriority" => {
+            let Some(op) = ops.iter().find(|o| matches!(o, Operand::Address(_))) else {
+                return Err(cx.error(span, format!("{opcode} takes an address operand")));
+            };
+            let space = match m.space() {
+                Some(StateSpace::Global) => Space::Global,
+                _ => Space::Generic,
+            };
+            let (addr, space) = cx.addr(op, space)?;
+            Op::L2Control {
+                kind: if opcode == "discard" {
+                    L2ControlKind::Discard
+                } else {
+                    L2ControlKind::ApplyPriorityNormal
+                },
+                space,
+                addr,
+            }
         }
+        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" => Op::Nop,
         _ => return Err(unsupported(cx, g, span)),
     })
 }
