@@ -228,6 +228,8 @@ impl Cell {
                 fabric_write_sectors: self.fabric_write,
                 copy_fills: self.copy_fills,
                 copy_allocations: self.copy_allocations,
+                // L2 control (discard, applypriority, the reset) never takes this loop.
+                ..LevelCounters::default()
             },
             dram: DramCounters {
                 bytes_read: (self.l2_read[1] - self.far_misses

@@ -102,8 +102,9 @@ impl StepsLaunch<'_> {
                     grid,
                     block,
                     shared,
+                    window,
                     ..
-                } => Some((kernel.clone(), *grid, *block, *shared)),
+                } => Some((kernel.clone(), *grid, *block, *shared, *window)),
                 _ => None,
             };
             if kernel_step.is_some() && self.flush_l2 {
@@ -118,7 +119,8 @@ impl StepsLaunch<'_> {
                 })?;
             let trace = prepared.session.mem.take_recorded();
             prepared.session.mem.record_trace(false);
-            let (Some(summary), Some((kernel, grid, block, shared))) = (summary, kernel_step)
+            let (Some(summary), Some((kernel, grid, block, shared, window))) =
+                (summary, kernel_step)
             else {
                 continue;
             };
@@ -131,6 +133,11 @@ impl StepsLaunch<'_> {
                 shared_bytes: shared,
                 static_shared_bytes: program.static_shared_bytes,
                 seed: config.seed,
+                access_policy_window: config
+                    .access_policy_window
+                    .or(window)
+                    .map(|w| LaunchInfo::window_text(&w)),
+                persisting_reset_lines: None,
             };
             let mut report =
                 variant.report(&prepared.session, &summary, self.gpu.timeline_interval);

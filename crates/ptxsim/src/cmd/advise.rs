@@ -26,10 +26,11 @@ pub struct Args {
     /// Write the report to this file instead of stdout.
     #[arg(long)]
     report_out: Option<PathBuf>,
-    /// Multi-step launch files: `all` (default) writes back and empties L2 before each kernel
-    /// step, as Nsight Compute does; `none` keeps L2 from step to step (as on `run`).
-    #[arg(long, value_enum, default_value = "all")]
-    cache_control: CacheControl,
+    /// Multi-step launch files: `all` (the default) writes back and empties L2 before each
+    /// kernel step, as Nsight Compute does; `none` keeps L2 from step to step (as on `run`).
+    /// Overrides the launch file's `cache_control`.
+    #[arg(long, value_enum)]
+    cache_control: Option<CacheControl>,
 }
 
 /// Runs a variant with the progress display and a status line on stderr.
@@ -120,7 +121,7 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(path) = &args.launch.launch {
         match ptxsim::launch::LaunchFile::read(path) {
             Ok((file, base)) if file.is_multi_step() => {
-                let flush = args.cache_control == CacheControl::All;
+                let flush = CacheControl::resolve(args.cache_control, &file) == CacheControl::All;
                 return match on_steps(&args.launch, &file, &base, flush, &|s| s.advise()) {
                     Ok(report) => deliver(&report, &args),
                     Err((message, code)) => {

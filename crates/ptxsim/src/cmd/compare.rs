@@ -38,10 +38,11 @@ pub struct Args {
 /// Options of multi-step launch files.
 #[derive(ClapArgs)]
 pub struct StepArgs {
-    /// Multi-step launch files: `all` (default) writes back and empties L2 before each kernel
-    /// step, as Nsight Compute does; `none` keeps L2 from step to step (as on `run`).
-    #[arg(long, value_enum, default_value = "all")]
-    cache_control: super::run::CacheControl,
+    /// Multi-step launch files: `all` (the default) writes back and empties L2 before each
+    /// kernel step, as Nsight Compute does; `none` keeps L2 from step to step (as on `run`).
+    /// Overrides the launch file's `cache_control`.
+    #[arg(long, value_enum)]
+    cache_control: Option<super::run::CacheControl>,
 }
 
 /// `compare` of a multi-step launch file: every variant runs the whole launch; one report
@@ -56,7 +57,8 @@ fn compare_steps(
             "--ncu-csv and --emit-ptx take a one-kernel launch, not a multi-step launch file",
         );
     }
-    let flush = args.steps.cache_control == super::run::CacheControl::All;
+    let flush = super::run::CacheControl::resolve(args.steps.cache_control, file)
+        == super::run::CacheControl::All;
     let specs = args.variants.clone();
     let report =
         match super::advise::on_steps(&args.launch, file, base, flush, &|s| s.compare(&specs)) {

@@ -161,6 +161,17 @@ pub enum CacheControl {
     None,
 }
 
+impl CacheControl {
+    /// The flag if given, else the launch file's `cache_control` key, else `all` (as Nsight
+    /// Compute's default).
+    pub(crate) fn resolve(flag: Option<CacheControl>, file: &ptxsim::launch::LaunchFile) -> Self {
+        flag.unwrap_or(match file.cache_control.as_deref() {
+            Some("none") => CacheControl::None,
+            _ => CacheControl::All,
+        })
+    }
+}
+
 /// Report formats.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {

@@ -86,12 +86,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
             Err(e) => return fail(e),
         },
     };
-    let cache_control = args
-        .cache_control
-        .unwrap_or(match file.cache_control.as_deref() {
-            Some("none") => CacheControl::None,
-            _ => CacheControl::All,
-        });
+    let cache_control = CacheControl::resolve(args.cache_control, &file);
     // `--access-policy-window` applies to every kernel step (a buffer name of the file).
     if let Some(w) = &launch.access_policy_window {
         match w.resolve_named(&prepared.buffers, prepared.session.mem.config()) {
