@@ -114,18 +114,25 @@ fn applypriority_makes_every_resident_copy_normal_and_fetches_nothing() {
 
 #[test]
 fn a_demoted_line_leaves_the_set_aside_for_the_next_evict_last_line() {
-    // tiny(): 4 ways, at most 2 evict-last per set. Lines 0, 8, 16 share set 0.
+    // tiny(): 4 ways, at most 2 evict-last per set. Lines 0, 8, 16, 24 share set 0.
     let (mut m, base) = system(tiny());
     let (a, b, c) = (line(base, 0), line(base, 8), line(base, 16));
     load_u32(&mut m, &last(0), a);
     load_u32(&mut m, &last(0), b);
     load_u32(&mut m, &last(0), c);
-    assert_eq!(m.l2_line(c).unwrap().class, EvictionClass::Normal, "capped");
-    m.apply_priority_normal_l2(0, 0, a).expect("applypriority");
+    // The set-aside was full: it keeps the most recently used evict-last lines (b, c).
+    let class = |m: &MemSystem, l| m.l2_line(l).unwrap().class;
+    assert_eq!(class(&m, a), EvictionClass::Normal, "least recent, demoted");
+    assert_eq!(class(&m, c), EvictionClass::EvictLast);
+    assert_eq!(total(&m).l2.evict_last_capped, 1);
+    m.apply_priority_normal_l2(0, 0, b).expect("applypriority");
+    assert_eq!(class(&m, b), EvictionClass::Normal);
+    // b's way of the set-aside is free: d takes it without demoting c.
     let d = line(base, 24);
     load_u32(&mut m, &last(0), d);
-    assert_eq!(m.l2_line(d).unwrap().class, EvictionClass::EvictLast);
-    assert_eq!(m.l2_line(a).unwrap().class, EvictionClass::Normal);
+    assert_eq!(class(&m, d), EvictionClass::EvictLast);
+    assert_eq!(class(&m, c), EvictionClass::EvictLast);
+    assert_eq!(total(&m).l2.evict_last_capped, 1);
 }
 
 #[test]
