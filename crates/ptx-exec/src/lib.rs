@@ -90,7 +90,7 @@ pub mod tensormap;
 
 pub use error::{ExecError, FaultKind, FaultSite};
 pub use hazards::{Hazard, HazardClass};
-pub use machine::{LaunchConfig, RunSummary, StaleRead};
+pub use machine::{CountersOnly, LaunchConfig, RunSummary, StaleRead};
 pub use program::Program;
 pub use residency::{Limit, RegisterSource, Registers, Residency};
 
@@ -121,6 +121,9 @@ pub struct Session {
     /// What device `printf` printed in the last launch (kept when it faulted), one entry per
     /// call and thread in execution order.
     pub last_printf: Vec<String>,
+    /// Global lines earlier counters-only launches wrote with values they did not compute
+    /// (`machine/counters_only.rs`).
+    unknown_lines: std::collections::BTreeSet<u64>,
 }
 
 impl Session {
@@ -154,6 +157,7 @@ impl Session {
             program,
             last_hazards: Vec::new(),
             last_printf: Vec::new(),
+            unknown_lines: Default::default(),
         })
     }
 
@@ -202,12 +206,71 @@ impl Session {
         self.mem.invalidate_all_l1();
         // A `-G` build's stores reach L2 unmerged (`MemSystem::set_write_combining`).
         self.mem.set_write_combining(!self.program.debug);
+        // Counters-only mode with a sliced kernel: keep the memory system as it is now, to
+        // run the launch again in full mode if the slice meets a value it did not compute.
+        let sliced = cfg.counters_only
+            && !cfg.hazards
+            && self
+                .program
+                .kernel(kernel)
+                .is_some_and(|f| f.slice.is_some());
+        let before = sliced.then(|| self.mem.snapshot());
+        let full_cfg = LaunchConfig {
+            counters_only: false,
+            ..cfg.clone()
+        };
         let (result, hazards, printf) =
-            machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?
+            machine::Machine::new(&self.program, kernel, params.clone(), cfg, &mut self.mem)?
+                .run_with_output();
+        let Some(before) = before else {
+            self.last_hazards = hazards;
+            self.last_printf = printf;
+            return result;
+        };
+        if let Some(addr) = result
+            .as_ref()
+            .ok()
+            .and_then(|s| s.unknowns.reads_earlier_unknown(&self.unknown_lines))
+        {
+            self.mem = before;
+            return Err(ExecError::Launch(format!(
+                "counters-only: kernel `{kernel}` reads global memory at {addr:#x}, which an \
+                 earlier counters-only launch wrote with values it did not compute; run the \
+                 launches in full mode (without --counters-only)"
+            )));
+        }
+        let why = match &result {
+            Ok(s) => s.unknowns.restart_reason(),
+            Err(e) => Some(format!("the counters-only run stopped ({e})")),
+        };
+        let Some(why) = why else {
+            let mut s = result?;
+            self.unknown_lines
+                .extend(std::mem::take(&mut s.unknowns.unknown_lines));
+            s.unknowns = Default::default();
+            self.last_hazards = hazards;
+            self.last_printf = printf;
+            return Ok(s);
+        };
+        self.mem = before;
+        let counters_only = result.ok().and_then(|s| s.counters_only);
+        let (result, hazards, printf) =
+            machine::Machine::new(&self.program, kernel, params, full_cfg, &mut self.mem)?
                 .run_with_output();
         self.last_hazards = hazards;
         self.last_printf = printf;
-        result
+        let mut s = result?;
+        let f = self.program.kernel(kernel).expect("launched");
+        s.counters_only = Some(machine::CountersOnly {
+            restarted: Some(why),
+            ..counters_only.unwrap_or(machine::CountersOnly {
+                sliced: true,
+                skipped: f.slice.as_ref().map_or(0, |s| s.skipped() as u32),
+                instructions: f.code.len() as u32,
+                restarted: None,
+            })
+        });
+        Ok(s)
     }
 
     /// The kernel's parameters as (name, type) in order.

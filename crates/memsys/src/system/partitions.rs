@@ -46,6 +46,7 @@
 use super::*;
 
 /// The L2's partitions (a power of two, one or more).
+#[derive(Clone)]
 pub(crate) struct PartitionedL2 {
     parts: Vec<SectorCache>,
     /// log2 of the partition count.

@@ -76,6 +76,7 @@ mod async_copy;
 mod barrier;
 mod bulk;
 mod control;
+mod counters_only;
 mod hazard;
 mod matrix;
 mod mem_ops;
@@ -90,6 +91,7 @@ mod warp_sync;
 use crate::error::ExecError;
 use crate::hazards::{Access, Hazard, Tracker};
 use crate::program::*;
+pub use counters_only::{CountersOnly, Unknowns};
 use memsys::MemSystem;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicU64;
@@ -125,6 +127,11 @@ pub struct LaunchConfig {
     /// estimated from the PTX ([`crate::register_estimate`]). With the block and shared
     /// memory it decides the CTAs each SM holds ([`crate::residency`]).
     pub registers: Option<crate::Registers>,
+    /// Counters-only mode: run only the kernel's slice, what addresses, branches, predicates,
+    /// barriers and memory operations depend on (`counters_only.rs`); counters, per-line
+    /// tables and the time estimate are those of the full run, memory contents are not.
+    /// Off with [`LaunchConfig::hazards`] (the hazard tracker compares values).
+    pub counters_only: bool,
 }
 
 /// Host memory the resident CTAs' registers, local and shared memory may take at most: past
@@ -150,6 +157,7 @@ impl Default for LaunchConfig {
             hazards: false,
             threads: 1,
             registers: None,
+            counters_only: false,
         }
     }
 }
@@ -190,6 +198,10 @@ pub struct RunSummary {
     /// CTAs resident at once over the whole GPU: CTAs per SM x SMs, fewer when the host
     /// memory of that many ([`RESIDENT_HOST_BYTES`]) or the grid is smaller.
     pub resident_ctas: u64,
+    /// What counters-only mode did ([`LaunchConfig::counters_only`]); `None` in a full run.
+    pub counters_only: Option<CountersOnly>,
+    /// Counters-only mode's tracking of unknown bytes (`counters_only.rs`).
+    pub unknowns: Unknowns,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -348,6 +360,10 @@ struct Cta {
     mbar_seen: HashMap<(u32, u32), u64>,
     /// Bulk asynchronous copies in flight.
     bulk: bulk::BulkState,
+    /// Counters-only mode: the shared bytes an unknown store wrote last (empty until one).
+    shared_unknown: Vec<bool>,
+    /// Counters-only mode: whether the CTA stored unknown data in local or param memory.
+    private_unknown: bool,
 }
 
 /// The memory system as a machine sees it: the launch's own machine holds it; the workers
@@ -478,6 +494,9 @@ pub struct Machine<'p> {
     /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
     /// needed (shared with the workers).
     ahead: std::sync::Arc<[std::sync::OnceLock<Box<[bool]>>]>,
+    /// Counters-only mode: the kernel's slice (`None`: full mode, or a kernel that cannot
+    /// be sliced).
+    slice: Option<&'p Slice>,
 }
 
 /// The result of running one warp for a while.
@@ -538,6 +557,14 @@ impl<'p> Machine<'p> {
         }
         let grid_ctas = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
         let deadline = crate::limits::Deadline::start(cfg.timeout);
+        let kernel_slice = program.functions[k as usize].slice.as_ref();
+        let slice = kernel_slice.filter(|_| cfg.counters_only && !cfg.hazards);
+        let counters_only = (cfg.counters_only && !cfg.hazards).then(|| CountersOnly {
+            sliced: slice.is_some(),
+            skipped: slice.map_or(0, |s| s.skipped() as u32),
+            instructions: program.functions[k as usize].code.len() as u32,
+            restarted: None,
+        });
         Ok(Machine {
             program,
             kernel: k,
@@ -550,6 +577,7 @@ impl<'p> Machine<'p> {
                 per_instruction: vec![0; program.instrs.len()],
                 residency: Some(residency),
                 resident_ctas: max_resident.min(grid_ctas),
+                counters_only,
                 ..RunSummary::default()
             },
             steps: 0,
@@ -565,6 +593,7 @@ impl<'p> Machine<'p> {
                 .iter()
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            slice,
         })
     }
 

@@ -210,6 +210,7 @@ def launch(
     threads: Optional[int] = None,
     registers_per_thread: Optional[int] = None,
     fmad: bool = True,
+    counters_only: bool = False,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -249,6 +250,12 @@ def launch(
         without rounding modifiers are contracted into one fused multiply-add where ptxas
         contracts them; False: rounded twice, as code assembled with ``--fmad=false``), as
         ``ptxsim run --fmad``. Debug modules (``.target ..., debug``) never contract.
+    counters_only: compute only what the counters depend on (addresses, branches, predicates,
+        barriers, memory operations), as ``ptxsim run --counters-only``: the statistics, the
+        per-line table and the time estimate are those of a full run, the arrays passed in are
+        left untouched (the output values are not computed). ``Result.counters_only`` says
+        what the mode did: how many instructions it skipped, or why the launch ran again in
+        full mode. ``hazards=True`` runs in full mode.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -280,6 +287,7 @@ def launch(
         threads=threads,
         registers_per_thread=registers_per_thread,
         fmad=fmad,
+        counters_only=counters_only,
     )
 
 

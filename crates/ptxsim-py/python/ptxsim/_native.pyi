@@ -49,6 +49,7 @@ class Result:
     cp_async_bytes: int
     threads: int
     threads_note: Optional[str]
+    counters_only: Optional[str]
     registers_per_thread: int
     registers_source: str
     ctas_per_sm: int
@@ -116,6 +117,8 @@ def launch(
     threads: Optional[int] = None,
     registers_per_thread: Optional[int] = None,
     registers_source: str = "flag",
+    fmad: bool = True,
+    counters_only: bool = False,
 ) -> Result: ...
 def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
 def gpu_presets() -> list[str]: ...
