@@ -208,12 +208,19 @@ impl Session {
         self.mem.set_write_combining(!self.program.debug);
         // Counters-only mode with a sliced kernel: keep the memory system as it is now, to
         // run the launch again in full mode if the slice meets a value it did not compute.
+        let exact_stores = cfg.exact_stores;
+        fn kernel_slice(f: &program::Function, exact_stores: bool) -> Option<&program::Slice> {
+            match exact_stores {
+                true => f.slice_exact_stores.as_ref(),
+                false => f.slice.as_ref(),
+            }
+        }
         let sliced = cfg.counters_only
             && !cfg.hazards
             && self
                 .program
                 .kernel(kernel)
-                .is_some_and(|f| f.slice.is_some());
+                .is_some_and(|f| kernel_slice(f, exact_stores).is_some());
         let before = sliced.then(|| self.mem.snapshot());
         let full_cfg = LaunchConfig {
             counters_only: false,
@@ -265,7 +272,7 @@ impl Session {
             restarted: Some(why),
             ..counters_only.unwrap_or(machine::CountersOnly {
                 sliced: true,
-                skipped: f.slice.as_ref().map_or(0, |s| s.skipped() as u32),
+                skipped: kernel_slice(f, exact_stores).map_or(0, |s| s.skipped() as u32),
                 instructions: f.code.len() as u32,
                 restarted: None,
             })

@@ -662,6 +662,8 @@ pub struct Function {
     /// A kernel's counters-only slice (`slice.rs`); `None` for functions that are not
     /// kernels and for kernels that cannot be sliced (they run in full).
     pub slice: Option<Slice>,
+    /// [`Slice::with_exact_stores`] of a kernel.
+    pub slice_exact_stores: Option<Slice>,
     /// Value register slots (a `.b128` register counts two).
     pub slots: u32,
     /// Bit width of each slot's register (for loads' extension and `mov` truncation).

@@ -132,6 +132,10 @@ pub struct LaunchConfig {
     /// tables and the time estimate are those of the full run, memory contents are not.
     /// Off with [`LaunchConfig::hazards`] (the hazard tracker compares values).
     pub counters_only: bool,
+    /// With [`LaunchConfig::counters_only`]: also compute every value the launch stores, so
+    /// its outputs are exact (a launch of a sequence whose outputs a later counters-only
+    /// launch reads: `ptxsim run` of a multi-step launch file sets it).
+    pub exact_stores: bool,
 }
 
 /// Host memory the resident CTAs' registers, local and shared memory may take at most: past
@@ -158,6 +162,7 @@ impl Default for LaunchConfig {
             threads: 1,
             registers: None,
             counters_only: false,
+            exact_stores: false,
         }
     }
 }
@@ -557,7 +562,11 @@ impl<'p> Machine<'p> {
         }
         let grid_ctas = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
         let deadline = crate::limits::Deadline::start(cfg.timeout);
-        let kernel_slice = program.functions[k as usize].slice.as_ref();
+        let f = &program.functions[k as usize];
+        let kernel_slice = match cfg.exact_stores {
+            true => f.slice_exact_stores.as_ref(),
+            false => f.slice.as_ref(),
+        };
         let slice = kernel_slice.filter(|_| cfg.counters_only && !cfg.hazards);
         let counters_only = (cfg.counters_only && !cfg.hazards).then(|| CountersOnly {
             sliced: slice.is_some(),

@@ -315,6 +315,16 @@ impl Slice {
     /// be sliced (an opaque operation or a call: it then runs in full in counters-only
     /// mode).
     pub fn of(code: &[Inst], slots: u32) -> Option<Slice> {
+        Self::build(code, slots, false)
+    }
+
+    /// [`Slice::of`] where every value the kernel stores is needed too: its outputs are
+    /// exact, for a launch whose outputs a later counters-only launch reads.
+    pub fn with_exact_stores(code: &[Inst], slots: u32) -> Option<Slice> {
+        Self::build(code, slots, true)
+    }
+
+    fn build(code: &[Inst], slots: u32, exact_stores: bool) -> Option<Slice> {
         let mut roles: Vec<(SliceKind, SmallRoles)> = Vec::with_capacity(code.len());
         for inst in code {
             let mut r = SmallRoles::new();
@@ -325,12 +335,46 @@ impl Slice {
             roles.push((kind, r));
         }
         let n = slots as usize;
-        // A `.b128` register takes two slots and is named by the first: mark both.
+        let mut needed = Self::fixpoint(&roles, n, exact_stores);
+        // A register the slice needs loaded from writable memory: the kernel may read back
+        // what it stored (a flag it spins on, an index it wrote): its stores then write the
+        // values the full run writes (their data is needed too), so no load the slice needs
+        // meets an unknown byte in global memory.
+        let loads_needed = code.iter().zip(&roles).any(|(inst, (_, r))| {
+            let reads_memory = match &inst.op {
+                Op::Ld(ld) => !matches!(ld.space, Space::KernelParam | Space::Const),
+                Op::Ldmatrix { .. } | Op::Atom { .. } | Op::AtomVec { .. } => true,
+                _ => false,
+            };
+            reads_memory
+                && r.iter()
+                    .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
+        });
+        if loads_needed && !exact_stores {
+            needed = Self::fixpoint(&roles, n, true);
+        }
+        let skip = roles
+            .iter()
+            .map(|(kind, r)| {
+                *kind == SliceKind::Pure
+                    && !r
+                        .iter()
+                        .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
+            })
+            .collect();
+        needed.truncate(n);
+        Some(Slice { skip, needed })
+    }
+
+    /// The needed slots (one more than `n`, for slots past the count): a kept instruction's
+    /// reads, then the reads of every writer of a needed slot, until nothing changes. With
+    /// `data_needed`, stores' data too.
+    fn fixpoint(roles: &[(SliceKind, SmallRoles)], n: usize, data_needed: bool) -> Vec<bool> {
         let mut needed = vec![false; n + 1];
-        for (kind, r) in &roles {
+        for (kind, r) in roles {
             if *kind == SliceKind::Keep {
                 for &(s, role) in r {
-                    if role == Role::Use {
+                    if role == Role::Use || (data_needed && role == Role::Data) {
                         needed[(s as usize).min(n)] = true;
                     }
                 }
@@ -338,7 +382,7 @@ impl Slice {
         }
         loop {
             let mut changed = false;
-            for (_, r) in &roles {
+            for (_, r) in roles {
                 if r.iter()
                     .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
                 {
@@ -355,17 +399,7 @@ impl Slice {
                 break;
             }
         }
-        let skip = roles
-            .iter()
-            .map(|(kind, r)| {
-                *kind == SliceKind::Pure
-                    && !r
-                        .iter()
-                        .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
-            })
-            .collect();
-        needed.truncate(n);
-        Some(Slice { skip, needed })
+        needed
     }
 
     /// Whether slot `s` is needed (slots past the function's count, which no instruction

@@ -301,6 +301,8 @@ impl PreparedSteps {
                     block: *block,
                     dynamic_shared: *shared,
                     registers: base.registers.or(from_file),
+                    // Counters-only: a later step may read what this one stores.
+                    exact_stores: base.exact_stores || base.counters_only,
                     ..base.clone()
                 };
                 self.session.launch(kernel, args, config).map(Some)
