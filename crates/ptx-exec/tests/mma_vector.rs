@@ -39,7 +39,7 @@ fn every_vector_form_of_mma_gives_the_portable_bits() {
     for kind in KINDS {
         for round in 0..400 {
             // Random patterns, then patterns from a few exact small values (f16 ±0..3).
-            let mut word = |s: &mut u64| -> u32 {
+            let word = |s: &mut u64| -> u32 {
                 let r = xorshift(s);
                 if round % 2 == 0 {
                     r as u32
