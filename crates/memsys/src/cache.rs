@@ -184,11 +184,13 @@ impl Slot {
 /// never reach `u64::MAX`.
 const INVALID: u64 = u64::MAX;
 
+#[derive(Clone)]
 enum Sets {
     Packed(Packed),
     Wide(Wide),
 }
 
+#[derive(Clone)]
 pub(crate) struct SectorCache {
     sets: Sets,
     indexer: SetIndexer,

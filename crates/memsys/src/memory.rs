@@ -11,6 +11,7 @@ const GRANULE: u64 = 256;
 /// Unmapped gap between allocations, so running off the end of a buffer faults.
 const GUARD: u64 = 64 * 1024;
 
+#[derive(Clone)]
 struct Allocation {
     base: u64,
     /// Bytes requested: accesses beyond this fault.
@@ -19,6 +20,7 @@ struct Allocation {
     data: Vec<u8>,
 }
 
+#[derive(Clone)]
 pub(crate) struct GlobalMemory {
     allocs: Vec<Allocation>,
     next: u64,

@@ -162,6 +162,7 @@ fn pop(m: u8) -> u64 {
 /// The memory hierarchy: one L1 per SM (holding its own copy of the data, not coherent with
 /// the others), one L2 (the point of coherence, tags only: its data is the global image),
 /// DRAM traffic counters, and the global memory image.
+#[derive(Clone)]
 pub struct MemSystem {
     cfg: GpuConfig,
     geo: Geometry,
@@ -203,6 +204,15 @@ pub struct MemSystem {
 }
 
 impl MemSystem {
+    /// A copy of this memory system (caches, counters, the global image and every other
+    /// state) that later accesses to either leave the other unchanged: what a launch that may
+    /// run again goes back to (ptx-exec's counters-only mode).
+    pub fn snapshot(&self) -> MemSystem {
+        let mut copy = self.clone();
+        copy.mem = Arc::new((*self.mem).clone());
+        copy
+    }
+
     /// A memory system that holds data: accesses must fall inside allocations made with
     /// [`MemSystem::alloc`], loads return bytes and stale L1 copies are real.
     pub fn new(cfg: GpuConfig) -> Result<Self, MemError> {

@@ -101,6 +101,21 @@ fn triad(c: &mut Criterion) {
             g.bench_function("cache model on, 2 threads", |bch| {
                 bch.iter(|| s.launch("triad", &args, cfg.clone()).unwrap())
             });
+            // Counters-only: the same counts (the triad is almost all address work).
+            let cfg = LaunchConfig {
+                threads: 1,
+                counters_only: true,
+                ..cfg
+            };
+            let co = s.launch("triad", &args, cfg.clone()).unwrap();
+            assert_eq!(co.thread_instructions, count);
+            assert!(co
+                .counters_only
+                .as_ref()
+                .is_some_and(|c| c.restarted.is_none()));
+            g.bench_function("cache model on, counters-only", |bch| {
+                bch.iter(|| s.launch("triad", &args, cfg.clone()).unwrap())
+            });
         }
     }
     g.finish();
@@ -191,6 +206,24 @@ fn matmul_fp16(c: &mut Criterion) {
     g.bench_function("h100 cache model on, 2 threads", |bch| {
         bch.iter(|| s.launch("matmul_kernel", &args, cfg.clone()).unwrap())
     });
+    // Counters-only (the mma, conversions and epilogue skipped): the same instruction counts.
+    for threads in [1, 2] {
+        let cfg = LaunchConfig {
+            threads,
+            counters_only: true,
+            ..cfg.clone()
+        };
+        let co = s.launch("matmul_kernel", &args, cfg.clone()).unwrap();
+        assert_eq!(co.thread_instructions, count);
+        assert!(co
+            .counters_only
+            .as_ref()
+            .is_some_and(|c| c.restarted.is_none()));
+        let name = format!("h100 cache model on, counters-only, {threads} thread(s)");
+        g.bench_function(name.as_str(), |bch| {
+            bch.iter(|| s.launch("matmul_kernel", &args, cfg.clone()).unwrap())
+        });
+    }
     g.finish();
 }
 

@@ -1,7 +1,10 @@
 //! Runs one benchmark kernel once, for profiling (see benches/interp.rs for the workloads):
 //! `cargo run --release -p ptx-exec --example alu_run -- alu [ITERS] [CTAS]` or
 //! `-- triad [N] [CTAS]` (the bench's triad is `triad 4194304 1024`: a grid-stride loop of 16
-//! iterations per thread). Set `CACHE_MODEL=1` for the cache model (A100 preset).
+//! iterations per thread), or `-- softmax [ROWS]` (Triton's fused row softmax,
+//! tests/corpus/triton/softmax.sm80.ptx, 100 columns per row, one 128-thread CTA per row,
+//! inputs from a fixed sequence). Set `CACHE_MODEL=1` for the cache model (A100 preset),
+//! `COUNTERS_ONLY=1` for counters-only mode, `THREADS=N` for host threads.
 mod measure;
 
 use measure::*;
@@ -11,11 +14,37 @@ use ptx_isa::ScalarType;
 fn main() {
     let mut args = std::env::args().skip(1);
     let which = args.next().unwrap_or_else(|| "alu".into());
-    let ptx = include_str!("../benches/kernels/bench_kernels.sm80.ptx");
+    let ptx = match which.as_str() {
+        "softmax" => include_str!("../../../tests/corpus/triton/softmax.sm80.ptx"),
+        _ => include_str!("../benches/kernels/bench_kernels.sm80.ptx"),
+    };
     let module = ptx_syntax::parse(ptx).expect("parses");
     let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).expect("lowers");
     let model = std::env::var_os("CACHE_MODEL").is_some();
-    let (kernel, kargs, grid) = if which == "triad" {
+    let block = if which == "softmax" { 128 } else { 256 };
+    let (kernel, kargs, grid) = if which == "softmax" {
+        let rows: u64 = args.next().map_or(4096, |x| x.parse().expect("ROWS"));
+        let cols = 100u64;
+        let input: Vec<u8> = (0..rows * cols)
+            .flat_map(|i| (((i * 37) % 101) as f32 / 16.0 - 3.0).to_le_bytes())
+            .collect();
+        let out = s.alloc_buffer(&vec![0u8; input.len()]).unwrap();
+        let inp = s.alloc_buffer(&input).unwrap();
+        let n = KernelArg::Scalar {
+            ty: ScalarType::S32,
+            bits: cols,
+        };
+        let kargs = vec![
+            KernelArg::Pointer(out),
+            KernelArg::Pointer(inp),
+            n.clone(),
+            n.clone(),
+            n,
+            KernelArg::Pointer(0),
+            KernelArg::Pointer(0),
+        ];
+        ("softmax_kernel", kargs, rows as u32)
+    } else if which == "triad" {
         let n: u64 = args.next().map_or(1 << 16, |x| x.parse().expect("N"));
         let a = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
         let b = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
@@ -52,9 +81,11 @@ fn main() {
     };
     let cfg = LaunchConfig {
         grid: [grid, 1, 1],
-        block: [256, 1, 1],
+        block: [block, 1, 1],
+        dynamic_shared: if which == "softmax" { 16 } else { 0 },
         cache_model: model,
         threads: threads_from_env(),
+        counters_only: std::env::var("COUNTERS_ONLY").is_ok_and(|v| v == "1"),
         ..LaunchConfig::default()
     };
     let t = std::time::Instant::now();
@@ -78,6 +109,9 @@ fn main() {
         r.thread_instructions as f64 / dt / 1e6
     );
     report_phases(&r, dt, process_cpu);
+    if let Some(c) = &r.counters_only {
+        eprintln!("  {}", c.describe());
+    }
     let stats = format!("{:?}", s.mem.stats());
     let digest = fnv1a(stats.bytes());
     eprintln!("  counters digest {digest:016x} (FNV-1a of the memory system's counters)");

@@ -4,7 +4,9 @@
 //! default 1024). Triton's fp16 matmul (examples/matmul_fp16.sm80.ptx) on the H100 preset
 //! with the cache model on, inputs as in benches/interp.rs. Prints the launch's CPU time and
 //! FNV-1a digests of the output matrix and of the memory system's counters (compare them
-//! between builds: equal digests, same results).
+//! between builds: equal digests, same results). `COUNTERS_ONLY=1` runs it in counters-only
+//! mode (the counters digest must be the full run's; the output digest is not); `THREADS=N`
+//! sets the host threads.
 mod measure;
 
 use measure::*;
@@ -55,6 +57,7 @@ fn main() {
         dynamic_shared: 16384,
         cache_model: true,
         threads: threads_from_env(),
+        counters_only: std::env::var("COUNTERS_ONLY").is_ok_and(|v| v == "1"),
         ..LaunchConfig::default()
     };
     let t = std::time::Instant::now();
@@ -73,6 +76,9 @@ fn main() {
     }
     let cpu = thread_cpu_seconds().zip(cpu).map(|(b, a)| b - a);
     report_phases(&r, t.elapsed().as_secs_f64(), process_cpu);
+    if let Some(c) = &r.counters_only {
+        eprintln!("  {}", c.describe());
+    }
     let out = s.read_buffer(c, n * n * 2).unwrap();
     let stats = format!("{:?}", s.mem.stats());
     eprintln!(

@@ -762,7 +762,7 @@ pub fn mma(
     fb: &[[u32; 2]; 32],
     fc: &[[u32; 4]; 32],
 ) -> [[u64; 32]; 4] {
-    let d = mma_sem::mma_sync(shape, fa, fb, fc);
+    let d = mma_dispatch(shape, fa, fb, fc);
     let mut out = [[0u64; 32]; 4];
     for (r, v) in out.iter_mut().enumerate().take(shape.regs().2 as usize) {
         for (lane, x) in v.iter_mut().enumerate() {
@@ -770,4 +770,29 @@ pub fn mma(
         }
     }
     out
+}
+
+/// `mma_sync` in the widest vector form the CPU runs (same bits in every form: the forms
+/// differ only in the instruction set the compiler may use for the same operations).
+#[inline]
+fn mma_dispatch(
+    shape: MmaShape,
+    fa: &[[u32; 4]; 32],
+    fb: &[[u32; 2]; 32],
+    fc: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: `mma_sync_avx512` requires AVX-512F only, and the CPU has it (checked
+            // just above); its arguments are plain references.
+            return unsafe { mma_sem::mma_sync_avx512(shape, fa, fb, fc) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `mma_sync_avx2` requires AVX2 only, and the CPU has it (checked just
+            // above).
+            return unsafe { mma_sem::mma_sync_avx2(shape, fa, fb, fc) };
+        }
+    }
+    mma_sem::mma_sync(shape, fa, fb, fc)
 }

@@ -90,7 +90,7 @@ pub mod tensormap;
 
 pub use error::{ExecError, FaultKind, FaultSite};
 pub use hazards::{Hazard, HazardClass};
-pub use machine::{LaunchConfig, RunSummary, StaleRead};
+pub use machine::{CountersOnly, LaunchConfig, RunSummary, StaleRead};
 pub use program::Program;
 pub use residency::{Limit, RegisterSource, Registers, Residency};
 
@@ -128,6 +128,9 @@ pub struct Session {
     /// launch sets it); `None`: the number of launches so far.
     pub next_step: Option<u32>,
     launches: u32,
+    /// Global lines earlier counters-only launches wrote with values they did not compute
+    /// (`machine/counters_only.rs`).
+    unknown_lines: std::collections::BTreeSet<u64>,
 }
 
 impl Session {
@@ -164,6 +167,7 @@ impl Session {
             discarded: Default::default(),
             next_step: None,
             launches: 0,
+            unknown_lines: Default::default(),
         })
     }
 
@@ -213,8 +217,29 @@ impl Session {
         self.mem.invalidate_all_l1();
         // A `-G` build's stores reach L2 unmerged (`MemSystem::set_write_combining`).
         self.mem.set_write_combining(!self.program.debug);
+        // Counters-only mode with a sliced kernel: keep the memory system as it is now, to
+        // run the launch again in full mode if the slice meets a value it did not compute.
+        let exact_stores = cfg.exact_stores;
+        fn kernel_slice(f: &program::Function, exact_stores: bool) -> Option<&program::Slice> {
+            match exact_stores {
+                true => f.slice_exact_stores.as_ref(),
+                false => f.slice.as_ref(),
+            }
+        }
+        let sliced = cfg.counters_only
+            && !cfg.hazards
+            && self
+                .program
+                .kernel(kernel)
+                .is_some_and(|f| kernel_slice(f, exact_stores).is_some());
+        let before = sliced.then(|| self.mem.snapshot());
+        let full_cfg = LaunchConfig {
+            counters_only: false,
+            ..cfg.clone()
+        };
         let hazards_on = cfg.hazards;
-        let mut machine = machine::Machine::new(&self.program, kernel, params, cfg, &mut self.mem)?;
+        let mut machine =
+            machine::Machine::new(&self.program, kernel, params.clone(), cfg, &mut self.mem)?;
         let step = self.next_step.take().unwrap_or(self.launches);
         self.launches += 1;
         if hazards_on {
@@ -224,9 +249,55 @@ impl Session {
         if let Ok(s) = &result {
             self.discarded = s.discarded.clone();
         }
+        let Some(before) = before else {
+            self.last_hazards = hazards;
+            self.last_printf = printf;
+            return result;
+        };
+        if let Some(addr) = result
+            .as_ref()
+            .ok()
+            .and_then(|s| s.unknowns.reads_earlier_unknown(&self.unknown_lines))
+        {
+            self.mem = before;
+            return Err(ExecError::Launch(format!(
+                "counters-only: kernel `{kernel}` reads global memory at {addr:#x}, which an \
+                 earlier counters-only launch wrote with values it did not compute; run the \
+                 launches in full mode (without --counters-only)"
+            )));
+        }
+        let why = match &result {
+            Ok(s) => s.unknowns.restart_reason(),
+            Err(e) => Some(format!("the counters-only run stopped ({e})")),
+        };
+        let Some(why) = why else {
+            let mut s = result?;
+            self.unknown_lines
+                .extend(std::mem::take(&mut s.unknowns.unknown_lines));
+            s.unknowns = Default::default();
+            self.last_hazards = hazards;
+            self.last_printf = printf;
+            return Ok(s);
+        };
+        self.mem = before;
+        let counters_only = result.ok().and_then(|s| s.counters_only);
+        let (result, hazards, printf) =
+            machine::Machine::new(&self.program, kernel, params, full_cfg, &mut self.mem)?
+                .run_with_output();
         self.last_hazards = hazards;
         self.last_printf = printf;
-        result
+        let mut s = result?;
+        let f = self.program.kernel(kernel).expect("launched");
+        s.counters_only = Some(machine::CountersOnly {
+            restarted: Some(why),
+            ..counters_only.unwrap_or(machine::CountersOnly {
+                sliced: true,
+                skipped: kernel_slice(f, exact_stores).map_or(0, |s| s.skipped() as u32),
+                instructions: f.code.len() as u32,
+                restarted: None,
+            })
+        });
+        Ok(s)
     }
 
     /// The kernel's parameters as (name, type) in order.

@@ -185,6 +185,8 @@ pub fn lower_module_with(
             code: Vec::new(),
             rank: Vec::new(),
             slot_table: Default::default(),
+            slice: None,
+            slice_exact_stores: None,
             slots: 0,
             slot_bits: Vec::new(),
             preds: 0,
@@ -220,6 +222,11 @@ pub fn lower_module_with(
         let target = &mut program.functions[fi];
         target.rank = crate::program::schedule_ranks(&lowered.code);
         target.slot_table = crate::program::SlotTable::new(&lowered.code);
+        if target.is_kernel {
+            target.slice = crate::program::Slice::of(&lowered.code, lowered.slots);
+            target.slice_exact_stores =
+                crate::program::Slice::with_exact_stores(&lowered.code, lowered.slots);
+        }
         target.code = lowered.code;
         target.slots = lowered.slots;
         target.slot_bits = lowered.slot_bits;

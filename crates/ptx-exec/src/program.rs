@@ -30,6 +30,7 @@ mod operands;
 mod operators;
 pub(crate) mod ops;
 mod schedule;
+mod slice;
 mod slots;
 
 pub use call_frame::{frame_save_words, MAX_FRAME_SAVE_WORDS};
@@ -38,7 +39,8 @@ pub use operands::*;
 pub use operators::*;
 pub use ops::Reach;
 pub use schedule::schedule_ranks;
-pub use slots::{register_slots, SlotTable};
+pub use slice::{slice_roles, Slice, SliceKind};
+pub use slots::{register_roles, register_slots, Role, SlotTable};
 
 /// What the product of an [`Op::FmaContract`] was in PTX.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -664,6 +666,11 @@ pub struct Function {
     pub rank: Vec<u32>,
     /// The register slots each instruction names (the interpreter prefetches them).
     pub slot_table: SlotTable,
+    /// A kernel's counters-only slice (`slice.rs`); `None` for functions that are not
+    /// kernels and for kernels that cannot be sliced (they run in full).
+    pub slice: Option<Slice>,
+    /// [`Slice::with_exact_stores`] of a kernel.
+    pub slice_exact_stores: Option<Slice>,
     /// Value register slots (a `.b128` register counts two).
     pub slots: u32,
     /// Bit width of each slot's register (for loads' extension and `mov` truncation).

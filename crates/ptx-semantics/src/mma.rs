@@ -265,6 +265,50 @@ pub fn mma_sync(
     b: &[[u32; 2]; 32],
     c: &[[u32; 4]; 32],
 ) -> [[u32; 4]; 32] {
+    mma_sync_body(kind, a, b, c)
+}
+
+/// [`mma_sync`] compiled for AVX2 (the eight sums of a row in two 256-bit registers): the
+/// same operations in the same order, so the same bits (Rust never fuses a multiply and an
+/// add into an FMA on its own).
+///
+/// # Safety
+///
+/// Call it only where the CPU has AVX2 (`is_x86_feature_detected!("avx2")`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub fn mma_sync_avx2(
+    kind: MmaKind,
+    a: &[[u32; 4]; 32],
+    b: &[[u32; 2]; 32],
+    c: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
+    mma_sync_body(kind, a, b, c)
+}
+
+/// [`mma_sync`] compiled for AVX-512 (a row's eight sums in one register); same bits.
+///
+/// # Safety
+///
+/// Call it only where the CPU has AVX-512F (`is_x86_feature_detected!("avx512f")`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub fn mma_sync_avx512(
+    kind: MmaKind,
+    a: &[[u32; 4]; 32],
+    b: &[[u32; 2]; 32],
+    c: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
+    mma_sync_body(kind, a, b, c)
+}
+
+#[inline(always)]
+fn mma_sync_body(
+    kind: MmaKind,
+    a: &[[u32; 4]; 32],
+    b: &[[u32; 2]; 32],
+    c: &[[u32; 4]; 32],
+) -> [[u32; 4]; 32] {
     if kind.integer() {
         return mma_sync_int(kind, a, b, c);
     }

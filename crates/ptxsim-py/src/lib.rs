@@ -305,6 +305,10 @@ struct LaunchResult {
     /// Why the run used one thread although more were asked for (hazard tracking), or None.
     #[pyo3(get)]
     threads_note: Option<String>,
+    /// With `counters_only=True`: what the mode did (the instructions it skipped, or why it
+    /// ran in full mode); None otherwise. The arrays passed in are left untouched.
+    #[pyo3(get)]
+    counters_only: Option<String>,
     /// Wall-clock seconds the run took (not deterministic; everything else is).
     #[pyo3(get)]
     elapsed: f64,
@@ -433,7 +437,7 @@ fn registers(n: Option<u32>, source: &str) -> PyResult<Option<ptx_exec::Register
 /// are copied in before and back after the run), or a bool/int/float typed by the parameter's
 /// `.param` declaration.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag", fmad=true, access_policy_window=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", hazards=false, seed=0, max_steps=None, persisting_l2=0, timeout=None, threads=None, registers_per_thread=None, registers_source="flag", fmad=true, access_policy_window=None, counters_only=false))]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -455,6 +459,7 @@ fn launch(
     registers_source: &str,
     fmad: bool,
     access_policy_window: Option<String>,
+    counters_only: bool,
 ) -> PyResult<LaunchResult> {
     let registers = registers(registers_per_thread, registers_source)?;
     let max = ptx_exec::machine::MAX_THREADS;
@@ -540,6 +545,7 @@ fn launch(
         hazards,
         threads,
         registers,
+        counters_only,
         ..LaunchConfig::default()
     };
     if let Some(m) = max_steps {
@@ -572,8 +578,9 @@ fn launch(
         }
     };
 
-    // Write the buffers back in place, like a copy to the host after a real launch.
-    for (i, buf) in &buffers {
+    // Write the buffers back in place, like a copy to the host after a real launch (not in
+    // counters-only mode: the values were not computed, the arrays stay as they were).
+    for (i, buf) in buffers.iter().filter(|_| !counters_only) {
         let out = prepared
             .output(*i)
             .map_err(|e| PtxsimError::new_err(format!("argument {i}: {e}")))?;
@@ -620,6 +627,7 @@ fn launch(
         cp_async_bytes: run.cp_async_bytes,
         threads: run.threads,
         threads_note: run.threads_note.clone(),
+        counters_only: run.counters_only.as_ref().map(|c| c.describe()),
         elapsed,
         stats: report::to_py(py, &doc.stats)?.unbind(),
         lines: report::to_py(py, &doc.lines)?.unbind(),

@@ -140,6 +140,7 @@ pub(super) struct Meta {
 pub(super) const TAGS_PER_HOST_LINE: usize = 8;
 
 /// Sets of up to 16 ways.
+#[derive(Clone)]
 pub(crate) struct Packed {
     pub(super) ways: usize,
     pub(super) meta: Vec<Meta>,

@@ -4,6 +4,7 @@
 use super::*;
 
 /// Sets of more than 16 ways: plain arrays, linear-time order operations.
+#[derive(Clone)]
 pub(super) struct Wide {
     pub(super) ways: usize,
     pub(super) tags: Vec<u64>,

@@ -94,6 +94,7 @@ impl PartitionMap {
 }
 
 /// The L2's partitions (a power of two, one or more).
+#[derive(Clone)]
 pub(crate) struct PartitionedL2 {
     parts: Vec<SectorCache>,
     map: PartitionMap,

@@ -264,6 +264,7 @@ impl Machine<'_> {
         buf: &mut [u8],
     ) -> Result<(), ExecError> {
         self.summary.add_sectors(id, sectors::tally(acc));
+        self.note_global_reads(acc);
         let mut off = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)

@@ -103,8 +103,12 @@ impl Machine<'_> {
         // Lanes 8i..8i+7 give the row addresses of matrix i; each row is 8 b16 elements.
         read_addrs!(self, cta, wi; a = addr);
         let mut rows = [[0u16; 8]; 32];
+        let needed = self.any_needed(ds.iter().copied());
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            if needed {
+                self.check_shared_read(cta, id, off as u64, 16);
+            }
             if self.tracker.is_some() {
                 let access = self.access(cta, wi, id, r);
                 self.check_shared(cta, wi, r, access, off as u64, 16);
@@ -163,8 +167,10 @@ impl Machine<'_> {
                 }
             }
         }
+        let unknown = self.unknown_data(srcs.iter());
         for (r, row) in rows.iter().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
+            self.note_shared_store(cta, off as u64, 16, unknown);
             if self.tracker.is_some() {
                 let access = self.access(cta, wi, id, r);
                 self.check_shared(cta, wi, r, access, off as u64, 16);

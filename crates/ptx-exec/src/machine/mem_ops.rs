@@ -32,6 +32,11 @@ impl Machine<'_> {
         let data = &mut storage[..32 * total as usize];
         let mut global_lanes: SmallVec<[(usize, u64); 32]> = SmallVec::new();
         let mut local_lanes: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
+        let needed = self.slicing()
+            && self.any_needed(ld.dsts.iter().filter_map(|d| match d {
+                Dst::Reg(r) => Some(*r),
+                Dst::Sink => None,
+            }));
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
@@ -40,6 +45,13 @@ impl Machine<'_> {
                 }
                 global_lanes.push((l, addr));
             } else {
+                if needed {
+                    match sp {
+                        Space::Shared => self.check_shared_read(cta, id, addr, total),
+                        Space::Local | Space::Param => self.check_private_read(cta, id),
+                        _ => {}
+                    }
+                }
                 if sp == Space::Shared && self.tracker.is_some() {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, addr, total);
@@ -140,6 +152,7 @@ impl Machine<'_> {
         let mut accesses = Accesses::new();
         let mut places = Places::new();
         let mut local_lanes: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
+        let unknown = self.unknown_data(st.srcs.iter().flatten());
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
@@ -158,6 +171,15 @@ impl Machine<'_> {
                     let access = self.access(cta, wi, id, l);
                     self.check_shared(cta, wi, l, access, addr, total as u32);
                     self.check_shared_write(cta, access, addr, total as u32);
+                }
+                match sp {
+                    Space::Shared => {
+                        for &(first, count) in &runs {
+                            let at = addr + (first * eb) as u64;
+                            self.note_shared_store(cta, at, (count * eb) as u32, unknown);
+                        }
+                    }
+                    _ => self.note_private_store(cta, unknown),
                 }
                 for &(first, count) in &runs {
                     let bytes: SmallVec<[u8; MAX_LANE_BYTES]> =
@@ -186,6 +208,9 @@ impl Machine<'_> {
         self.local_traffic(cta, wi, id, AccessKind::Store, &st.hints, &local_lanes)?;
         if accesses.is_empty() {
             return Ok(());
+        }
+        if unknown {
+            self.note_unknown_global(&accesses);
         }
         // The warp's index picks its SM sub-partition's write-combining window (memsys).
         let req = memsys::Request {
@@ -538,6 +563,11 @@ impl Machine<'_> {
             } else {
                 for k in 0..n {
                     let ad = ad + (k * eb) as u64;
+                    // Its operands are in the slice; the bytes it reads must be known.
+                    match sp {
+                        Space::Shared => self.check_shared_read(cta, id, ad, eb as u32),
+                        _ => self.check_private_read(cta, id),
+                    }
                     if sp == Space::Shared && self.tracker.is_some() {
                         let access = self.access(cta, wi, id, l);
                         self.check_shared(cta, wi, l, access, ad, eb as u32);
@@ -562,6 +592,7 @@ impl Machine<'_> {
                 .collect();
             let places: Vec<(usize, usize, usize)> =
                 global.iter().map(|&(l, _)| (l, 0, vb)).collect();
+            self.note_global_reads(&acc);
             if self.cfg.cache_model {
                 let mut olds = vec![0u64; global.len() * n];
                 let gl = &global;

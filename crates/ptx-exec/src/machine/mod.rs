@@ -76,6 +76,7 @@ mod async_copy;
 mod barrier;
 mod bulk;
 mod control;
+mod counters_only;
 mod hazard;
 mod matrix;
 mod mem_ops;
@@ -90,6 +91,7 @@ mod warp_sync;
 use crate::error::ExecError;
 use crate::hazards::{Access, Hazard, Tracker};
 use crate::program::*;
+pub use counters_only::{CountersOnly, Unknowns};
 use memsys::MemSystem;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicU64;
@@ -129,6 +131,15 @@ pub struct LaunchConfig {
     /// `system/l2_control.rs`): set on the memory system for this launch (`None` clears the
     /// one an earlier launch set).
     pub access_policy_window: Option<memsys::AccessPolicyWindow>,
+    /// Counters-only mode: run only the kernel's slice, what addresses, branches, predicates,
+    /// barriers and memory operations depend on (`counters_only.rs`); counters, per-line
+    /// tables and the time estimate are those of the full run, memory contents are not.
+    /// Off with [`LaunchConfig::hazards`] (the hazard tracker compares values).
+    pub counters_only: bool,
+    /// With [`LaunchConfig::counters_only`]: also compute every value the launch stores, so
+    /// its outputs are exact (a launch of a sequence whose outputs a later counters-only
+    /// launch reads: `ptxsim run` of a multi-step launch file sets it).
+    pub exact_stores: bool,
 }
 
 /// Host memory the resident CTAs' registers, local and shared memory may take at most: past
@@ -155,6 +166,8 @@ impl Default for LaunchConfig {
             threads: 1,
             registers: None,
             access_policy_window: None,
+            counters_only: false,
+            exact_stores: false,
         }
     }
 }
@@ -198,6 +211,10 @@ pub struct RunSummary {
     /// CTAs resident at once over the whole GPU: CTAs per SM x SMs, fewer when the host
     /// memory of that many ([`RESIDENT_HOST_BYTES`]) or the grid is smaller.
     pub resident_ctas: u64,
+    /// What counters-only mode did ([`LaunchConfig::counters_only`]); `None` in a full run.
+    pub counters_only: Option<CountersOnly>,
+    /// Counters-only mode's tracking of unknown bytes (`counters_only.rs`).
+    pub unknowns: Unknowns,
 }
 
 /// A load served from an SM's L1 with bytes that differ from the coherent value.
@@ -356,6 +373,10 @@ struct Cta {
     mbar_seen: HashMap<(u32, u32), u64>,
     /// Bulk asynchronous copies in flight.
     bulk: bulk::BulkState,
+    /// Counters-only mode: the shared bytes an unknown store wrote last (empty until one).
+    shared_unknown: Vec<bool>,
+    /// Counters-only mode: whether the CTA stored unknown data in local or param memory.
+    private_unknown: bool,
 }
 
 /// The memory system as a machine sees it: the launch's own machine holds it; the workers
@@ -488,6 +509,9 @@ pub struct Machine<'p> {
     /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
     /// needed (shared with the workers).
     ahead: std::sync::Arc<[std::sync::OnceLock<Box<[bool]>>]>,
+    /// Counters-only mode: the kernel's slice (`None`: full mode, or a kernel that cannot
+    /// be sliced).
+    slice: Option<&'p Slice>,
 }
 
 /// The result of running one warp for a while.
@@ -553,6 +577,18 @@ impl<'p> Machine<'p> {
             mem.snapshot_for_discard();
         }
         let deadline = crate::limits::Deadline::start(cfg.timeout);
+        let f = &program.functions[k as usize];
+        let kernel_slice = match cfg.exact_stores {
+            true => f.slice_exact_stores.as_ref(),
+            false => f.slice.as_ref(),
+        };
+        let slice = kernel_slice.filter(|_| cfg.counters_only && !cfg.hazards);
+        let counters_only = (cfg.counters_only && !cfg.hazards).then(|| CountersOnly {
+            sliced: slice.is_some(),
+            skipped: slice.map_or(0, |s| s.skipped() as u32),
+            instructions: program.functions[k as usize].code.len() as u32,
+            restarted: None,
+        });
         Ok(Machine {
             program,
             kernel: k,
@@ -565,6 +601,7 @@ impl<'p> Machine<'p> {
                 per_instruction: vec![0; program.instrs.len()],
                 residency: Some(residency),
                 resident_ctas: max_resident.min(grid_ctas),
+                counters_only,
                 ..RunSummary::default()
             },
             steps: 0,
@@ -581,6 +618,7 @@ impl<'p> Machine<'p> {
                 .iter()
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            slice,
         })
     }
 

@@ -136,6 +136,7 @@ impl<'p> Machine<'p> {
             max_resident: self.max_resident,
             deadline: self.deadline.clone(),
             ahead: self.ahead.clone(),
+            slice: self.slice,
         }
     }
 
@@ -288,6 +289,7 @@ impl<'p> Machine<'p> {
             // The first phase runs no global access, copy or printf (`reaches_outside_cta`).
             debug_assert!(w.summary.printf.is_empty() && w.summary.stale_reads.is_empty());
             self.summary.cp_async_bytes += w.summary.cp_async_bytes;
+            self.summary.unknowns.merge(w.summary.unknowns);
         }
     }
 

@@ -219,6 +219,8 @@ impl<'p> Machine<'p> {
             copy_words: HashMap::new(),
             mbar_seen: Default::default(),
             bulk: Default::default(),
+            shared_unknown: Vec::new(),
+            private_unknown: false,
         })
     }
 

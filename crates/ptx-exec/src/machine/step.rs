@@ -52,7 +52,7 @@ macro_rules! run_handler {
 }
 
 macro_rules! gen_execute {
-    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident; )*) => {
+    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident, $sl:ident $(($slf:ident))?; )*) => {
         impl Machine<'_> {
             /// Executes `inst` for `exec` lanes (of `active` at `pc`): the handler column of the
             /// operation table (`program/ops.rs`). Returns the PC all active lanes continue at,
@@ -95,7 +95,9 @@ impl Machine<'_> {
         self.summary.thread_instructions += exec.count_ones() as u64;
         let mut next_pc = Some(pc + 1);
         let (mut exec, mut active) = (exec, active);
-        if exec != 0 {
+        // Counters-only mode: an instruction outside the slice is counted, not run.
+        let skipped = self.slice.is_some_and(|s| s.skip[pc as usize]);
+        if exec != 0 && !skipped {
             if let Some(mask) = inst.op.warp_sync_mask() {
                 match self.warp_sync_gate(cta, wi, inst.id, pc, mask, exec)? {
                     Some(group) => {

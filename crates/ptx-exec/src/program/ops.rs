@@ -10,6 +10,7 @@
 //! | reach, phase | [`Op::reach`] and [`Op::needs_serial_phase`]: which round phase runs it | here |
 //! | registers | [`register_slots`](super::register_slots), the register prefetch | `slots.rs` |
 //! | sync | [`Op::warp_sync_mask`], the warp-synchronous gate | here |
+//! | slice | [`slice_roles`](super::slice_roles), the counters-only slice | `slice.rs` |
 //!
 //! (The model is Pulley's `for_each_op!` in wasmtime and wasmi's `for_each_op.rs`.)
 //!
@@ -31,100 +32,107 @@
 //! list cannot say; `[]` leaves an operation out of the prefetch (a hint only: the rare forms).
 //!
 //! **Sync**: `mask` for a warp-synchronous operation whose `mask` field is its membermask.
+//!
+//! **Slice**: what counters-only mode does with the operation (`slice.rs`): `pure` (skipped
+//! when no register it writes is needed; the registers column is complete), `pure(f)` (the
+//! same with `f`'s complete roles), `keep` (always runs; the registers column is complete),
+//! `keep(f)` (always runs; `f` adds what the registers column leaves out), `only(f)` (always
+//! runs; `f` gives every role) or `opaque` (a kernel holding it is not sliced).
 
 use super::*;
 
 /// Calls `$m!` with the operation table: for each [`Op`] variant,
-/// `Variant => handler, reach, phase, [registers], sync;` (see the module docs).
+/// `Variant => handler, reach, phase, [registers], sync, slice;` (see the module docs).
 macro_rules! for_each_op {
     ($m:ident) => {
         $m! {
-            // variant              handler            reach              phase              registers                 sync
-            Nop                  => nothing,           cta,               serial,            [],                       none;
-            Mov                  => exec_move,         cta,               serial,            [dst d, src a],           none;
-            Pack                 => exec_move,         cta,               serial,            [custom pack_slots],      none;
-            Unpack               => exec_move,         cta,               serial,            [custom unpack_slots],    none;
-            MovPred              => exec_move,         cta,               serial,            [],                       none;
-            MovVec               => exec_move,         cta,               serial,            [],                       none;
-            Cvt                  => exec_convert,      cta,               serial,            [dst d, src a],           none;
-            CvtPack              => exec_convert,      cta,               serial,            [dst d, src a, src b],    none;
-            Cvta                 => exec_convert,      cta,               serial,            [dst d, src a],           none;
-            IsSpace              => exec_convert,      cta,               serial,            [],                       none;
-            Mapa                 => exec_convert,      cta,               serial,            [],                       none;
-            Int1                 => exec_int,          cta,               serial,            [dst d, src a],           none;
-            Int2                 => exec_int,          cta,               serial,            [dst d, src a, src b],    none;
-            Int3                 => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none;
-            Bfe                  => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none;
-            Bfi                  => exec_int,          cta,               serial,            [],                       none;
-            Prmt                 => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none;
-            Shf                  => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none;
-            Carry                => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none;
-            Video                => exec_int_multi,    cta,               serial,            [],                       none;
-            VideoScalar          => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none;
-            Lop3Pred             => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none;
-            Float1               => exec_float,        cta,               serial,            [dst d, src a],           none;
-            Float2               => exec_float,        cta,               serial,            [dst d, src a, src b],    none;
-            Fma                  => exec_float,        cta,               serial,            [dst d, src a, src b, src c], none;
-            FmaContract          => exec_float,        cta,               serial,            [dst d, src a, src b, src c], none;
-            Testp                => exec_float,        cta,               serial,            [],                       none;
-            Setp                 => exec_compare,      cta,               serial,            [src a, src b],           none;
-            Set                  => exec_compare,      cta,               serial,            [dst d, src a, src b],    none;
-            Selp                 => exec_compare,      cta,               serial,            [dst d, src a, src b],    none;
-            Slct                 => exec_compare,      cta,               serial,            [dst d, src a, src b, src c], none;
-            PredLogic            => exec_compare,      cta,               serial,            [],                       none;
-            PredNot              => exec_compare,      cta,               serial,            [],                       none;
-            Ld                   => load,              by(ld_reach),      weak(ld_semantics), [custom ld_slots],       none;
-            St                   => store,             by(st_reach),      weak(st_semantics), [custom st_slots],       none;
-            Prefetch             => exec_memory_other, outside,           serial,            [],                       none;
-            L2Control            => exec_memory_other, outside,           serial,            [],                       none;
-            Atom                 => exec_memory_other, by(atom_reach),    serial,            [],                       none;
-            AtomVec              => exec_memory_other, by(atom_reach),    serial,            [],                       none;
-            CreatePolicyFractional => exec_memory_other, cta,             serial,            [],                       none;
+            // variant              handler            reach              phase              registers                 sync    slice
+            Nop                  => nothing,           cta,               serial,            [],                       none,  keep;
+            Mov                  => exec_move,         cta,               serial,            [dst d, src a],           none,  pure;
+            Pack                 => exec_move,         cta,               serial,            [custom pack_slots],      none,  pure;
+            Unpack               => exec_move,         cta,               serial,            [custom unpack_slots],    none,  pure;
+            MovPred              => exec_move,         cta,               serial,            [],                       none,  keep;
+            MovVec               => exec_move,         cta,               serial,            [],                       none,  pure(movvec_roles);
+            Cvt                  => exec_convert,      cta,               serial,            [dst d, src a],           none,  pure;
+            CvtPack              => exec_convert,      cta,               serial,            [dst d, src a, src b],    none,  pure;
+            Cvta                 => exec_convert,      cta,               serial,            [dst d, src a],           none,  pure;
+            IsSpace              => exec_convert,      cta,               serial,            [],                       none,  keep(isspace_roles);
+            Mapa                 => exec_convert,      cta,               serial,            [],                       none,  pure(mapa_roles);
+            Int1                 => exec_int,          cta,               serial,            [dst d, src a],           none,  pure;
+            Int2                 => exec_int,          cta,               serial,            [dst d, src a, src b],    none,  pure;
+            Int3                 => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Bfe                  => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Bfi                  => exec_int,          cta,               serial,            [],                       none,  pure(bfi_roles);
+            Prmt                 => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Shf                  => exec_int,          cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Carry                => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none,  keep;
+            Video                => exec_int_multi,    cta,               serial,            [],                       none,  pure(video_roles);
+            VideoScalar          => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Lop3Pred             => exec_int_multi,    cta,               serial,            [dst d, src a, src b, src c], none,  keep;
+            Float1               => exec_float,        cta,               serial,            [dst d, src a],           none,  pure;
+            Float2               => exec_float,        cta,               serial,            [dst d, src a, src b],    none,  pure;
+            Fma                  => exec_float,        cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            FmaContract          => exec_float,        cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            Testp                => exec_float,        cta,               serial,            [],                       none,  keep(testp_roles);
+            Setp                 => exec_compare,      cta,               serial,            [src a, src b],           none,  keep;
+            Set                  => exec_compare,      cta,               serial,            [dst d, src a, src b],    none,  pure;
+            Selp                 => exec_compare,      cta,               serial,            [dst d, src a, src b],    none,  pure;
+            Slct                 => exec_compare,      cta,               serial,            [dst d, src a, src b, src c], none,  pure;
+            PredLogic            => exec_compare,      cta,               serial,            [],                       none,  keep;
+            PredNot              => exec_compare,      cta,               serial,            [],                       none,  keep;
+            Ld                   => load,              by(ld_reach),      weak(ld_semantics), [custom ld_slots],       none,  keep(ld_policy_roles);
+            St                   => store,             by(st_reach),      weak(st_semantics), [custom st_slots],       none,  keep(st_policy_roles);
+            Prefetch             => exec_memory_other, outside,           serial,            [],                       none,  keep(prefetch_roles);
+            // discard restores kernel-start bytes: a kernel with one runs in full mode.
+            L2Control            => exec_memory_other, outside,           serial,            [],                       none,  opaque;
+            Atom                 => exec_memory_other, by(atom_reach),    serial,            [],                       none,  keep(atom_roles);
+            AtomVec              => exec_memory_other, by(atom_reach),    serial,            [],                       none,  keep(atom_vec_roles);
+            CreatePolicyFractional => exec_memory_other, cta,             serial,            [],                       none,  keep(policy_fractional_roles);
             // Range cache policies are encoded by the memory system (the L2's geometry).
-            CreatePolicyRange    => exec_memory_other, outside,           serial,            [],                       none;
-            CreatePolicyCvt      => exec_memory_other, cta,               serial,            [dst d, src a],           none;
+            CreatePolicyRange    => exec_memory_other, outside,           serial,            [],                       none,  keep(policy_range_roles);
+            CreatePolicyCvt      => exec_memory_other, cta,               serial,            [dst d, src a],           none,  keep;
             // `cp.async` reads global memory when it is issued (a weak read); the rest of the
             // copy (landing in shared memory) is the CTA's own.
-            CpAsync              => exec_async,        outside,           weak(cp_async_semantics), [custom cp_async_slots], none;
-            CpAsyncCommit        => exec_async,        cta,               serial,            [],                       none;
-            CpAsyncWait          => exec_async,        cta,               serial,            [],                       none;
-            CpAsyncWaitAll       => exec_async,        cta,               serial,            [],                       none;
-            CpAsyncMbarrierArrive => exec_async,       cta,               serial,            [],                       none;
-            Mbarrier             => exec_async,        cta,               serial,            [],                       none;
-            BulkCopy             => exec_bulk_family,  outside,           serial,            [],                       none;
-            TensorCopy           => exec_bulk_family,  outside,           serial,            [],                       none;
-            BulkPrefetch         => exec_bulk_family,  outside,           serial,            [],                       none;
-            BulkCommit           => exec_bulk_family,  cta,               serial,            [],                       none;
-            BulkWait             => exec_bulk_family,  outside,           serial,            [],                       none;
-            TensormapReplace     => exec_bulk_family,  outside,           serial,            [],                       none;
-            TensormapCopy        => exec_bulk_family,  outside,           serial,            [],                       none;
-            BarSync              => exec_bar,          cta,               serial,            [],                       none;
-            BarRed               => exec_bar,          cta,               serial,            [],                       none;
-            Fence                => fence,             by(fence_reach),   serial,            [],                       none;
-            Shfl                 => shuffle_vote,      cta,               serial,            [dst d, src a, src b, src c], mask;
-            Vote                 => shuffle_vote,      cta,               serial,            [],                       mask;
-            Elect                => shuffle_vote,      cta,               serial,            [],                       mask;
-            Activemask           => shuffle_vote,      cta,               serial,            [],                       none;
-            WarpSync             => nothing,           cta,               serial,            [],                       mask;
-            Redux                => exec_reduce_match, cta,               serial,            [],                       mask;
-            Match                => exec_reduce_match, cta,               serial,            [],                       mask;
-            Ldmatrix             => exec_matrix,       cta,               serial,            [custom ldmatrix_slots],  none;
-            Stmatrix             => exec_matrix,       cta,               serial,            [custom stmatrix_slots],  none;
-            Mma                  => exec_matrix,       cta,               serial,            [custom mma_slots],       none;
-            WmmaLoad             => exec_matrix,       by(wmma_reach),    serial,            [],                       none;
-            WmmaStore            => exec_matrix,       by(wmma_reach),    serial,            [],                       none;
-            WmmaMma              => exec_matrix,       cta,               serial,            [custom mma_slots],       none;
-            Wgmma                => exec_matrix,       cta,               serial,            [],                       none;
-            WgmmaFence           => nothing,           cta,               serial,            [],                       none;
-            WgmmaCommit          => nothing,           cta,               serial,            [],                       none;
-            WgmmaWait            => nothing,           cta,               serial,            [],                       none;
-            Bra                  => control,           cta,               serial,            [],                       none;
-            BrxIdx               => control,           cta,               serial,            [],                       none;
-            Call                 => control,           by(call_reach),    serial,            [],                       none;
-            Ret                  => control,           by(ret_reach),     serial,            [],                       none;
-            Exit                 => control,           cta,               serial,            [],                       none;
-            Trap                 => control,           cta,               serial,            [],                       none;
-            Brkpt                => control,           cta,               serial,            [],                       none;
+            CpAsync              => exec_async,        outside,           weak(cp_async_semantics), [custom cp_async_slots], none,  keep(cp_async_policy_roles);
+            CpAsyncCommit        => exec_async,        cta,               serial,            [],                       none,  keep;
+            CpAsyncWait          => exec_async,        cta,               serial,            [],                       none,  keep;
+            CpAsyncWaitAll       => exec_async,        cta,               serial,            [],                       none,  keep;
+            CpAsyncMbarrierArrive => exec_async,       cta,               serial,            [],                       none,  keep(mbar_arrive_roles);
+            Mbarrier             => exec_async,        cta,               serial,            [],                       none,  keep(mbarrier_roles);
+            BulkCopy             => exec_bulk_family,  outside,           serial,            [],                       none,  opaque;
+            TensorCopy           => exec_bulk_family,  outside,           serial,            [],                       none,  opaque;
+            BulkPrefetch         => exec_bulk_family,  outside,           serial,            [],                       none,  opaque;
+            BulkCommit           => exec_bulk_family,  cta,               serial,            [],                       none,  keep;
+            BulkWait             => exec_bulk_family,  outside,           serial,            [],                       none,  keep;
+            TensormapReplace     => exec_bulk_family,  outside,           serial,            [],                       none,  opaque;
+            TensormapCopy        => exec_bulk_family,  outside,           serial,            [],                       none,  opaque;
+            BarSync              => exec_bar,          cta,               serial,            [],                       none,  keep(bar_roles);
+            BarRed               => exec_bar,          cta,               serial,            [],                       none,  keep(bar_roles);
+            Fence                => fence,             by(fence_reach),   serial,            [],                       none,  keep;
+            Shfl                 => shuffle_vote,      cta,               serial,            [dst d, src a, src b, src c], mask,  only(shfl_roles);
+            Vote                 => shuffle_vote,      cta,               serial,            [],                       mask,  keep(vote_roles);
+            Elect                => shuffle_vote,      cta,               serial,            [],                       mask,  keep(elect_roles);
+            Activemask           => shuffle_vote,      cta,               serial,            [],                       none,  keep(activemask_roles);
+            WarpSync             => nothing,           cta,               serial,            [],                       mask,  keep(warp_sync_roles);
+            Redux                => exec_reduce_match, cta,               serial,            [],                       mask,  only(redux_roles);
+            Match                => exec_reduce_match, cta,               serial,            [],                       mask,  keep(match_roles);
+            Ldmatrix             => exec_matrix,       cta,               serial,            [custom ldmatrix_slots],  none,  keep;
+            Stmatrix             => exec_matrix,       cta,               serial,            [custom stmatrix_slots],  none,  keep;
+            Mma                  => exec_matrix,       cta,               serial,            [custom mma_slots],       none,  pure;
+            WmmaLoad             => exec_matrix,       by(wmma_reach),    serial,            [],                       none,  opaque;
+            WmmaStore            => exec_matrix,       by(wmma_reach),    serial,            [],                       none,  opaque;
+            WmmaMma              => exec_matrix,       cta,               serial,            [custom mma_slots],       none,  pure;
+            Wgmma                => exec_matrix,       cta,               serial,            [],                       none,  opaque;
+            WgmmaFence           => nothing,           cta,               serial,            [],                       none,  keep;
+            WgmmaCommit          => nothing,           cta,               serial,            [],                       none,  keep;
+            WgmmaWait            => nothing,           cta,               serial,            [],                       none,  keep;
+            Bra                  => control,           cta,               serial,            [],                       none,  keep;
+            BrxIdx               => control,           cta,               serial,            [],                       none,  keep(brx_roles);
+            Call                 => control,           by(call_reach),    serial,            [],                       none,  opaque;
+            Ret                  => control,           by(ret_reach),     serial,            [],                       none,  keep;
+            Exit                 => control,           cta,               serial,            [],                       none,  keep;
+            Trap                 => control,           cta,               serial,            [],                       none,  keep;
+            Brkpt                => control,           cta,               serial,            [],                       none,  keep;
         }
     };
 }
@@ -176,7 +184,7 @@ macro_rules! sync_mask_of {
 }
 
 macro_rules! gen_op_facts {
-    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident; )*) => {
+    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident, $sl:ident $(($slf:ident))?; )*) => {
         impl Op {
             /// Where this operation's effects may go, by its opcode and operands (the table's
             /// reach column). Conservative: an answer other than [`Reach::Cta`] only moves the

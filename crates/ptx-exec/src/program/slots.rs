@@ -2,24 +2,49 @@
 //! for the interpreter's register prefetch (`machine/schedule.rs`). A hint only: a slot
 //! left out costs a host cache miss, never a wrong result, so the rare operand forms
 //! (calls, bulk copies, tensor maps) are left out.
+//!
+//! Each slot comes with its [`Role`], which the counters-only slice (`slice.rs`) reads; the
+//! prefetch ignores it.
 
 use super::*;
 
-fn src(s: &Src, f: &mut impl FnMut(Slot)) {
+/// How an instruction uses a register slot it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Written.
+    Def,
+    /// Read; for an instruction that always runs in the slice (an address, a count, a
+    /// membermask, a compared value), the slice needs its value.
+    Use,
+    /// Read only to compute the instruction's written registers (an arithmetic operand, the
+    /// value `shfl` moves): needed when one of those is.
+    Pass,
+    /// Read only as data that goes to memory (`st`'s values): never needed by the slice;
+    /// counters-only marks the bytes unknown.
+    Data,
+}
+
+pub(super) fn src(s: &Src, f: &mut impl FnMut(Slot, Role)) {
     if let Src::Reg(r) = s {
-        f(*r)
+        f(*r, Role::Use)
     }
 }
 
-fn dst(d: &Dst, f: &mut impl FnMut(Slot)) {
+pub(super) fn dst(d: &Dst, f: &mut impl FnMut(Slot, Role)) {
     if let Dst::Reg(r) = d {
-        f(*r)
+        f(*r, Role::Def)
     }
 }
 
-fn addr(a: &Addr, f: &mut impl FnMut(Slot)) {
+pub(super) fn addr(a: &Addr, f: &mut impl FnMut(Slot, Role)) {
     if let Some(b) = a.base {
-        f(b)
+        f(b, Role::Use)
+    }
+}
+
+fn data(s: &Src, f: &mut impl FnMut(Slot, Role)) {
+    if let Src::Reg(r) = s {
+        f(*r, Role::Data)
     }
 }
 
@@ -35,10 +60,15 @@ macro_rules! slots_of {
 }
 
 macro_rules! gen_register_slots {
-    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident; )*) => {
+    ($( $v:ident => $h:ident, $r:ident $(($rf:ident))?, $p:ident $(($pf:ident))?, $regs:tt, $s:ident, $sl:ident $(($slf:ident))?; )*) => {
         /// Calls `f` with each value-register slot `op` reads or writes (repeats possible):
         /// the registers column of the operation table (`program/ops.rs`).
         pub fn register_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+            register_roles(op, &mut |s, _| f(s))
+        }
+
+        /// [`register_slots`] with each slot's [`Role`].
+        pub fn register_roles(op: &Op, f: &mut impl FnMut(Slot, Role)) {
             match op {
                 $( Op::$v { .. } => slots_of!(op, f, $v; $regs), )*
             }
@@ -47,16 +77,16 @@ macro_rules! gen_register_slots {
 }
 super::ops::for_each_op!(gen_register_slots);
 
-fn pack_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn pack_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Pack { d, parts, .. } = op {
-        f(*d);
+        f(*d, Role::Def);
         for p in parts.iter().flatten() {
             src(p, f);
         }
     }
 }
 
-fn unpack_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn unpack_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Unpack { ds, a, .. } = op {
         for d in ds {
             dst(d, f);
@@ -65,7 +95,7 @@ fn unpack_slots(op: &Op, f: &mut impl FnMut(Slot)) {
     }
 }
 
-fn ld_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn ld_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Ld(ld) = op {
         for d in &ld.dsts {
             dst(d, f);
@@ -74,16 +104,16 @@ fn ld_slots(op: &Op, f: &mut impl FnMut(Slot)) {
     }
 }
 
-fn st_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn st_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::St(st) = op {
         for s in st.srcs.iter().flatten() {
-            src(s, f);
+            data(s, f);
         }
         addr(&st.addr, f);
     }
 }
 
-fn cp_async_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn cp_async_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::CpAsync(cp) = op {
         addr(&cp.dst, f);
         addr(&cp.src, f);
@@ -93,26 +123,26 @@ fn cp_async_slots(op: &Op, f: &mut impl FnMut(Slot)) {
     }
 }
 
-fn ldmatrix_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn ldmatrix_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Ldmatrix { ds, addr: a, .. } = op {
-        ds.iter().for_each(|&d| f(d));
+        ds.iter().for_each(|&d| f(d, Role::Def));
         addr(a, f);
     }
 }
 
-fn stmatrix_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn stmatrix_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Stmatrix { srcs, addr: a, .. } = op {
         for s in srcs {
-            src(s, f);
+            data(s, f);
         }
         addr(a, f);
     }
 }
 
 /// `mma` and `wmma.mma`.
-fn mma_slots(op: &Op, f: &mut impl FnMut(Slot)) {
+fn mma_slots(op: &Op, f: &mut impl FnMut(Slot, Role)) {
     if let Op::Mma { ds, a, b, c, .. } | Op::WmmaMma { ds, a, b, c, .. } = op {
-        ds.iter().for_each(|&d| f(d));
+        ds.iter().for_each(|&d| f(d, Role::Def));
         for s in a.iter().chain(b).chain(c) {
             src(s, f);
         }

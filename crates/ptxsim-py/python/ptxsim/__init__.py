@@ -211,6 +211,7 @@ def launch(
     registers_per_thread: Optional[int] = None,
     fmad: bool = True,
     access_policy_window: Optional[dict] = None,
+    counters_only: bool = False,
 ) -> Result:
     """Run ``kernel`` of a PTX module on the CPU over the memory-hierarchy model.
 
@@ -259,6 +260,12 @@ def launch(
         of 0 bytes or above the GPU's ``max_access_policy_window_bytes``, a hit ratio outside
         [0, 1], a ``persisting`` miss property or an argument that is no buffer raise
         LaunchError. Persistence needs a set-aside (``persisting_l2``).
+    counters_only: compute only what the counters depend on (addresses, branches, predicates,
+        barriers, memory operations), as ``ptxsim run --counters-only``: the statistics, the
+        per-line table and the time estimate are those of a full run, the arrays passed in are
+        left untouched (the output values are not computed). ``Result.counters_only`` says
+        what the mode did: how many instructions it skipped, or why the launch ran again in
+        full mode. ``hazards=True`` runs in full mode.
 
     Device ``printf`` output is in ``Result.printf`` (one string per call and thread, in
     execution order); a failed device ``assert`` raises KernelFault with the runtime's message.
@@ -291,6 +298,7 @@ def launch(
         registers_per_thread=registers_per_thread,
         fmad=fmad,
         access_policy_window=_window_text(access_policy_window, args),
+        counters_only=counters_only,
     )
 
 

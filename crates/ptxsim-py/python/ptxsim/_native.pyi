@@ -49,6 +49,7 @@ class Result:
     cp_async_bytes: int
     threads: int
     threads_note: Optional[str]
+    counters_only: Optional[str]
     registers_per_thread: int
     registers_source: str
     ctas_per_sm: int
@@ -118,6 +119,7 @@ def launch(
     registers_source: str = "flag",
     fmad: bool = True,
     access_policy_window: Optional[str] = None,
+    counters_only: bool = False,
 ) -> Result: ...
 def check(name: str, source: bytes, target: Optional[str] = None, ptx_version: Optional[str] = None) -> list[Diagnostic]: ...
 def gpu_presets() -> list[str]: ...

@@ -120,6 +120,12 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    if r.counters_only {
+        eprintln!(
+            "counters-only: the variants' outputs are not computed, so the check that no \
+             rewrite changed them and the launch file's expectations are skipped"
+        );
+    }
     let mut reports = Vec::new();
     let mut window_text = None;
     let mut baseline_buffers = Vec::new();
@@ -157,7 +163,10 @@ pub fn run(args: Args) -> ExitCode {
             elapsed.as_secs_f64(),
             super::run::threads_text(&summary)
         );
-        if k == 0 && !r.expects.is_empty() {
+        if let Some(line) = super::run::counters_only_line(r.counters_only, false, &summary) {
+            eprintln!("variant `{name}`: {line}");
+        }
+        if k == 0 && !r.expects.is_empty() && !r.counters_only {
             match check_expects(&prepared, &r.expects, &r.base, &|l| eprintln!("{l}")) {
                 Ok(true) => {}
                 Ok(false) => {
@@ -166,16 +175,19 @@ pub fn run(args: Args) -> ExitCode {
                 Err(e) => return fail(e),
             }
         }
-        let buffers = match point::launch_buffers(&prepared) {
-            Ok(b) => b,
-            Err(e) => return fail(e),
+        let buffers = match r.counters_only {
+            true => Vec::new(),
+            false => match point::launch_buffers(&prepared) {
+                Ok(b) => b,
+                Err(e) => return fail(e),
+            },
         };
         let mut v = variant.report(&prepared.session, &summary, r.gpu.timeline_interval);
         v.keep_launched_lines(&point::launched_lines(&prepared.session.program, &r.kernel));
         static_shared = prepared.session.program.static_shared_bytes;
         if k == 0 {
             baseline_buffers = buffers;
-        } else {
+        } else if !r.counters_only {
             v.outputs = point::output_check(&baseline_buffers, &buffers);
         }
         reports.push(v);

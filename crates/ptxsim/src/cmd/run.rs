@@ -79,6 +79,13 @@ pub struct LaunchArgs {
     /// `[access_policy_window]`.
     #[arg(long, value_name = "WINDOW", value_parser = launch::parse_window_arg)]
     pub access_policy_window: Option<launch::WindowSpec>,
+    /// Compute only what the counters depend on (addresses, branches, predicates, barriers,
+    /// memory operations) and skip the rest of the arithmetic: the counters, per-line tables
+    /// and time estimate are those of the full run, the output buffers are not (no --out;
+    /// expectations are not checked). A launch whose addresses or branches would come from a
+    /// value it skipped runs again in full mode, and says so. --hazards runs in full mode.
+    #[arg(long)]
+    pub counters_only: bool,
 }
 
 /// clap's parser for `--registers-per-thread`: 1 to 255 (the most registers a thread has,
@@ -262,6 +269,8 @@ pub struct Resolved {
     pub fmad: bool,
     /// The access policy window (`--access-policy-window`, else the launch file's).
     pub window: Option<launch::WindowSpec>,
+    /// `--counters-only`.
+    pub counters_only: bool,
     pub gpu: GpuConfig,
     /// The directory launch-file paths are relative to.
     pub base: PathBuf,
@@ -277,6 +286,7 @@ impl Resolved {
             cache_model,
             threads: self.threads,
             registers: self.registers,
+            counters_only: self.counters_only,
             ..LaunchConfig::default()
         };
         if let Some(m) = self.max_steps {
@@ -407,6 +417,7 @@ pub fn resolve(args: &LaunchArgs) -> Result<Resolved, String> {
         registers: registers_of(args.registers_per_thread, file_registers),
         fmad: args.fmad.or(file_fmad).unwrap_or(true),
         window: args.access_policy_window.clone().or(file_window),
+        counters_only: args.counters_only,
         gpu,
         base,
     })
@@ -571,6 +582,29 @@ pub fn emit_report(text: &str, out: Option<&Path>) -> Result<(), String> {
     }
 }
 
+/// What `--counters-only` did, for the status lines (`None` without it).
+pub fn counters_only_line(asked: bool, hazards: bool, summary: &RunSummary) -> Option<String> {
+    match &summary.counters_only {
+        Some(c) => Some(c.describe()),
+        None if asked && hazards => {
+            Some("counters-only: --hazards compares values, so the launch ran in full mode".into())
+        }
+        None => None,
+    }
+}
+
+/// `--counters-only` with an option that needs the values it skips: a usage error.
+pub(crate) fn counters_only_conflicts(args: &Args) -> Result<(), String> {
+    if args.launch.counters_only && !args.out.is_empty() {
+        return Err(
+            "--out writes output buffers, which --counters-only does not compute (it \
+             skips the arithmetic the counters do not depend on): drop one of them"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> ExitCode {
     if let Some(path) = &args.launch.launch {
         match LaunchFile::read(path) {
@@ -604,6 +638,25 @@ pub fn run(args: Args) -> ExitCode {
         );
     }
     let say = |line: String| status_line(quiet_stdout, line);
+    if let Err(e) = counters_only_conflicts(&args) {
+        return fail(e);
+    }
+    if r.counters_only {
+        // The launch file's outputs and expectations need the values the mode skips.
+        for (what, n) in [
+            ("outputs", r.file_outs.len()),
+            ("expectations", r.expects.len()),
+        ] {
+            if n > 0 {
+                say(format!(
+                    "counters-only: the launch file's {n} {what} are not written or checked \
+                     (the mode does not compute output values)"
+                ));
+            }
+        }
+        r.file_outs.clear();
+        r.expects.clear();
+    }
     let outputs = match output_requests(&r.file_outs, &args.out) {
         Ok(o) => o,
         Err(e) => return fail(e),
@@ -683,6 +736,9 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     say(ran_line(&r, &summary, elapsed));
+    if let Some(line) = counters_only_line(r.counters_only, args.hazards, &summary) {
+        say(line);
+    }
     if let Some(line) = trace_line {
         say(line);
     }

@@ -30,6 +30,9 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         return fail("--hazards prints to stdout: give --report-out PATH for a JSON report");
     }
     let say = |line: String| status_line(quiet_stdout, line);
+    if let Err(e) = super::run::counters_only_conflicts(args) {
+        return fail(e);
+    }
     let gpu = match &file.gpu {
         Some(g) if g.ends_with(".toml") => base.join(g).display().to_string(),
         Some(g) => g.clone(),
@@ -60,6 +63,7 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         .iter()
         .map(|(i, p)| format!("{i}={}", base.join(p).display()))
         .chain(args.out.iter().cloned())
+        .filter(|_| !launch.counters_only)
     {
         let Some((name, path)) = o.split_once('=') else {
             return fail(format!(
@@ -74,8 +78,16 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
         hazards: args.hazards,
         threads: crate::cmd::run::threads_or_default(launch.threads),
         registers: crate::cmd::run::registers_of(launch.registers_per_thread, None),
+        counters_only: launch.counters_only,
         ..Default::default()
     };
+    if launch.counters_only && !(file.out.is_empty() && file.expect.is_empty()) {
+        say(
+            "counters-only: the launch file's outputs and expectations are not written or \
+             checked (the mode does not compute output values)"
+                .into(),
+        );
+    }
     if let Some(m) = launch.max_steps.or(file.max_steps) {
         config.max_steps = m;
     }
@@ -136,6 +148,11 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
                     elapsed.as_secs_f64(),
                     super::run::threads_text(&s)
                 ));
+                if let Some(line) =
+                    super::run::counters_only_line(launch.counters_only, args.hazards, &s)
+                {
+                    say(format!("step {i}: {line}"));
+                }
                 if args.report.is_some() {
                     if let Some(mut report) =
                         step_report(&prepared, i, &ptx, source.as_deref(), &gpu, &config, &s)
@@ -161,10 +178,11 @@ pub fn run(launch: &LaunchArgs, args: &Args, file: LaunchFile, base: &Path) -> E
     if let Err(code) = write_outputs(&prepared, &outputs, quiet_stdout) {
         return code;
     }
-    let matched = match check_expectations(&prepared, &file, base, quiet_stdout) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    let matched = launch.counters_only
+        || match check_expectations(&prepared, &file, base, quiet_stdout) {
+            Ok(m) => m,
+            Err(code) => return code,
+        };
     if let Some(format) = args.report {
         let text = render_step_reports(&reports, format);
         if let Err(code) = deliver_report(&text, format, args) {

@@ -22,6 +22,11 @@ pub struct Args {
     /// Results do not depend on it.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Run each point in counters-only mode (`ptxsim run --counters-only`): the same counters
+    /// and time estimates, the arithmetic they do not depend on skipped; the outputs digest
+    /// reads "not computed".
+    #[arg(long)]
+    counters_only: bool,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -38,7 +43,11 @@ pub fn run(args: Args) -> ExitCode {
         return fail("--jobs must be at least 1".into());
     }
     let plan = match Spec::read(&args.spec).and_then(|s| Plan::new(&s)) {
-        Ok(p) => Plan { threads, ..p },
+        Ok(p) => Plan {
+            threads,
+            counters_only: args.counters_only,
+            ..p
+        },
         Err(e) => return fail(e),
     };
     let distinct = |f: &dyn Fn(&sweep::Point) -> String| {

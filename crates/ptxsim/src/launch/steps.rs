@@ -322,6 +322,8 @@ impl PreparedSteps {
                     dynamic_shared: *shared,
                     registers: base.registers.or(from_file),
                     access_policy_window: base.access_policy_window.or(*window),
+                    // Counters-only: a later step may read what this one stores.
+                    exact_stores: base.exact_stores || base.counters_only,
                     ..base.clone()
                 };
                 self.session.next_step = Some(i as u32);

@@ -64,7 +64,14 @@ pub struct Plan {
     /// Interpreter threads per point (`--threads`, default 1: points already run in parallel,
     /// `--jobs` of them at once). Not part of a point's key: results do not depend on it.
     pub threads: u32,
+    /// `--counters-only`: each point runs its launch in counters-only mode (the counters and
+    /// time estimate are the full run's; the outputs are not computed, so their digests read
+    /// [`NOT_COMPUTED`]).
+    pub counters_only: bool,
 }
+
+/// The outputs digest of a point run with `--counters-only`.
+pub const NOT_COMPUTED: &str = "not computed (--counters-only)";
 
 /// Checks `--threads` (interpreter threads per point): 1 to
 /// [`ptx_exec::machine::MAX_THREADS`]. Each point's launch runs on that many threads; points
@@ -270,6 +277,7 @@ impl Plan {
             report_y: spec.file.report.y.clone(),
             window_axis: !axes.access_policy_window.is_empty(),
             threads: 1,
+            counters_only: false,
         })
     }
 
