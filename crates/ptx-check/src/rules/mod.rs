@@ -21,7 +21,8 @@
 //!   instructions' target/version gates), `operands` (immediates, register widths, addresses),
 //!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning),
 //!   `prefetch_scan` (the modifier scan of `prefetch` and `priority`), `collect` (ordering
-//!   keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
+//!   keys), `words` (modifier classification), `symbols` (scopes); opcodes are ptx-isa's
+//!   `Opcode`, classified by the parser;
 //! - this file: the entry points, the per-instruction types (`Cx`, `Insn`, `Outcome`) and
 //!   how an instruction ends (`finish`, or `stop` at a stopping error).
 
@@ -39,7 +40,6 @@ mod group;
 mod initializers;
 mod labels;
 mod ldst;
-mod opcodes;
 mod operands;
 mod policy;
 mod prefetch;
@@ -59,7 +59,7 @@ use dispatch::*;
 use feature_gates::*;
 use operands::*;
 use ptx_isa::{
-    Feature, GateOrder, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
+    Feature, GateOrder, Opcode, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
 };
 use ptx_syntax::ast::{
     FloatLit, Function, FunctionKind, Guard, Instruction, Item, Module, Op, Operand, Statement,
