@@ -361,6 +361,7 @@ impl<'a> Checker<'a> {
         let insn = Insn {
             guard: i.guard.as_deref(),
             opcode,
+            known,
             opcode_span: i.opcode_span,
             mods: &mods,
             ops: i.op.operands(),
@@ -469,12 +470,14 @@ impl<'a> Checker<'a> {
         // The error is at an empty modifier (`ld.global.b32. …`, `a..b`) if a lone `.` is next.
         let empty_modifier = self.text[end..].starts_with('.') && at(k).is_none();
         let joined = joined_count(shift(op.span()).end, &mods);
-        let Some(family) = family(Opcode::parse(op.text), &mods, joined) else {
+        let known = Opcode::parse(op.text);
+        let Some(family) = family(known, &mods, joined) else {
             return;
         };
         let insn = Insn {
             guard: None,
             opcode: op.text,
+            known,
             opcode_span: shift(op.span()),
             mods: &mods,
             ops: &[],

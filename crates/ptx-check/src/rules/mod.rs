@@ -127,7 +127,10 @@ impl Cx<'_> {
 /// One instruction as ptxas sees it: guard, opcode, modifiers as written, operands.
 pub(crate) struct Insn<'a> {
     pub guard: Option<&'a Guard>,
+    /// The opcode as written (for messages).
     pub opcode: &'a str,
+    /// The opcode as ptx-isa classifies it; `None` for a name ptxas does not know.
+    pub known: Option<Opcode>,
     pub opcode_span: Span,
     /// Borrowed from the caller's list (on its stack for up to 8 modifiers): moved into
     /// `Insn`, the list was a `memcpy` call per instruction.

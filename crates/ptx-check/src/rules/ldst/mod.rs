@@ -52,7 +52,9 @@ use super::{
 use crate::codes;
 use crate::rules::operands::Addr;
 use crate::{Diagnostic, Severity};
-use ptx_isa::{CacheOperator, Feature, MemorySemantics, ScalarType, Scope, StateSpace, TypeKind};
+use ptx_isa::{
+    CacheOperator, Feature, MemorySemantics, Opcode, ScalarType, Scope, StateSpace, TypeKind,
+};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 use smallvec::SmallVec;
@@ -71,7 +73,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         s: &s,
         op: insn.opcode,
         ld: is_ld(insn),
-        lds: insn.opcode == "ld" || insn.opcode == "st",
+        lds: matches!(insn.known, Some(Opcode::Ld | Opcode::St)),
         head: insn.head(),
     };
     match ls.stages(&mut m, &mut unknown) {
@@ -202,7 +204,6 @@ impl<'a, 's> Ldst<'a, 's> {
             insn,
             scopes,
             s,
-            op,
             ld,
             lds,
             ..
@@ -240,7 +241,7 @@ impl<'a, 's> Ldst<'a, 's> {
         let data = ops.get(want_data);
         let addr_op = ops.get(want_addr);
         let policy = ops.get(2);
-        if op == "st" {
+        if insn.known == Some(Opcode::St) {
             if let Some(Operand::Sink(span)) = data {
                 let d = Diagnostic::new(
                     Severity::Fatal,
@@ -351,7 +352,7 @@ impl<'a, 's> Ldst<'a, 's> {
                 );
             }
         }
-        if op == "st" {
+        if insn.known == Some(Opcode::St) {
             if let Some((t, span)) = s.pf {
                 m.add(
                     Key::IllegalPf,
