@@ -6,16 +6,20 @@
 //! validator, the trace reader and the generated docs all read the same table. Targets
 //! ([`SmTarget`]) and PTX versions ([`PtxVersion`]) are ordered values so "requires sm_80 or
 //! higher" is a comparison, and [`features`] lists each feature's minimum target and version.
+//! [`Opcode`] names every instruction ptxas knows; the parser, the validator's dispatch and the
+//! interpreter's lowering match on it.
 
 pub mod features;
 pub mod insn_gates;
 mod insn_gates_table;
+mod opcode;
 mod qualifiers;
 mod target;
 mod types;
 
 pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
 pub use insn_gates::{GateKind, InsnGate, INSN_GATES};
+pub use opcode::Opcode;
 pub use qualifiers::*;
 pub use target::{
     ArchSuffix, PtxVersion, SmTarget, TargetParseError, KNOWN_TARGETS, SUPPORTED_VERSIONS,

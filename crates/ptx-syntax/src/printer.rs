@@ -403,14 +403,7 @@ impl Printer<'_> {
                 }
             }
             op => {
-                self.out.push_str(match op {
-                    Op::Ld(_) => "ld",
-                    Op::St(_) => "st",
-                    Op::CreatePolicy(_) => "createpolicy",
-                    Op::Prefetch(p) if p.uniform => "prefetchu",
-                    Op::Prefetch(_) => "prefetch",
-                    _ => "cp",
-                });
+                self.out.push_str(op.opcode_word());
                 for m in &op.qualifiers().expect("typed instruction").written {
                     self.out.push_str(m.value.text());
                 }

@@ -2,9 +2,9 @@
 //! rewrites `advise` suggests), each in a fresh memory system, as `ptxsim compare` and
 //! `ptxsim advise` run them; the result is the report, with `_repr_html_` for notebooks.
 
-use crate::{arg_specs, dims, exec_error, gpu_config, LaunchError, PtxSyntaxError};
-use ptx_check::{check_source, CheckOptions};
-use ptx_exec::{LaunchConfig, Session};
+use crate::setup::LaunchArgs;
+use crate::LaunchError;
+use ptx_exec::LaunchConfig;
 use pyo3::prelude::*;
 use std::path::Path;
 
@@ -80,6 +80,8 @@ struct Prepared {
     info: ptxsim_report::LaunchInfo,
 }
 
+/// The launch `compare` and `advise` run, through the shared preparation path
+/// ([`crate::setup`]); the run keeps a timeline (every 64 steps unless the GPU file says).
 #[allow(clippy::too_many_arguments)]
 fn prepare(
     py: Python<'_>,
@@ -95,66 +97,42 @@ fn prepare(
     persisting_l2: u64,
     registers_per_thread: Option<u32>,
 ) -> PyResult<Prepared> {
-    if let Some(n) = registers_per_thread {
-        if !(1..=255).contains(&n) {
-            return Err(LaunchError::new_err(format!(
-                "registers_per_thread = {n}: give the registers per thread ptxas reports, 1 to 255"
-            )));
-        }
+    let registers = crate::registers(registers_per_thread, "flag")?;
+    let setup = LaunchArgs {
+        name,
+        source,
+        kernel,
+        grid,
+        block,
+        args,
+        gpu,
+        persisting_l2,
+        fmad: true,
     }
-    let grid = dims(&grid, "grid")?;
-    let block = dims(&block, "block")?;
-    let mut gpu_cfg = gpu_config(gpu)?;
-    gpu_cfg
-        .set_persisting_l2(persisting_l2)
-        .map_err(|e| LaunchError::new_err(format!("persisting_l2: {e}")))?;
-    if gpu_cfg.timeline_interval == 0 {
-        gpu_cfg.timeline_interval = 64;
+    .setup(py)?;
+    let mut gpu = setup.gpu;
+    if gpu.timeline_interval == 0 {
+        gpu.timeline_interval = 64;
     }
-    let report = check_source(name, source, &CheckOptions::default());
-    if let Some(d) = report.diagnostics.iter().find(|d| d.severity.is_error()) {
-        return Err(PtxSyntaxError::new_err(format!("{name}: {}", d.message)));
-    }
-    let Some(module) = &report.module else {
-        return Err(PtxSyntaxError::new_err(format!(
-            "{name}: the file is not text"
-        )));
-    };
-    let session = Session::new(module, &report.file.text, gpu_cfg.clone())
-        .map_err(|e| exec_error(py, name, e))?;
-    let params = session
-        .kernel_params(kernel)
-        .map_err(|e| exec_error(py, name, e))?;
-    if params.len() != args.len() {
-        return Err(LaunchError::new_err(format!(
-            "kernel `{kernel}` takes {} arguments, {} given",
-            params.len(),
-            args.len()
-        )));
-    }
-    let (specs, _) = arg_specs(py, &args, &params)?;
     Ok(Prepared {
-        text: report.file.text.clone(),
-        gpu: gpu_cfg,
-        specs,
+        text: setup.report.file.text.clone(),
+        gpu,
+        specs: setup.specs,
         config: LaunchConfig {
-            grid,
-            block,
+            grid: setup.grid,
+            block: setup.block,
             dynamic_shared: shared,
             seed,
-            registers: registers_per_thread.map(|per_thread| ptx_exec::Registers {
-                per_thread,
-                source: ptx_exec::RegisterSource::Flag,
-            }),
+            registers,
             ..LaunchConfig::default()
         },
         info: ptxsim_report::LaunchInfo {
             ptx: name.to_string(),
             kernel: kernel.to_string(),
-            grid,
-            block,
+            grid: setup.grid,
+            block: setup.block,
             shared_bytes: shared,
-            static_shared_bytes: session.program.static_shared_bytes,
+            static_shared_bytes: setup.session.program.static_shared_bytes,
             seed,
             access_policy_window: None,
             persisting_reset_lines: None,

@@ -16,6 +16,7 @@
 mod args;
 mod experiment;
 mod report;
+mod setup;
 mod sweep;
 
 use args::{scalar_bits, ArgKind};
@@ -412,7 +413,7 @@ fn registers(n: Option<u32>, source: &str) -> PyResult<Option<ptx_exec::Register
     };
     let max = ptxsim::launch::MAX_REGISTERS_PER_THREAD;
     if !(1..=max).contains(&per_thread) {
-        return Err(PyValueError::new_err(format!(
+        return Err(LaunchError::new_err(format!(
             "registers_per_thread = {per_thread}: give the registers per thread ptxas reports, \
              1 to {max}"
         )));
@@ -462,84 +463,27 @@ fn launch(
     counters_only: bool,
 ) -> PyResult<LaunchResult> {
     let registers = registers(registers_per_thread, registers_source)?;
-    let max = ptx_exec::machine::MAX_THREADS;
-    let threads = match threads {
-        None => {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(max as usize) as u32)
-        }
-        Some(n) if (1..=max).contains(&n) => n,
-        Some(n) => {
-            return Err(LaunchError::new_err(format!(
-                "threads = {n}: give 1 to {max} host threads"
-            )))
-        }
-    };
+    let threads = host_threads(threads)?;
     let timeout = timeout
         .map(|t| {
             ptxsim::launch::seconds(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))
         })
         .transpose()?;
-    let grid = dims(&grid, "grid")?;
-    let block = dims(&block, "block")?;
-    let mut gpu_cfg = gpu_config(gpu)?;
-    gpu_cfg
-        .set_persisting_l2(persisting_l2)
-        .map_err(|e| LaunchError::new_err(format!("persisting_l2: {e}")))?;
-    let gpu_name = gpu_cfg.name.clone();
-
-    // Parse and validate as ptxas would: a module it rejects does not load on a GPU either.
-    let report = check_source(name, source, &CheckOptions::default());
-    let errors: Vec<&CheckDiagnostic> = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity.is_error())
-        .collect();
-    if !errors.is_empty() {
-        let message = error_lines(&report, &errors);
-        let err = if errors.iter().any(|d| d.severity == Severity::Fatal) {
-            PtxSyntaxError::new_err(message)
-        } else {
-            PtxValidationError::new_err(message)
-        };
-        let diagnostics = to_py_diagnostics(&report)
-            .into_iter()
-            .filter(|d| d.is_error())
-            .map(|d| Py::new(py, d))
-            .collect::<PyResult<Vec<_>>>()?;
-        err.value(py)
-            .setattr("diagnostics", PyList::new(py, diagnostics)?)?;
-        return Err(err);
-    }
-    let Some(module) = &report.module else {
-        return Err(PtxSyntaxError::new_err(format!(
-            "{name}: the file is not text"
-        )));
-    };
-    let gpu_info = ptxsim_report::GpuInfo::from_config(&gpu_cfg);
-    let options = ptx_exec::lower::LowerOptions { fmad };
-    let session = Session::new_with(module, &report.file.text, gpu_cfg, options)
-        .map_err(|e| exec_error(py, name, e))?;
-    let params = session
-        .kernel_params(kernel)
-        .map_err(|e| exec_error(py, name, e))?;
-    if params.len() != args.len() {
-        return Err(LaunchError::new_err(format!(
-            "kernel `{kernel}` takes {} arguments, {} given (parameters: {})",
-            params.len(),
-            args.len(),
-            params
-                .iter()
-                .map(|(n, t)| format!("{t} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-
-    // Arguments: buffers are copied in now and back after the run.
-    let (specs, buffers) = arg_specs(py, &args, &params)?;
-    let mut config = LaunchConfig {
+    let setup = setup::LaunchArgs {
+        name,
+        source,
+        kernel,
         grid,
         block,
+        args,
+        gpu,
+        persisting_l2,
+        fmad,
+    }
+    .setup(py)?;
+    let mut config = LaunchConfig {
+        grid: setup.grid,
+        block: setup.block,
         dynamic_shared: shared,
         seed,
         hazards,
@@ -552,12 +496,61 @@ fn launch(
         config.max_steps = m;
     }
     config.timeout = timeout;
-    let mut prepared = prepare(session, kernel, specs, config).map_err(launch_error)?;
+    let gpu_name = setup.gpu.name.clone();
+    let launch = report::Launch {
+        kernel,
+        grid: setup.grid,
+        block: setup.block,
+        shared,
+        gpu: &gpu_name,
+        persisting_l2,
+        seed,
+        hazards,
+    };
     // `ARG[+OFFSET]:BYTES:HIT_RATIO:HIT_PROP:MISS_PROP`, as the Python side writes it.
     let window = access_policy_window
         .map(|t| ptxsim::launch::WindowSpec::parse(&t))
         .transpose()
         .map_err(|e| LaunchError::new_err(format!("access_policy_window: {e}")))?;
+    run_launch(py, name, &launch, setup, config, window)
+}
+
+/// `threads=`: 1 to `MAX_THREADS` host threads, or as many as the host has (at most that).
+fn host_threads(threads: Option<u32>) -> PyResult<u32> {
+    let max = ptx_exec::machine::MAX_THREADS;
+    match threads {
+        None => Ok(
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(max as usize) as u32)
+        ),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(n) => Err(LaunchError::new_err(format!(
+            "threads = {n}: give 1 to {max} host threads"
+        ))),
+    }
+}
+
+/// Runs the prepared launch with the GIL released, writes the buffers back in place and
+/// builds the `Result`.
+fn run_launch(
+    py: Python<'_>,
+    name: &str,
+    launch: &report::Launch<'_>,
+    setup: setup::Setup,
+    config: LaunchConfig,
+    window: Option<ptxsim::launch::WindowSpec>,
+) -> PyResult<LaunchResult> {
+    let setup::Setup {
+        report: checked,
+        gpu,
+        session,
+        specs,
+        buffers,
+        ..
+    } = setup;
+    let gpu_info = ptxsim_report::GpuInfo::from_config(&gpu);
+    // Counters-only mode leaves the arrays as they were: the values were not computed.
+    let counters_only = config.counters_only;
+    let mut prepared = prepare(session, launch.kernel, specs, config).map_err(launch_error)?;
     prepared
         .apply_window(window.as_ref())
         .map_err(launch_error)?;
@@ -577,10 +570,73 @@ fn launch(
             return Err(err);
         }
     };
+    if !counters_only {
+        write_back(py, &buffers, &prepared)?;
+    }
 
-    // Write the buffers back in place, like a copy to the host after a real launch (not in
-    // counters-only mode: the values were not computed, the arrays stay as they were).
-    for (i, buf) in buffers.iter().filter(|_| !counters_only) {
+    let doc = report::build(launch, &prepared.session, &run);
+    let cache_report = report::cache_report(
+        name,
+        &checked.file.text,
+        launch,
+        gpu_info,
+        &prepared.session,
+        &run,
+    );
+    let residency = run.residency.as_ref();
+    Ok(LaunchResult {
+        kernel: launch.kernel.to_string(),
+        grid: launch.grid.into(),
+        block: launch.block.into(),
+        shared: launch.shared,
+        gpu: launch.gpu.to_string(),
+        persisting_l2: launch.persisting_l2,
+        seed: launch.seed,
+        warp_instructions: run.warp_instructions,
+        thread_instructions: run.thread_instructions,
+        cp_async_bytes: run.cp_async_bytes,
+        threads: run.threads,
+        threads_note: run.threads_note.clone(),
+        counters_only: run.counters_only.as_ref().map(|c| c.describe()),
+        elapsed,
+        stats: report::to_py(py, &doc.stats)?.unbind(),
+        lines: report::to_py(py, &doc.lines)?.unbind(),
+        hazards: report::to_py(py, &doc.hazards)?.unbind(),
+        printf: printed,
+        registers_per_thread: residency.map_or(0, |r| r.registers_per_thread),
+        registers_source: residency
+            .and_then(|r| r.registers_source)
+            .map_or("-", |s| s.label())
+            .to_string(),
+        ctas_per_sm: residency.map_or(0, |r| r.ctas_per_sm),
+        limited_by: residency.map(limit_names).unwrap_or_default(),
+        summary_text: doc.summary,
+        json: doc.json,
+        cache_report,
+    })
+}
+
+/// The limits that bound the residency, by their JSON names (`"warps"`, `"registers"`, ...).
+fn limit_names(r: &ptx_exec::Residency) -> Vec<String> {
+    r.limited_by
+        .iter()
+        .map(|l| {
+            serde_json::to_value(l)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Writes the buffers back in place, like a copy to the host after a real launch; a
+/// read-only buffer the kernel changed is an error.
+fn write_back(
+    py: Python<'_>,
+    buffers: &[(usize, PyBuffer<u8>)],
+    prepared: &ptxsim::launch::PreparedLaunch,
+) -> PyResult<()> {
+    for (i, buf) in buffers {
         let out = prepared
             .output(*i)
             .map_err(|e| PtxsimError::new_err(format!("argument {i}: {e}")))?;
@@ -594,72 +650,7 @@ fn launch(
         }
         buf.copy_from_slice(py, &out.bytes)?;
     }
-
-    let launch = report::Launch {
-        kernel,
-        grid,
-        block,
-        shared,
-        gpu: &gpu_name,
-        persisting_l2,
-        seed,
-        hazards,
-    };
-    let doc = report::build(&launch, &prepared.session, &run);
-    let cache_report = report::cache_report(
-        name,
-        &report.file.text,
-        &launch,
-        gpu_info,
-        &prepared.session,
-        &run,
-    );
-    Ok(LaunchResult {
-        kernel: kernel.to_string(),
-        grid: (grid[0], grid[1], grid[2]),
-        block: (block[0], block[1], block[2]),
-        shared,
-        gpu: gpu_name,
-        persisting_l2,
-        seed,
-        warp_instructions: run.warp_instructions,
-        thread_instructions: run.thread_instructions,
-        cp_async_bytes: run.cp_async_bytes,
-        threads: run.threads,
-        threads_note: run.threads_note.clone(),
-        counters_only: run.counters_only.as_ref().map(|c| c.describe()),
-        elapsed,
-        stats: report::to_py(py, &doc.stats)?.unbind(),
-        lines: report::to_py(py, &doc.lines)?.unbind(),
-        hazards: report::to_py(py, &doc.hazards)?.unbind(),
-        printf: printed,
-        registers_per_thread: run.residency.as_ref().map_or(0, |r| r.registers_per_thread),
-        registers_source: run
-            .residency
-            .as_ref()
-            .and_then(|r| r.registers_source)
-            .map_or("-", |s| s.label())
-            .to_string(),
-        ctas_per_sm: run.residency.as_ref().map_or(0, |r| r.ctas_per_sm),
-        limited_by: run
-            .residency
-            .as_ref()
-            .map(|r| {
-                r.limited_by
-                    .iter()
-                    .map(|l| {
-                        serde_json::to_value(l)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        summary_text: doc.summary,
-        json: doc.json,
-        cache_report,
-    })
+    Ok(())
 }
 
 /// The launch's argument specs from the Python arguments (typed by the kernel's `.param`

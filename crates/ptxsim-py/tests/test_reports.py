@@ -80,6 +80,24 @@ def test_compare_and_advise_take_the_registers_per_thread():
         ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg"], registers_per_thread=256)
 
 
+def test_compare_and_advise_prepare_the_launch_as_launch_does():
+    # One preparation path (crates/ptxsim-py/src/setup.rs): a module ptxas rejects raises
+    # launch's PtxValidationError with the diagnostics, a wrong argument count names the
+    # parameters.
+    rejected = STRIDED.replace("ld.global.u32", "ld.global.cg.L1::evict_first.u32")
+    findings = [d for d in ptxsim.check(rejected) if d.is_error()]
+    assert findings
+    for run in (
+        lambda src, args: ptxsim.compare(src, "k", 1, 32, args, ["cg=loads=cg"]),
+        lambda src, args: ptxsim.advise(src, "k", 1, 32, args),
+    ):
+        with pytest.raises(ptxsim.PtxValidationError) as e:
+            run(rejected, _args())
+        assert [repr(d) for d in e.value.diagnostics] == [repr(d) for d in findings]
+        with pytest.raises(ptxsim.LaunchError, match=r"takes 2 arguments, 1 given \(parameters: "):
+            run(STRIDED, _args()[:1])
+
+
 def test_advise_suggests_and_measures():
     rep = ptxsim.advise(STRIDED, "k", 1, 32, _args())
     rules = {s["rule"]: s for s in rep.suggestions}

@@ -242,32 +242,17 @@ impl MemSystem {
     }
 }
 
-/// [`MemSystem::resolve`] on a configuration and its geometry (an SM port routes with it).
+/// [`MemSystem::resolve`] on a configuration and its geometry (an SM port routes with it), in
+/// stages: the spaces the caches do not serve are refused, a local access is made weak, the
+/// request's qualifiers and policy give the base route, the access kind's sentences decide its
+/// paths, and the last stage applies what holds whatever the kind (local stores allocate,
+/// prefetches keep nothing in L1) and derives the counting flags.
 pub(super) fn resolve_route(
     cfg: &GpuConfig,
     geo: Geometry,
     req: &Request,
 ) -> Result<Route, MemError> {
-    match req.space {
-        Space::Shared => {
-            return Err(MemError::Unsupported {
-                what: "shared memory (it lives outside the caches)",
-            })
-        }
-        // PTX has no local atomics (`atom`/`red` take `.global`, `.shared` and generic
-        // addresses), and a prefetch of local memory is the caller's to drop.
-        Space::Local if !matches!(req.kind, AccessKind::Load | AccessKind::Store) => {
-            return Err(MemError::Unsupported {
-                what: "a local-memory access other than a load or a store",
-            })
-        }
-        Space::Const | Space::Param if !req.kind.is_read() => {
-            return Err(MemError::Unsupported {
-                what: "a write to the const or param space (stores to const memory are illegal)",
-            })
-        }
-        _ => {}
-    }
+    refuse_uncached_spaces(req)?;
     // Local memory is the thread's own: no other thread can observe it, so a `.volatile`
     // (or other strong) local access is served like a weak one. On an H100
     // `st_forms.st_shared_local_forms`' `ld.volatile.local` of the word its
@@ -282,11 +267,97 @@ pub(super) fn resolve_route(
     } else {
         req
     };
-    let policy = req.policy.map(CachePolicy::decode).filter(|p| {
-        matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
-            || p.l1_no_allocate
-            || p.l2_promote_256b
-    });
+    let facts = Facts::of(req);
+    let mut route = base_route(cfg, req, &facts);
+    match req.kind {
+        AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
+            route_read(&mut route, req, &facts)?
+        }
+        AccessKind::Store => route_store(&mut route, req, &facts)?,
+        AccessKind::Atomic => {
+            route.op = Op::Atomic;
+            if facts.mmio {
+                route.l2 = L2Path::Uncached;
+            }
+            // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
+            // (docs/fences.md), as after an acquiring load.
+            route.invalidate_l1_after = !facts.cta_scoped && req.semantics == Semantics::Acquire;
+        }
+    }
+    finish_route(&mut route, geo, req);
+    Ok(route)
+}
+
+/// The spaces and kinds the caches do not serve.
+fn refuse_uncached_spaces(req: &Request) -> Result<(), MemError> {
+    match req.space {
+        Space::Shared => Err(MemError::Unsupported {
+            what: "shared memory (it lives outside the caches)",
+        }),
+        // PTX has no local atomics (`atom`/`red` take `.global`, `.shared` and generic
+        // addresses), and a prefetch of local memory is the caller's to drop.
+        Space::Local if !matches!(req.kind, AccessKind::Load | AccessKind::Store) => {
+            Err(MemError::Unsupported {
+                what: "a local-memory access other than a load or a store",
+            })
+        }
+        Space::Const | Space::Param if !req.kind.is_read() => Err(MemError::Unsupported {
+            what: "a write to the const or param space (stores to const memory are illegal)",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// What a request's semantics, scope, qualifiers and policy say, read once for every stage.
+struct Facts {
+    /// The policy value's decoded form, when it says something (fraction or range mode,
+    /// L1 no-allocate, 256 B promotion).
+    policy: Option<CachePolicy>,
+    /// A relaxed/acquire/release access at `.cta` scope: the SM's L1 is coherent for it.
+    cta_scoped: bool,
+    /// Served at the point of coherence, L2 (volatile or strong above `.cta`).
+    coherent: bool,
+    mmio: bool,
+    qualifier_l1: Option<Hint>,
+    qualifier_l2: Option<Hint>,
+    /// `L1::no_allocate`, by qualifier or policy.
+    l1_no_alloc: bool,
+}
+
+impl Facts {
+    fn of(req: &Request) -> Facts {
+        let policy = req.policy.map(CachePolicy::decode).filter(|p| {
+            matches!(p.mode, PolicyMode::Fraction | PolicyMode::Range)
+                || p.l1_no_allocate
+                || p.l2_promote_256b
+        });
+        let cta_scoped = req.scope == Scope::Cta
+            && matches!(
+                req.semantics,
+                Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+            );
+        let coherent = !cta_scoped
+            && matches!(
+                req.semantics,
+                Semantics::Volatile | Semantics::Relaxed | Semantics::Acquire | Semantics::Release
+            );
+        Facts {
+            policy,
+            cta_scoped,
+            coherent,
+            mmio: req.semantics == Semantics::Mmio,
+            qualifier_l2: req.l2_priority.map(l2_hint),
+            qualifier_l1: req.l1_priority.map(l1_hint),
+            l1_no_alloc: req.l1_priority == Some(L1EvictionPriority::NoAllocate)
+                || policy.is_some_and(|p| p.l1_no_allocate),
+        }
+    }
+}
+
+/// The route before the access kind decides: a read through L2 only, with the qualifiers'
+/// hints, the policy's L2 choice and the fetch block.
+fn base_route(cfg: &GpuConfig, req: &Request, facts: &Facts) -> Route {
+    let policy = facts.policy;
     let mut prefetch = req.prefetch;
     if policy.is_some_and(|p| p.l2_promote_256b) {
         prefetch = Some(PrefetchSize::B256);
@@ -296,25 +367,9 @@ pub(super) fn resolve_route(
     let prefetch_bytes = prefetch
         .map_or(0, PrefetchSize::bytes)
         .max(cfg.l2_fetch_granularity_bytes);
-    let cta_scoped = req.scope == Scope::Cta
-        && matches!(
-            req.semantics,
-            Semantics::Relaxed | Semantics::Acquire | Semantics::Release
-        );
-    let coherent = !cta_scoped
-        && matches!(
-            req.semantics,
-            Semantics::Volatile | Semantics::Relaxed | Semantics::Acquire | Semantics::Release
-        );
-    let mmio = req.semantics == Semantics::Mmio;
-    let qualifier_l2 = req.l2_priority.map(l2_hint);
-    let qualifier_l1 = req.l1_priority.map(l1_hint);
-    let l1_no_alloc = req.l1_priority == Some(L1EvictionPriority::NoAllocate)
-        || policy.is_some_and(|p| p.l1_no_allocate);
-    let first = Hint::Set(EvictionClass::EvictFirst);
-    let mut route = Route {
+    Route {
         op: Op::Read,
-        l1_hint: qualifier_l1.unwrap_or(Hint::Unchanged),
+        l1_hint: facts.qualifier_l1.unwrap_or(Hint::Unchanged),
         fraction: match policy {
             Some(p) if p.mode == PolicyMode::Fraction => Fraction {
                 sixteenths: u32::from(p.fraction_code) + 1,
@@ -326,7 +381,7 @@ pub(super) fn resolve_route(
         l1: L1Path::Bypass,
         own_l1: OwnL1::Invalidate,
         l2: L2Path::Cached,
-        l2_hint: qualifier_l2.unwrap_or(Hint::Unchanged),
+        l2_hint: facts.qualifier_l2.unwrap_or(Hint::Unchanged),
         l2_choice: match policy {
             Some(p) if p.mode == PolicyMode::Fraction => L2Choice::Fraction,
             Some(p) if p.mode == PolicyMode::Range => L2Choice::Range {
@@ -341,82 +396,83 @@ pub(super) fn resolve_route(
         l1_bypass_lookup: false,
         read_only_fill: false,
         local: req.space == Space::Local,
-        per_lane: mmio,
+        per_lane: facts.mmio,
+    }
+}
+
+/// Loads, async copies and prefetches: the read cache operators' sentences.
+fn route_read(route: &mut Route, req: &Request, facts: &Facts) -> Result<(), MemError> {
+    let first = Hint::Set(EvictionClass::EvictFirst);
+    let op = match req.operator.unwrap_or(CacheOperator::Ca) {
+        // ptxas drops `.cg` from `ld.global.cg.nc`: on sm_75, sm_80 and sm_90 it
+        // is the same `LDG.E.CONSTANT` as `ld.global.nc` (docs/fences.md's probe
+        // method; `ld_forms.ld_global_nc_forms`' 16 nc loads: all `.CONSTANT`, none
+        // bypassing L1), and the H100 hits L1 on them (144 of 156 sectors).
+        CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
+        op => op,
     };
-    match req.kind {
-        AccessKind::Load | AccessKind::AsyncCopy | AccessKind::Prefetch => {
-            let op = match req.operator.unwrap_or(CacheOperator::Ca) {
-                // ptxas drops `.cg` from `ld.global.cg.nc`: on sm_75, sm_80 and sm_90 it
-                // is the same `LDG.E.CONSTANT` as `ld.global.nc` (docs/fences.md's probe
-                // method; `ld_forms.ld_global_nc_forms`' 16 nc loads: all `.CONSTANT`, none
-                // bypassing L1), and the H100 hits L1 on them (144 of 156 sectors).
-                CacheOperator::Cg if req.non_coherent => CacheOperator::Ca,
-                op => op,
-            };
-            if mmio {
-                route.l2 = L2Path::Uncached;
-            } else if coherent {
-                route.invalidate_l1_after = req.semantics == Semantics::Acquire;
-            } else {
-                match op {
-                    CacheOperator::Ca => {
-                        route.l1 = L1Path::Cached {
-                            allocate: !l1_no_alloc,
-                        }
-                    }
-                    CacheOperator::Cg => {}
-                    CacheOperator::Cs | CacheOperator::Lu => {
-                        route.l1 = L1Path::Cached {
-                            allocate: !l1_no_alloc,
-                        };
-                        route.l1_hint = qualifier_l1.unwrap_or(first);
-                        route.l2_hint = qualifier_l2.unwrap_or(first);
-                    }
-                    CacheOperator::Cv => route.l2 = L2Path::Refetch,
-                    CacheOperator::Wb | CacheOperator::Wt => {
-                        return Err(MemError::Unsupported {
-                            what: "a store cache operator (.wb/.wt) on a read",
-                        })
-                    }
+    if facts.mmio {
+        route.l2 = L2Path::Uncached;
+    } else if facts.coherent {
+        route.invalidate_l1_after = req.semantics == Semantics::Acquire;
+    } else {
+        match op {
+            CacheOperator::Ca => {
+                route.l1 = L1Path::Cached {
+                    allocate: !facts.l1_no_alloc,
                 }
             }
-        }
-        AccessKind::Store => {
-            let op = req.operator.unwrap_or(CacheOperator::Wb);
-            route.op = Op::Write { through: false };
-            if mmio {
-                route.l2 = L2Path::Uncached;
-            } else if !coherent {
-                match op {
-                    CacheOperator::Wb => route.own_l1 = OwnL1::Update,
-                    CacheOperator::Cg => {}
-                    CacheOperator::Cs => {
-                        route.own_l1 = OwnL1::Update;
-                        route.l1_hint = qualifier_l1.unwrap_or(first);
-                        route.l2_hint = qualifier_l2.unwrap_or(first);
-                    }
-                    CacheOperator::Wt => {
-                        route.op = Op::Write { through: true };
-                        route.own_l1 = OwnL1::Update;
-                    }
-                    CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
-                        return Err(MemError::Unsupported {
-                            what: "a load cache operator (.ca/.lu/.cv) on a store",
-                        })
-                    }
-                }
+            CacheOperator::Cg => {}
+            CacheOperator::Cs | CacheOperator::Lu => {
+                route.l1 = L1Path::Cached {
+                    allocate: !facts.l1_no_alloc,
+                };
+                route.l1_hint = facts.qualifier_l1.unwrap_or(first);
+                route.l2_hint = facts.qualifier_l2.unwrap_or(first);
             }
-        }
-        AccessKind::Atomic => {
-            route.op = Op::Atomic;
-            if mmio {
-                route.l2 = L2Path::Uncached;
+            CacheOperator::Cv => route.l2 = L2Path::Refetch,
+            CacheOperator::Wb | CacheOperator::Wt => {
+                return Err(MemError::Unsupported {
+                    what: "a store cache operator (.wb/.wt) on a read",
+                })
             }
-            // `atom.acquire`/`.acq_rel` above .cta: ptxas emits CCTL.IVALL after it
-            // (docs/fences.md), as after an acquiring load.
-            route.invalidate_l1_after = !cta_scoped && req.semantics == Semantics::Acquire;
         }
     }
+    Ok(())
+}
+
+/// Stores: the write cache operators' sentences.
+fn route_store(route: &mut Route, req: &Request, facts: &Facts) -> Result<(), MemError> {
+    let first = Hint::Set(EvictionClass::EvictFirst);
+    let op = req.operator.unwrap_or(CacheOperator::Wb);
+    route.op = Op::Write { through: false };
+    if facts.mmio {
+        route.l2 = L2Path::Uncached;
+    } else if !facts.coherent {
+        match op {
+            CacheOperator::Wb => route.own_l1 = OwnL1::Update,
+            CacheOperator::Cg => {}
+            CacheOperator::Cs => {
+                route.own_l1 = OwnL1::Update;
+                route.l1_hint = facts.qualifier_l1.unwrap_or(first);
+                route.l2_hint = facts.qualifier_l2.unwrap_or(first);
+            }
+            CacheOperator::Wt => {
+                route.op = Op::Write { through: true };
+                route.own_l1 = OwnL1::Update;
+            }
+            CacheOperator::Ca | CacheOperator::Lu | CacheOperator::Cv => {
+                return Err(MemError::Unsupported {
+                    what: "a load cache operator (.ca/.lu/.cv) on a store",
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What holds whatever the access kind, and the flags the counters read.
+fn finish_route(route: &mut Route, geo: Geometry, req: &Request) {
     // Local memory is per-thread memory in device memory, cached in L1 (CUDA C++ Programming
     // Guide, "Local Memory": "local memory accesses ... are cached in L1"), and its stores
     // reach L2: on an H100 `st_forms.st_shared_local_forms` (one warp) counts 56 L2 write
@@ -449,5 +505,4 @@ pub(super) fn resolve_route(
         || (geo.l1_enabled
             && matches!(route.own_l1, OwnL1::Update | OwnL1::Allocate)
             && route.op != Op::Read);
-    Ok(route)
 }

@@ -279,22 +279,16 @@ impl<'a> Checker<'a> {
         scopes: &Scopes<'f>,
         state: &mut FnState,
     ) -> bool {
-        if let Op::Generic(g) = &i.op {
+        if let (Op::Generic(g), Some(op)) = (&i.op, i.op.opcode()) {
             // Known instructions other than the cache-control ones: only their target and
             // version gates are checked.
-            let op = g.opcode.value.as_str();
-            if op == "call" {
+            if op == Opcode::Call {
                 call(&g.operands, scopes, state);
                 return true;
             }
-            let known = if op != "cp" && !is_priority(op) {
-                self.gate_index().known(op)
-            } else {
-                None
-            };
-            if known.is_some() {
+            if family(Some(op), &[], 0).is_none() {
                 self.gate_only_guard(i, scopes, state);
-                self.insn_gates(i, op, known, &g.modifiers, scopes);
+                self.insn_gates(i, op, &g.modifiers, scopes);
                 if let Some(Operand::Sink(span)) = g.operands.first() {
                     let mods: gates::Words = g.modifiers.iter().map(|m| m.value.as_str()).collect();
                     if !sink_result_allowed(op, &mods) {
@@ -318,35 +312,24 @@ impl<'a> Checker<'a> {
                 return true;
             }
         }
-        let (opcode, mods): (&str, SmallVec<[(&str, Span); 8]>) = match &i.op {
-            Op::Generic(g) => (
-                &g.opcode.value,
-                g.modifiers
-                    .iter()
-                    .map(|m| (m.value.as_str(), m.span))
-                    .collect(),
-            ),
+        let known = i.op.opcode();
+        let opcode = i.op.opcode_word();
+        let mods: SmallVec<[(&str, Span); 8]> = match &i.op {
+            Op::Generic(g) => g
+                .modifiers
+                .iter()
+                .map(|m| (m.value.as_str(), m.span))
+                .collect(),
             op => {
                 let q = op.qualifiers().expect("typed instructions have qualifiers");
-                let opcode = match op {
-                    Op::Ld(_) => "ld",
-                    Op::St(_) => "st",
-                    Op::CreatePolicy(_) => "createpolicy",
-                    Op::Prefetch(p) if p.uniform => "prefetchu",
-                    Op::Prefetch(_) => "prefetch",
-                    _ => "cp",
-                };
-                (
-                    opcode,
-                    q.written.iter().map(|m| (m.value.text(), m.span)).collect(),
-                )
+                q.written.iter().map(|m| (m.value.text(), m.span)).collect()
             }
         };
         let opcode_end = i.opcode_span.start + opcode.len() as u32;
         let joined = joined_count(opcode_end, &mods);
-        if gate_only(opcode, &mods) {
+        if let Some(op) = known.filter(|&op| gate_only(op, &mods)) {
             self.gate_only_guard(i, scopes, state);
-            if opcode == "cp" {
+            if op == Opcode::Cp {
                 let start = i.opcode_span.start.min(i.span.start);
                 match bulk::misplaced_group_word(&mods, start, i.opcode_span) {
                     Some(d) => self.diags.extend(d),
@@ -364,11 +347,10 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            let known = self.gate_index().known(opcode);
-            self.insn_gates(i, opcode, known, &mods, scopes);
+            self.insn_gates(i, op, &mods, scopes);
             return true;
         }
-        let family = family(opcode, &mods, joined);
+        let family = family(known, &mods, joined);
         let Some(family) = family else {
             return true;
         };
@@ -379,6 +361,7 @@ impl<'a> Checker<'a> {
         let insn = Insn {
             guard: i.guard.as_deref(),
             opcode,
+            known,
             opcode_span: i.opcode_span,
             mods: &mods,
             ops: i.op.operands(),
@@ -487,12 +470,14 @@ impl<'a> Checker<'a> {
         // The error is at an empty modifier (`ld.global.b32. …`, `a..b`) if a lone `.` is next.
         let empty_modifier = self.text[end..].starts_with('.') && at(k).is_none();
         let joined = joined_count(shift(op.span()).end, &mods);
-        let Some(family) = family(op.text, &mods, joined) else {
+        let known = Opcode::parse(op.text);
+        let Some(family) = family(known, &mods, joined) else {
             return;
         };
         let insn = Insn {
             guard: None,
             opcode: op.text,
+            known,
             opcode_span: shift(op.span()),
             mods: &mods,
             ops: &[],

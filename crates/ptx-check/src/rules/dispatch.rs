@@ -44,39 +44,37 @@ pub(super) enum Family {
 /// Instructions that take `_` as their result (§20.5, measured): `setp`, `lop3`, `atom` and
 /// the `mbarrier.arrive` forms; any other instruction with a result stops with `Result discard
 /// mode is not allowed`.
-pub(super) fn sink_result_allowed(op: &str, mods: &[&str]) -> bool {
+pub(super) fn sink_result_allowed(op: Opcode, mods: &[&str]) -> bool {
     match op {
-        "setp" | "lop3" | "atom" => true,
-        "mbarrier" => matches!(mods.first(), Some(&(".arrive" | ".arrive_drop"))),
+        Opcode::Setp | Opcode::Lop3 | Opcode::Atom => true,
+        Opcode::Mbarrier => matches!(mods.first(), Some(&(".arrive" | ".arrive_drop"))),
         _ => false,
     }
 }
 
 /// The instruction name ptxas gives in `Result discard mode` (§20.5): the opcode, with the
 /// modifier that names the operation where ptxas treats it as part of the name.
-pub(super) fn discard_name(op: &str, mods: &[&str]) -> String {
+pub(super) fn discard_name(op: Opcode, mods: &[&str]) -> String {
     let first = mods.first().copied().unwrap_or("");
     match op {
-        "mul" | "mad" => match mods.iter().find(|m| matches!(**m, ".wide" | ".lo" | ".hi")) {
-            Some(m) => format!("{op}{m}"),
-            None => op.to_string(),
-        },
-        "cvta" if mods.contains(&".to") => "cvta.to".to_string(),
-        "bar" | "barrier" if mods.contains(&".red") => format!("{op}.red"),
-        "mbarrier" if mods.get(1) == Some(&".parity") => format!("{op}{first}.parity"),
-        "mbarrier" | "multimem" | "tcgen05" | "tensormap" | "clusterlaunchcontrol" => {
-            format!("{op}{first}")
+        Opcode::Mul | Opcode::Mad => {
+            match mods.iter().find(|m| matches!(**m, ".wide" | ".lo" | ".hi")) {
+                Some(m) => format!("{op}{m}"),
+                None => op.to_string(),
+            }
         }
+        Opcode::Cvta if mods.contains(&".to") => "cvta.to".to_string(),
+        Opcode::Bar | Opcode::Barrier if mods.contains(&".red") => format!("{op}.red"),
+        Opcode::Mbarrier if mods.get(1) == Some(&".parity") => format!("{op}{first}.parity"),
+        Opcode::Mbarrier
+        | Opcode::Multimem
+        | Opcode::Tcgen05
+        | Opcode::Tensormap
+        | Opcode::Clusterlaunchcontrol => format!("{op}{first}"),
         _ => op.to_string(),
     }
 }
 
-/// `applypriority` and `discard`: validated like prefetch (§20.2), not only gated.
-pub(super) fn is_priority(op: &str) -> bool {
-    matches!(op, "applypriority" | "discard")
-}
-
-/// Which rules an opcode goes to; `None` for known instructions that are not validated.
 /// How many of `mods` follow `opcode_end` and each other without a gap.
 pub(super) fn joined_count(opcode_end: u32, mods: &[(&str, Span)]) -> usize {
     let mut end = opcode_end;
@@ -93,10 +91,10 @@ pub(super) fn joined_count(opcode_end: u32, mods: &[(&str, Span)]) -> usize {
 /// their target and version gates: `cp.async.bulk…` copies (not the bulk group
 /// instructions), `cp.reduce.async.bulk…`, `st.async`, `st.bulk` (`.async`/`.bulk` written
 /// first).
-pub(super) fn gate_only(opcode: &str, mods: &[(&str, Span)]) -> bool {
+pub(super) fn gate_only(opcode: Opcode, mods: &[(&str, Span)]) -> bool {
     let word = |k: usize| mods.get(k).map(|m| m.0);
     match opcode {
-        "cp" => {
+        Opcode::Cp => {
             word(0) == Some(".reduce")
                 || (word(0) == Some(".async")
                     && word(1) == Some(".bulk")
@@ -104,15 +102,27 @@ pub(super) fn gate_only(opcode: &str, mods: &[(&str, Span)]) -> bool {
         }
         // Only as the first word: `st.global.async` is a plain `st` with an illegal `.async`,
         // `st.shared.bulk` one with an unknown `.bulk` (measured, ptxas 13.5).
-        "st" => matches!(word(0), Some(".async" | ".bulk")),
+        Opcode::St => matches!(word(0), Some(".async" | ".bulk")),
         _ => false,
     }
 }
 
-pub(super) fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Option<Family> {
+/// Which rules an opcode goes to; `None` for the known instructions checked only for their
+/// target and version gates. `opcode` is `None` for a name ptxas does not know: ptxas scans its
+/// modifiers like ld/st's, then names it unknown. Every opcode is classified here (no
+/// catch-all): a new [`Opcode`] does not compile until it is.
+pub(super) fn family(
+    opcode: Option<Opcode>,
+    mods: &[(&str, Span)],
+    joined: usize,
+) -> Option<Family> {
+    use Opcode::*;
+    let Some(opcode) = opcode else {
+        return Some(Family::LdSt);
+    };
     Some(match opcode {
-        "ld" | "st" => Family::LdSt,
-        "cp" => {
+        Ld | St => Family::LdSt,
+        Cp => {
             if mods.first().is_some_and(|m| m.0 == ".async") && joined >= 1 {
                 match mods
                     .get(1)
@@ -139,12 +149,21 @@ pub(super) fn family(opcode: &str, mods: &[(&str, Span)], joined: usize) -> Opti
                 Family::CpAsync
             }
         }
-        "createpolicy" => Family::Policy,
-        "prefetch" | "prefetchu" => Family::Prefetch,
-        "applypriority" | "discard" => Family::Priority,
-        _ if opcodes::is_known(opcode) => return None,
-        // Unknown opcodes: ptxas scans their modifiers like ld/st's, then names them unknown.
-        _ => Family::LdSt,
+        Createpolicy => Family::Policy,
+        Prefetch | Prefetchu => Family::Prefetch,
+        Applypriority | Discard => Family::Priority,
+        Abs | Activemask | Add | Addc | Alloca | And | Atom | Bar | Barrier | Bfe | Bfi | Bfind
+        | Bmsk | Bra | Brev | Brkpt | Brx | Call | Clusterlaunchcontrol | Clz | Cnot | Copysign
+        | Cos | Cvt | Cvta | Div | Dp2a | Dp4a | Elect | Ex2 | Exit | Fence | Fma | Fns
+        | Getctarank | Griddepcontrol | Isspacep | Istypeof | Istypep | Ldmatrix | Ldu | Lg2
+        | Lop3 | Mad | Mad24 | Madc | Mapa | Match | Max | Mbarrier | Membar | Min | Mma | Mov
+        | Movmatrix | Mul | Mul24 | Multimem | Nanosleep | Neg | Not | Or | Pmevent | Popc
+        | Prmt | Rcp | Red | Redux | Rem | Ret | Rsqrt | Sad | Selp | Set | Setmaxnreg | Setp
+        | Shf | Shfl | Shl | Shr | Sin | Slct | Sqrt | Stackrestore | Stacksave | Stmatrix
+        | Sub | Subc | Suld | Suq | Sured | Sust | Szext | Tanh | Tcgen05 | Tensormap | Testp
+        | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd | Vadd2 | Vadd4
+        | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vote | Vset
+        | Vset2 | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma | Xor => return None,
     })
 }
 

@@ -3,10 +3,10 @@
 //! recent target and version, and most instructions have no row left to test.
 
 use super::symbols::{self, Scopes, Sym};
-use super::{codes, opcodes, plain_subject, Checker};
+use super::{codes, plain_subject, Checker};
 use crate::Diagnostic;
 use ptx_isa::insn_gates::Facts;
-use ptx_isa::{GateKind, InsnGate, PtxVersion, SmTarget};
+use ptx_isa::{GateKind, InsnGate, Opcode, PtxVersion, SmTarget};
 use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
@@ -34,10 +34,6 @@ impl ModifierWord for (&str, Span) {
     }
 }
 
-/// A known opcode's place in the gate index.
-#[derive(Clone, Copy)]
-pub(crate) struct OpcodeId(u32);
-
 /// The gate rows of one known opcode that fail on the module's target and version.
 pub(crate) struct OpcodeGates {
     /// In table order (ptxas's order within the opcode).
@@ -50,11 +46,7 @@ pub(crate) struct OpcodeGates {
 
 /// Every opcode ptxas knows, with its failing rows.
 pub(crate) struct GateIndex {
-    /// Into `gates`, for opcodes longer than 16 bytes.
-    by_opcode: FxHashMap<&'static str, OpcodeId>,
-    /// Into `gates`, for opcodes of up to 16 bytes (all but a few), by [`short_word`]: the
-    /// lookup hashes and compares two words instead of hashing the bytes and calling `memcmp`.
-    by_short_opcode: FxHashMap<(u8, u128), OpcodeId>,
+    /// By opcode (`Opcode as usize`: `Opcode::ALL`'s order).
     gates: Vec<OpcodeGates>,
     /// Which rows hold, by instruction shape: opcode, modifiers and operand count written as
     /// one key (`mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32#4`). Without special
@@ -72,10 +64,10 @@ const MAX_SHAPES: usize = 4096;
 
 impl GateIndex {
     pub fn new(target: SmTarget, version: PtxVersion) -> Self {
-        let gates: Vec<OpcodeGates> = opcodes::OPCODES
+        let gates: Vec<OpcodeGates> = Opcode::ALL
             .iter()
             .map(|&op| {
-                let rows: Vec<&'static InsnGate> = ptx_isa::insn_gates::gates_of(op)
+                let rows: Vec<&'static InsnGate> = ptx_isa::insn_gates::gates_of(op.name())
                     .iter()
                     .filter(|g| g.fails_on(target, version))
                     .collect();
@@ -93,61 +85,31 @@ impl GateIndex {
                 }
             })
             .collect();
-        let ids = || {
-            opcodes::OPCODES
-                .iter()
-                .enumerate()
-                .map(|(at, &op)| (op, OpcodeId(at as u32)))
-        };
-        let by_opcode = ids().filter(|(op, _)| op.len() > 16).collect();
-        let by_short_opcode = ids()
-            .filter_map(|(op, id)| Some((short_word(op.as_bytes())?, id)))
-            .collect();
         GateIndex {
-            by_opcode,
-            by_short_opcode,
             gates,
             holding: FxHashMap::default(),
             key: ShapeKey::default(),
         }
     }
-
-    /// `opcode`'s place if ptxas knows it (case-sensitive, as ptxas is).
-    pub fn known(&self, opcode: &str) -> Option<OpcodeId> {
-        match short_word(opcode.as_bytes()) {
-            Some(key) => self.by_short_opcode.get(&key).copied(),
-            None => self.by_opcode.get(opcode).copied(),
-        }
-    }
 }
 
 impl Checker<'_> {
-    /// The gate index for the module's target and version (made once `directives` has set
-    /// them, at the first instruction).
-    pub(super) fn gate_index(&mut self) -> &GateIndex {
-        let (target, version) = (self.target, self.version);
-        self.gates
-            .get_or_insert_with(|| GateIndex::new(target, version))
-    }
-
     /// The target and version gates of an instruction outside the cache-control families
     /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
     pub(super) fn insn_gates<M: ModifierWord>(
         &mut self,
         i: &Instruction,
-        opcode: &str,
-        known: Option<OpcodeId>,
+        opcode: Opcode,
         mods: &[M],
         scopes: &Scopes,
     ) {
         let start = i.opcode_span.start.min(i.span.start);
         let (target, version) = (self.target, self.version);
+        // Made once `directives` has set the target and version, at the first instruction.
         let index = self
             .gates
             .get_or_insert_with(|| GateIndex::new(target, version));
-        let gates = known
-            .map(|id| &index.gates[id.0 as usize])
-            .filter(|g| !g.rows.is_empty());
+        let gates = Some(&index.gates[opcode as usize]).filter(|g| !g.rows.is_empty());
         if let Some(gates) = gates {
             let operands = i.op.operands();
             let mut special = Vec::new();
@@ -160,7 +122,7 @@ impl Checker<'_> {
             } else {
                 let key = &mut index.key.0;
                 key.clear();
-                push_word(key, opcode.as_bytes());
+                push_word(key, opcode.name().as_bytes());
                 for m in mods {
                     push_word(key, m.word().as_bytes());
                 }
@@ -192,9 +154,11 @@ impl Checker<'_> {
                     .push(gate_message(g, i.opcode_span, start, target, version));
             }
         }
-        if matches!(opcode, "shfl" | "vote") && !mods.iter().any(|m| m.word() == ".sync") {
+        if matches!(opcode, Opcode::Shfl | Opcode::Vote)
+            && !mods.iter().any(|m| m.word() == ".sync")
+        {
             self.diags.extend(without_sync(
-                opcode,
+                opcode.name(),
                 i.opcode_span,
                 start,
                 self.sm,
@@ -458,20 +422,15 @@ mod tests {
         }
     }
 
-    /// Every known opcode is found, under its own id, and other words are not.
+    /// The index has every opcode's rows, at the opcode's place.
     #[test]
-    fn known_finds_every_opcode_by_its_short_key() {
-        let index = GateIndex::new(SmTarget::parse("sm_80").unwrap(), PtxVersion::new(8, 0));
-        for (at, op) in opcodes::OPCODES.iter().enumerate() {
-            assert_eq!(index.known(op).map(|id| id.0), Some(at as u32), "{op}");
-            let longer = format!("{op}x");
-            if !opcodes::OPCODES.contains(&longer.as_str()) {
-                assert!(index.known(&longer).is_none(), "{longer}");
-            }
+    fn every_opcode_has_its_rows_in_place() {
+        let index = GateIndex::new(SmTarget::parse("sm_50").unwrap(), PtxVersion::new(6, 0));
+        for &op in Opcode::ALL {
+            let rows = &index.gates[op as usize].rows;
+            assert!(rows.iter().all(|g| g.opcode == op.name()), "{op}");
         }
-        for word in ["", "x", "ld.", "mov ", "not_an_opcode_at_all"] {
-            assert!(index.known(word).is_none(), "{word}");
-        }
+        assert!(!index.gates[Opcode::Redux as usize].rows.is_empty());
     }
 
     /// Padded keys are equal exactly when the keys are, across the 16-byte chunk boundaries.

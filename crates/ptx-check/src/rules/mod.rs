@@ -21,7 +21,8 @@
 //!   instructions' target/version gates), `operands` (immediates, register widths, addresses),
 //!   `shared` (guards, undeclared operands, unknown modifiers, the vector warning),
 //!   `prefetch_scan` (the modifier scan of `prefetch` and `priority`), `collect` (ordering
-//!   keys), `words` (modifier classification), `symbols` (scopes), `opcodes`;
+//!   keys), `words` (modifier classification), `symbols` (scopes); opcodes are ptx-isa's
+//!   `Opcode`, classified by the parser;
 //! - this file: the entry points, the per-instruction types (`Cx`, `Insn`, `Outcome`) and
 //!   how an instruction ends (`finish`, or `stop` at a stopping error).
 
@@ -39,7 +40,6 @@ mod group;
 mod initializers;
 mod labels;
 mod ldst;
-mod opcodes;
 mod operands;
 mod policy;
 mod prefetch;
@@ -59,7 +59,7 @@ use dispatch::*;
 use feature_gates::*;
 use operands::*;
 use ptx_isa::{
-    Feature, GateOrder, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
+    Feature, GateOrder, Opcode, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
 };
 use ptx_syntax::ast::{
     FloatLit, Function, FunctionKind, Guard, Instruction, Item, Module, Op, Operand, Statement,
@@ -127,7 +127,10 @@ impl Cx<'_> {
 /// One instruction as ptxas sees it: guard, opcode, modifiers as written, operands.
 pub(crate) struct Insn<'a> {
     pub guard: Option<&'a Guard>,
+    /// The opcode as written (for messages).
     pub opcode: &'a str,
+    /// The opcode as ptx-isa classifies it; `None` for a name ptxas does not know.
+    pub known: Option<Opcode>,
     pub opcode_span: Span,
     /// Borrowed from the caller's list (on its stack for up to 8 modifiers): moved into
     /// `Insn`, the list was a `memcpy` call per instruction.

@@ -14,7 +14,7 @@ use super::{
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{Feature, ScalarType, StateSpace};
+use ptx_isa::{Feature, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -27,7 +27,7 @@ pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
 
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let op = insn.opcode;
-    let uniform = op == "prefetchu";
+    let uniform = insn.known == Some(Opcode::Prefetchu);
     let mut m = Msgs::new(PREFETCH_ORDER);
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));

@@ -23,7 +23,7 @@ use super::{
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{Feature, ScalarType, StateSpace};
+use ptx_isa::{Feature, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -44,7 +44,7 @@ fn size_value(op: &Operand) -> Option<i128> {
 
 pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let op = insn.opcode;
-    let apply = op == "applypriority";
+    let apply = insn.known == Some(Opcode::Applypriority);
     let mut m = Msgs::new(PRIORITY_ORDER);
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));

@@ -5,7 +5,8 @@
 //! two values wins.
 
 use ptx_isa::{
-    CacheOperator, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope, StateSpace,
+    CacheLevel, CacheOperator, Flag, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope,
+    StateSpace, VectorWidth,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,26 +98,27 @@ const EXTRA_TYPES: &[&str] = &[
 /// Classifies a modifier as written (with its dot).
 pub(crate) fn classify(t: &str) -> Word {
     use Word::*;
-    match t {
-        ".weak" => return Sem(MemorySemantics::Weak),
-        ".volatile" => return Sem(MemorySemantics::Volatile),
-        ".relaxed" => return Sem(MemorySemantics::Relaxed),
-        ".acquire" => return Sem(MemorySemantics::Acquire),
-        ".release" => return Sem(MemorySemantics::Release),
-        ".mmio" => return Mmio,
-        ".cta" => return Scope(ptx_isa::Scope::Cta),
-        ".cluster" => return Scope(ptx_isa::Scope::Cluster),
-        ".gpu" => return Scope(ptx_isa::Scope::Gpu),
-        ".sys" => return Scope(ptx_isa::Scope::Sys),
-        ".nc" => return Nc,
-        ".L2::cache_hint" => return Hint,
-        ".L1" => return Level(self::Level::L1),
-        ".L2" => return Level(self::Level::L2),
-        ".tensormap" => return Tensormap,
-        ".v2" => return Vec(2),
-        ".v4" => return Vec(4),
-        ".v8" => return Vec(8),
+    // Every spelling is ptx-isa's (its qualifier tables); only the classes differ.
+    if let Some(s) = MemorySemantics::from_token(t) {
+        return Sem(s);
+    }
+    if let Some(s) = ptx_isa::Scope::from_token(t) {
+        return Scope(s);
+    }
+    if let Some(v) = VectorWidth::from_token(t) {
+        return Vec(v.lanes());
+    }
+    match Flag::from_token(t) {
+        Some(Flag::Mmio) => return Mmio,
+        Some(Flag::Nc) => return Nc,
+        Some(Flag::CacheHint) => return Hint,
+        Some(Flag::Tensormap) => return Tensormap,
         _ => {}
+    }
+    match CacheLevel::from_token(t) {
+        Some(CacheLevel::L1) => return Level(self::Level::L1),
+        Some(CacheLevel::L2) => return Level(self::Level::L2),
+        None => {}
     }
     if let Some(s) = StateSpace::from_token(t) {
         return if matches!(s, StateSpace::Reg | StateSpace::Sreg) {
@@ -195,6 +197,12 @@ mod tests {
         assert_eq!(classify(".L3::evict_last"), Word::Unknown);
         assert_eq!(classify(".e2m1"), Word::Type(None));
         assert_eq!(classify(".reg"), Word::Unknown);
+        assert_eq!(classify(".weak"), Word::Sem(MemorySemantics::Weak));
+        assert_eq!(classify(".cta"), Word::Scope(Scope::Cta));
+        assert_eq!(classify(".v8"), Word::Vec(8));
+        assert_eq!(classify(".nc"), Word::Nc);
+        assert_eq!(classify(".L2"), Word::Level(Level::L2));
+        assert_eq!(classify(".async"), Word::Unknown);
         assert_eq!(after_colons(".L1::evict_last"), "evict_last");
         assert_eq!(after_colons(".evict_last"), "evict_last");
     }

@@ -178,7 +178,7 @@ pub(crate) fn lower_cp(
         (Space::Global, Space::Shared) => BulkDirection::SharedToGlobal,
         _ => return Err(unsupported(cx, g, span)),
     };
-    let reduce = if g.opcode.value == "cp" && g.has(".reduce") {
+    let reduce = if g.known == Some(ptx_isa::Opcode::Cp) && g.has(".reduce") {
         let op = reduce_op(g).ok_or_else(|| {
             cx.error(
                 span,

@@ -9,13 +9,11 @@ use ptx_isa::{
 };
 use smol_str::SmolStr;
 
-/// The qualifiers of a typed instruction in written order, and what did not fit.
+/// The qualifiers of a typed instruction in written order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct QualifierList {
     /// Every modifier after the opcode, in order; unknown ones as [`Modifier::Unknown`].
     pub written: Vec<Spanned<Modifier>>,
-    /// Modifiers the typed fields could not take.
-    pub anomalies: Vec<Anomaly>,
 }
 
 /// One written modifier.
@@ -32,23 +30,6 @@ impl Modifier {
             Modifier::Unknown(s) => s,
         }
     }
-}
-
-/// A modifier that did not fit the instruction's typed fields.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Anomaly {
-    /// Not a qualifier PTX knows.
-    Unknown(Spanned<SmolStr>),
-    /// A known qualifier this instruction has no field for (e.g. `.L1` on `ld`).
-    NotApplicable(Spanned<Qualifier>),
-    /// A second qualifier of a class that takes one (two cache operators, two state spaces…);
-    /// `first` is the one kept in the typed field.
-    Repeated {
-        first: Span,
-        again: Spanned<Qualifier>,
-    },
-    /// `.vec` written after `.type` (ptxas: "Vector Type not specified properly").
-    VectorAfterType(Span),
 }
 
 /// `ld` and `st` (including `ld.global.nc` and the `.mmio` forms).

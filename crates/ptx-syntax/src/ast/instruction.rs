@@ -5,6 +5,7 @@ use super::{
     QualifierList,
 };
 use crate::span::{Span, Spanned};
+use ptx_isa::Opcode;
 use smol_str::SmolStr;
 
 /// `@%p` or `@!%p`.
@@ -73,6 +74,33 @@ impl Op {
         }
     }
 
+    /// The opcode as ptx-isa classifies it: fixed for the typed forms, the parser's
+    /// classification for a generic instruction (`None`: a name ptxas does not know).
+    pub fn opcode(&self) -> Option<Opcode> {
+        match self {
+            Op::Ld(_) => Some(Opcode::Ld),
+            Op::St(_) => Some(Opcode::St),
+            Op::CpAsync(_)
+            | Op::CpAsyncCommitGroup(_)
+            | Op::CpAsyncWaitGroup(_)
+            | Op::CpAsyncWaitAll(_)
+            | Op::CpAsyncMbarrierArrive(_) => Some(Opcode::Cp),
+            Op::CreatePolicy(_) => Some(Opcode::Createpolicy),
+            Op::Prefetch(p) if p.uniform => Some(Opcode::Prefetchu),
+            Op::Prefetch(_) => Some(Opcode::Prefetch),
+            Op::Generic(g) => g.known,
+        }
+    }
+
+    /// The opcode's word as written, without modifiers (`cp` of `cp.async.wait_all`).
+    pub fn opcode_word(&self) -> &str {
+        match (self, self.opcode()) {
+            (Op::Generic(g), _) => &g.opcode.value,
+            (_, Some(op)) => op.name(),
+            (_, None) => unreachable!("a typed instruction has a known opcode"),
+        }
+    }
+
     /// The operands as written.
     pub fn operands(&self) -> &[Operand] {
         match self {
@@ -122,7 +150,11 @@ impl Op {
 /// Any other instruction: opcode, modifiers and operands as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenericInstruction {
+    /// The opcode as written.
     pub opcode: Spanned<SmolStr>,
+    /// The opcode as ptx-isa classifies it (the parser's [`Opcode::parse`] of `opcode`);
+    /// `None` for a name ptxas does not know.
+    pub known: Option<Opcode>,
     pub modifiers: Vec<Spanned<SmolStr>>,
     pub operands: Vec<Operand>,
 }

@@ -5,9 +5,10 @@
 //! fields; every other instruction keeps its opcode, modifiers and operands in [`GenericInstruction`], losing nothing.
 //!
 //! Typed instructions keep the qualifiers in the order they were written ([`QualifierList`]);
-//! the typed fields are a classification of that list made by the parser. Anything the list
-//! holds that does not fit the instruction (a second cache operator, an unknown modifier) is
-//! kept in [`QualifierList::anomalies`] for the validator, so nothing is lost or guessed.
+//! the typed fields are a classification of that list made by the parser (the first of a
+//! class; a second cache operator or an unknown modifier stays in the written list, which the
+//! validator reads as ptxas does), so nothing is lost or guessed. Every instruction's opcode
+//! is classified once, as a [`ptx_isa::Opcode`] ([`Op::opcode`]).
 //!
 //! The tree is defined in one file per layer, all re-exported here (`ast::X` is the only
 //! public path):

@@ -144,60 +144,40 @@ pub(super) fn is_directive_word(text: &str) -> bool {
 /// false when the instruction has no field for it.
 pub(super) fn qualifier_list(
     modifiers: &[Spanned<&str>],
-    mut assign: impl FnMut(Spanned<Qualifier>, &mut Vec<Anomaly>) -> bool,
+    mut assign: impl FnMut(Spanned<Qualifier>) -> bool,
 ) -> QualifierList {
     let mut list = QualifierList {
         written: Vec::with_capacity(modifiers.len()),
-        anomalies: Vec::new(),
     };
     for m in modifiers {
         match Qualifier::from_token(m.value) {
             Some(q) => {
                 list.written.push(Spanned::new(Modifier::Known(q), m.span));
-                if !assign(Spanned::new(q, m.span), &mut list.anomalies) {
-                    list.anomalies
-                        .push(Anomaly::NotApplicable(Spanned::new(q, m.span)));
-                }
+                // A qualifier the instruction has no field for stays in `written` only; the
+                // validator reads the written list as ptxas does.
+                assign(Spanned::new(q, m.span));
             }
             None => {
                 let text = small_str(m.value);
                 list.written
-                    .push(Spanned::new(Modifier::Unknown(text.clone()), m.span));
-                list.anomalies
-                    .push(Anomaly::Unknown(Spanned::new(text, m.span)));
+                    .push(Spanned::new(Modifier::Unknown(text), m.span));
             }
         }
     }
     list
 }
 
-/// Sets a typed field once; a second qualifier of the same class is a `Repeated` anomaly.
-pub(super) fn set_once<T: Copy>(
-    slot: &mut Option<Spanned<T>>,
-    value: T,
-    q: Spanned<Qualifier>,
-    anomalies: &mut Vec<Anomaly>,
-) {
-    match slot {
-        Some(first) => anomalies.push(Anomaly::Repeated {
-            first: first.span,
-            again: q,
-        }),
-        None => *slot = Some(Spanned::new(value, q.span)),
+/// Sets a typed field once; a second qualifier of the same class stays in the written list
+/// only (the typed field keeps the first).
+pub(super) fn set_once<T: Copy>(slot: &mut Option<Spanned<T>>, value: T, q: Spanned<Qualifier>) {
+    if slot.is_none() {
+        *slot = Some(Spanned::new(value, q.span));
     }
 }
 
-pub(super) fn set_flag(
-    slot: &mut Option<Span>,
-    q: Spanned<Qualifier>,
-    anomalies: &mut Vec<Anomaly>,
-) {
-    match slot {
-        Some(first) => anomalies.push(Anomaly::Repeated {
-            first: *first,
-            again: q,
-        }),
-        None => *slot = Some(q.span),
+pub(super) fn set_flag(slot: &mut Option<Span>, q: Spanned<Qualifier>) {
+    if slot.is_none() {
+        *slot = Some(q.span);
     }
 }
 
@@ -207,13 +187,14 @@ pub(super) fn classify(
     operands: Vec<Operand>,
 ) -> Op {
     let first_mod = modifiers.first().map(|m| m.value);
-    match opcode.text {
-        "ld" => Op::Ld(Box::new(load_store(modifiers, operands))),
-        "st" => Op::St(Box::new(load_store(modifiers, operands))),
-        "cp" if first_mod == Some(".async") => {
+    let known = Opcode::parse(opcode.text);
+    match known {
+        Some(Opcode::Ld) => Op::Ld(Box::new(load_store(modifiers, operands))),
+        Some(Opcode::St) => Op::St(Box::new(load_store(modifiers, operands))),
+        Some(Opcode::Cp) if first_mod == Some(".async") => {
             let has = |t: &str| modifiers.iter().any(|m| m.value == t);
             if has(".bulk") {
-                generic(opcode, modifiers, operands)
+                generic(opcode, known, modifiers, operands)
             } else if has(".commit_group") {
                 Op::CpAsyncCommitGroup(Box::new(group_op(modifiers, operands)))
             } else if has(".wait_group") {
@@ -226,23 +207,27 @@ pub(super) fn classify(
                 Op::CpAsync(Box::new(cp_async(modifiers, operands)))
             }
         }
-        "createpolicy" => Op::CreatePolicy(Box::new(create_policy(modifiers, operands))),
-        "prefetch" | "prefetchu" => Op::Prefetch(Box::new(prefetch(
-            opcode.text == "prefetchu",
+        Some(Opcode::Createpolicy) => {
+            Op::CreatePolicy(Box::new(create_policy(modifiers, operands)))
+        }
+        Some(op @ (Opcode::Prefetch | Opcode::Prefetchu)) => Op::Prefetch(Box::new(prefetch(
+            op == Opcode::Prefetchu,
             modifiers,
             operands,
         ))),
-        _ => generic(opcode, modifiers, operands),
+        _ => generic(opcode, known, modifiers, operands),
     }
 }
 
 pub(super) fn generic(
     opcode: &Token<'_>,
+    known: Option<Opcode>,
     modifiers: &[Spanned<&str>],
     operands: Vec<Operand>,
 ) -> Op {
     Op::Generic(GenericInstruction {
         opcode: name_of(opcode),
+        known,
         modifiers: modifiers
             .iter()
             .map(|m| Spanned::new(small_str(m.value), m.span))
@@ -268,25 +253,20 @@ pub(super) fn load_store(modifiers: &[Spanned<&str>], operands: Vec<Operand>) ->
         ty: None,
         operands,
     };
-    ls.qualifiers = qualifier_list(modifiers, |q, an| {
+    ls.qualifiers = qualifier_list(modifiers, |q| {
         match q.value {
-            Qualifier::Space(s) => set_once(&mut ls.space, s, q, an),
-            Qualifier::Semantics(s) => set_once(&mut ls.semantics, s, q, an),
-            Qualifier::Scope(s) => set_once(&mut ls.scope, s, q, an),
-            Qualifier::CacheOp(c) => set_once(&mut ls.cache_op, c, q, an),
-            Qualifier::L1(p) => set_once(&mut ls.l1_priority, p, q, an),
-            Qualifier::L2(p) => set_once(&mut ls.l2_priority, p, q, an),
-            Qualifier::Prefetch(p) => set_once(&mut ls.prefetch_size, p, q, an),
-            Qualifier::Vector(v) => {
-                if ls.ty.is_some() {
-                    an.push(Anomaly::VectorAfterType(q.span));
-                }
-                set_once(&mut ls.vector, v, q, an)
-            }
-            Qualifier::Type(t) => set_once(&mut ls.ty, t, q, an),
-            Qualifier::Flag(Flag::Nc) => set_flag(&mut ls.nc, q, an),
-            Qualifier::Flag(Flag::Mmio) => set_flag(&mut ls.mmio, q, an),
-            Qualifier::Flag(Flag::CacheHint) => set_flag(&mut ls.cache_hint, q, an),
+            Qualifier::Space(s) => set_once(&mut ls.space, s, q),
+            Qualifier::Semantics(s) => set_once(&mut ls.semantics, s, q),
+            Qualifier::Scope(s) => set_once(&mut ls.scope, s, q),
+            Qualifier::CacheOp(c) => set_once(&mut ls.cache_op, c, q),
+            Qualifier::L1(p) => set_once(&mut ls.l1_priority, p, q),
+            Qualifier::L2(p) => set_once(&mut ls.l2_priority, p, q),
+            Qualifier::Prefetch(p) => set_once(&mut ls.prefetch_size, p, q),
+            Qualifier::Vector(v) => set_once(&mut ls.vector, v, q),
+            Qualifier::Type(t) => set_once(&mut ls.ty, t, q),
+            Qualifier::Flag(Flag::Nc) => set_flag(&mut ls.nc, q),
+            Qualifier::Flag(Flag::Mmio) => set_flag(&mut ls.mmio, q),
+            Qualifier::Flag(Flag::CacheHint) => set_flag(&mut ls.cache_hint, q),
             _ => return false,
         }
         true
@@ -305,19 +285,19 @@ pub(super) fn cp_async(modifiers: &[Spanned<&str>], operands: Vec<Operand>) -> C
         operands,
     };
     let mut seen_async = false;
-    cp.qualifiers = qualifier_list(modifiers, |q, an| {
+    cp.qualifiers = qualifier_list(modifiers, |q| {
         match q.value {
             Qualifier::Flag(Flag::Async) if !seen_async => seen_async = true,
-            Qualifier::CacheOp(c) => set_once(&mut cp.cache_op, c, q, an),
+            Qualifier::CacheOp(c) => set_once(&mut cp.cache_op, c, q),
             Qualifier::Space(s) => {
                 if cp.dst_space.is_none() {
                     cp.dst_space = Some(Spanned::new(s, q.span));
                 } else {
-                    set_once(&mut cp.src_space, s, q, an);
+                    set_once(&mut cp.src_space, s, q);
                 }
             }
-            Qualifier::Flag(Flag::CacheHint) => set_flag(&mut cp.cache_hint, q, an),
-            Qualifier::Prefetch(p) => set_once(&mut cp.prefetch_size, p, q, an),
+            Qualifier::Flag(Flag::CacheHint) => set_flag(&mut cp.cache_hint, q),
+            Qualifier::Prefetch(p) => set_once(&mut cp.prefetch_size, p, q),
             _ => return false,
         }
         true
@@ -327,7 +307,7 @@ pub(super) fn cp_async(modifiers: &[Spanned<&str>], operands: Vec<Operand>) -> C
 
 pub(super) fn group_op(modifiers: &[Spanned<&str>], operands: Vec<Operand>) -> GroupOp {
     let mut seen = (false, false);
-    let qualifiers = qualifier_list(modifiers, |q, _| match q.value {
+    let qualifiers = qualifier_list(modifiers, |q| match q.value {
         Qualifier::Flag(Flag::Async) if !seen.0 => {
             seen.0 = true;
             true
@@ -356,14 +336,14 @@ pub(super) fn mbarrier_arrive(
         operands,
     };
     let mut seen = [false; 3];
-    mb.qualifiers = qualifier_list(modifiers, |q, an| {
+    mb.qualifiers = qualifier_list(modifiers, |q| {
         match q.value {
             Qualifier::Flag(Flag::Async) if !seen[0] => seen[0] = true,
             Qualifier::Flag(Flag::Mbarrier) if !seen[1] => seen[1] = true,
             Qualifier::Flag(Flag::Arrive) if !seen[2] => seen[2] = true,
-            Qualifier::Flag(Flag::NoInc) => set_flag(&mut mb.noinc, q, an),
-            Qualifier::Space(s) => set_once(&mut mb.space, s, q, an),
-            Qualifier::Type(t) => set_once(&mut mb.ty, t, q, an),
+            Qualifier::Flag(Flag::NoInc) => set_flag(&mut mb.noinc, q),
+            Qualifier::Space(s) => set_once(&mut mb.space, s, q),
+            Qualifier::Type(t) => set_once(&mut mb.ty, t, q),
             _ => return false,
         }
         true
@@ -382,19 +362,19 @@ pub(super) fn create_policy(modifiers: &[Spanned<&str>], operands: Vec<Operand>)
         ty: None,
         operands,
     };
-    cp.qualifiers = qualifier_list(modifiers, |q, an| {
+    cp.qualifiers = qualifier_list(modifiers, |q| {
         match q.value {
-            Qualifier::Policy(k) => set_once(&mut cp.kind, k, q, an),
-            Qualifier::Space(s) => set_once(&mut cp.space, s, q, an),
+            Qualifier::Policy(k) => set_once(&mut cp.kind, k, q),
+            Qualifier::Space(s) => set_once(&mut cp.space, s, q),
             Qualifier::L2(p) => {
                 if cp.primary.is_none() {
                     cp.primary = Some(Spanned::new(p, q.span));
                 } else {
-                    set_once(&mut cp.secondary, p, q, an);
+                    set_once(&mut cp.secondary, p, q);
                 }
             }
-            Qualifier::Level(l) => set_once(&mut cp.level, l, q, an),
-            Qualifier::Type(t) => set_once(&mut cp.ty, t, q, an),
+            Qualifier::Level(l) => set_once(&mut cp.level, l, q),
+            Qualifier::Type(t) => set_once(&mut cp.ty, t, q),
             _ => return false,
         }
         true
@@ -416,12 +396,12 @@ pub(super) fn prefetch(
         tensormap: None,
         operands,
     };
-    p.qualifiers = qualifier_list(modifiers, |q, an| {
+    p.qualifiers = qualifier_list(modifiers, |q| {
         match q.value {
-            Qualifier::Space(s) => set_once(&mut p.space, s, q, an),
-            Qualifier::Level(l) => set_once(&mut p.level, l, q, an),
-            Qualifier::L2(l) => set_once(&mut p.l2_priority, l, q, an),
-            Qualifier::Flag(Flag::Tensormap) => set_flag(&mut p.tensormap, q, an),
+            Qualifier::Space(s) => set_once(&mut p.space, s, q),
+            Qualifier::Level(l) => set_once(&mut p.level, l, q),
+            Qualifier::L2(l) => set_once(&mut p.l2_priority, l, q),
+            Qualifier::Flag(Flag::Tensormap) => set_flag(&mut p.tensormap, q),
             _ => return false,
         }
         true

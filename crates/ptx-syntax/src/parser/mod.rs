@@ -31,7 +31,7 @@ use instructions::*;
 use items::*;
 use literals::*;
 use operands::*;
-use ptx_isa::{Flag, PtxVersion, Qualifier, ScalarType, StateSpace, VarType};
+use ptx_isa::{Flag, Opcode, PtxVersion, Qualifier, ScalarType, StateSpace, VarType};
 use smallvec::SmallVec;
 use smol_str::SmolStr;
 use statements::*;

@@ -36,7 +36,7 @@ pub(super) fn lds(op: &str) -> bool {
 }
 
 pub(super) fn is_ld(insn: &Insn) -> bool {
-    insn.opcode == "ld"
+    insn.known == Some(Opcode::Ld)
 }
 
 pub(super) fn order(insn: &Insn) -> &'static [Key] {

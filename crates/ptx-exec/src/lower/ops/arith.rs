@@ -9,12 +9,23 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
-        "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl"
-        | "shr" | "copysign" => lower_binary(cx, g, m, span, opcode)?,
-        "sad" => {
+        Opcode::Add
+        | Opcode::Sub
+        | Opcode::Mul
+        | Opcode::Div
+        | Opcode::Rem
+        | Opcode::Min
+        | Opcode::Max
+        | Opcode::And
+        | Opcode::Or
+        | Opcode::Xor
+        | Opcode::Shl
+        | Opcode::Shr
+        | Opcode::Copysign => lower_binary(cx, g, m, span, opcode)?,
+        Opcode::Sad => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Int3 {
@@ -26,7 +37,7 @@ pub(super) fn lower(
                 c: cx.src(c, ty)?,
             }
         }
-        "mad" | "fma" => {
+        Opcode::Mad | Opcode::Fma => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             if ty.kind() == TypeKind::Float {
@@ -59,8 +70,22 @@ pub(super) fn lower(
                 c: cx.src(c, cty)?,
             }
         }
-        "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp"
-        | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => lower_unary(cx, g, m, span, opcode)?,
+        Opcode::Not
+        | Opcode::Cnot
+        | Opcode::Neg
+        | Opcode::Abs
+        | Opcode::Popc
+        | Opcode::Clz
+        | Opcode::Brev
+        | Opcode::Bfind
+        | Opcode::Sqrt
+        | Opcode::Rcp
+        | Opcode::Rsqrt
+        | Opcode::Ex2
+        | Opcode::Lg2
+        | Opcode::Sin
+        | Opcode::Cos
+        | Opcode::Tanh => lower_unary(cx, g, m, span, opcode)?,
         _ => return Err(unsupported(cx, g, span)),
     })
 }
@@ -71,16 +96,16 @@ fn lower_binary(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok({
         let ty = one_type(cx, m, g, span)?;
         let [d, a, b] = fixed_operands(cx, g, span)?;
         if ty == ScalarType::Pred {
             let op = match opcode {
-                "and" => BoolOp::And,
-                "or" => BoolOp::Or,
-                "xor" => BoolOp::Xor,
+                Opcode::And => BoolOp::And,
+                Opcode::Or => BoolOp::Or,
+                Opcode::Xor => BoolOp::Xor,
                 _ => return Err(unsupported(cx, g, span)),
             };
             return Ok(Op::PredLogic {
@@ -94,7 +119,7 @@ fn lower_binary(
         }
         let is_float = ty.kind() == TypeKind::Float;
         // Shift amounts are always .u32.
-        let bty = if matches!(opcode, "shl" | "shr") {
+        let bty = if matches!(opcode, Opcode::Shl | Opcode::Shr) {
             ScalarType::U32
         } else {
             ty
@@ -102,21 +127,21 @@ fn lower_binary(
         let (d, a, b) = (cx.dst(d)?, cx.src(a, ty)?, cx.src(b, bty)?);
         if is_float {
             let op = match opcode {
-                "add" => FloatOp2::Add,
-                "sub" => FloatOp2::Sub,
-                "mul" => FloatOp2::Mul,
-                "div" if m.has(".approx") => FloatOp2::DivApprox,
-                "div" if m.has(".full") => FloatOp2::DivFull,
-                "div" => FloatOp2::Div,
-                "min" | "max" if m.has(".xorsign") => FloatOp2::XorsignAbs {
-                    max: opcode == "max",
+                Opcode::Add => FloatOp2::Add,
+                Opcode::Sub => FloatOp2::Sub,
+                Opcode::Mul => FloatOp2::Mul,
+                Opcode::Div if m.has(".approx") => FloatOp2::DivApprox,
+                Opcode::Div if m.has(".full") => FloatOp2::DivFull,
+                Opcode::Div => FloatOp2::Div,
+                Opcode::Min | Opcode::Max if m.has(".xorsign") => FloatOp2::XorsignAbs {
+                    max: opcode == Opcode::Max,
                     nan: m.has(".NaN"),
                 },
-                "min" if m.has(".NaN") => FloatOp2::MinNaN,
-                "max" if m.has(".NaN") => FloatOp2::MaxNaN,
-                "min" => FloatOp2::Min,
-                "max" => FloatOp2::Max,
-                "copysign" => FloatOp2::Copysign,
+                Opcode::Min if m.has(".NaN") => FloatOp2::MinNaN,
+                Opcode::Max if m.has(".NaN") => FloatOp2::MaxNaN,
+                Opcode::Min => FloatOp2::Min,
+                Opcode::Max => FloatOp2::Max,
+                Opcode::Copysign => FloatOp2::Copysign,
                 _ => return Err(unsupported(cx, g, span)),
             };
             return Ok(Op::Float2 {
@@ -130,25 +155,25 @@ fn lower_binary(
         }
         let sat = m.has(".sat");
         let op = match opcode {
-            "add" if sat => IntOp2::AddSat,
-            "add" => IntOp2::Add,
-            "sub" if sat => IntOp2::SubSat,
-            "sub" => IntOp2::Sub,
-            "mul" if m.has(".hi") => IntOp2::MulHi,
-            "mul" if m.has(".wide") => IntOp2::MulWide,
-            "mul" => IntOp2::MulLo,
-            "div" => IntOp2::Div,
-            "rem" => IntOp2::Rem,
-            "min" | "max" if m.has(".relu") => IntOp2::MinMaxRelu {
-                max: opcode == "max",
+            Opcode::Add if sat => IntOp2::AddSat,
+            Opcode::Add => IntOp2::Add,
+            Opcode::Sub if sat => IntOp2::SubSat,
+            Opcode::Sub => IntOp2::Sub,
+            Opcode::Mul if m.has(".hi") => IntOp2::MulHi,
+            Opcode::Mul if m.has(".wide") => IntOp2::MulWide,
+            Opcode::Mul => IntOp2::MulLo,
+            Opcode::Div => IntOp2::Div,
+            Opcode::Rem => IntOp2::Rem,
+            Opcode::Min | Opcode::Max if m.has(".relu") => IntOp2::MinMaxRelu {
+                max: opcode == Opcode::Max,
             },
-            "min" => IntOp2::Min,
-            "max" => IntOp2::Max,
-            "and" => IntOp2::And,
-            "or" => IntOp2::Or,
-            "xor" => IntOp2::Xor,
-            "shl" => IntOp2::Shl,
-            "shr" => IntOp2::Shr,
+            Opcode::Min => IntOp2::Min,
+            Opcode::Max => IntOp2::Max,
+            Opcode::And => IntOp2::And,
+            Opcode::Or => IntOp2::Or,
+            Opcode::Xor => IntOp2::Xor,
+            Opcode::Shl => IntOp2::Shl,
+            Opcode::Shr => IntOp2::Shr,
             _ => return Err(unsupported(cx, g, span)),
         };
         Op::Int2 { op, ty, d, a, b }
@@ -161,12 +186,12 @@ fn lower_unary(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok({
         let ty = one_type(cx, m, g, span)?;
         let [d, a] = fixed_operands(cx, g, span)?;
-        if ty == ScalarType::Pred && opcode == "not" {
+        if ty == ScalarType::Pred && opcode == Opcode::Not {
             return Ok(Op::PredNot {
                 d: cx
                     .pred_dst(d)?
@@ -178,19 +203,19 @@ fn lower_unary(
         if ty.kind() == TypeKind::Float {
             let approx = m.has(".approx");
             let op = match opcode {
-                "neg" => FloatOp1::Neg,
-                "abs" => FloatOp1::Abs,
-                "sqrt" if approx => FloatOp1::SqrtApprox,
-                "sqrt" => FloatOp1::Sqrt,
-                "rcp" if approx && ty == ScalarType::F64 => FloatOp1::RcpApproxF64,
-                "rcp" if approx => FloatOp1::RcpApprox,
-                "rcp" => FloatOp1::Rcp,
-                "rsqrt" => FloatOp1::Rsqrt,
-                "ex2" => FloatOp1::Ex2,
-                "lg2" => FloatOp1::Lg2,
-                "sin" => FloatOp1::Sin,
-                "cos" => FloatOp1::Cos,
-                "tanh" => FloatOp1::Tanh,
+                Opcode::Neg => FloatOp1::Neg,
+                Opcode::Abs => FloatOp1::Abs,
+                Opcode::Sqrt if approx => FloatOp1::SqrtApprox,
+                Opcode::Sqrt => FloatOp1::Sqrt,
+                Opcode::Rcp if approx && ty == ScalarType::F64 => FloatOp1::RcpApproxF64,
+                Opcode::Rcp if approx => FloatOp1::RcpApprox,
+                Opcode::Rcp => FloatOp1::Rcp,
+                Opcode::Rsqrt => FloatOp1::Rsqrt,
+                Opcode::Ex2 => FloatOp1::Ex2,
+                Opcode::Lg2 => FloatOp1::Lg2,
+                Opcode::Sin => FloatOp1::Sin,
+                Opcode::Cos => FloatOp1::Cos,
+                Opcode::Tanh => FloatOp1::Tanh,
                 _ => return Err(unsupported(cx, g, span)),
             };
             return Ok(Op::Float1 {
@@ -202,15 +227,15 @@ fn lower_unary(
             });
         }
         let op = match opcode {
-            "not" => IntOp1::Not,
-            "cnot" => IntOp1::Cnot,
-            "neg" => IntOp1::Neg,
-            "abs" => IntOp1::Abs,
-            "popc" => IntOp1::Popc,
-            "clz" => IntOp1::Clz,
-            "brev" => IntOp1::Brev,
-            "bfind" if m.has(".shiftamt") => IntOp1::BfindShiftAmt,
-            "bfind" => IntOp1::Bfind,
+            Opcode::Not => IntOp1::Not,
+            Opcode::Cnot => IntOp1::Cnot,
+            Opcode::Neg => IntOp1::Neg,
+            Opcode::Abs => IntOp1::Abs,
+            Opcode::Popc => IntOp1::Popc,
+            Opcode::Clz => IntOp1::Clz,
+            Opcode::Brev => IntOp1::Brev,
+            Opcode::Bfind if m.has(".shiftamt") => IntOp1::BfindShiftAmt,
+            Opcode::Bfind => IntOp1::Bfind,
             _ => return Err(unsupported(cx, g, span)),
         };
         Op::Int1 {

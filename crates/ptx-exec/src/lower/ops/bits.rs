@@ -8,10 +8,10 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
-        "bfe" => {
+        Opcode::Bfe => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Bfe {
@@ -22,7 +22,7 @@ pub(super) fn lower(
                 c: cx.src(c, ScalarType::U32)?,
             }
         }
-        "bfi" => {
+        Opcode::Bfi => {
             let ty = one_type(cx, m, g, span)?;
             let [d, f, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Bfi {
@@ -34,7 +34,7 @@ pub(super) fn lower(
                 e: cx.src(c, ScalarType::U32)?,
             }
         }
-        "prmt" => {
+        Opcode::Prmt => {
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             let mode = m.pick(
                 &[
@@ -55,7 +55,7 @@ pub(super) fn lower(
                 c: cx.src(c, ScalarType::B32)?,
             }
         }
-        "shf" => {
+        Opcode::Shf => {
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Shf {
                 left: m.has(".l"),

@@ -8,11 +8,11 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        "testp" => {
+        Opcode::Testp => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a] = fixed_operands(cx, g, span)?;
             use ptx_semantics::float::TestpOp;
@@ -35,7 +35,7 @@ pub(super) fn lower(
                 a: cx.src(a, ty)?,
             }
         }
-        "setp" => {
+        Opcode::Setp => {
             let ty = one_type(cx, m, g, span)?;
             let cmp = m
                 .cmp()
@@ -74,7 +74,7 @@ pub(super) fn lower(
                 combine,
             }
         }
-        "set" => {
+        Opcode::Set => {
             let types = m.types();
             let [dty, ty] = types[..] else {
                 return Err(cx.error(span, "set needs a destination and a source type".into()));
@@ -99,7 +99,7 @@ pub(super) fn lower(
                 combine,
             }
         }
-        "selp" => {
+        Opcode::Selp => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a, b, p] = fixed_operands(cx, g, span)?;
             Op::Selp {
@@ -110,7 +110,7 @@ pub(super) fn lower(
                 p: cx.pred_src(p)?,
             }
         }
-        "slct" => {
+        Opcode::Slct => {
             let types = m.types();
             let [ty, cty] = types[..] else {
                 return Err(cx.error(span, "slct needs two types".into()));

@@ -8,10 +8,10 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
-        "brx" => {
+        Opcode::Brx => {
             if !m.has(".idx") {
                 return Err(unsupported(cx, g, span));
             }
@@ -21,18 +21,18 @@ pub(super) fn lower(
                 targets: cx.branch_list(list)?,
             }
         }
-        "bra" => {
+        Opcode::Bra => {
             let [t] = fixed_operands(cx, g, span)?;
             Op::Bra {
                 target: cx.branch_target(t)?,
                 uniform: m.has(".uni"),
             }
         }
-        "call" => lower_call(cx, g, span)?,
-        "ret" => Op::Ret,
-        "exit" => Op::Exit,
-        "trap" => Op::Trap,
-        "brkpt" => Op::Brkpt,
+        Opcode::Call => lower_call(cx, g, span)?,
+        Opcode::Ret => Op::Ret,
+        Opcode::Exit => Op::Exit,
+        Opcode::Trap => Op::Trap,
+        Opcode::Brkpt => Op::Brkpt,
         _ => return Err(unsupported(cx, g, span)),
     })
 }

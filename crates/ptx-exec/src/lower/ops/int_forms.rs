@@ -10,14 +10,18 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
-        "addc" | "subc" | "madc" => lower_carry(cx, g, m, span, opcode)?,
-        "add" | "sub" | "mad" if m.has(".cc") => lower_carry(cx, g, m, span, opcode)?,
-        "mul24" | "bmsk" | "szext" => lower_mul24_bmsk_szext(cx, g, m, span, opcode)?,
-        "mad24" | "dp4a" | "dp2a" => lower_mad24_dot(cx, g, m, span, opcode)?,
-        "fns" => {
+        Opcode::Addc | Opcode::Subc | Opcode::Madc => lower_carry(cx, g, m, span, opcode)?,
+        Opcode::Add | Opcode::Sub | Opcode::Mad if m.has(".cc") => {
+            lower_carry(cx, g, m, span, opcode)?
+        }
+        Opcode::Mul24 | Opcode::Bmsk | Opcode::Szext => {
+            lower_mul24_bmsk_szext(cx, g, m, span, opcode)?
+        }
+        Opcode::Mad24 | Opcode::Dp4a | Opcode::Dp2a => lower_mad24_dot(cx, g, m, span, opcode)?,
+        Opcode::Fns => {
             let [d, mask, base, offset] = fixed_operands(cx, g, span)?;
             Op::Int3 {
                 op: IntOp3::Fns,
@@ -28,13 +32,27 @@ pub(super) fn lower(
                 c: cx.src(offset, ScalarType::S32)?,
             }
         }
-        "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4"
-        | "vmin2" | "vmin4" | "vmax2" | "vmax4" => lower_video(cx, g, m, span, opcode)?,
-        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" => {
-            lower_video_scalar(cx, g, m, span, opcode)?
-        }
-        "lop3" if m.has(".or") || m.has(".and") => lower_lop3_pred(cx, g, m, span)?,
-        "lop3" => {
+        Opcode::Vadd2
+        | Opcode::Vadd4
+        | Opcode::Vsub2
+        | Opcode::Vsub4
+        | Opcode::Vavrg2
+        | Opcode::Vavrg4
+        | Opcode::Vabsdiff2
+        | Opcode::Vabsdiff4
+        | Opcode::Vmin2
+        | Opcode::Vmin4
+        | Opcode::Vmax2
+        | Opcode::Vmax4 => lower_video(cx, g, m, span, opcode)?,
+        Opcode::Vadd
+        | Opcode::Vsub
+        | Opcode::Vabsdiff
+        | Opcode::Vmin
+        | Opcode::Vmax
+        | Opcode::Vshl
+        | Opcode::Vshr => lower_video_scalar(cx, g, m, span, opcode)?,
+        Opcode::Lop3 if m.has(".or") || m.has(".and") => lower_lop3_pred(cx, g, m, span)?,
+        Opcode::Lop3 => {
             let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
             let lut = match lut {
                 Operand::Int(v) => v.value.value as u8,
@@ -49,7 +67,9 @@ pub(super) fn lower(
                 c: cx.src(c, ScalarType::B32)?,
             }
         }
-        "add" | "sub" | "min" | "max" if m.has(".u16x2") || m.has(".s16x2") => {
+        Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max
+            if m.has(".u16x2") || m.has(".s16x2") =>
+        {
             lower_packed_16x2(cx, g, m, span, opcode)?
         }
         _ => return Err(unsupported(cx, g, span)),
@@ -62,16 +82,16 @@ fn lower_mul24_bmsk_szext(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ty = one_type(cx, m, g, span)?;
     let [d, a, b] = fixed_operands(cx, g, span)?;
     let op = match opcode {
-        "mul24" => IntOp2::Mul24 {
+        Opcode::Mul24 => IntOp2::Mul24 {
             signed: ty == ScalarType::S32,
             hi: m.has(".hi"),
         },
-        "bmsk" => IntOp2::Bmsk {
+        Opcode::Bmsk => IntOp2::Bmsk {
             wrap: m.has(".wrap"),
         },
         _ => IntOp2::Szext {
@@ -94,12 +114,12 @@ fn lower_mad24_dot(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let types = m.types();
     let [d, a, b, c] = fixed_operands(cx, g, span)?;
     let (op, ta, tb) = match (opcode, types.as_slice()) {
-        ("mad24", [t]) if !m.has(".sat") => (
+        (Opcode::Mad24, [t]) if !m.has(".sat") => (
             IntOp3::Mad24 {
                 signed: *t == ScalarType::S32,
                 hi: m.has(".hi"),
@@ -107,7 +127,7 @@ fn lower_mad24_dot(
             *t,
             *t,
         ),
-        ("dp4a", [ta, tb]) => (
+        (Opcode::Dp4a, [ta, tb]) => (
             IntOp3::Dp4a {
                 a_signed: *ta == ScalarType::S32,
                 b_signed: *tb == ScalarType::S32,
@@ -115,7 +135,7 @@ fn lower_mad24_dot(
             *ta,
             *tb,
         ),
-        ("dp2a", [ta, tb]) => (
+        (Opcode::Dp2a, [ta, tb]) => (
             IntOp3::Dp2a {
                 hi: m.has(".hi"),
                 a_signed: *ta == ScalarType::S32,
@@ -126,7 +146,7 @@ fn lower_mad24_dot(
         ),
         _ => return Err(unsupported(cx, g, span)),
     };
-    let tc = if opcode == "mad24" {
+    let tc = if opcode == Opcode::Mad24 {
         ta
     } else if ta == ScalarType::S32 || tb == ScalarType::S32 {
         ScalarType::S32
@@ -181,13 +201,13 @@ fn lower_packed_16x2(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let [d, a, b] = fixed_operands(cx, g, span)?;
     let op = match opcode {
-        "add" => X2Op::Add,
-        "sub" => X2Op::Sub,
-        "min" => X2Op::Min,
+        Opcode::Add => X2Op::Add,
+        Opcode::Sub => X2Op::Sub,
+        Opcode::Min => X2Op::Min,
         _ => X2Op::Max,
     };
     Ok(Op::Int2 {
@@ -209,17 +229,17 @@ pub(super) fn lower_carry(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ty = one_type(cx, m, g, span)?;
     if ty.kind() == TypeKind::Float {
         return Err(unsupported(cx, g, span));
     }
-    let cin = opcode.ends_with('c');
+    let cin = matches!(opcode, Opcode::Addc | Opcode::Subc | Opcode::Madc);
     let cout = m.has(".cc");
     let op = match opcode {
-        "add" | "addc" => CarryOp::Add,
-        "sub" | "subc" => CarryOp::Sub,
+        Opcode::Add | Opcode::Addc => CarryOp::Add,
+        Opcode::Sub | Opcode::Subc => CarryOp::Sub,
         _ if m.has(".hi") => CarryOp::MadHi,
         _ if m.has(".wide") => return Err(unsupported(cx, g, span)),
         _ => CarryOp::MadLo,
@@ -250,16 +270,20 @@ pub(super) fn lower_video(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     use ptx_semantics::int::VideoOp;
-    let lanes = if opcode.ends_with('4') { 4 } else { 2 };
-    let op = match &opcode[..opcode.len() - 1] {
-        "vadd" => VideoOp::Add,
-        "vsub" => VideoOp::Sub,
-        "vavrg" => VideoOp::Avrg,
-        "vabsdiff" => VideoOp::AbsDiff,
-        "vmin" => VideoOp::Min,
+    use Opcode::*;
+    let lanes = match opcode {
+        Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4 | Vmin4 | Vmax4 => 4,
+        _ => 2,
+    };
+    let op = match opcode {
+        Vadd2 | Vadd4 => VideoOp::Add,
+        Vsub2 | Vsub4 => VideoOp::Sub,
+        Vavrg2 | Vavrg4 => VideoOp::Avrg,
+        Vabsdiff2 | Vabsdiff4 => VideoOp::AbsDiff,
+        Vmin2 | Vmin4 => VideoOp::Min,
         _ => VideoOp::Max,
     };
     let types = m.types();
@@ -323,16 +347,16 @@ fn lower_video_scalar(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     use ptx_semantics::int::{VideoOp2, VideoScalarOp};
     let op = match opcode {
-        "vadd" => VideoScalarOp::Add,
-        "vsub" => VideoScalarOp::Sub,
-        "vabsdiff" => VideoScalarOp::AbsDiff,
-        "vmin" => VideoScalarOp::Min,
-        "vmax" => VideoScalarOp::Max,
-        "vshl" => VideoScalarOp::Shl,
+        Opcode::Vadd => VideoScalarOp::Add,
+        Opcode::Vsub => VideoScalarOp::Sub,
+        Opcode::Vabsdiff => VideoScalarOp::AbsDiff,
+        Opcode::Vmin => VideoScalarOp::Min,
+        Opcode::Vmax => VideoScalarOp::Max,
+        Opcode::Vshl => VideoScalarOp::Shl,
         _ => VideoScalarOp::Shr,
     };
     let types = m.types();

@@ -8,11 +8,11 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        "ldmatrix" => {
+        Opcode::Ldmatrix => {
             let [d, a] = fixed_operands(cx, g, span)?;
             let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             let ds = fragment_slots(cx, d)?;
@@ -33,7 +33,7 @@ pub(super) fn lower(
                 generic: sp == Space::Generic,
             }
         }
-        "stmatrix" => {
+        Opcode::Stmatrix => {
             let [a, r] = fixed_operands(cx, g, span)?;
             let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
             if !m.has(".m8n8") || !m.has(".b16") {
@@ -57,9 +57,9 @@ pub(super) fn lower(
                 generic: sp == Space::Generic,
             }
         }
-        "mma" => lower_mma(cx, g, m, span)?,
-        "wmma" => lower_wmma(cx, g, m, span)?,
-        "wgmma" => {
+        Opcode::Mma => lower_mma(cx, g, m, span)?,
+        Opcode::Wmma => lower_wmma(cx, g, m, span)?,
+        Opcode::Wgmma => {
             if m.has(".fence") {
                 Op::WgmmaFence
             } else if m.has(".commit_group") {

@@ -9,11 +9,11 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        "mov" => {
+        Opcode::Mov => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a] = fixed_operands(cx, g, span)?;
             if ty == ScalarType::Pred {
@@ -62,7 +62,7 @@ pub(super) fn lower(
                 },
             }
         }
-        "cvt" if m.has(".pack") => {
+        Opcode::Cvt if m.has(".pack") => {
             let types = m.types();
             let dty = *types
                 .first()
@@ -93,7 +93,7 @@ pub(super) fn lower(
                 c,
             }
         }
-        "cvt" => {
+        Opcode::Cvt => {
             let types = m.types();
             let [dty, aty] = types[..] else {
                 return Err(cx.error(span, "cvt needs a destination and a source type".into()));
@@ -119,7 +119,7 @@ pub(super) fn lower(
                 d_bits: cx.reg_bits(d),
             }
         }
-        "cvta" => {
+        Opcode::Cvta => {
             let [d, a] = fixed_operands(cx, g, span)?;
             let ty = one_type(cx, m, g, span)?;
             Op::Cvta {
@@ -130,7 +130,7 @@ pub(super) fn lower(
                 bits: ty.bits(),
             }
         }
-        "mapa" => {
+        Opcode::Mapa => {
             // `mapa{.space}.type d, a, b`: the address of `a`'s variable in the shared memory
             // of cluster CTA `b`.
             let ty = one_type(cx, m, g, span)?;
@@ -141,7 +141,7 @@ pub(super) fn lower(
                 rank: cx.src(b, ScalarType::U32)?,
             }
         }
-        "isspacep" => {
+        Opcode::Isspacep => {
             let [d, a] = fixed_operands(cx, g, span)?;
             Op::IsSpace {
                 d: cx

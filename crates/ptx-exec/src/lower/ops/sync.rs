@@ -9,11 +9,11 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        "bar" if m.has(".warp") => {
+        Opcode::Bar if m.has(".warp") => {
             // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
             let [mask] = ops.as_slice() else {
                 return Err(cx.error(span, "bar.warp.sync takes one operand".into()));
@@ -27,7 +27,7 @@ pub(super) fn lower(
         // (on an id of its own, apart from bar.sync's 0..15) and the arrive has nothing to do.
         // Waiting for every thread at the wait is stronger than waiting for their arrivals,
         // never weaker.
-        "barrier" if m.has(".cluster") => {
+        Opcode::Barrier if m.has(".cluster") => {
             if m.has(".wait") {
                 Op::BarSync {
                     id: Src::Imm(16),
@@ -38,7 +38,7 @@ pub(super) fn lower(
                 Op::Nop
             }
         }
-        "bar" | "barrier" => {
+        Opcode::Bar | Opcode::Barrier => {
             let red = m.has(".red");
             if red {
                 let op = m.pick(
@@ -82,13 +82,13 @@ pub(super) fn lower(
         // The interpreter executes each warp's memory operations in program order and the
         // memory model is coherent at L2, so fences have nothing left to order; what they do
         // to the SM's L1 is what ptxas emits for them (docs/fences.md).
-        "membar" | "fence" => Op::Fence {
-            invalidate_l1: fence_invalidates_l1(g.opcode.value.as_str(), m),
+        Opcode::Membar | Opcode::Fence => Op::Fence {
+            invalidate_l1: fence_invalidates_l1(opcode, m),
         },
         // `discard.global.L2 [a], 128` / `applypriority.global.L2::evict_normal [a], 128`:
         // the line's L2 state changes (memsys `system/l2_control.rs`); the validator has
         // checked the level, the priority and the size operand (only 128 exists).
-        "discard" | "applypriority" => {
+        Opcode::Discard | Opcode::Applypriority => {
             let Some(op) = ops.iter().find(|o| matches!(o, Operand::Address(_))) else {
                 return Err(cx.error(span, format!("{opcode} takes an address operand")));
             };
@@ -98,7 +98,7 @@ pub(super) fn lower(
             };
             let (addr, space) = cx.addr(op, space)?;
             Op::L2Control {
-                kind: if opcode == "discard" {
+                kind: if opcode == Opcode::Discard {
                     L2ControlKind::Discard
                 } else {
                     L2ControlKind::ApplyPriorityNormal
@@ -107,7 +107,9 @@ pub(super) fn lower(
                 addr,
             }
         }
-        "nanosleep" | "pmevent" | "griddepcontrol" | "setmaxnreg" => Op::Nop,
+        Opcode::Nanosleep | Opcode::Pmevent | Opcode::Griddepcontrol | Opcode::Setmaxnreg => {
+            Op::Nop
+        }
         _ => return Err(unsupported(cx, g, span)),
     })
 }
@@ -190,8 +192,8 @@ pub(super) fn lower_mbarrier(
 /// `membar.gl`/`membar.sys`; `fence.sc`/`fence.acq_rel` (the default) and `fence.acquire`
 /// at `.cluster`, `.gpu` or `.sys`; `fence.proxy.alias`. Not: anything at `.cta`,
 /// `fence.release`, the other proxy fences, `fence.mbarrier_init`.
-pub(super) fn fence_invalidates_l1(opcode: &str, m: &Mods<'_>) -> bool {
-    if opcode == "membar" {
+pub(super) fn fence_invalidates_l1(opcode: Opcode, m: &Mods<'_>) -> bool {
+    if opcode == Opcode::Membar {
         return m.has(".gl") || m.has(".sys");
     }
     if m.has(".proxy") {

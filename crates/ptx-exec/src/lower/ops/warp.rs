@@ -8,11 +8,11 @@ pub(super) fn lower(
     g: &GenericInstruction,
     m: &Mods<'_>,
     span: Span,
-    opcode: &str,
+    opcode: Opcode,
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        "elect" => {
+        Opcode::Elect => {
             // `elect.sync d|p, membermask`.
             let [dp, mask] = fixed_operands(cx, g, span)?;
             let (d, p) = dst_and_pred(cx, dp)?;
@@ -22,7 +22,7 @@ pub(super) fn lower(
                 mask: cx.src(mask, ScalarType::B32)?,
             }
         }
-        "shfl" => {
+        Opcode::Shfl => {
             let mode = m.pick(
                 &[
                     (".up", ShflMode::Up),
@@ -46,7 +46,7 @@ pub(super) fn lower(
                 mask: cx.src(mask, ScalarType::B32)?,
             }
         }
-        "vote" => {
+        Opcode::Vote => {
             let mode = m.pick(
                 &[
                     (".all", VoteMode::All),
@@ -82,11 +82,11 @@ pub(super) fn lower(
                 }
             }
         }
-        "activemask" => {
+        Opcode::Activemask => {
             let [d] = fixed_operands(cx, g, span)?;
             Op::Activemask { d: cx.dst(d)? }
         }
-        "redux" => {
+        Opcode::Redux => {
             let ty = one_type(cx, m, g, span)?;
             let [d, a, mask] = fixed_operands(cx, g, span)?;
             let op = m.pick(
@@ -107,7 +107,7 @@ pub(super) fn lower(
                 mask: cx.src(mask, ScalarType::B32)?,
             }
         }
-        "match" => {
+        Opcode::Match => {
             let ty = one_type(cx, m, g, span)?;
             let all = m.has(".all");
             let [d, a, mask] = fixed_operands(cx, g, span)?;
