@@ -163,6 +163,8 @@ impl Prepared {
             kernel,
             specs,
             config,
+            // Python's compare and advise take no `fmad=` (ptxas's default, contraction on).
+            fmad: true,
             runner: &ptxsim::advise::plain_run,
         };
         f(&launch, info, &gpu)

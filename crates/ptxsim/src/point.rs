@@ -3,8 +3,8 @@
 //! point per variant; `ptxsim sweep` runs one per variant, GPU, set-aside size and seed.
 
 use crate::launch::{
-    check_runnable, prepare, prepare_steps, session_from_source, ArgSpec, LaunchError, LaunchFile,
-    PreparedLaunch, PreparedSteps,
+    check_runnable, prepare, prepare_steps, session_from_source_with, ArgSpec, LaunchError,
+    LaunchFile, PreparedLaunch, PreparedSteps,
 };
 use ptx_exec::{LaunchConfig, RunSummary, Session};
 use ptxsim_report::{model, rewrite, OutputCheck, Rewrite, VariantReport};
@@ -146,23 +146,24 @@ pub fn variants(specs: &[String], source: &str, ptx: &Path) -> Result<Vec<Varian
     Ok(out)
 }
 
-/// Loads `text` (a variant of the module at `ptx`, named in messages) for `gpu` and prepares a
-/// one-kernel launch of `kernel` over `specs`.
+/// Loads `text` (a variant of the module at `ptx`, named in messages) for `gpu`, as ptxas
+/// `--fmad=FMAD` assembled it, and prepares a one-kernel launch of `kernel` over `specs`.
 pub fn prepare_launch(
     ptx: &Path,
     text: &str,
-    gpu: memsys::GpuConfig,
+    (gpu, fmad): (memsys::GpuConfig, bool),
     kernel: &str,
     specs: Vec<ArgSpec>,
     config: LaunchConfig,
 ) -> Result<PreparedLaunch, LaunchError> {
-    let session = session_from_source(ptx, text, gpu)?;
+    let session = session_from_source_with(ptx, text, gpu, fmad)?;
     check_runnable(&session, kernel, ptx)?;
     prepare(session, kernel, specs, config)
 }
 
-/// Loads `text` (a variant of the module at `ptx`) for `gpu` and prepares the steps of the
-/// multi-step launch `file` (paths relative to `base`).
+/// Loads `text` (a variant of the module at `ptx`) for `gpu`, as ptxas `--fmad=` the file's
+/// `fmad` (default true) assembled it, and prepares the steps of the multi-step launch `file`
+/// (paths relative to `base`).
 pub fn prepare_launch_steps(
     ptx: &Path,
     text: &str,
@@ -170,7 +171,7 @@ pub fn prepare_launch_steps(
     file: &LaunchFile,
     base: &Path,
 ) -> Result<PreparedSteps, LaunchError> {
-    let session = session_from_source(ptx, text, gpu)?;
+    let session = session_from_source_with(ptx, text, gpu, file.fmad.unwrap_or(true))?;
     let prepared = prepare_steps(session, file, base)?;
     prepared.check_runnable(ptx)?;
     Ok(prepared)

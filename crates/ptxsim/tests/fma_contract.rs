@@ -216,3 +216,72 @@ fn fmad_flag_takes_a_boolean() {
     let err = common::stderr_of(&out);
     assert!(err.contains("--fmad"), "{err}");
 }
+
+/// A `.npy` file of little-endian u32 words (format 1.0, the header padded to 64 bytes).
+fn write_u32_npy(path: &std::path::Path, words: &[u32]) {
+    let mut header = format!(
+        "{{'descr': '<u4', 'fortran_order': False, 'shape': ({},), }}",
+        words.len()
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for w in words {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `compare` runs its variants as ptxas `--fmad` assembled the module (it once always
+/// contracted): the probe's output is the fused word by default and the twice-rounded one
+/// with `--fmad=false`, which the launch file's exact `[[expect]]` of the fused word tells.
+#[test]
+fn compare_runs_the_variants_with_the_fmad_setting() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.ty == "f32" && c.fused.len() == 1 && c.fused != c.unfused)
+        .expect("an f32 probe whose fused and twice-rounded words differ");
+    let dir = common::temp_dir("fma_compare");
+    let input: Vec<u8> = case
+        .inputs
+        .iter()
+        .flat_map(|w| (*w as u32).to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("in.bin"), input).unwrap();
+    write_u32_npy(&dir.join("fused.npy"), &[case.fused[0] as u32]);
+    let launch = dir.join("probe.toml");
+    std::fs::write(
+        &launch,
+        format!(
+            "ptx = {:?}\nkernel = {:?}\ngrid = [1]\nblock = [1]\nargs = [\"in.bin\", \"zeros:u32:1\"]\n\n[[expect]]\narg = 1\nnpy = \"fused.npy\"\nmax_ulp = 0\n",
+            sass_dir().join("fma_probe.ptx").display().to_string(),
+            case.kernel
+        ),
+    )
+    .unwrap();
+    let warned = |fmad: &str| {
+        let out = common::run_ok(&[
+            "compare",
+            "--launch",
+            launch.to_str().unwrap(),
+            &format!("--fmad={fmad}"),
+            "--variant",
+            "cg=loads=cg",
+        ]);
+        common::stderr_of(&out).contains("does not match the launch file's expectations")
+    };
+    assert!(
+        !warned("true"),
+        "{}: the fused word is expected",
+        case.kernel
+    );
+    assert!(
+        warned("false"),
+        "{}: --fmad=false rounds twice",
+        case.kernel
+    );
+}

@@ -25,6 +25,8 @@ pub struct Launch<'a> {
     pub kernel: &'a str,
     pub specs: Vec<ArgSpec>,
     pub config: LaunchConfig,
+    /// ptxas `--fmad` the module was assembled with (false: no `mul` + `add` contraction).
+    pub fmad: bool,
     /// Runs a prepared launch (the CLI's shows progress); the plain run by default.
     pub runner:
         &'a (dyn Fn(&mut crate::launch::PreparedLaunch, &str) -> Result<RunSummary, String> + Sync),
@@ -106,7 +108,7 @@ impl Launch<'_> {
         let mut prepared = point::prepare_launch(
             self.ptx,
             &variant.rewritten.text,
-            self.gpu.clone(),
+            (self.gpu.clone(), self.fmad),
             self.kernel,
             self.specs.clone(),
             config,

@@ -159,6 +159,7 @@ pub fn run(args: Args) -> ExitCode {
         kernel: &r.kernel,
         specs: r.specs.clone(),
         config: r.config(true),
+        fmad: r.fmad,
         runner: &run_with_progress,
     };
     let report = match launch.advise(r.launch_info_shared(0)) {

@@ -135,7 +135,7 @@ pub fn run(args: Args) -> ExitCode {
         let mut prepared = match point::prepare_launch(
             &r.ptx,
             &variant.rewritten.text,
-            r.gpu.clone(),
+            (r.gpu.clone(), r.fmad),
             &r.kernel,
             r.specs.clone(),
             r.config(true),

@@ -112,7 +112,7 @@ pub fn run_point(plan: &Plan, i: usize) -> Result<PointResult, String> {
         let mut prepared = point::prepare_launch(
             &launch.ptx,
             text,
-            p.gpu.clone(),
+            (p.gpu.clone(), file.fmad.unwrap_or(true)),
             &file.kernel,
             launch.specs.clone(),
             config,
