@@ -362,7 +362,7 @@ def _byte_count(value: Union[int, str], what: str) -> int:
 
 def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, seed, max_steps,
             persisting_l2=0, timeout=None, threads=None, registers_per_thread=None,
-            registers_source="flag", fmad=True, access_policy_window=None):
+            registers_source="flag", fmad=True, access_policy_window=None, counters_only=False):
     """`launch` of PTX already read: ``name`` is used in messages; ``access_policy_window`` as
     ``_window_text`` writes it."""
     return _native.launch(
@@ -384,6 +384,7 @@ def _launch(name, source, kernel, grid, block, args, *, shared, gpu, hazards, se
         registers_source=registers_source,
         fmad=_fmad(fmad),
         access_policy_window=access_policy_window,
+        counters_only=bool(counters_only),
     )
 
 
