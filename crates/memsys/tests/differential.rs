@@ -430,12 +430,7 @@ fn gen(cfg: &GpuConfig, seed: u64, faults: bool) -> Gen {
 
 /// Registers the same range policies on both systems (so "outside both ranges" is reachable).
 fn register_ranges(new: &mut MemSystem, old: &mut RefSystem, g: &mut Gen) {
-    use L2EvictionPriority::*;
-    for (base, primary, total, p, s) in [
-        (0x7f00_0000_1000u64, 4096u32, 8192u32, Last, First),
-        (0x7f00_0000_2000, 2048, 2048, First, Unchanged),
-        (0x7f00_0010_0000, 1 << 16, 1 << 18, Normal, First),
-    ] {
+    for (base, primary, total, p, s) in RANGES {
         let reg = TotalSizeOperand::Register;
         let a = new
             .create_range_policy(base, primary, total, reg, p, s)
@@ -446,6 +441,28 @@ fn register_ranges(new: &mut MemSystem, old: &mut RefSystem, g: &mut Gen) {
         assert_eq!(a, b);
         g.ranges.push(a);
     }
+}
+
+/// The range policies the random traces use: base, primary size, total size, primary and
+/// secondary priorities.
+const RANGES: [(u64, u32, u32, L2EvictionPriority, L2EvictionPriority); 3] = {
+    use L2EvictionPriority::*;
+    [
+        (0x7f00_0000_1000u64, 4096u32, 8192u32, Last, First),
+        (0x7f00_0000_2000, 2048, 2048, First, Unchanged),
+        (0x7f00_0010_0000, 1 << 16, 1 << 18, Normal, First),
+    ]
+};
+
+/// The next `n` accesses of `g` (its other steps left out).
+fn accesses(g: &mut Gen, n: usize) -> Vec<TraceAccess> {
+    std::iter::from_fn(|| Some(g.step()))
+        .filter_map(|s| match s {
+            Step::Access(a) => Some(a),
+            _ => None,
+        })
+        .take(n)
+        .collect()
 }
 
 /// One random trace, access by access: every outcome and error must match.
@@ -563,13 +580,7 @@ fn compiled_replay_matches_on_multi_sector_accesses() {
                 let mut g = gen(&cfg, seed, false);
                 g.sectors = true;
                 register_ranges(&mut new, &mut old, &mut g);
-                let trace: Vec<TraceAccess> = std::iter::from_fn(|| Some(g.step()))
-                    .filter_map(|s| match s {
-                        Step::Access(a) => Some(a),
-                        _ => None,
-                    })
-                    .take(20_000)
-                    .collect();
+                let trace = accesses(&mut g, 20_000);
                 replay::run_trace(&mut new, &trace.iter().copied().collect()).unwrap();
                 for a in &trace {
                     old.access(&a.request, a.addr, a.bytes).unwrap();
@@ -678,7 +689,6 @@ proptest! {
 /// multi-sector accesses, with and without near copies, every cache layout of `configs()`.
 #[test]
 fn compiled_replay_matches_the_checked_path_on_two_partitions() {
-    use L2EvictionPriority::*;
     for (name, mut cfg) in configs() {
         cfg.l2_partitions = 2;
         for near_copies in [true, false] {
@@ -688,10 +698,7 @@ fn compiled_replay_matches_the_checked_path_on_two_partitions() {
                 let mut checked = MemSystem::tags_only(cfg.clone()).unwrap();
                 let mut g = gen(&cfg, seed, false);
                 g.sectors = seed % 2 == 0;
-                for (base, primary, total, p, s) in [
-                    (0x7f00_0000_1000u64, 4096u32, 8192u32, Last, First),
-                    (0x7f00_0010_0000, 1 << 16, 1 << 18, Normal, First),
-                ] {
+                for (base, primary, total, p, s) in RANGES {
                     let reg = TotalSizeOperand::Register;
                     let a = fast
                         .create_range_policy(base, primary, total, reg, p, s)
@@ -702,13 +709,7 @@ fn compiled_replay_matches_the_checked_path_on_two_partitions() {
                     assert_eq!(a, b);
                     g.ranges.push(a);
                 }
-                let trace: Vec<TraceAccess> = std::iter::from_fn(|| Some(g.step()))
-                    .filter_map(|s| match s {
-                        Step::Access(a) => Some(a),
-                        _ => None,
-                    })
-                    .take(20_000)
-                    .collect();
+                let trace = accesses(&mut g, 20_000);
                 replay::run_trace(&mut fast, &trace.iter().copied().collect()).unwrap();
                 for a in &trace {
                     checked.access(&a.request, a.addr, a.bytes).unwrap();

@@ -20,7 +20,7 @@
 //! does; `tests/differential.rs` holds both to the reference model (one partition) and the
 //! loop to the checked path (two partitions).
 
-use super::partitions::{copy_hint, home_slot, PartitionMap};
+use super::partitions::{copy_hint, home_slot, split_home_slot, PartitionMap};
 use super::*;
 use crate::cache::{Packed, SetIndexer};
 use crate::replay::{Trace, CHECKED, PAIR, WHOLE};
@@ -686,8 +686,7 @@ impl<'a> PackedL2<'a> {
     /// Splits a prefetch fill's slot into its partition and the slot within it.
     #[inline]
     fn split(&self, s: Slot) -> (usize, Slot) {
-        let (set, way) = s.parts();
-        (set / self.sets, Slot::new(set % self.sets, way))
+        split_home_slot(self.sets, s)
     }
 }
 

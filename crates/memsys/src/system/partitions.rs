@@ -266,8 +266,7 @@ impl HomeFill<'_> {
     }
 
     fn split(&self, s: Slot) -> (usize, Slot) {
-        let (set, way) = s.parts();
-        (set / self.sets, Slot::new(set % self.sets, way))
+        split_home_slot(self.sets, s)
     }
 }
 
@@ -296,6 +295,13 @@ impl FillTarget for HomeFill<'_> {
 pub(crate) fn home_slot(home: usize, sets: usize, slot: Slot) -> Slot {
     let (set, way) = slot.parts();
     Slot::new(home * sets + set, way)
+}
+
+/// The inverse of [`home_slot`]: a prefetch fill's slot as its partition and the slot there.
+#[inline(always)]
+pub(crate) fn split_home_slot(sets: usize, slot: Slot) -> (usize, Slot) {
+    let (set, way) = slot.parts();
+    (set / sets, Slot::new(set % sets, way))
 }
 
 /// The class a near copy of a far line is made with: never evict-last (the set-aside holds
