@@ -5,7 +5,7 @@
 //! the CUDA runtime makes.
 
 mod common;
-use common::{ptxsim, root, run_exits, stderr_of, temp_dir, validate_report, write};
+use common::{launch, ptxsim, root, run_exits, stderr_of, temp_dir, validate_report, write};
 
 use serde_json::Value;
 
@@ -80,29 +80,15 @@ fn discarding_a_dirty_scratch_saves_its_write_back() {
 fn discarded_data_reads_back_as_before_the_kernel_and_is_a_hazard() {
     let dir = temp_dir("discard_data");
     let out = dir.join("out.npy").display().to_string();
-    let o = ptxsim()
-        .args([
-            "run",
-            &ptx(),
-            "--kernel",
-            "write_discard_read",
-            "--grid",
-            "2",
-            "--block",
-            "64",
-        ])
-        .args([
-            "--arg",
-            "zeros:f32:128",
-            "--arg",
-            "zeros:f32:128",
-            "--arg",
-            "s32:1",
-        ])
-        .args(["--arg", "s32:1", "--out", &format!("1={out}"), "--hazards"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr_of(&o));
+    // The kernel's last argument: whether it discards the lines it wrote before reading them.
+    let run = |discard: &str| {
+        let p = ptx();
+        let args = ["zeros:f32:128", "zeros:f32:128", "s32:1", discard];
+        launch("run", &p, "write_discard_read", "2", "64", &args)
+            .with(&["--out", &format!("1={out}"), "--hazards"])
+            .ok()
+    };
+    let o = run("s32:1");
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
         stdout.contains("Hazard read-after-discard (128 occurrences)"),
@@ -114,28 +100,7 @@ fn discarded_data_reads_back_as_before_the_kernel_and_is_a_hazard() {
     let bytes = std::fs::read(&out).unwrap();
     assert!(bytes[bytes.len() - 512..].iter().all(|&b| b == 0));
     // Without the discard: the written values, and no hazard.
-    let o = ptxsim()
-        .args([
-            "run",
-            &ptx(),
-            "--kernel",
-            "write_discard_read",
-            "--grid",
-            "2",
-            "--block",
-            "64",
-        ])
-        .args([
-            "--arg",
-            "zeros:f32:128",
-            "--arg",
-            "zeros:f32:128",
-            "--arg",
-            "s32:1",
-        ])
-        .args(["--arg", "s32:0", "--out", &format!("1={out}"), "--hazards"])
-        .output()
-        .unwrap();
+    let o = run("s32:0");
     assert!(String::from_utf8_lossy(&o.stdout).contains("HAZARD SUMMARY: 0 reports"));
     let bytes = std::fs::read(&out).unwrap();
     let last = f32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
@@ -191,76 +156,22 @@ args = ["buf:scratch", "buf:out"]
 
 #[test]
 fn a_misaligned_or_non_global_line_is_a_kernel_fault_naming_the_line() {
-    let o = run_exits(
-        1,
-        &[
-            "run",
-            &ptx(),
-            "--kernel",
-            "inline_l2_control",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u8:4096",
-            "--arg",
-            "s32:128",
-            "--arg",
-            "s32:4",
-            "--arg",
-            "s32:0",
-        ],
-    );
-    let e = stderr_of(&o);
+    // `inline_l2_control(buf, line_bytes, offset, op)`: thread i's line at
+    // `buf + i * line_bytes + offset`; op 0 discards it, 1 applies evict_normal.
+    let fault = |block: &str, offset: &str, op: &str| {
+        let p = ptx();
+        let args = ["zeros:u8:4096", "s32:128", offset, op];
+        stderr_of(&launch("run", &p, "inline_l2_control", "1", block, &args).exits(1))
+    };
+    let e = fault("32", "s32:4", "s32:0");
     assert!(e.contains("discard.global.L2: address 0x"), "{e}");
     assert!(e.contains("is not aligned to the 128-byte line"), "{e}");
     assert!(e.contains("PTX line"), "{e}");
-    let o = run_exits(
-        1,
-        &[
-            "run",
-            &ptx(),
-            "--kernel",
-            "inline_l2_control",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-            "--arg",
-            "zeros:u8:4096",
-            "--arg",
-            "s32:128",
-            "--arg",
-            "s32:4",
-            "--arg",
-            "s32:1",
-        ],
+    assert!(
+        fault("32", "s32:4", "s32:1").contains("applypriority.global.L2::evict_normal: address")
     );
-    assert!(stderr_of(&o).contains("applypriority.global.L2::evict_normal: address"));
     // Past the buffer: out of bounds.
-    let o = run_exits(
-        1,
-        &[
-            "run",
-            &ptx(),
-            "--kernel",
-            "inline_l2_control",
-            "--grid",
-            "1",
-            "--block",
-            "64",
-            "--arg",
-            "zeros:u8:4096",
-            "--arg",
-            "s32:128",
-            "--arg",
-            "s32:0",
-            "--arg",
-            "s32:0",
-        ],
-    );
-    assert!(stderr_of(&o).contains("out-of-bounds global access of 128 bytes"));
+    assert!(fault("64", "s32:0", "s32:0").contains("out-of-bounds global access of 128 bytes"));
 }
 
 #[test]
