@@ -56,11 +56,21 @@ struct Tally {
 /// launches' counters, one text per launch, for each mode.
 fn run_both(path: &Path, threads: u32, tally: &mut Tally) -> Result<(String, String), String> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
+    run_both_on(path, gpu_for(&name), threads, tally)
+}
+
+/// [`run_both`] on `gpu`.
+fn run_both_on(
+    path: &Path,
+    gpu: memsys::GpuConfig,
+    threads: u32,
+    tally: &mut Tally,
+) -> Result<(String, String), String> {
     let (file, base) = LaunchFile::read(path).map_err(|e| e.to_string())?;
     let mut texts = Vec::new();
     for counters_only in [false, true] {
         let session =
-            load_session(&base.join(&file.ptx), gpu_for(&name)).map_err(|e| e.to_string())?;
+            load_session(&base.join(&file.ptx), gpu.clone()).map_err(|e| e.to_string())?;
         let mut text = String::new();
         if file.is_multi_step() {
             let mut p = prepare_steps(session, &file, &base).map_err(|e| e.to_string())?;
@@ -235,4 +245,37 @@ fn the_cli_says_what_counters_only_did_and_refuses_out() {
         "{stderr}"
     );
     assert!(!npy.exists());
+}
+
+/// CTAs admitted over many rounds: the README matmul's 16 CTAs on a one-SM GPU (a few
+/// resident at a time), so later CTAs' warps start on register files of finished ones
+/// (counters-only mode zeroes only the slots the slice needs), and a warp passes the runs of
+/// skipped instructions (the `mma`s and their operand moves) in one go. Counters as in full.
+#[test]
+fn ctas_admitted_over_many_rounds_count_the_same() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/matmul_fp16.sm80.toml");
+    let mut gpu = memsys::GpuConfig::a100();
+    gpu.sm_count = 1;
+    for threads in [1, 2] {
+        let mut tally = Tally::default();
+        let (full, sliced) = run_both_on(&path, gpu.clone(), threads, &mut tally).unwrap();
+        assert_eq!(
+            (tally.launches, tally.sliced, tally.restarted, tally.errors),
+            (1, 1, 0, 0),
+            "{tally:?}"
+        );
+        assert!(tally.skipped_instructions > 100, "{tally:?}");
+        let resident: u32 = full
+            .split("resident ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("the residency in the counters");
+        assert!(resident < 16, "all 16 CTAs resident at once: {resident}");
+        assert!(
+            full == sliced,
+            "{threads} threads: {}",
+            first_difference(&full, &sliced)
+        );
+    }
 }

@@ -23,6 +23,10 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         match &inst.op {
             Op::CpAsync(cp) => self.exec_cp_async(cta, wi, inst.id, cp, exec)?,
+            // Counters-only mode, no shared value needed: no copy was recorded, so the groups
+            // have nothing to land.
+            Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::CpAsyncWaitAll
+                if self.shared_values_unused() => {}
             Op::CpAsyncCommit => {
                 for l in lanes(exec) {
                     let la = &mut cta.warps[wi].asyncs[l];
@@ -149,6 +153,11 @@ impl Machine<'_> {
                 off += n as usize;
             }
             self.summary.cp_async_bytes += buf.len() as u64;
+        }
+        if self.shared_values_unused() {
+            // Counters-only mode: the global read above is what the counters see; the bytes
+            // would land where nothing the slice needs reads them.
+            return Ok(());
         }
         for (l, dst, n, src) in dsts {
             let access = self.access(cta, wi, id, l);

@@ -11,11 +11,10 @@ use crate::program::*;
 impl Machine<'_> {
     /// Sets the PC of `lanes` and keeps the uniform fast path honest.
     pub(super) fn set_pc(frame: &mut Frame, lanes: u32, pc: Pc) {
-        let mut bits = lanes;
-        while bits != 0 {
-            let l = bits.trailing_zeros();
-            bits &= bits - 1;
-            frame.pc[l as usize] = pc;
+        // Branch-free over the 32 lanes (the compiler makes it a few vector blends): this
+        // runs once per warp-instruction.
+        for (l, p) in frame.pc.iter_mut().enumerate() {
+            *p = if lanes >> l & 1 != 0 { pc } else { *p };
         }
     }
 
@@ -82,6 +81,10 @@ impl Machine<'_> {
             let n = (frame.mask & !warp.exited).count_ones();
             warp.exited |= frame.mask;
             cta.exited_threads += n;
+            if self.slicing() {
+                // Counters-only mode: the register file serves a later CTA (`new_cta`).
+                warp.spare_regs = frame.regs;
+            }
             Self::release_barriers(cta, self.program);
         }
     }

@@ -21,6 +21,7 @@
 use super::{Cta, Machine};
 use crate::program::*;
 use memsys::LaneAccess;
+use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 
 /// Global memory is tracked in lines of this many bytes (log2).
@@ -60,8 +61,9 @@ impl CountersOnly {
 /// The accesses a counters-only launch tracks (merged from every host thread's machine).
 #[derive(Debug, Clone, Default)]
 pub struct Unknowns {
-    /// Global lines read by any access.
-    pub read_lines: BTreeSet<u64>,
+    /// Global lines read by any access (a hash set: every global read inserts; the questions
+    /// asked of it take the least line, so their answers do not depend on its order).
+    pub read_lines: FxHashSet<u64>,
     /// Global lines written with unknown data.
     pub unknown_lines: BTreeSet<u64>,
     /// The first conflict found in shared, local or param memory (the least by text when
@@ -89,7 +91,8 @@ impl Unknowns {
     pub fn reads_earlier_unknown(&self, earlier: &BTreeSet<u64>) -> Option<u64> {
         self.read_lines
             .iter()
-            .find(|l| earlier.contains(l))
+            .filter(|l| earlier.contains(l))
+            .min()
             .map(|l| l << LINE_SHIFT)
     }
 
@@ -102,7 +105,8 @@ impl Unknowns {
         let both = |set: &BTreeSet<u64>| {
             self.read_lines
                 .iter()
-                .find(|l| set.contains(l))
+                .filter(|l| set.contains(l))
+                .min()
                 .map(|l| l << LINE_SHIFT)
         };
         both(&self.unknown_lines).map(|addr| {
@@ -115,14 +119,14 @@ impl Unknowns {
     }
 }
 
-fn lines_of(acc: &[LaneAccess], set: &mut BTreeSet<u64>) {
+fn lines_of(acc: &[LaneAccess], set: &mut impl std::iter::Extend<u64>) {
     let mut last = u64::MAX;
     for a in acc {
         let first = a.addr >> LINE_SHIFT;
         let end = (a.addr + u64::from(a.bytes.max(1)) - 1) >> LINE_SHIFT;
         for line in first..=end {
             if line != last {
-                set.insert(line);
+                set.extend(Some(line));
                 last = line;
             }
         }
@@ -134,6 +138,13 @@ impl Machine<'_> {
     #[inline(always)]
     pub(super) fn slicing(&self) -> bool {
         self.slice.is_some()
+    }
+
+    /// Whether the slice needs no value read from shared memory (`Slice::shared_values_unused`):
+    /// `cp.async` then skips the copy into shared memory and its group bookkeeping.
+    #[inline(always)]
+    pub(super) fn shared_values_unused(&self) -> bool {
+        self.slice.is_some_and(|s| s.shared_values_unused)
     }
 
     /// Whether any register of `dsts` is one the slice needs.

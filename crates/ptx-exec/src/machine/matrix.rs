@@ -104,6 +104,13 @@ impl Machine<'_> {
         read_addrs!(self, cta, wi; a = addr);
         let mut rows = [[0u16; 8]; 32];
         let needed = self.any_needed(ds.iter().copied());
+        if self.slicing() && !needed {
+            // Counters-only mode, fragments nobody needs: only the row addresses' checks.
+            for (r, &ar) in a.iter().enumerate().take(8 * num as usize) {
+                self.shared_offset(cta, wi, id, r as u32, ar, generic, 16)?;
+            }
+            return Ok(());
+        }
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
             if needed {

@@ -256,9 +256,17 @@ struct Frame {
 
 impl Frame {
     fn new(f: &Function, mask: u32) -> Frame {
+        Self::new_with(f, mask, None)
+    }
+
+    /// A frame whose register file is `regs` (one of `f`'s size) when given.
+    fn new_with(f: &Function, mask: u32, regs: Option<Vec<u64>>) -> Frame {
+        let size = f.slots as usize * 32;
         Frame {
             func: 0,
-            regs: vec![0; f.slots as usize * 32],
+            regs: regs
+                .filter(|r| r.len() == size)
+                .unwrap_or_else(|| vec![0; size]),
             preds: vec![0; f.preds as usize],
             pc: [0; 32],
             uniform: Some(0),
@@ -350,6 +358,9 @@ struct Warp {
     asyncs: Vec<LaneAsync>,
     /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
     carry: u32,
+    /// Counters-only mode: the register file of the warp's finished kernel frame, which
+    /// `run_rounds` hands to a CTA that starts later (`Machine::reg_pool`).
+    spare_regs: Vec<u64>,
 }
 
 struct Cta {
@@ -505,6 +516,10 @@ pub struct Machine<'p> {
     cta_memory: crate::limits::CtaMemory,
     /// CTAs kept resident at once ([`Machine::resident_ctas`]).
     max_resident: u64,
+    /// Counters-only mode: register files of finished warps, for new CTAs' warps. Only the
+    /// slots the slice needs are zeroed again (the others hold values no counter depends
+    /// on), where a fresh file costs the host a page fault per 4 KiB.
+    reg_pool: Vec<Vec<u64>>,
     deadline: crate::limits::Deadline,
     /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first
     /// needed (shared with the workers).
@@ -612,6 +627,7 @@ impl<'p> Machine<'p> {
             unsettled: false,
             cta_memory,
             max_resident,
+            reg_pool: Vec::new(),
             deadline,
             ahead: program
                 .functions

@@ -134,6 +134,7 @@ impl<'p> Machine<'p> {
             unsettled: false,
             cta_memory: self.cta_memory,
             max_resident: self.max_resident,
+            reg_pool: Vec::new(),
             deadline: self.deadline.clone(),
             ahead: self.ahead.clone(),
             slice: self.slice,

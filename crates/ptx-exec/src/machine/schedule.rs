@@ -86,6 +86,15 @@ impl<'p> Machine<'p> {
                 }
             }
             let before = resident.len();
+            for c in resident.iter_mut() {
+                if c.warps.iter().all(|w| w.frames.is_empty()) {
+                    let spare = c
+                        .warps
+                        .iter_mut()
+                        .map(|w| std::mem::take(&mut w.spare_regs));
+                    self.reg_pool.extend(spare.filter(|r| !r.is_empty()));
+                }
+            }
             resident.retain(|c| !c.warps.iter().all(|w| w.frames.is_empty()));
             if !any_progress && resident.len() == before {
                 let cta = &resident[0];
@@ -174,7 +183,7 @@ impl<'p> Machine<'p> {
     }
 
     pub(super) fn new_cta(
-        &self,
+        &mut self,
         id: [u32; 3],
         linear: u64,
         threads: u32,
@@ -186,7 +195,7 @@ impl<'p> Machine<'p> {
             let first = w * 32;
             let n = (threads - first).min(32);
             let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
-            let mut frame = Frame::new(k, valid);
+            let mut frame = Frame::new_with(k, valid, self.recycled_regs());
             frame.func = self.kernel;
             let local_bytes = self.cta_memory.local_bytes_per_thread as u32;
             ws.push(Warp {
@@ -201,6 +210,7 @@ impl<'p> Machine<'p> {
                     .take(32)
                     .collect(),
                 carry: 0,
+                spare_regs: Vec::new(),
             });
         }
         Ok(Cta {
@@ -222,6 +232,19 @@ impl<'p> Machine<'p> {
             shared_unknown: Vec::new(),
             private_unknown: false,
         })
+    }
+
+    /// A finished warp's register file for a new warp, with the slots the counters-only
+    /// slice needs zeroed, as a fresh one is (`None`: none left, or full mode).
+    fn recycled_regs(&mut self) -> Option<Vec<u64>> {
+        let slice = self.slice?;
+        let mut regs = self.reg_pool.pop()?;
+        for (slot, _) in slice.needed.iter().enumerate().filter(|(_, &n)| n) {
+            if let Some(lanes) = regs.get_mut(slot * 32..slot * 32 + 32) {
+                lanes.fill(0);
+            }
+        }
+        Some(regs)
     }
 
     /// Runs warp `wi` of `cta` for its turn in the first phase of a round (`rounds.rs`): up
@@ -255,7 +278,10 @@ impl<'p> Machine<'p> {
                 otherwise
             }
         };
-        for used in 0..budget {
+        let mut used = 0;
+        // The last instruction whose registers were prefetched.
+        let mut prefetched: crate::program::Pc = 0;
+        while used < budget {
             let warp = &mut cta.warps[wi];
             let Some(frame) = warp.frames.last_mut() else {
                 return Ok((ended(progressed, WarpState::Done), 0));
@@ -278,6 +304,20 @@ impl<'p> Machine<'p> {
                 }
                 return Ok((ended(progressed, WarpState::Blocked), 0));
             }
+            if phase == Phase::CtaLocal && self.slicing() {
+                if let Some(pc) = frame.uniform {
+                    if warp.waiting == 0 && frame.sync_wait == 0 {
+                        if let Some(n) = self.pass_skipped_run(cta, wi, pc, runnable, budget - used)
+                        {
+                            used += n;
+                            progressed = true;
+                            continue;
+                        }
+                    }
+                }
+            }
+            let warp = &mut cta.warps[wi];
+            let frame = warp.frames.last_mut().expect("checked above");
             let (pc, active) = match frame.uniform {
                 Some(pc) if warp.waiting == 0 && frame.sync_wait == 0 => (pc, runnable),
                 _ => {
@@ -306,12 +346,28 @@ impl<'p> Machine<'p> {
             let func = frame.func;
             let program = self.program;
             let function = &program.functions[func as usize];
-            // The registers of the instructions `PREFETCH_AHEAD` ahead (at a turn's start, of
-            // every one up to there): a warp's registers are rarely still in the host's caches
-            // when its next turn comes.
-            let first = if used == 0 { pc } else { pc + PREFETCH_AHEAD };
-            for ahead in first..=pc + PREFETCH_AHEAD {
-                prefetch_slots(&frame.regs, function.slot_table.of(ahead));
+            // The registers of the instructions `PREFETCH_AHEAD` ahead (at a turn's start, or
+            // after a jump past what was prefetched, of every one up to there): a warp's
+            // registers are rarely still in the host's caches when its next turn comes.
+            let end = pc
+                + if self.slicing() {
+                    PREFETCH_AHEAD_SLICED
+                } else {
+                    PREFETCH_AHEAD
+                };
+            let first = if used == 0 || pc > prefetched + 1 {
+                pc
+            } else {
+                (prefetched + 1).min(end)
+            };
+            prefetched = end;
+            // Counters-only mode: the instructions that run (skipped ones read no register).
+            let slot_table = match self.slice {
+                Some(s) => &s.slot_table,
+                None => &function.slot_table,
+            };
+            for ahead in first..=end {
+                prefetch_slots(&frame.regs, slot_table.of(ahead));
             }
             let inst = &function.code[pc as usize];
             let outside = self.reaches_outside_cta(cta, wi, inst, active);
@@ -357,8 +413,46 @@ impl<'p> Machine<'p> {
             }
             self.step(cta, wi, pc, active)?;
             progressed = true;
+            used += 1;
         }
         Ok((ended(progressed, WarpState::Blocked), 0))
+    }
+
+    /// Counters-only mode: passes the run of instructions the slice skips that starts at
+    /// `pc`, where every `active` lane of the warp's frame is (at most `budget` of them, and
+    /// only more than one: a single one takes `step`'s path). Each is counted as `step`
+    /// counts it, and the lanes move past the run; no instruction in it runs, branches,
+    /// waits or leaves the CTA (they are pure), so this is `step` over each in turn. Returns
+    /// how many it passed, or `None` when there is no such run (or the step limit falls in
+    /// it, which `step`'s path reports at its instruction).
+    fn pass_skipped_run(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        pc: crate::program::Pc,
+        active: u32,
+        budget: u32,
+    ) -> Option<u32> {
+        let slice = self.slice?;
+        let n = slice.skip_run.get(pc as usize).copied()?.min(budget);
+        if n < 2 || self.steps + u64::from(n) > self.cfg.max_steps {
+            return None;
+        }
+        let frame = cta.warps[wi].frames.last_mut()?;
+        let code = &self.program.functions[frame.func as usize].code;
+        for inst in &code[pc as usize..(pc + n) as usize] {
+            let exec = match inst.guard {
+                Some(g) => active & Self::pred_mask(frame, g),
+                None => active,
+            };
+            self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
+            self.summary.thread_instructions += exec.count_ones() as u64;
+        }
+        Self::set_pc(frame, active, pc + n);
+        frame.uniform = Some(pc + n);
+        // The time limit is checked at the next instruction `step`'s path runs.
+        self.steps += u64::from(n);
+        Some(n)
     }
 
     pub(super) fn thread_of(&self, _cta: &Cta, warp: u32, lane: u32) -> [u32; 3] {
@@ -532,6 +626,9 @@ impl<'p> Machine<'p> {
 
 /// How many instructions ahead (along the fall-through path) a warp prefetches registers.
 const PREFETCH_AHEAD: u32 = 8;
+/// The same in counters-only mode, where the skipped instructions read no register: the
+/// instructions that run are fewer per turn and come faster, so the look-ahead is longer.
+const PREFETCH_AHEAD_SLICED: u32 = 16;
 
 /// Asks the host to bring the registers `slots` of a frame (`regs`: 32 values per slot)
 /// into its caches.

@@ -308,6 +308,17 @@ pub struct Slice {
     pub skip: Vec<bool>,
     /// Per register slot: the slice needs its value.
     pub needed: Vec<bool>,
+    /// No value read from shared memory is needed (no `ld`, `ldmatrix` or atomic that may
+    /// read shared memory writes a needed register) and no `cp.async.mbarrier.arrive` ties
+    /// a copy's landing to an mbarrier: `cp.async` then only needs its global read (the
+    /// counters), not the copy into shared memory, and `ldmatrix` only its addresses.
+    pub shared_values_unused: bool,
+    /// Per instruction: how many skipped instructions follow one another from it (0 when it
+    /// runs). Skipped instructions are pure (no control flow, no warp-synchronous gate, no
+    /// memory), so a warp whose lanes share a PC passes a run of them in one go.
+    pub skip_run: Vec<u32>,
+    /// The registers each instruction that runs names, for the register prefetch.
+    pub slot_table: super::slots::SlotTable,
 }
 
 impl Slice {
@@ -362,8 +373,38 @@ impl Slice {
                         .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
             })
             .collect();
+        let shared_values_unused = !code.iter().zip(&roles).any(|(inst, (_, r))| {
+            let may_read_shared = match &inst.op {
+                Op::Ld(ld) => matches!(ld.space, Space::Shared | Space::Generic),
+                Op::Atom { space, .. } | Op::AtomVec { space, .. } => {
+                    matches!(space, Space::Shared | Space::Generic)
+                }
+                Op::Ldmatrix { .. } => true,
+                // The landing of a copy bound to an mbarrier decides the mbarrier's phase.
+                Op::CpAsyncMbarrierArrive { .. } => return true,
+                _ => false,
+            };
+            may_read_shared
+                && r.iter()
+                    .any(|&(s, role)| role == Role::Def && needed[(s as usize).min(n)])
+        });
         needed.truncate(n);
-        Some(Slice { skip, needed })
+        let skip: Vec<bool> = skip;
+        let mut skip_run = vec![0u32; skip.len() + 1];
+        for pc in (0..skip.len()).rev() {
+            if skip[pc] {
+                skip_run[pc] = skip_run[pc + 1] + 1;
+            }
+        }
+        skip_run.pop();
+        let slot_table = super::slots::SlotTable::of_runs(code, |pc| !skip[pc]);
+        Some(Slice {
+            skip,
+            needed,
+            shared_values_unused,
+            skip_run,
+            slot_table,
+        })
     }
 
     /// The needed slots (one more than `n`, for slots past the count): a kept instruction's

@@ -161,13 +161,22 @@ pub struct SlotTable {
 
 impl SlotTable {
     pub fn new(code: &[Inst]) -> SlotTable {
+        Self::of_runs(code, |_| true)
+    }
+
+    /// The table of the instructions `runs(pc)` says run (the others name no slot): the
+    /// counters-only slice's, whose skipped instructions read no register.
+    pub fn of_runs(code: &[Inst], runs: impl Fn(usize) -> bool) -> SlotTable {
         let mut t = SlotTable {
             starts: Vec::with_capacity(code.len() + 1),
             slots: Vec::new(),
         };
-        for inst in code {
+        for (pc, inst) in code.iter().enumerate() {
             let start = t.slots.len();
             t.starts.push(start as u32);
+            if !runs(pc) {
+                continue;
+            }
             register_slots(&inst.op, &mut |s| {
                 if !t.slots[start..].contains(&s) {
                     t.slots.push(s);
