@@ -4,7 +4,7 @@
 
 use super::addressing::{Accesses, Places};
 use super::operands::or_imm;
-use super::{bulk, lanes, AsyncArrive, Cta, Machine, Mbarrier, PendingCopy};
+use super::{bulk, lanes, AsyncArrive, CopyTrace, Cta, Machine, Mbarrier, PendingCopy};
 use crate::error::ExecError;
 use crate::memory::classify_generic;
 use crate::program::*;
@@ -169,11 +169,13 @@ impl Machine<'_> {
             if cta.copies.wants_compaction() {
                 compact_copies(cta);
             }
-            let copy_id = cta.copies.push(PendingCopy {
+            let copy = PendingCopy {
                 dst,
-                data: data[l],
-                len: cp.cp_size,
+                len: cp.cp_size as u8,
                 landed: false,
+                data: data[l],
+            };
+            let trace = self.tracker.is_some().then(|| CopyTrace {
                 access,
                 issuer: cta.warps[wi].index * 32 + l as u32,
                 src,
@@ -181,6 +183,7 @@ impl Machine<'_> {
                 landed_gen: 0,
                 via_mbar: None,
             });
+            let copy_id = cta.copies.push(copy, trace);
             cta.warps[wi].asyncs[l].uncommitted.push(copy_id);
             if let Some(t) = &mut self.tracker {
                 t.copy_issued(access, src, n);
@@ -316,20 +319,18 @@ impl Machine<'_> {
             return self.land_copies(cta, &sorted, via_mbar);
         }
         for &id in ids {
-            let gen = cta.barrier_gen;
             let c = cta.copies.get_mut(id);
             if c.landed {
                 continue;
             }
             c.landed = true;
-            c.landed_gen = gen;
-            c.via_mbar = via_mbar;
             let (dst, len) = (c.dst as usize, c.len as usize);
-            let data = c.data;
-            let (src, src_len) = (c.src, c.src_len);
-            cta.shared[dst..dst + len].copy_from_slice(&data[..len]);
+            cta.shared[dst..dst + len].copy_from_slice(&c.data[..len]);
             if let Some(t) = &mut self.tracker {
-                t.copy_completed(src, src_len);
+                let trace = cta.copies.trace_mut(id);
+                trace.landed_gen = cta.barrier_gen;
+                trace.via_mbar = via_mbar;
+                t.copy_completed(trace.src, trace.src_len);
             }
         }
     }
@@ -366,6 +367,8 @@ pub(super) struct CopyList {
     /// The id of `items[0]`.
     base: u32,
     items: VecDeque<PendingCopy>,
+    /// The hazard detector's facts of each copy in `items` (empty when it does not run).
+    traces: VecDeque<CopyTrace>,
     /// `push` asks for a compaction once `items` holds this many.
     compact_at: usize,
 }
@@ -375,6 +378,7 @@ impl Default for CopyList {
         CopyList {
             base: 0,
             items: VecDeque::new(),
+            traces: VecDeque::new(),
             compact_at: Self::MIN_COMPACT,
         }
     }
@@ -384,9 +388,11 @@ impl CopyList {
     /// No compaction below this many copies (a short kernel never compacts).
     const MIN_COMPACT: usize = 1024;
 
-    /// Appends a copy; returns its id.
-    pub(super) fn push(&mut self, c: PendingCopy) -> u32 {
+    /// Appends a copy (with its trace when the hazard detector runs: for every copy of the
+    /// launch or none); returns its id.
+    pub(super) fn push(&mut self, c: PendingCopy, trace: Option<CopyTrace>) -> u32 {
         self.items.push_back(c);
+        self.traces.extend(trace);
         self.base + (self.items.len() - 1) as u32
     }
 
@@ -399,6 +405,15 @@ impl CopyList {
         &mut self.items[(id - self.base) as usize]
     }
 
+    /// The hazard detector's facts of copy `id` (only while it runs).
+    pub(super) fn trace(&self, id: u32) -> &CopyTrace {
+        &self.traces[(id - self.base) as usize]
+    }
+
+    fn trace_mut(&mut self, id: u32) -> &mut CopyTrace {
+        &mut self.traces[(id - self.base) as usize]
+    }
+
     pub(super) fn wants_compaction(&self) -> bool {
         self.items.len() >= self.compact_at
     }
@@ -408,6 +423,7 @@ impl CopyList {
     fn drop_before(&mut self, keep_from: u32) {
         let n = (keep_from.saturating_sub(self.base) as usize).min(self.items.len());
         self.items.drain(..n);
+        self.traces.drain(..n.min(self.traces.len()));
         self.base += n as u32;
         self.compact_at = (2 * self.items.len()).max(Self::MIN_COMPACT);
     }

@@ -119,8 +119,9 @@ impl Machine<'_> {
             let Some(&cid) = cta.copy_words.get(&w) else {
                 continue;
             };
-            let c = cta.copies.get(cid);
-            let visible = c.landed
+            let landed = cta.copies.get(cid).landed;
+            let c = cta.copies.trace(cid);
+            let visible = landed
                 && (c.issuer == thread
                     || cta.barrier_gen > c.landed_gen
                     || c.via_mbar

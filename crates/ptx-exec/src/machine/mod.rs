@@ -291,17 +291,23 @@ struct LaneAsync {
     bulk_groups: VecDeque<Vec<u32>>,
 }
 
-/// A copy issued by `cp.async`, waiting to land in shared memory.
+/// A copy issued by `cp.async`, waiting to land in shared memory: what landing it needs (24
+/// bytes: a Triton matmul issues 16 K of them per CTA, so their size is memory traffic).
 struct PendingCopy {
     dst: u32,
-    data: [u8; 16],
-    len: u32,
+    /// Bytes written when it lands (the copy's size, at most 16).
+    len: u8,
     landed: bool,
+    data: [u8; 16],
+}
+
+/// What the hazard detector knows of a `cp.async` copy (kept only when it runs).
+struct CopyTrace {
     /// The cp.async and the thread that issued it.
     access: Access,
     /// Linear index of the issuing thread in its CTA.
     issuer: u32,
-    /// The global bytes it reads (for the hazard detector).
+    /// The global bytes it reads.
     src: u64,
     src_len: u32,
     /// The CTA's barrier generation when it landed.
