@@ -128,7 +128,7 @@ impl Machine<'_> {
                 (sz[l] as u32).min(cp.cp_size)
             };
             // The source is read with the copy's size, so it must be aligned to it.
-            if n > 0 && !src.is_multiple_of(cp.cp_size as u64) {
+            if n > 0 && !super::addressing::is_aligned(src, cp.cp_size as u64) {
                 return Err(self.misaligned_global(cta, wi, l as u32, id, src, cp.cp_size));
             }
             dsts.push((l, dst, n, src));

@@ -40,7 +40,7 @@ impl Machine<'_> {
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
-                if !addr.is_multiple_of(total as u64) {
+                if !super::addressing::is_aligned(addr, total as u64) {
                     return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total));
                 }
                 global_lanes.push((l, addr));
@@ -156,7 +156,7 @@ impl Machine<'_> {
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
-                if !addr.is_multiple_of(total as u64) {
+                if !super::addressing::is_aligned(addr, total as u64) {
                     return Err(self.misaligned_global(cta, wi, l as u32, id, addr, total as u32));
                 }
                 for &(first, count) in &runs {
