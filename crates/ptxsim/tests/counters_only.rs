@@ -249,7 +249,7 @@ fn the_cli_says_what_counters_only_did_and_refuses_out() {
 
 /// CTAs admitted over many rounds: the README matmul's 16 CTAs on a one-SM GPU (a few
 /// resident at a time), so later CTAs' warps start on register files of finished ones
-/// (counters-only mode zeroes only the slots the slice needs), and a warp passes the runs of
+/// (zeroed when a warp finishes; counters-only mode zeroes only the slots the slice needs), and a warp passes the runs of
 /// skipped instructions (the `mma`s and their operand moves) in one go. Counters as in full.
 #[test]
 fn ctas_admitted_over_many_rounds_count_the_same() {

@@ -81,10 +81,11 @@ impl Machine<'_> {
             let n = (frame.mask & !warp.exited).count_ones();
             warp.exited |= frame.mask;
             cta.exited_threads += n;
-            if self.slicing() {
-                // Counters-only mode: the register file serves a later CTA (`new_cta`).
-                warp.spare_regs = frame.regs;
-            }
+            // The register file serves a later CTA (`new_cta`), zeroed here, on the worker
+            // that ran the warp and while it is in its caches.
+            let mut regs = frame.regs;
+            self.zero_for_reuse(&mut regs);
+            warp.spare_regs = regs;
             Self::release_barriers(cta, self.program);
         }
     }

@@ -364,8 +364,8 @@ struct Warp {
     asyncs: Vec<LaneAsync>,
     /// `CC.CF` of each lane (bit per lane), written by `.cc` instructions.
     carry: u32,
-    /// Counters-only mode: the register file of the warp's finished kernel frame, which
-    /// `run_rounds` hands to a CTA that starts later (`Machine::reg_pool`).
+    /// The register file of the warp's finished kernel frame, zeroed, which `run_rounds`
+    /// hands to a CTA that starts later (`Machine::reg_pool`).
     spare_regs: Vec<u64>,
 }
 
@@ -522,9 +522,9 @@ pub struct Machine<'p> {
     cta_memory: crate::limits::CtaMemory,
     /// CTAs kept resident at once ([`Machine::resident_ctas`]).
     max_resident: u64,
-    /// Counters-only mode: register files of finished warps, for new CTAs' warps. Only the
-    /// slots the slice needs are zeroed again (the others hold values no counter depends
-    /// on), where a fresh file costs the host a page fault per 4 KiB.
+    /// Register files of finished warps, zeroed, for new CTAs' warps: a fresh file costs the
+    /// host a page fault per 4 KiB (a Triton matmul warp's is ~100 KB; at 2048^3 the faults
+    /// were an eighth of a launch's CPU time, in the kernel).
     reg_pool: Vec<Vec<u64>>,
     deadline: crate::limits::Deadline,
     /// Per function, [`Machine::outside_ahead`] of each instruction, worked out when first

@@ -234,17 +234,25 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// A finished warp's register file for a new warp, with the slots the counters-only
-    /// slice needs zeroed, as a fresh one is (`None`: none left, or full mode).
+    /// A finished warp's register file for a new warp (`zero_for_reuse` zeroed it).
     fn recycled_regs(&mut self) -> Option<Vec<u64>> {
-        let slice = self.slice?;
-        let mut regs = self.reg_pool.pop()?;
-        for (slot, _) in slice.needed.iter().enumerate().filter(|(_, &n)| n) {
-            if let Some(lanes) = regs.get_mut(slot * 32..slot * 32 + 32) {
-                lanes.fill(0);
+        self.reg_pool.pop()
+    }
+
+    /// Zeroes a finished warp's register file as a fresh one is, for [`Self::recycled_regs`]:
+    /// every slot, or in counters-only mode the slots the slice needs (the others hold values
+    /// no counter depends on).
+    pub(super) fn zero_for_reuse(&self, regs: &mut [u64]) {
+        match self.slice {
+            None => regs.fill(0),
+            Some(slice) => {
+                for (slot, _) in slice.needed.iter().enumerate().filter(|(_, &n)| n) {
+                    if let Some(lanes) = regs.get_mut(slot * 32..slot * 32 + 32) {
+                        lanes.fill(0);
+                    }
+                }
             }
         }
-        Some(regs)
     }
 
     /// Runs warp `wi` of `cta` for its turn in the first phase of a round (`rounds.rs`): up
