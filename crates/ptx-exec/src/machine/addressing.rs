@@ -11,8 +11,10 @@ use smallvec::SmallVec;
 
 impl Machine<'_> {
     /// Resolves a shared-space (or generic pointing to shared) address to an offset into the
-    /// CTA's shared memory, checking bounds and alignment.
+    /// CTA's shared memory, checking bounds and alignment. (Inlined: a warp's `ldmatrix`,
+    /// `cp.async` and shared loads call it once per lane; the faults are built out of line.)
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(super) fn shared_offset(
         &self,
         cta: &Cta,
@@ -23,49 +25,54 @@ impl Machine<'_> {
         generic: bool,
         bytes: u32,
     ) -> Result<u32, ExecError> {
-        let off = if generic {
-            match classify_generic(addr) {
+        let off = match generic {
+            true => match classify_generic(addr) {
                 (Space::Shared, off) => off,
-                _ => {
-                    return Err(self.fault(
-                        cta,
-                        wi as u32,
-                        lane,
-                        id,
-                        FaultKind::BadGeneric { address: addr },
-                    ));
-                }
+                _ => u64::MAX,
+            },
+            false => addr & 0xFFFF_FFFF,
+        };
+        if off != u64::MAX
+            && is_aligned(off, bytes.max(1) as u64)
+            && off + bytes as u64 <= cta.shared.len() as u64
+        {
+            return Ok(off as u32);
+        }
+        Err(self.shared_fault(cta, wi, id, lane, addr, off, bytes))
+    }
+
+    /// The fault of an address `shared_offset` refuses (`off`: its offset, `u64::MAX` for a
+    /// generic address outside shared memory): not shared, misaligned, or out of bounds, in
+    /// that order.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn shared_fault(
+        &self,
+        cta: &Cta,
+        wi: usize,
+        id: u32,
+        lane: u32,
+        addr: u64,
+        off: u64,
+        bytes: u32,
+    ) -> ExecError {
+        let kind = if off == u64::MAX {
+            FaultKind::BadGeneric { address: addr }
+        } else if !is_aligned(off, bytes.max(1) as u64) {
+            FaultKind::Misaligned {
+                space: "shared",
+                address: off,
+                bytes,
             }
         } else {
-            addr & 0xFFFF_FFFF
+            FaultKind::OutOfBounds {
+                space: "shared",
+                address: off,
+                bytes,
+            }
         };
-        if !is_aligned(off, bytes.max(1) as u64) {
-            return Err(self.fault(
-                cta,
-                wi as u32,
-                lane,
-                id,
-                FaultKind::Misaligned {
-                    space: "shared",
-                    address: off,
-                    bytes,
-                },
-            ));
-        }
-        if off + bytes as u64 > cta.shared.len() as u64 {
-            return Err(self.fault(
-                cta,
-                wi as u32,
-                lane,
-                id,
-                FaultKind::OutOfBounds {
-                    space: "shared",
-                    address: off,
-                    bytes,
-                },
-            ));
-        }
-        Ok(off as u32)
+        self.fault(cta, wi as u32, lane, id, kind)
     }
 
     /// Reads or writes `len` bytes of a non-global space for one lane.

@@ -11,6 +11,10 @@ use crate::program::*;
 impl Machine<'_> {
     /// Sets the PC of `lanes` and keeps the uniform fast path honest.
     pub(super) fn set_pc(frame: &mut Frame, lanes: u32, pc: Pc) {
+        if lanes == u32::MAX {
+            frame.pc = [pc; 32];
+            return;
+        }
         // Branch-free over the 32 lanes (the compiler makes it a few vector blends): this
         // runs once per warp-instruction.
         for (l, p) in frame.pc.iter_mut().enumerate() {
