@@ -168,7 +168,28 @@ pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, ex
         }),
         _ if ty.kind() != TypeKind::Float => {
             let t = int_ty(ty);
-            each(exec, |l| v |= (cmp::cmp_int(c, t, a[l], b[l]) as u32) << l)
+            // The operator is chosen once for the warp: each arm's lane loop is `cmp_int`
+            // with a constant operator, which the compiler folds.
+            macro_rules! by {
+                ($op:expr) => {
+                    each(exec, |l| {
+                        v |= (cmp::cmp_int($op, t, a[l], b[l]) as u32) << l
+                    })
+                };
+            }
+            match c {
+                Cmp::Eq => by!(Cmp::Eq),
+                Cmp::Ne => by!(Cmp::Ne),
+                Cmp::Lt => by!(Cmp::Lt),
+                Cmp::Le => by!(Cmp::Le),
+                Cmp::Gt => by!(Cmp::Gt),
+                Cmp::Ge => by!(Cmp::Ge),
+                Cmp::Lo => by!(Cmp::Lo),
+                Cmp::Ls => by!(Cmp::Ls),
+                Cmp::Hi => by!(Cmp::Hi),
+                Cmp::Hs => by!(Cmp::Hs),
+                other => by!(other),
+            }
         }
         _ => each(exec, |l| v |= (compare(c, ty, ftz, a[l], b[l]) as u32) << l),
     }
