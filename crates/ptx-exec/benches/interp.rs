@@ -6,7 +6,10 @@
 //! Workloads: `alu_heavy` — 64 CTAs × 256 threads, 256 iterations of a dependent chain of
 //! xorshift/mad/cvt/fma/setp/selp (≈ 58 M thread-instructions); `triad` — c = a + s·b over
 //! 4 M floats (48 MB of arrays, larger than the A100's 40 MB L2), 1024 CTAs × 256 threads;
-//! `matmul_fp16_1024` — Triton's fp16 matmul (examples/) at 1024³ on the H100 preset.
+//! `matmul_fp16_1024` — Triton's fp16 matmul (examples/) at 1024³ on the H100 preset;
+//! `softmax` — Triton's fused row softmax (tests/corpus/triton/softmax.sm80.ptx) over 16,384
+//! rows of 100 floats, one 128-thread CTA per row, A100 preset. Each with the cache model on
+//! also runs in counters-only mode (`, counters-only`), whose counters must be the full run's.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptx_exec::{KernelArg, LaunchConfig, Session};
@@ -253,5 +256,64 @@ fn half_to_f32(h: u16) -> f32 {
     sign * man * 2f32.powi(exp)
 }
 
-criterion_group!(benches, alu, triad, matmul_fp16);
+/// Triton's fused row softmax (the corpus's `softmax.sm80.ptx`: max, exp, sum and divide
+/// over a row held in registers) on 16,384 rows of 100 floats, one 128-thread CTA per row,
+/// A100 preset with the cache model on (≈ 140 M thread-instructions), in full and in
+/// counters-only mode (which skips the exponentials and the arithmetic the stores carry). The
+/// inputs are a fixed sequence; the two modes' instruction counts are compared first (every
+/// counter of every corpus launch is compared in `crates/ptxsim/tests/counters_only.rs`).
+fn softmax(c: &mut Criterion) {
+    const SOFTMAX: &str = include_str!("../../../tests/corpus/triton/softmax.sm80.ptx");
+    let mut g = c.benchmark_group("softmax");
+    g.sample_size(10);
+    let (rows, cols) = (16_384u64, 100u64);
+    let module = ptx_syntax::parse(SOFTMAX).expect("softmax parses");
+    let mut s = Session::new(&module, SOFTMAX, memsys::GpuConfig::a100()).expect("it lowers");
+    let input: Vec<u8> = (0..rows * cols)
+        .flat_map(|i| (((i * 37) % 101) as f32 / 16.0 - 3.0).to_le_bytes())
+        .collect();
+    let out = s.alloc_buffer(&vec![0u8; input.len()]).unwrap();
+    let inp = s.alloc_buffer(&input).unwrap();
+    let n = KernelArg::Scalar {
+        ty: ScalarType::S32,
+        bits: cols,
+    };
+    let args = [
+        KernelArg::Pointer(out),
+        KernelArg::Pointer(inp),
+        n.clone(),
+        n.clone(),
+        n,
+        KernelArg::Pointer(0),
+        KernelArg::Pointer(0),
+    ];
+    let cfg = LaunchConfig {
+        grid: [rows as u32, 1, 1],
+        block: [128, 1, 1],
+        // Triton's metadata: 16 bytes of dynamic shared memory for the cross-warp reductions.
+        dynamic_shared: 16,
+        ..LaunchConfig::default()
+    };
+    let full = s.launch("softmax_kernel", &args, cfg.clone()).unwrap();
+    let co_cfg = LaunchConfig {
+        counters_only: true,
+        ..cfg.clone()
+    };
+    let co = s.launch("softmax_kernel", &args, co_cfg.clone()).unwrap();
+    assert_eq!(co.per_instruction, full.per_instruction);
+    assert!(co
+        .counters_only
+        .as_ref()
+        .is_some_and(|c| c.sliced && c.restarted.is_none()));
+    g.throughput(Throughput::Elements(full.thread_instructions));
+    g.bench_function("cache model on", |bch| {
+        bch.iter(|| s.launch("softmax_kernel", &args, cfg.clone()).unwrap())
+    });
+    g.bench_function("cache model on, counters-only", |bch| {
+        bch.iter(|| s.launch("softmax_kernel", &args, co_cfg.clone()).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, alu, triad, matmul_fp16, softmax);
 criterion_main!(benches);
