@@ -77,7 +77,23 @@ struct Prepared {
     gpu: memsys::GpuConfig,
     specs: Vec<ptxsim::launch::ArgSpec>,
     config: LaunchConfig,
+    fmad: bool,
     info: ptxsim_report::LaunchInfo,
+}
+
+/// The keyword arguments `compare` and `advise` share.
+struct RunOptions<'a> {
+    shared: u32,
+    gpu: &'a str,
+    seed: u64,
+    persisting_l2: u64,
+    registers_per_thread: Option<u32>,
+    /// ptxas `--fmad` for the module and every variant.
+    fmad: bool,
+    /// Counters-only mode (`compare` only): the outputs are not computed, so the check that
+    /// no rewrite changed them is skipped (`outputs` says `not computed`).
+    counters_only: bool,
+    threads: Option<u32>,
 }
 
 /// The launch `compare` and `advise` run, through the shared preparation path
@@ -91,13 +107,10 @@ fn prepare(
     grid: Vec<u32>,
     block: Vec<u32>,
     args: Vec<Bound<'_, PyAny>>,
-    shared: u32,
-    gpu: &str,
-    seed: u64,
-    persisting_l2: u64,
-    registers_per_thread: Option<u32>,
+    o: &RunOptions<'_>,
 ) -> PyResult<Prepared> {
-    let registers = crate::registers(registers_per_thread, "flag")?;
+    let registers = crate::registers(o.registers_per_thread, "flag")?;
+    let threads = crate::host_threads(o.threads)?;
     let setup = LaunchArgs {
         name,
         source,
@@ -105,9 +118,9 @@ fn prepare(
         grid,
         block,
         args,
-        gpu,
-        persisting_l2,
-        fmad: true,
+        gpu: o.gpu,
+        persisting_l2: o.persisting_l2,
+        fmad: o.fmad,
     }
     .setup(py)?;
     let mut gpu = setup.gpu;
@@ -121,19 +134,22 @@ fn prepare(
         config: LaunchConfig {
             grid: setup.grid,
             block: setup.block,
-            dynamic_shared: shared,
-            seed,
+            dynamic_shared: o.shared,
+            seed: o.seed,
             registers,
+            threads,
+            counters_only: o.counters_only,
             ..LaunchConfig::default()
         },
+        fmad: o.fmad,
         info: ptxsim_report::LaunchInfo {
             ptx: name.to_string(),
             kernel: kernel.to_string(),
             grid: setup.grid,
             block: setup.block,
-            shared_bytes: shared,
+            shared_bytes: o.shared,
             static_shared_bytes: setup.session.program.static_shared_bytes,
-            seed,
+            seed: o.seed,
             access_policy_window: None,
             persisting_reset_lines: None,
         },
@@ -154,6 +170,7 @@ impl Prepared {
             gpu,
             specs,
             config,
+            fmad,
             info,
         } = self;
         let launch = ptxsim::advise::Launch {
@@ -163,8 +180,7 @@ impl Prepared {
             kernel,
             specs,
             config,
-            // Python's compare and advise take no `fmad=` (ptxas's default, contraction on).
-            fmad: true,
+            fmad,
             runner: &ptxsim::advise::plain_run,
         };
         f(&launch, info, &gpu)
@@ -177,7 +193,7 @@ fn run_error(e: ptxsim::advise::RunError) -> PyErr {
 
 /// Runs `kernel` as written and under each `NAME=REWRITE` of `variants`; see `ptxsim.compare`.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, variants, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, variants, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None, fmad=true, counters_only=false, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -193,21 +209,21 @@ pub fn compare(
     seed: u64,
     persisting_l2: u64,
     registers_per_thread: Option<u32>,
+    fmad: bool,
+    counters_only: bool,
+    threads: Option<u32>,
 ) -> PyResult<PyReport> {
-    let p = prepare(
-        py,
-        name,
-        source,
-        kernel,
-        grid,
-        block,
-        args,
+    let o = RunOptions {
         shared,
         gpu,
         seed,
         persisting_l2,
         registers_per_thread,
-    )?;
+        fmad,
+        counters_only,
+        threads,
+    };
+    let p = prepare(py, name, source, kernel, grid, block, args, &o)?;
     p.with_launch(name, kernel, |launch, info, gpu| {
         let (reports, _) = py.detach(|| launch.compare(&variants)).map_err(run_error)?;
         let gpu = ptxsim_report::GpuInfo::from_config(gpu);
@@ -218,7 +234,7 @@ pub fn compare(
 
 /// Runs `kernel`, applies `ptxsim advise`'s rules and runs every rewrite they suggest.
 #[pyfunction]
-#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None))]
+#[pyo3(signature = (name, source, kernel, grid, block, args, shared=0, gpu="h100", seed=0, persisting_l2=0, registers_per_thread=None, fmad=true, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn advise(
     py: Python<'_>,
@@ -233,21 +249,20 @@ pub fn advise(
     seed: u64,
     persisting_l2: u64,
     registers_per_thread: Option<u32>,
+    fmad: bool,
+    threads: Option<u32>,
 ) -> PyResult<PyReport> {
-    let p = prepare(
-        py,
-        name,
-        source,
-        kernel,
-        grid,
-        block,
-        args,
+    let o = RunOptions {
         shared,
         gpu,
         seed,
         persisting_l2,
         registers_per_thread,
-    )?;
+        fmad,
+        counters_only: false,
+        threads,
+    };
+    let p = prepare(py, name, source, kernel, grid, block, args, &o)?;
     p.with_launch(name, kernel, |launch, info, _| {
         let report = py.detach(|| launch.advise(info)).map_err(run_error)?;
         Ok(PyReport { report })

@@ -516,7 +516,7 @@ fn launch(
 }
 
 /// `threads=`: 1 to `MAX_THREADS` host threads, or as many as the host has (at most that).
-fn host_threads(threads: Option<u32>) -> PyResult<u32> {
+pub(crate) fn host_threads(threads: Option<u32>) -> PyResult<u32> {
     let max = ptx_exec::machine::MAX_THREADS;
     match threads {
         None => Ok(

@@ -127,3 +127,35 @@ def test_compare_ncu_reads_a_raw_export(tmp_path: Path):
     with pytest.raises(ptxsim.LaunchError, match="no launch of `k`"):
         csv.write_text(csv.read_text().replace('"k","1","7"', '"other","1","7"'))
         r.compare_ncu(csv)
+
+
+def test_compare_counters_only_reports_the_full_runs_counters():
+    # Counters-only mode computes no outputs: every counter, per-line table and time estimate
+    # is the full run's, and `outputs` says the variants' were not compared.
+    variants = ["cg=loads=cg", "nc=loads=nc"]
+    full = json.loads(ptxsim.compare(STRIDED, "k", 1, 32, _args(), variants).to_json())
+    co = json.loads(
+        ptxsim.compare(STRIDED, "k", 1, 32, _args(), variants, counters_only=True, threads=2).to_json()
+    )
+    assert [v["name"] for v in co["variants"]] == ["original", "cg", "nc"]
+    for a, b in zip(full["variants"], co["variants"]):
+        for key in ("totals", "levels", "lines", "l2_timeline", "time"):
+            assert a[key] == b[key], (a["name"], key)
+    assert [v["outputs"]["status"] for v in co["variants"]] == ["baseline", "not computed", "not computed"]
+    assert "not computed" in ptxsim.compare(STRIDED, "k", 1, 32, _args(), variants, counters_only=True).summary()
+
+
+def test_compare_and_advise_take_fmad_and_threads():
+    # `fmad=` (ptxas's --fmad) changes values, not counters; `threads=` changes neither: the
+    # reports of one and two host threads, contracted or not, are the same.
+    reports = [
+        json.loads(ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg"], fmad=f, threads=t).to_json())
+        for f, t in ((True, 1), (False, 2))
+    ]
+    assert reports[0]["variants"] == reports[1]["variants"]
+    adv = [json.loads(ptxsim.advise(STRIDED, "k", 1, 32, _args(), fmad=f, threads=t).to_json()) for f, t in ((True, 1), (False, 2))]
+    assert adv[0]["variants"] == adv[1]["variants"]
+    with pytest.raises(TypeError):
+        ptxsim.compare(STRIDED, "k", 1, 32, _args(), ["cg=loads=cg"], fmad="no")
+    with pytest.raises(ptxsim.LaunchError, match="threads = 0"):
+        ptxsim.advise(STRIDED, "k", 1, 32, _args(), threads=0)

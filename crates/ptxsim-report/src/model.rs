@@ -272,6 +272,14 @@ impl OutputCheck {
         }
     }
 
+    /// A variant run in counters-only mode: its outputs were not computed, so not compared.
+    pub fn not_computed() -> Self {
+        OutputCheck {
+            status: "not computed".into(),
+            differences: Vec::new(),
+        }
+    }
+
     pub fn from_diffs(differences: Vec<BufferDiff>) -> Self {
         OutputCheck {
             status: if differences.is_empty() {

@@ -411,6 +411,9 @@ def compare(
     seed: int = 0,
     persisting_l2: Union[int, str] = 0,
     registers_per_thread: Optional[int] = None,
+    fmad: bool = True,
+    counters_only: bool = False,
+    threads: Optional[int] = None,
 ) -> "Report":
     """Run ``kernel`` as written and under cache-hint rewrites, as ``ptxsim compare`` does.
 
@@ -419,7 +422,10 @@ def compare(
     system on copies of the same inputs (the arrays are not written back). Returns a ``Report``:
     ``summary()`` is the comparison table, ``to_json()`` the JSON report, and in a notebook the
     report shows as the HTML report (``_repr_html_``). A variant whose outputs differ from the
-    original's is marked in the report (``outputs``), not raised.
+    original's is marked in the report (``outputs``), not raised. ``fmad``, ``threads`` and
+    ``counters_only`` are ``launch``'s; with ``counters_only=True`` every variant runs in
+    counters-only mode (the same counters and time estimates, in a fraction of the time) and
+    ``outputs`` says ``not computed``.
     """
     name, source = _source(ptx)
     if isinstance(variants, str):
@@ -437,6 +443,9 @@ def compare(
         seed=int(seed),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
         registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
+        fmad=_fmad(fmad),
+        counters_only=bool(counters_only),
+        threads=None if threads is None else int(threads),
     )
 
 
@@ -452,12 +461,15 @@ def advise(
     seed: int = 0,
     persisting_l2: Union[int, str] = 0,
     registers_per_thread: Optional[int] = None,
+    fmad: bool = True,
+    threads: Optional[int] = None,
 ) -> "Report":
     """Run ``kernel`` and suggest what to change, as ``ptxsim advise`` does.
 
     Takes ``launch``'s arguments. Returns a ``Report`` whose ``suggestions`` are dicts (``rule``,
     ``ptx_line``, ``source``, ``evidence``, ``advice``, ``rewrite``, ``measured``): every
     suggestion that is a hint rewrite was run, and ``measured`` says what it changed.
+    ``fmad`` and ``threads`` are ``launch``'s.
     """
     name, source = _source(ptx)
     return _native.advise(
@@ -472,6 +484,8 @@ def advise(
         seed=int(seed),
         persisting_l2=_byte_count(persisting_l2, "persisting_l2"),
         registers_per_thread=None if registers_per_thread is None else _register_count(registers_per_thread),
+        fmad=_fmad(fmad),
+        threads=None if threads is None else int(threads),
     )
 
 

@@ -85,6 +85,9 @@ def compare(
     seed: int = 0,
     persisting_l2: int = 0,
     registers_per_thread: Optional[int] = None,
+    fmad: bool = True,
+    counters_only: bool = False,
+    threads: Optional[int] = None,
 ) -> Report: ...
 def advise(
     name: str,
@@ -98,6 +101,8 @@ def advise(
     seed: int = 0,
     persisting_l2: int = 0,
     registers_per_thread: Optional[int] = None,
+    fmad: bool = True,
+    threads: Optional[int] = None,
 ) -> Report: ...
 
 def launch(

@@ -124,7 +124,11 @@ impl Launch<'_> {
             message: format!("variant `{}`: {m}", variant.name),
             usage: false,
         })?;
-        let buffers = point::launch_buffers(&prepared)?;
+        // Counters-only mode computes no outputs: nothing to compare them by.
+        let buffers = match self.config.counters_only {
+            true => Vec::new(),
+            false => point::launch_buffers(&prepared)?,
+        };
         let mut report = variant.report(&prepared.session, &summary, self.gpu.timeline_interval);
         report.keep_launched_lines(&point::launched_lines(
             &prepared.session.program,
@@ -158,6 +162,8 @@ impl Launch<'_> {
             if k == 0 {
                 baseline = ran.buffers;
                 static_shared = ran.static_shared;
+            } else if self.config.counters_only {
+                ran.report.outputs = ptxsim_report::OutputCheck::not_computed();
             } else {
                 ran.report.outputs = point::output_check(&baseline, &ran.buffers);
             }
