@@ -245,6 +245,43 @@ fn the_cli_says_what_counters_only_did_and_refuses_out() {
         "{stderr}"
     );
     assert!(!npy.exists());
+    // compare: the same table as in full mode but for the outputs row.
+    let compare = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+            .args(["compare", "--launch"])
+            .arg(&path)
+            .args(["--variant", "cg=cp.async=cg"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (full, sliced) = (compare(&[]), compare(&["--counters-only"]));
+    let outputs_row = |t: &str| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with("outputs"))
+            .map(str::to_string)
+    };
+    assert!(
+        outputs_row(&full).is_some_and(|l| l.contains("identical")),
+        "{full}"
+    );
+    assert!(
+        outputs_row(&sliced).is_some_and(|l| l.contains("not computed")),
+        "{sliced}"
+    );
+    let rest = |t: &str| {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with("outputs"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(rest(&full), rest(&sliced));
 }
 
 /// CTAs admitted over many rounds: the README matmul's 16 CTAs on a one-SM GPU (a few
