@@ -7,11 +7,13 @@
 //! ([`SmTarget`]) and PTX versions ([`PtxVersion`]) are ordered values so "requires sm_80 or
 //! higher" is a comparison, and [`features`] lists each feature's minimum target and version.
 //! [`Opcode`] names every instruction ptxas knows; the parser, the validator's dispatch and the
-//! interpreter's lowering match on it.
+//! interpreter's lowering match on it; [`Modifier`] classifies every modifier (a word of its
+//! own table or a qualifier of the tables above) the same way.
 
 pub mod features;
 pub mod insn_gates;
 mod insn_gates_table;
+mod modifier;
 mod opcode;
 mod qualifiers;
 mod target;
@@ -19,6 +21,7 @@ mod types;
 
 pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
 pub use insn_gates::{GateKind, InsnGate, INSN_GATES};
+pub use modifier::Modifier;
 pub use opcode::Opcode;
 pub use qualifiers::*;
 pub use target::{

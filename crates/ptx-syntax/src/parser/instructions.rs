@@ -230,7 +230,11 @@ pub(super) fn generic(
         known,
         modifiers: modifiers
             .iter()
-            .map(|m| Spanned::new(small_str(m.value), m.span))
+            .map(|m| ModifierWord {
+                value: small_str(m.value),
+                span: m.span,
+                known: ptx_isa::Modifier::parse(m.value),
+            })
             .collect(),
         operands,
     })

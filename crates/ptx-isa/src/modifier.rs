@@ -1,0 +1,207 @@
+//! The modifiers of PTX instructions (the dotted words after the opcode), as one enum:
+//! [`Modifier`].
+//!
+//! The parser classifies every modifier of a generic instruction once ([`Modifier::parse`]);
+//! the validator and the interpreter's lowering test and match [`Modifier`] values, never
+//! spellings. A spelling that one of the qualifier tables of the cache-control instructions
+//! already owns (state spaces, types, scopes, memory semantics, vector widths, cache
+//! operators, eviction priorities, prefetch sizes, levels, policy kinds and flags such as
+//! `.async` or `.L2::cache_hint`) is not repeated here: it classifies as
+//! [`Modifier::Qualifier`] with its typed value, and `Modifier::from(StateSpace::Global)`
+//! names it. Every other spelling ptxsim tests is one row of the `modifiers!` table below
+//! (`Sat = ".sat"`); a spelling in neither table stays unclassified (`None`), written as it
+//! was, so that diagnostics quote it unchanged.
+//!
+//! Adding a modifier: its row here (the spelling must not be in a qualifier table: the test
+//! `spellings_are_unique` checks), then match on the new variant where it matters.
+
+use crate::qualifiers::*;
+use crate::types::ScalarType;
+
+macro_rules! modifiers {
+    ($($(#[$vmeta:meta])* $variant:ident = $name:literal,)+) => {
+        /// A modifier of an instruction: a word of the table, or a qualifier of a
+        /// qualifier table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Modifier {
+            $($(#[$vmeta])* $variant,)+
+            /// A spelling of one of the qualifier tables ([`Qualifier::from_token`]).
+            Qualifier(Qualifier),
+        }
+
+        impl Modifier {
+            /// Every word of the table (not the qualifiers), in the table's order.
+            pub const ALL: &'static [Modifier] = &[$(Modifier::$variant),+];
+
+            /// The PTX spelling, with its dot (`.sat`, `.shared::cta`, …).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Modifier::$variant => $name,)+
+                    Modifier::Qualifier(q) => q.token(),
+                }
+            }
+
+            /// The modifier spelled `word` (with its dot, case-sensitive), if either table
+            /// has it.
+            pub fn parse(word: &str) -> Option<Modifier> {
+                match word {
+                    $($name => Some(Modifier::$variant),)+
+                    _ => Qualifier::from_token(word).map(Modifier::Qualifier),
+                }
+            }
+        }
+    };
+}
+
+#[rustfmt::skip]
+modifiers! {
+    /// `.1d` … `.5d`: tensor dimensions of the bulk tensor copies.
+    Dim1 = ".1d", Dim2 = ".2d", Dim3 = ".3d", Dim4 = ".4d", Dim5 = ".5d",
+    /// `wmma.load.a` (and `.b`, `.c`, `.d`: the matrix a `wmma` access names).
+    A = ".a", B = ".b", C = ".c", D = ".d",
+    AcqRel = ".acq_rel", Aligned = ".aligned", Approx = ".approx", Full = ".full",
+    /// Reduction and atomic operations (`red.add`, `atom.cas`, `bar.red.popc`, `lop3.or`, …).
+    Add = ".add", Min = ".min", Max = ".max", Inc = ".inc", Dec = ".dec", And = ".and",
+    Or = ".or", Xor = ".xor", Exch = ".exch", Cas = ".cas", Popc = ".popc",
+    /// `vote` modes.
+    All = ".all", Any = ".any", Uni = ".uni",
+    /// `mbarrier` operations.
+    Init = ".init", ArriveDrop = ".arrive_drop", ExpectTx = ".expect_tx",
+    CompleteTx = ".complete_tx", TestWait = ".test_wait", TryWait = ".try_wait",
+    Inval = ".inval", PendingCount = ".pending_count", Parity = ".parity",
+    /// `prmt` modes.
+    F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16",
+    /// Types ptxas knows beyond [`ScalarType`].
+    E2m1 = ".e2m1", E2m3 = ".e2m3", E3m2 = ".e3m2", Ue8m0 = ".ue8m0", S2 = ".s2", U2 = ".u2",
+    B2 = ".b2", B4x16 = ".b4x16", B4x16P64 = ".b4x16_p64", B6x16P32 = ".b6x16_p32",
+    /// Packed 16-bit integer pairs (`add.u16x2`, `min.s16x2`).
+    S16x2 = ".s16x2", U16x2 = ".u16x2",
+    /// `tensormap.replace` fields.
+    GlobalAddress = ".global_address", Rank = ".rank", BoxDim = ".box_dim",
+    GlobalDim = ".global_dim", GlobalStride = ".global_stride",
+    ElementStride = ".element_stride", Elemtype = ".elemtype",
+    InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode",
+    SwizzleAtomicity = ".swizzle_atomicity", FillMode = ".fill_mode",
+    /// Bulk and tensor copies (`cp.async.bulk.tensor.2d.global.shared::cta.tile`, …).
+    BulkGroup = ".bulk_group", Commit = ".commit", CommitGroups = ".commit_groups",
+    CpFenceproxy = ".cp_fenceproxy", CpMask = ".cp_mask", CtaGroup1 = ".cta_group::1",
+    CtaGroup2 = ".cta_group::2", IgnoreOob = ".ignore_oob", Im2col = ".im2col",
+    Im2colW = ".im2col::w", Im2colW128 = ".im2col::w::128", Im2colNoOffs = ".im2col_no_offs",
+    MbarrierCompleteTxBytes = ".mbarrier::complete_tx::bytes",
+    MulticastCluster = ".multicast::cluster", Noftz = ".noftz", Prefetch = ".prefetch",
+    Read = ".read", Reduce = ".reduce", Replace = ".replace", Tensor = ".tensor", Tile = ".tile",
+    TileGather4 = ".tile::gather4", TileScatter4 = ".tile::scatter4", Wait = ".wait",
+    /// Carry (`add.cc`) and the halves of a product (`mul.hi`, `mul.wide`, `mul.lo`).
+    Cc = ".cc", Hi = ".hi", Lo = ".lo", Wide = ".wide",
+    Clamp = ".clamp", Wrap = ".wrap", L = ".l", R = ".r", Shiftamt = ".shiftamt",
+    /// Comparisons (`setp.lt`, …); `.hi` and `.lo` are above.
+    Eq = ".eq", Ne = ".ne", Lt = ".lt", Le = ".le", Gt = ".gt", Ge = ".ge", Ls = ".ls",
+    Hs = ".hs", Equ = ".equ", Neu = ".neu", Ltu = ".ltu", Leu = ".leu", Gtu = ".gtu",
+    Geu = ".geu", Num = ".num", Nan = ".nan",
+    /// `min.NaN`/`max.NaN` (not `setp`'s `.nan`).
+    NaN = ".NaN", Xorsign = ".xorsign",
+    /// Rounding, float modes.
+    Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna", Rni = ".rni", Rzi = ".rzi",
+    Rmi = ".rmi", Rpi = ".rpi", Ftz = ".ftz", Sat = ".sat", Satfinite = ".satfinite",
+    Relu = ".relu",
+    /// `testp` classes.
+    Finite = ".finite", Infinite = ".infinite", Number = ".number",
+    Notanumber = ".notanumber", Normal = ".normal",
+    /// Shapes and layouts of the matrix instructions.
+    M8n8 = ".m8n8", M16n8k8 = ".m16n8k8", M16n8k16 = ".m16n8k16", M16n8k32 = ".m16n8k32",
+    Row = ".row", Col = ".col", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
+    Load = ".load", Store = ".store", Mma = ".mma", Fence = ".fence",
+    /// Fences and barriers.
+    Gl = ".gl", Proxy = ".proxy", Alias = ".alias", MbarrierInit = ".mbarrier_init",
+    OpRestrict = ".op_restrict", Red = ".red", Sync = ".sync", Warp = ".warp",
+    /// Moves, conversions, shuffles, branches.
+    Pack = ".pack", To = ".to", Up = ".up", Down = ".down", Bfly = ".bfly", Idx = ".idx",
+}
+
+impl Modifier {
+    /// The qualifier-table value, for a spelling a qualifier table owns.
+    pub const fn qualifier(self) -> Option<Qualifier> {
+        match self {
+            Modifier::Qualifier(q) => Some(q),
+            _ => None,
+        }
+    }
+
+    /// The state space, for `.global`, `.shared::cta`, ….
+    pub const fn space(self) -> Option<StateSpace> {
+        match self {
+            Modifier::Qualifier(Qualifier::Space(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The type, for `.f32`, `.b16x2`, ….
+    pub const fn scalar_type(self) -> Option<ScalarType> {
+        match self {
+            Modifier::Qualifier(Qualifier::Type(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Modifier {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<Qualifier> for Modifier {
+    fn from(q: Qualifier) -> Modifier {
+        Modifier::Qualifier(q)
+    }
+}
+
+macro_rules! from_qualifier {
+    ($($ty:ident => $ctor:ident,)+) => {$(
+        impl From<$ty> for Modifier {
+            fn from(q: $ty) -> Modifier {
+                Modifier::Qualifier(Qualifier::$ctor(q))
+            }
+        }
+    )+};
+}
+
+from_qualifier! {
+    StateSpace => Space, MemorySemantics => Semantics, Scope => Scope,
+    CacheOperator => CacheOp, L1EvictionPriority => L1, L2EvictionPriority => L2,
+    PrefetchSize => Prefetch, VectorWidth => Vector, ScalarType => Type, CacheLevel => Level,
+    PolicyKind => Policy, Flag => Flag,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for &m in Modifier::ALL {
+            assert!(seen.insert(m.name()), "{m} twice in the table");
+            assert_eq!(
+                Qualifier::from_token(m.name()),
+                None,
+                "{m} is a qualifier-table spelling"
+            );
+            assert_eq!(Modifier::parse(m.name()), Some(m));
+        }
+    }
+
+    #[test]
+    fn qualifiers_classify_as_typed_values() {
+        assert_eq!(
+            Modifier::parse(".shared::cta"),
+            Some(Modifier::from(StateSpace::SharedCta))
+        );
+        assert_eq!(Modifier::parse(".f32").and_then(Modifier::scalar_type), Some(ScalarType::F32));
+        assert_eq!(Modifier::parse(".async"), Some(Modifier::from(Flag::Async)));
+        assert_eq!(Modifier::parse(".rn"), Some(Modifier::Rn));
+        assert_eq!(Modifier::parse(".RN"), None);
+        assert_eq!(Modifier::parse(".m64n128k16"), None);
+        assert_eq!(Modifier::from(Scope::Sys).to_string(), ".sys");
+    }
+}
