@@ -197,7 +197,10 @@ mod tests {
             Modifier::parse(".shared::cta"),
             Some(Modifier::from(StateSpace::SharedCta))
         );
-        assert_eq!(Modifier::parse(".f32").and_then(Modifier::scalar_type), Some(ScalarType::F32));
+        assert_eq!(
+            Modifier::parse(".f32").and_then(Modifier::scalar_type),
+            Some(ScalarType::F32)
+        );
         assert_eq!(Modifier::parse(".async"), Some(Modifier::from(Flag::Async)));
         assert_eq!(Modifier::parse(".rn"), Some(Modifier::Rn));
         assert_eq!(Modifier::parse(".RN"), None);

@@ -6,7 +6,7 @@ use super::symbols::{self, Scopes, Sym};
 use super::{codes, plain_subject, Checker};
 use crate::Diagnostic;
 use ptx_isa::insn_gates::Facts;
-use ptx_isa::{GateKind, InsnGate, Opcode, PtxVersion, SmTarget};
+use ptx_isa::{GateKind, InsnGate, Modifier, Opcode, PtxVersion, SmTarget};
 use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
@@ -22,7 +22,7 @@ pub(crate) trait ModifierWord {
     fn word(&self) -> &str;
 }
 
-impl ModifierWord for ptx_syntax::Spanned<smol_str::SmolStr> {
+impl ModifierWord for ptx_syntax::ast::ModifierWord {
     fn word(&self) -> &str {
         &self.value
     }
@@ -155,7 +155,7 @@ impl Checker<'_> {
             }
         }
         if matches!(opcode, Opcode::Shfl | Opcode::Vote)
-            && !mods.iter().any(|m| m.word() == ".sync")
+            && !mods.iter().any(|m| super::is(m.word(), Modifier::Sync))
         {
             self.diags.extend(without_sync(
                 opcode.name(),

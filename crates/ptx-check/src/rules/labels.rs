@@ -159,7 +159,7 @@ impl<'a> Checker<'a> {
     /// 'brx.idx' requires .target sm_30 or higher` (ptxas 13.5 knows no PTX before 6.0, the
     /// documented version minimum).
     fn brx_operands(&mut self, g: &GenericInstruction, scopes: &Scopes) {
-        if !g.has(".idx") {
+        if !g.has(Modifier::Idx) {
             self.diags.push(Diagnostic::error(
                 codes::UNKNOWN_INSTRUCTION,
                 g.opcode.span,

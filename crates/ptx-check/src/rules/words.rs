@@ -5,8 +5,8 @@
 //! two values wins.
 
 use ptx_isa::{
-    CacheLevel, CacheOperator, Flag, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope,
-    StateSpace, VectorWidth,
+    CacheLevel, CacheOperator, Flag, MemorySemantics, Modifier, PolicyKind, PrefetchSize,
+    ScalarType, Scope, StateSpace, VectorWidth,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +94,17 @@ const EXTRA_TYPES: &[&str] = &[
     ".samplerref",
     ".surfref",
 ];
+
+/// Whether the written word `t` is the modifier `m` (compared by ptx-isa's spelling of it:
+/// the validator's word lists keep the words as written, for its messages).
+pub(crate) fn is(t: &str, m: impl Into<Modifier>) -> bool {
+    t == m.into().name()
+}
+
+/// Whether the written word `t` is one of `ms`.
+pub(crate) fn is_any(t: &str, ms: &[Modifier]) -> bool {
+    ms.iter().any(|&m| is(t, m))
+}
 
 /// Classifies a modifier as written (with its dot).
 pub(crate) fn classify(t: &str) -> Word {

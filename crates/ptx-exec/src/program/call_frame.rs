@@ -304,7 +304,11 @@ impl Flat {
                 }
             }
         }
-        if opcode == Some(Opcode::Mov) && item.defs.len() == 1 && item.uses.len() == 1 && !item.guarded {
+        if opcode == Some(Opcode::Mov)
+            && item.defs.len() == 1
+            && item.uses.len() == 1
+            && !item.guarded
+        {
             self.mov_source.insert(item.defs[0], item.uses[0]);
         } else {
             for d in &item.defs {
@@ -513,7 +517,8 @@ fn no_dest(op: &ast::Op) -> bool {
 /// nor do 64-bit integer `div`/`rem` (2).
 fn inserted_call(op: Opcode, g: &ast::GenericInstruction) -> Option<CallKind> {
     let float = g.has(ScalarType::F32) || g.has(ScalarType::F64);
-    let ieee = g.has(Modifier::Rn) || g.has(Modifier::Rz) || g.has(Modifier::Rm) || g.has(Modifier::Rp);
+    let ieee =
+        g.has(Modifier::Rn) || g.has(Modifier::Rz) || g.has(Modifier::Rm) || g.has(Modifier::Rp);
     match op {
         Opcode::Sqrt | Opcode::Div | Opcode::Rcp if float && ieee => {
             if g.has(Modifier::Rn) || (g.has(ScalarType::F32) && op != Opcode::Div) {

@@ -205,16 +205,16 @@ pub(super) fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: boo
                 }
                 s.levels.push((t, span))
             }
-            Word::Unknown if lds(op) && matches!(t, ".aligned" | ".noinc") => {
+            Word::Unknown if lds(op) && is_any(t, &[Modifier::Aligned, Flag::NoInc.into()]) => {
                 s.flags.push((t, span))
             }
-            Word::Unknown if lds(op) && t == ".async" => {
+            Word::Unknown if lds(op) && is(t, Flag::Async) => {
                 for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", op, span) {
                     m.scan(pos, d);
                 }
                 s.async_ = Some(span);
             }
-            Word::Unknown if lds(op) && t == ".sync" => s.sync = Some(span),
+            Word::Unknown if lds(op) && is(t, Modifier::Sync) => s.sync = Some(span),
             Word::Level(_) | Word::Tensormap | Word::Kind(_) | Word::Unknown => {
                 m.scan(pos, unknown_modifier(insn, t, span));
             }

@@ -44,10 +44,14 @@ pub(super) fn lower_atom(
         ),
         ..MemHints::default()
     };
-    let width = [(VectorWidth::V2, 2usize), (VectorWidth::V4, 4), (VectorWidth::V8, 8)]
-        .iter()
-        .find(|&&(t, _)| m.has(t))
-        .map(|(_, n)| *n);
+    let width = [
+        (VectorWidth::V2, 2usize),
+        (VectorWidth::V4, 4),
+        (VectorWidth::V8, 8),
+    ]
+    .iter()
+    .find(|&&(t, _)| m.has(t))
+    .map(|(_, n)| *n);
     if let Some(n) = width {
         // `atom.vN d_vec, [a], b_vec{, policy}` / `red.vN [a], b_vec{, policy}`.
         let ops = &g.operands;

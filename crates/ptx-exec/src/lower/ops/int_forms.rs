@@ -51,7 +51,9 @@ pub(super) fn lower(
         | Opcode::Vmax
         | Opcode::Vshl
         | Opcode::Vshr => lower_video_scalar(cx, g, m, span, opcode)?,
-        Opcode::Lop3 if m.has(Modifier::Or) || m.has(Modifier::And) => lower_lop3_pred(cx, g, m, span)?,
+        Opcode::Lop3 if m.has(Modifier::Or) || m.has(Modifier::And) => {
+            lower_lop3_pred(cx, g, m, span)?
+        }
         Opcode::Lop3 => {
             let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
             let lut = match lut {

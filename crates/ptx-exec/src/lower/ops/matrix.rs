@@ -96,7 +96,11 @@ pub(super) fn lower_mma(
     span: Span,
 ) -> Result<Op, ExecError> {
     let types = m.types();
-    let shape = match (m.has(Modifier::M16n8k16), m.has(Modifier::M16n8k8), types.as_slice()) {
+    let shape = match (
+        m.has(Modifier::M16n8k16),
+        m.has(Modifier::M16n8k8),
+        types.as_slice(),
+    ) {
         (true, _, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
             MmaShape::M16n8k16F32F16
         }

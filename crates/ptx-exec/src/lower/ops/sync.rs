@@ -42,7 +42,10 @@ pub(super) fn lower(
             let red = m.has(Modifier::Red);
             if red {
                 let op = m.pick(
-                    &[(Modifier::Popc, BarRedOp::Popc), (Modifier::And, BarRedOp::And)],
+                    &[
+                        (Modifier::Popc, BarRedOp::Popc),
+                        (Modifier::And, BarRedOp::And),
+                    ],
                     BarRedOp::Or,
                 );
                 let (d, id, count, p) = match ops.as_slice() {
@@ -199,7 +202,10 @@ pub(super) fn fence_invalidates_l1(opcode: Opcode, m: &Mods<'_>) -> bool {
     if m.has(Modifier::Proxy) {
         return m.has(Modifier::Alias);
     }
-    if m.has(Modifier::MbarrierInit) || m.has(Modifier::OpRestrict) || m.has(MemorySemantics::Release) {
+    if m.has(Modifier::MbarrierInit)
+        || m.has(Modifier::OpRestrict)
+        || m.has(MemorySemantics::Release)
+    {
         return false;
     }
     m.has(Scope::Cluster) || m.has(Scope::Gpu) || m.has(Scope::Sys)
