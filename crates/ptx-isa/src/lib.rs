@@ -10,6 +10,7 @@
 //! interpreter's lowering match on it; [`Modifier`] classifies every modifier (a word of its
 //! own table or a qualifier of the tables above) the same way.
 
+mod directive;
 pub mod features;
 pub mod insn_gates;
 mod insn_gates_table;
@@ -19,6 +20,7 @@ mod qualifiers;
 mod target;
 mod types;
 
+pub use directive::TuningDirective;
 pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
 pub use insn_gates::{GateKind, InsnGate, INSN_GATES};
 pub use modifier::Modifier;

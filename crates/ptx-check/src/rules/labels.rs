@@ -134,14 +134,14 @@ impl<'a> BranchTargets<'a> {
 
 impl<'a> Checker<'a> {
     /// `bra{.uni} target`: records a label target, or reports an operand that is not one.
-    /// Inlined into the walk: most instructions are not `bra` (a length and byte compare).
+    /// Inlined into the walk: most instructions are not `bra` (one compare of the opcode).
     #[inline(always)]
     pub(super) fn branch_target(&mut self, i: &Instruction, scopes: &Scopes) {
         if let Op::Generic(g) = &i.op {
-            match g.opcode.value.as_bytes() {
-                b"bra" => self.bra_target(g, scopes),
-                b"brx" => self.brx_operands(g, scopes),
-                b"call" => self.record_call(g),
+            match g.known {
+                Some(Opcode::Bra) => self.bra_target(g, scopes),
+                Some(Opcode::Brx) => self.brx_operands(g, scopes),
+                Some(Opcode::Call) => self.record_call(g),
                 _ => {}
             }
         }
