@@ -138,7 +138,7 @@ pub(super) fn family(
                 match mods
                     .get(1)
                     .map(|m| m.0)
-                    .filter(|w| joined >= 2 || is(*w, Flag::Mbarrier))
+                    .filter(|w| joined >= 2 || is(w, Flag::Mbarrier))
                 {
                     Some(w)
                         if is_any(
