@@ -127,6 +127,18 @@ impl Modifier {
         }
     }
 
+    /// The dimension count of the tensor copies' `.1d` … `.5d`.
+    pub const fn tensor_dims(self) -> Option<u32> {
+        match self {
+            Modifier::Dim1 => Some(1),
+            Modifier::Dim2 => Some(2),
+            Modifier::Dim3 => Some(3),
+            Modifier::Dim4 => Some(4),
+            Modifier::Dim5 => Some(5),
+            _ => None,
+        }
+    }
+
     /// The state space, for `.global`, `.shared::cta`, ….
     pub const fn space(self) -> Option<StateSpace> {
         match self {
@@ -206,5 +218,9 @@ mod tests {
         assert_eq!(Modifier::parse(".RN"), None);
         assert_eq!(Modifier::parse(".m64n128k16"), None);
         assert_eq!(Modifier::from(Scope::Sys).to_string(), ".sys");
+        assert_eq!(
+            Modifier::parse(".3d").and_then(Modifier::tensor_dims),
+            Some(3)
+        );
     }
 }

@@ -161,15 +161,12 @@ pub(super) fn check_bulk_copy(
     let tensor = rest
         .get(usize::from(prefetch))
         .is_some_and(|m| is(m.0, Modifier::Tensor));
-    let name = format!(
-        "cp.async.bulk{}{}",
-        if prefetch {
-            Modifier::Prefetch.name()
-        } else {
-            ""
-        },
-        if tensor { Modifier::Tensor.name() } else { "" }
+    let word = |on: bool, m: Modifier| if on { m.name() } else { "" };
+    let (p, t) = (
+        word(prefetch, Modifier::Prefetch),
+        word(tensor, Modifier::Tensor),
     );
+    let name = format!("cp.async.bulk{p}{t}");
     let err = |code: &'static str, span: Span, ptxas: String| {
         Diagnostic::error(code, span, format!("not allowed on `{name}`"), ptxas).at_line_of(start)
     };
@@ -186,11 +183,7 @@ pub(super) fn check_bulk_copy(
                 span,
                 format!("Illegal modifier '{w}' for instruction '{name}'"),
             )),
-            Some(Modifier::Dim1) => dims = Some(1),
-            Some(Modifier::Dim2) => dims = Some(2),
-            Some(Modifier::Dim3) => dims = Some(3),
-            Some(Modifier::Dim4) => dims = Some(4),
-            Some(Modifier::Dim5) => dims = Some(5),
+            Some(d) if d.tensor_dims().is_some() => dims = d.tensor_dims().map(|n| n as usize),
             Some(Modifier::TileGather4 | Modifier::TileScatter4) => gather = true,
             Some(Modifier::MbarrierCompleteTxBytes) => mbarrier = true,
             _ => match classify(w) {

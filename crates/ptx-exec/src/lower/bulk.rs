@@ -292,10 +292,9 @@ fn lower_tensor(
     mut ops: Operands<'_>,
     hint: bool,
 ) -> Result<Op, ExecError> {
-    use Modifier::{Dim1, Dim2, Dim3, Dim4, Dim5};
+    // The first of `.1d` … `.5d` by dimension count, as before the modifiers were classified.
     let dim = (1..=5u32)
-        .zip([Dim1, Dim2, Dim3, Dim4, Dim5])
-        .find_map(|(d, m)| g.has(m).then_some(d))
+        .find(|&d| g.known_modifiers().any(|m| m.tensor_dims() == Some(d)))
         .ok_or_else(|| cx.error(span, "a tensor copy needs .1d to .5d".into()))?;
     let sp = spaces(g);
     let prefetch = g.has(Modifier::Prefetch);
