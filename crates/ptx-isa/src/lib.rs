@@ -48,6 +48,7 @@ macro_rules! token_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The PTX spelling, including the leading dot.
+            #[inline]
             pub const fn token(self) -> &'static str {
                 match self { $($name::$variant => $token),+ }
             }

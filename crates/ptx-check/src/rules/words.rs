@@ -93,11 +93,13 @@ fn extra_type(t: &str) -> bool {
 
 /// Whether the written word `t` is the modifier `m` (compared by ptx-isa's spelling of it:
 /// the validator's word lists keep the words as written, for its messages).
+#[inline]
 pub(crate) fn is(t: &str, m: impl Into<Modifier>) -> bool {
     t == m.into().name()
 }
 
 /// Whether the written word `t` is one of `ms`.
+#[inline]
 pub(crate) fn is_any(t: &str, ms: &[Modifier]) -> bool {
     ms.iter().any(|&m| is(t, m))
 }
