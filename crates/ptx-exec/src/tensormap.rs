@@ -39,7 +39,7 @@
 //! `.f32`, measured; the canonical NaN for the unmeasured types); a store or a
 //! reduction skips them.
 
-use ptx_isa::ScalarType;
+use ptx_isa::{Modifier, ScalarType};
 
 /// Size of a tensor-map object in bytes.
 pub const TENSOR_MAP_BYTES: usize = 128;
@@ -78,19 +78,19 @@ pub enum Field {
 
 impl Field {
     /// The field of a `tensormap.replace` modifier (`.box_dim` …).
-    pub fn from_modifier(m: &str) -> Option<Field> {
+    pub fn from_modifier(m: Modifier) -> Option<Field> {
         Some(match m {
-            ".global_address" => Field::GlobalAddress,
-            ".rank" => Field::Rank,
-            ".box_dim" => Field::BoxDim,
-            ".global_dim" => Field::GlobalDim,
-            ".global_stride" => Field::GlobalStride,
-            ".element_stride" => Field::ElementStride,
-            ".elemtype" => Field::ElemType,
-            ".interleave_layout" => Field::InterleaveLayout,
-            ".swizzle_mode" => Field::SwizzleMode,
-            ".swizzle_atomicity" => Field::SwizzleAtomicity,
-            ".fill_mode" => Field::FillMode,
+            Modifier::GlobalAddress => Field::GlobalAddress,
+            Modifier::Rank => Field::Rank,
+            Modifier::BoxDim => Field::BoxDim,
+            Modifier::GlobalDim => Field::GlobalDim,
+            Modifier::GlobalStride => Field::GlobalStride,
+            Modifier::ElementStride => Field::ElementStride,
+            Modifier::Elemtype => Field::ElemType,
+            Modifier::InterleaveLayout => Field::InterleaveLayout,
+            Modifier::SwizzleMode => Field::SwizzleMode,
+            Modifier::SwizzleAtomicity => Field::SwizzleAtomicity,
+            Modifier::FillMode => Field::FillMode,
             _ => return None,
         })
     }
@@ -121,22 +121,22 @@ impl ElemType {
     /// The ISA's name of the type.
     pub fn name(self) -> &'static str {
         match self.0 {
-            0 => ".u8",
-            1 => ".u16",
-            2 => ".u32",
-            3 => ".s32",
-            4 => ".u64",
-            5 => ".s64",
-            6 => ".f16",
-            7 => ".f32",
+            0 => ScalarType::U8.token(),
+            1 => ScalarType::U16.token(),
+            2 => ScalarType::U32.token(),
+            3 => ScalarType::S32.token(),
+            4 => ScalarType::U64.token(),
+            5 => ScalarType::S64.token(),
+            6 => ScalarType::F16.token(),
+            7 => ScalarType::F32.token(),
             8 => ".f32.ftz",
-            9 => ".f64",
-            10 => ".bf16",
-            11 => ".tf32",
+            9 => ScalarType::F64.token(),
+            10 => ScalarType::Bf16.token(),
+            11 => ScalarType::Tf32.token(),
             12 => ".tf32.ftz",
-            13 => ".b4x16",
-            14 => ".b4x16_p64",
-            15 => ".b6x16_p32",
+            13 => Modifier::B4x16.name(),
+            14 => Modifier::B4x16P64.name(),
+            15 => Modifier::B6x16P32.name(),
             _ => "(invalid)",
         }
     }
@@ -324,7 +324,7 @@ impl TensorMap {
             ));
         }
         let ord = ord as usize;
-        let byte = |max: u64, what: &str| -> Result<u8, String> {
+        let byte = |max: u64, what: Modifier| -> Result<u8, String> {
             if value > max {
                 Err(format!("{what} value {value} is not valid (0 to {max})"))
             } else {
@@ -335,12 +335,12 @@ impl TensorMap {
             Field::GlobalAddress => {
                 b[OFF_ADDRESS..OFF_ADDRESS + 8].copy_from_slice(&value.to_le_bytes())
             }
-            Field::Rank => b[OFF_RANK] = byte(4, ".rank")?,
-            Field::ElemType => b[OFF_ELEMTYPE] = byte(15, ".elemtype")?,
-            Field::InterleaveLayout => b[OFF_INTERLEAVE] = byte(2, ".interleave_layout")?,
-            Field::SwizzleMode => b[OFF_SWIZZLE] = byte(4, ".swizzle_mode")?,
-            Field::SwizzleAtomicity => b[OFF_ATOMICITY] = byte(3, ".swizzle_atomicity")?,
-            Field::FillMode => b[OFF_FILL] = byte(1, ".fill_mode")?,
+            Field::Rank => b[OFF_RANK] = byte(4, Modifier::Rank)?,
+            Field::ElemType => b[OFF_ELEMTYPE] = byte(15, Modifier::Elemtype)?,
+            Field::InterleaveLayout => b[OFF_INTERLEAVE] = byte(2, Modifier::InterleaveLayout)?,
+            Field::SwizzleMode => b[OFF_SWIZZLE] = byte(4, Modifier::SwizzleMode)?,
+            Field::SwizzleAtomicity => b[OFF_ATOMICITY] = byte(3, Modifier::SwizzleAtomicity)?,
+            Field::FillMode => b[OFF_FILL] = byte(1, Modifier::FillMode)?,
             Field::GlobalDim => {
                 b[OFF_GLOBAL_DIM + 4 * ord..][..4].copy_from_slice(&(value as u32).to_le_bytes())
             }

@@ -7,18 +7,23 @@
 //! ([`SmTarget`]) and PTX versions ([`PtxVersion`]) are ordered values so "requires sm_80 or
 //! higher" is a comparison, and [`features`] lists each feature's minimum target and version.
 //! [`Opcode`] names every instruction ptxas knows; the parser, the validator's dispatch and the
-//! interpreter's lowering match on it.
+//! interpreter's lowering match on it; [`Modifier`] classifies every modifier (a word of its
+//! own table or a qualifier of the tables above) the same way.
 
+mod directive;
 pub mod features;
 pub mod insn_gates;
 mod insn_gates_table;
+mod modifier;
 mod opcode;
 mod qualifiers;
 mod target;
 mod types;
 
+pub use directive::TuningDirective;
 pub use features::{Feature, FeatureRequirement, GateOrder, IsaText, FEATURES};
 pub use insn_gates::{GateKind, InsnGate, INSN_GATES};
+pub use modifier::Modifier;
 pub use opcode::Opcode;
 pub use qualifiers::*;
 pub use target::{
@@ -43,6 +48,7 @@ macro_rules! token_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The PTX spelling, including the leading dot.
+            #[inline]
             pub const fn token(self) -> &'static str {
                 match self { $($name::$variant => $token),+ }
             }

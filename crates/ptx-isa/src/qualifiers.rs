@@ -187,7 +187,28 @@ impl Qualifier {
             .or_else(|| Flag::from_token(token).map(Qualifier::Flag))
     }
 
+    /// Every qualifier of every table, in [`Qualifier::from_token`]'s order of the tables.
+    pub fn all() -> impl Iterator<Item = Qualifier> {
+        (StateSpace::ALL.iter().map(|&x| Qualifier::Space(x)))
+            .chain(ScalarType::ALL.iter().map(|&x| Qualifier::Type(x)))
+            .chain(CacheOperator::ALL.iter().map(|&x| Qualifier::CacheOp(x)))
+            .chain(
+                MemorySemantics::ALL
+                    .iter()
+                    .map(|&x| Qualifier::Semantics(x)),
+            )
+            .chain(Scope::ALL.iter().map(|&x| Qualifier::Scope(x)))
+            .chain(L1EvictionPriority::ALL.iter().map(|&x| Qualifier::L1(x)))
+            .chain(L2EvictionPriority::ALL.iter().map(|&x| Qualifier::L2(x)))
+            .chain(PrefetchSize::ALL.iter().map(|&x| Qualifier::Prefetch(x)))
+            .chain(VectorWidth::ALL.iter().map(|&x| Qualifier::Vector(x)))
+            .chain(CacheLevel::ALL.iter().map(|&x| Qualifier::Level(x)))
+            .chain(PolicyKind::ALL.iter().map(|&x| Qualifier::Policy(x)))
+            .chain(Flag::ALL.iter().map(|&x| Qualifier::Flag(x)))
+    }
+
     /// The PTX spelling.
+    #[inline]
     pub fn token(self) -> &'static str {
         match self {
             Qualifier::Space(q) => q.token(),
@@ -239,6 +260,11 @@ mod tests {
             let q = Qualifier::from_token(token).expect("every spelling classifies");
             assert_eq!(q.token(), token);
         }
+        assert_eq!(
+            Qualifier::all().count(),
+            n,
+            "Qualifier::all lists every table"
+        );
     }
 
     #[test]

@@ -338,7 +338,7 @@ fn operand_forms() {
     // Guards.
     let i = instr("@!%p1 bra.uni $L__BB0_1;");
     assert!(i.guard.as_ref().unwrap().negated);
-    assert!(matches!(&i.op, Op::Generic(g) if g.opcode.value == "bra" && g.has(".uni")));
+    assert!(matches!(&i.op, Op::Generic(g) if g.opcode.value == "bra" && g.has(Modifier::Uni)));
     // The opcode, classified once by the parser (ptxas is case-sensitive).
     assert_eq!(i.op.opcode(), Some(Opcode::Bra));
     assert_eq!(instr("LD.u32 %r1, [%rd1];").op.opcode(), None);
@@ -393,11 +393,11 @@ fn load_qualifiers_are_typed() {
     let l = ld("ld.global.foo.L1.b32 %r1, [%rd1];");
     assert_eq!(
         l.qualifiers.written[1].value,
-        Modifier::Unknown(".foo".into())
+        WrittenQualifier::Unknown(".foo".into())
     );
     assert_eq!(
         l.qualifiers.written[2].value,
-        Modifier::Known(Qualifier::Level(CacheLevel::L1))
+        WrittenQualifier::Known(Qualifier::Level(CacheLevel::L1))
     );
 }
 

@@ -36,7 +36,8 @@ use ptx_isa::{
     Qualifier, StateSpace,
 };
 use ptx_syntax::ast::{
-    Block, CpAsync, Instruction, LoadStore, Modifier, Name, Op, Operand, Prefetch, Statement,
+    Block, CpAsync, Instruction, LoadStore, Name, Op, Operand, Prefetch, Statement,
+    WrittenQualifier,
 };
 use ptx_syntax::{LineIndex, Span, Spanned};
 use std::collections::BTreeSet;

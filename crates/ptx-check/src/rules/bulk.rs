@@ -3,7 +3,7 @@
 //! modifier (docs/ptxas-rules.md §22). Measured with ptxas 13.5 (tests/parity/gen_gaps.py,
 //! family `bulk`).
 
-use super::words::{classify, Word};
+use super::words::{classify, is, Word};
 use super::*;
 
 /// The guard of an instruction of any family: ptxas reads `@p` as a predicate expression and
@@ -40,30 +40,35 @@ pub(super) fn guard_messages(
 /// Modifiers of the `cp.async.bulk` copies that ptxas knows besides the ones [`classify`]
 /// knows (spaces, levels, types, scopes): measured, `.read` and `.async` are not reported as
 /// unknown on `cp.async.bulk.….commit_group` either.
-const BULK_WORDS: &[&str] = &[
-    ".read",
-    ".async",
-    ".bulk_group",
-    ".mbarrier::complete_tx::bytes",
-    ".multicast::cluster",
-    ".cp_mask",
-    ".prefetch",
-    ".tensor",
-    ".1d",
-    ".2d",
-    ".3d",
-    ".4d",
-    ".5d",
-    ".tile",
-    ".im2col",
-    ".im2col::w",
-    ".im2col::w::128",
-    ".im2col_no_offs",
-    ".tile::gather4",
-    ".tile::scatter4",
-    ".ignore_oob",
-    ".noftz",
+const BULK_WORDS: &[Modifier] = &[
+    Modifier::Read,
+    Modifier::Qualifier(Qualifier::Flag(Flag::Async)),
+    Modifier::BulkGroup,
+    Modifier::MbarrierCompleteTxBytes,
+    Modifier::MulticastCluster,
+    Modifier::CpMask,
+    Modifier::Prefetch,
+    Modifier::Tensor,
+    Modifier::Dim1,
+    Modifier::Dim2,
+    Modifier::Dim3,
+    Modifier::Dim4,
+    Modifier::Dim5,
+    Modifier::Tile,
+    Modifier::Im2col,
+    Modifier::Im2colW,
+    Modifier::Im2colW128,
+    Modifier::Im2colNoOffs,
+    Modifier::TileGather4,
+    Modifier::TileScatter4,
+    Modifier::IgnoreOob,
+    Modifier::Noftz,
 ];
+
+/// Whether `w` is one of [`BULK_WORDS`].
+fn bulk_word(w: &str) -> bool {
+    BULK_WORDS.iter().any(|&m| is(w, m))
+}
 
 /// `cp.async.bulk.X.commit_group` / `cp.async.bulk.X.wait_group{.read} N`: with a modifier
 /// between `.bulk` and the group word ptxas reads a `cp.async.bulk` copy, for which the group
@@ -76,9 +81,9 @@ pub(super) fn misplaced_group_word(
     head: Span,
 ) -> Option<Vec<Diagnostic>> {
     let words = mods.get(2..)?;
-    let is_group = |w: &str| matches!(w, ".commit_group" | ".wait_group");
-    if mods.first()?.0 != ".async"
-        || mods.get(1)?.0 != ".bulk"
+    let is_group = |w: &str| is(w, Flag::CommitGroup) || is(w, Flag::WaitGroup);
+    if !is(mods.first()?.0, Flag::Async)
+        || !is(mods.get(1)?.0, Flag::Bulk)
         || !words.iter().any(|m| is_group(m.0))
     {
         return None;
@@ -86,8 +91,7 @@ pub(super) fn misplaced_group_word(
     let mut out = Vec::new();
     let mut read = false;
     for &(w, span) in words {
-        let known =
-            !is_group(w) && (BULK_WORDS.contains(&w) || !matches!(classify(w), Word::Unknown));
+        let known = !is_group(w) && (bulk_word(w) || !matches!(classify(w), Word::Unknown));
         if !known {
             out.push(
                 Diagnostic::error(
@@ -100,7 +104,7 @@ pub(super) fn misplaced_group_word(
                 .at_line_of(start),
             );
         }
-        if w == ".read" {
+        if is(w, Modifier::Read) {
             if read {
                 out.push(
                     Diagnostic::error(
@@ -149,19 +153,20 @@ pub(super) fn check_bulk_copy(
     head: Span,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if mods.len() < 2 || mods[0].0 != ".async" || mods[1].0 != ".bulk" {
+    if mods.len() < 2 || !is(mods[0].0, Flag::Async) || !is(mods[1].0, Flag::Bulk) {
         return out;
     }
     let rest = &mods[2..];
-    let prefetch = rest.first().is_some_and(|m| m.0 == ".prefetch");
+    let prefetch = rest.first().is_some_and(|m| is(m.0, Modifier::Prefetch));
     let tensor = rest
         .get(usize::from(prefetch))
-        .is_some_and(|m| m.0 == ".tensor");
-    let name = format!(
-        "cp.async.bulk{}{}",
-        if prefetch { ".prefetch" } else { "" },
-        if tensor { ".tensor" } else { "" }
+        .is_some_and(|m| is(m.0, Modifier::Tensor));
+    let word = |on: bool, m: Modifier| if on { m.name() } else { "" };
+    let (p, t) = (
+        word(prefetch, Modifier::Prefetch),
+        word(tensor, Modifier::Tensor),
     );
+    let name = format!("cp.async.bulk{p}{t}");
     let err = |code: &'static str, span: Span, ptxas: String| {
         Diagnostic::error(code, span, format!("not allowed on `{name}`"), ptxas).at_line_of(start)
     };
@@ -172,15 +177,15 @@ pub(super) fn check_bulk_copy(
     let mut unknown: Vec<Diagnostic> = Vec::new();
     for &(w, span) in rest {
         vector_last = false;
-        match w {
-            ".L2::64B" | ".L2::128B" | ".L2::256B" => out.push(err(
+        match Modifier::parse(w) {
+            Some(Modifier::Qualifier(Qualifier::Prefetch(_))) => out.push(err(
                 codes::ILLEGAL_MODIFIER,
                 span,
                 format!("Illegal modifier '{w}' for instruction '{name}'"),
             )),
-            ".1d" | ".2d" | ".3d" | ".4d" | ".5d" => dims = w[1..2].parse::<usize>().ok(),
-            ".tile::gather4" | ".tile::scatter4" => gather = true,
-            ".mbarrier::complete_tx::bytes" => mbarrier = true,
+            Some(d) if d.tensor_dims().is_some() => dims = d.tensor_dims().map(|n| n as usize),
+            Some(Modifier::TileGather4 | Modifier::TileScatter4) => gather = true,
+            Some(Modifier::MbarrierCompleteTxBytes) => mbarrier = true,
             _ => match classify(w) {
                 Word::Space(s) => spaces.push(s),
                 Word::Vec(_) => {
@@ -191,7 +196,7 @@ pub(super) fn check_bulk_copy(
                 // A word ptxas does not know: measured for `.shared::gpu`. Other `a::b`
                 // words (`.cta_group::2`, …) are left to the gates.
                 Word::Unknown
-                    if !BULK_WORDS.contains(&w)
+                    if !bulk_word(w)
                         && (!w.contains("::")
                             || w.starts_with(".shared::")
                             || w.starts_with(".global::")) =>

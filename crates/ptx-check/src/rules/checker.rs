@@ -336,7 +336,7 @@ impl<'a> Checker<'a> {
                     None => {
                         let found =
                             bulk::check_bulk_copy(&mods, i.op.operands(), start, i.opcode_span);
-                        if mods.get(1).is_some_and(|m| m.0 == ".bulk") {
+                        if mods.get(1).is_some_and(|m| is(m.0, Flag::Bulk)) {
                             // The operands of the bulk copies are registers and variables:
                             // ptxas names the undeclared ones (at the end of the function).
                             let mut unknown = Unknowns::default();

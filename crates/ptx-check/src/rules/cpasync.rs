@@ -5,6 +5,7 @@ use super::const_issues;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym, VarKind};
 use super::words::{classify, Word};
+use super::words::{is, is_any};
 use super::{
     address, check_guard, finish, gate, gate_list, gate_target, imm_kind, int_value,
     unknown_modifier, vector_warning, Base, Cx, Insn, Outcome, Unknowns,
@@ -12,7 +13,9 @@ use super::{
 use super::{operand_unknowns, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{CacheOperator, Feature, ScalarType, StateSpace};
+use ptx_isa::{
+    CacheOperator, Feature, Flag, Modifier, PrefetchSize, Qualifier, ScalarType, StateSpace,
+};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -64,7 +67,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
             }
             Word::Hint => {
                 if s.hint.is_some() {
-                    m.scan(pos, repeated(".L2::cache_hint"));
+                    m.scan(pos, repeated(Flag::CacheHint.token()));
                 }
                 s.hint = Some(span);
             }
@@ -116,21 +119,21 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
             }
             Word::Nc => s.flags.push((t, span)),
             Word::Level(_) | Word::Tensormap => s.level = Some((t, span)),
-            _ if t == ".mbarrier" => {
+            _ if is(t, Flag::Mbarrier) => {
                 if s.mbarrier.is_some() {
-                    m.scan(pos, repeated(".mbarrier"));
+                    m.scan(pos, repeated(Flag::Mbarrier.token()));
                 }
                 s.mbarrier.get_or_insert(span);
             }
-            _ if t == ".sync" => s.sync = Some(span),
-            _ if matches!(t, ".noinc" | ".aligned") => s.flags.push((t, span)),
-            _ if t == ".async" => {
+            _ if is(t, Modifier::Sync) => s.sync = Some(span),
+            _ if is_any(t, &[Flag::NoInc.into(), Modifier::Aligned]) => s.flags.push((t, span)),
+            _ if is(t, Flag::Async) => {
                 for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", OP, span) {
                     m.scan(pos, d);
                 }
                 s.flags.push((t, span));
             }
-            _ if t == ".read" => {
+            _ if is(t, Modifier::Read) => {
                 for d in gate_list(cx, insn.start, Feature::BulkRead, "", OP, span) {
                     m.scan(pos, d);
                 }
@@ -155,7 +158,7 @@ fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, is_async: bool) -> Scan<'a> 
 /// The scan messages of a statement cut short by a syntax error.
 pub(crate) fn scan_messages(cx: &Cx, insn: &Insn) -> Vec<Diagnostic> {
     let mut m = Msgs::new(CPA_ORDER);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
+    let is_async = insn.mods.first().is_some_and(|m| is(m.0, Flag::Async)) && insn.joined >= 1;
     scan(cx, insn, &mut m, is_async);
     m.finish().0
 }
@@ -204,7 +207,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut unknown = Unknowns::default();
     check_guard(insn, scopes, &mut m, Some(&mut unknown));
     const_issues(insn, &mut m);
-    let is_async = insn.mods.first().is_some_and(|m| m.0 == ".async") && insn.joined >= 1;
+    let is_async = insn.mods.first().is_some_and(|m| is(m.0, Flag::Async)) && insn.joined >= 1;
     let s = scan(cx, insn, &mut m, is_async);
     if is_async {
         operand_unknowns(scopes, insn.ops, &mut unknown);
@@ -491,7 +494,7 @@ fn cp_async_prefetch_size_and_vector(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msg
             OP,
             span,
         );
-        if t == ".L2::256B" {
+        if is(t, PrefetchSize::B256) {
             gate(
                 m,
                 cx,
@@ -645,25 +648,28 @@ fn cp_async_illegal_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
         m.add(Key::CpaLevel, illegal(t, span));
     }
     for &(t, span) in &s.flags {
-        let key = match t {
-            ".aligned" => Key::CpaAligned,
-            ".noinc" => Key::CpaNoinc,
-            ".nc" => Key::CpaNc,
-            ".async" => Key::CpaAsync,
+        let key = match Modifier::parse(t) {
+            Some(Modifier::Aligned) => Key::CpaAligned,
+            Some(Modifier::Qualifier(Qualifier::Flag(Flag::NoInc))) => Key::CpaNoinc,
+            Some(Modifier::Qualifier(Qualifier::Flag(Flag::Nc))) => Key::CpaNc,
+            Some(Modifier::Qualifier(Qualifier::Flag(Flag::Async))) => Key::CpaAsync,
             _ => Key::CpaRead,
         };
         m.add(key, illegal(t, span));
-        if t == ".async" {
+        if is(t, Flag::Async) {
             m.add(key, illegal(t, span));
         }
     }
     if let Some(span) = s.mbarrier {
         // Known as a word, yet reported both ways (measured).
-        m.add(Key::CpaMbarrier, illegal(".mbarrier", span));
+        m.add(Key::CpaMbarrier, illegal(Flag::Mbarrier.token(), span));
         if let Some(d) = gate_target(cx, insn.start, Feature::MbarrierModifier, "", OP, span) {
             m.add(Key::CpaMbarrier, d);
         }
-        m.add(Key::CpaMbarrier, unknown_modifier(insn, ".mbarrier", span));
+        m.add(
+            Key::CpaMbarrier,
+            unknown_modifier(insn, Flag::Mbarrier.token(), span),
+        );
     }
     if let Some((t, span)) = s.scope {
         m.add(Key::CpaScope1, illegal(t, span));
@@ -674,7 +680,7 @@ fn cp_async_illegal_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
     }
     if let Some(span) = s.mmio {
         let first = s.spaces.first().map_or("", |x| x.1);
-        if first != ".global" {
+        if !is(first, StateSpace::Global) {
             m.add(
                 Key::CpaMmio,
                 insn.err(
@@ -685,7 +691,7 @@ fn cp_async_illegal_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
                 ),
             );
         }
-        m.add(Key::CpaMmio, illegal(".mmio", span));
+        m.add(Key::CpaMmio, illegal(Flag::Mmio.token(), span));
         let combine = |what: &str, at: Span| {
             insn.err(
                 codes::CONFLICTING_MODIFIERS,
@@ -698,7 +704,7 @@ fn cp_async_illegal_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
             m.add(Key::CombinePfMmio, combine(t, pspan));
         }
         if let Some(h) = s.hint {
-            m.add(Key::CombineHintMmio, combine(".L2::cache_hint", h));
+            m.add(Key::CombineHintMmio, combine(Flag::CacheHint.token(), h));
         }
     }
 }

@@ -47,7 +47,9 @@ pub(super) enum Family {
 pub(super) fn sink_result_allowed(op: Opcode, mods: &[&str]) -> bool {
     match op {
         Opcode::Setp | Opcode::Lop3 | Opcode::Atom => true,
-        Opcode::Mbarrier => matches!(mods.first(), Some(&(".arrive" | ".arrive_drop"))),
+        Opcode::Mbarrier => mods
+            .first()
+            .is_some_and(|&w| is_any(w, &[Flag::Arrive.into(), Modifier::ArriveDrop])),
         _ => false,
     }
 }
@@ -58,14 +60,21 @@ pub(super) fn discard_name(op: Opcode, mods: &[&str]) -> String {
     let first = mods.first().copied().unwrap_or("");
     match op {
         Opcode::Mul | Opcode::Mad => {
-            match mods.iter().find(|m| matches!(**m, ".wide" | ".lo" | ".hi")) {
+            match mods
+                .iter()
+                .find(|&&m| is_any(m, &[Modifier::Wide, Modifier::Lo, Modifier::Hi]))
+            {
                 Some(m) => format!("{op}{m}"),
                 None => op.to_string(),
             }
         }
-        Opcode::Cvta if mods.contains(&".to") => "cvta.to".to_string(),
-        Opcode::Bar | Opcode::Barrier if mods.contains(&".red") => format!("{op}.red"),
-        Opcode::Mbarrier if mods.get(1) == Some(&".parity") => format!("{op}{first}.parity"),
+        Opcode::Cvta if mods.iter().any(|&m| is(m, Modifier::To)) => "cvta.to".to_string(),
+        Opcode::Bar | Opcode::Barrier if mods.iter().any(|&m| is(m, Modifier::Red)) => {
+            format!("{op}.red")
+        }
+        Opcode::Mbarrier if mods.get(1).is_some_and(|&m| is(m, Modifier::Parity)) => {
+            format!("{op}{first}.parity")
+        }
         Opcode::Mbarrier
         | Opcode::Multimem
         | Opcode::Tcgen05
@@ -95,14 +104,16 @@ pub(super) fn gate_only(opcode: Opcode, mods: &[(&str, Span)]) -> bool {
     let word = |k: usize| mods.get(k).map(|m| m.0);
     match opcode {
         Opcode::Cp => {
-            word(0) == Some(".reduce")
-                || (word(0) == Some(".async")
-                    && word(1) == Some(".bulk")
-                    && !matches!(word(2), Some(".commit_group" | ".wait_group")))
+            word(0).is_some_and(|w| is(w, Modifier::Reduce))
+                || (word(0).is_some_and(|w| is(w, Flag::Async))
+                    && word(1).is_some_and(|w| is(w, Flag::Bulk))
+                    && !word(2).is_some_and(|w| {
+                        is_any(w, &[Flag::CommitGroup.into(), Flag::WaitGroup.into()])
+                    }))
         }
         // Only as the first word: `st.global.async` is a plain `st` with an illegal `.async`,
         // `st.shared.bulk` one with an unknown `.bulk` (measured, ptxas 13.5).
-        Opcode::St => matches!(word(0), Some(".async" | ".bulk")),
+        Opcode::St => word(0).is_some_and(|w| is_any(w, &[Flag::Async.into(), Flag::Bulk.into()])),
         _ => false,
     }
 }
@@ -123,26 +134,39 @@ pub(super) fn family(
     Some(match opcode {
         Ld | St => Family::LdSt,
         Cp => {
-            if mods.first().is_some_and(|m| m.0 == ".async") && joined >= 1 {
+            if mods.first().is_some_and(|m| is(m.0, Flag::Async)) && joined >= 1 {
                 match mods
                     .get(1)
                     .map(|m| m.0)
-                    .filter(|w| joined >= 2 || *w == ".mbarrier")
+                    .filter(|w| joined >= 2 || is(w, Flag::Mbarrier))
                 {
-                    Some(
-                        ".commit_group" | ".commit_groups" | ".wait_group" | ".wait_all" | ".bulk"
-                        | ".wait" | ".commit",
-                    ) => Family::Group,
+                    Some(w)
+                        if is_any(
+                            w,
+                            &[
+                                Flag::CommitGroup.into(),
+                                Modifier::CommitGroups,
+                                Flag::WaitGroup.into(),
+                                Flag::WaitAll.into(),
+                                Flag::Bulk.into(),
+                                Modifier::Wait,
+                                Modifier::Commit,
+                            ],
+                        ) =>
+                    {
+                        Family::Group
+                    }
                     // `cp.async.mbarrier` is the arrive instruction only with `.arrive`
                     // right after it (or the malformed `.wait`); otherwise ptxas reads a
                     // cp.async copy with a `.mbarrier` modifier (§20.6).
-                    Some(".mbarrier")
-                        if (mods.get(2).is_some_and(|m| m.0 == ".arrive") && joined >= 3)
-                            || mods.get(2).is_some_and(|m| m.0 == ".wait") =>
+                    Some(w)
+                        if is(w, Flag::Mbarrier)
+                            && ((mods.get(2).is_some_and(|m| is(m.0, Flag::Arrive))
+                                && joined >= 3)
+                                || mods.get(2).is_some_and(|m| is(m.0, Modifier::Wait))) =>
                     {
                         Family::Mbarrier
                     }
-                    Some(".mbarrier") => Family::CpAsync,
                     _ => Family::CpAsync,
                 }
             } else {

@@ -15,17 +15,18 @@
 //! when neither .maxntid nor .reqntid is specified.`
 
 use super::*;
+use ptx_isa::TuningDirective::{self as D, *};
 use ptx_syntax::ast::FunctionDirective;
 
 /// (directive, PTX minimum, target minimum) of the gated directives.
-const GATES: &[(&str, (u32, u32), Option<u32>)] = &[
-    (".maxclusterrank", (7, 8), Some(90)),
-    (".reqnctapercluster", (7, 8), Some(90)),
-    (".explicitcluster", (7, 8), Some(90)),
-    (".blocksareclusters", (9, 0), Some(90)),
-    (".abi_preserve", (9, 0), Some(80)),
-    (".abi_preserve_control", (9, 0), Some(80)),
-    (".noreturn", (6, 4), None),
+const GATES: &[(D, (u32, u32), Option<u32>)] = &[
+    (Maxclusterrank, (7, 8), Some(90)),
+    (Reqnctapercluster, (7, 8), Some(90)),
+    (Explicitcluster, (7, 8), Some(90)),
+    (Blocksareclusters, (9, 0), Some(90)),
+    (AbiPreserve, (9, 0), Some(80)),
+    (AbiPreserveControl, (9, 0), Some(80)),
+    (Noreturn, (6, 4), None),
 ];
 
 impl Checker<'_> {
@@ -34,17 +35,18 @@ impl Checker<'_> {
         let version = ptx_isa::insn_gates::gate_version(self.version);
         let names = || {
             f.directives.iter().filter_map(|d| match d {
-                FunctionDirective::Tuning { name, .. } => Some(name.value.as_str()),
+                FunctionDirective::Tuning { name, .. } => D::from_token(&name.value),
                 FunctionDirective::Pragma(_) => None,
             })
         };
-        let sized = names().any(|n| n == ".maxntid" || n == ".reqntid");
+        let sized = names().any(|n| matches!(n, Maxntid | Reqntid));
         for d in &f.directives {
             let FunctionDirective::Tuning { name, .. } = d else {
                 continue;
             };
             let word = name.value.as_str();
-            if let Some(&(_, (major, minor), sm)) = GATES.iter().find(|g| g.0 == word) {
+            let directive = D::from_token(word);
+            if let Some(&(_, (major, minor), sm)) = GATES.iter().find(|g| Some(g.0) == directive) {
                 if version < PtxVersion::new(major, minor) {
                     self.diags.push(
                         Diagnostic::error(
@@ -65,7 +67,7 @@ impl Checker<'_> {
                     ));
                 }
             }
-            if word == ".maxnctapersm" {
+            if directive == Some(Maxnctapersm) {
                 self.diags.push(
                     Diagnostic::error(
                         codes::DEPRECATED,
@@ -76,7 +78,7 @@ impl Checker<'_> {
                     .with_help("write `.minnctapersm`"),
                 );
             }
-            if !sized && (word == ".maxnctapersm" || word == ".minnctapersm") {
+            if !sized && matches!(directive, Some(Maxnctapersm | Minnctapersm)) {
                 self.diags.push(Diagnostic::warning(
                     codes::IGNORED_DIRECTIVE,
                     name.span,

@@ -6,7 +6,7 @@ use super::symbols::{self, Scopes, Sym};
 use super::{codes, plain_subject, Checker};
 use crate::Diagnostic;
 use ptx_isa::insn_gates::Facts;
-use ptx_isa::{GateKind, InsnGate, Opcode, PtxVersion, SmTarget};
+use ptx_isa::{GateKind, InsnGate, Modifier, Opcode, PtxVersion, SmTarget};
 use ptx_syntax::ast::{Instruction, Operand};
 use ptx_syntax::Span;
 use rustc_hash::FxHashMap;
@@ -18,17 +18,17 @@ pub(crate) type Words<'a> = SmallVec<[&'a str; 8]>;
 /// A modifier as the rules hold it (the generic instruction's own `Spanned<SmolStr>`, or a
 /// word with its span): the gate lookup reads them in place instead of collecting the words
 /// of every instruction first.
-pub(crate) trait ModifierWord {
+pub(crate) trait WrittenWord {
     fn word(&self) -> &str;
 }
 
-impl ModifierWord for ptx_syntax::Spanned<smol_str::SmolStr> {
+impl WrittenWord for ptx_syntax::ast::ModifierWord {
     fn word(&self) -> &str {
         &self.value
     }
 }
 
-impl ModifierWord for (&str, Span) {
+impl WrittenWord for (&str, Span) {
     fn word(&self) -> &str {
         self.0
     }
@@ -96,7 +96,7 @@ impl GateIndex {
 impl Checker<'_> {
     /// The target and version gates of an instruction outside the cache-control families
     /// (`ptx_isa::insn_gates`): ptxas's messages in its order, at the instruction's line.
-    pub(super) fn insn_gates<M: ModifierWord>(
+    pub(super) fn insn_gates<M: WrittenWord>(
         &mut self,
         i: &Instruction,
         opcode: Opcode,
@@ -155,7 +155,7 @@ impl Checker<'_> {
             }
         }
         if matches!(opcode, Opcode::Shfl | Opcode::Vote)
-            && !mods.iter().any(|m| m.word() == ".sync")
+            && !mods.iter().any(|m| super::is(m.word(), Modifier::Sync))
         {
             self.diags.extend(without_sync(
                 opcode.name(),

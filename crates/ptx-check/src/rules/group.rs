@@ -7,6 +7,7 @@ use super::const_issues;
 use super::cpasync::space_ok_for_var;
 use super::ldst::{immediate_address, space_mismatch};
 use super::symbols::{Scopes, Sym};
+use super::words::is;
 use super::words::{after_colons, classify, Word};
 use super::{
     address, check_guard, finish, gate_list, gate_target, gate_version, predicate_expected,
@@ -15,7 +16,7 @@ use super::{
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{Feature, ScalarType, StateSpace};
+use ptx_isa::{Feature, Flag, Modifier, Qualifier, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -56,40 +57,47 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     }
     let head = insn.head();
     let mut toks = &insn.mods[1..]; // after `.async`
-    let bulk = toks.first().is_some_and(|t| t.0 == ".bulk");
+    let bulk = toks.first().is_some_and(|t| is(t.0, Flag::Bulk));
     if bulk {
         toks = &toks[1..];
     }
     let word = toks.first().copied();
     let rest = if toks.is_empty() { toks } else { &toks[1..] };
     let mut feats: Vec<Diagnostic> = Vec::new();
-    let (name, want): (String, Option<usize>) = match word {
-        Some((".commit_groups", span)) => {
-            // ptxas reads the trailing `s` as an operand.
-            unknown.add("s", span);
-            ("cp.async.commit_group".into(), None)
-        }
-        Some((w @ (".commit_group" | ".wait_group" | ".wait_all"), _)) => (
-            format!("cp.async{}{w}", if bulk { ".bulk" } else { "" }),
-            Some(usize::from(w == ".wait_group")),
-        ),
-        Some((".wait", span)) => {
-            feats.extend(gate_list(
-                cx,
-                insn.start,
-                Feature::Wait,
-                "",
-                "cp.async",
-                span,
-            ));
-            ("cp.async".into(), None)
-        }
-        Some((w, span)) => {
-            out.push(unknown_modifier(insn, w, span));
-            ("cp.async".into(), None)
-        }
-        None => ("cp.async".into(), None),
-    };
+    let (name, want): (String, Option<usize>) =
+        match word.map(|(w, span)| (w, span, Modifier::parse(w))) {
+            Some((_, span, Some(Modifier::CommitGroups))) => {
+                // ptxas reads the trailing `s` as an operand.
+                unknown.add("s", span);
+                ("cp.async.commit_group".into(), None)
+            }
+            Some((
+                w,
+                _,
+                Some(Modifier::Qualifier(Qualifier::Flag(
+                    Flag::CommitGroup | Flag::WaitGroup | Flag::WaitAll,
+                ))),
+            )) => (
+                format!("cp.async{}{w}", if bulk { Flag::Bulk.token() } else { "" }),
+                Some(usize::from(is(w, Flag::WaitGroup))),
+            ),
+            Some((_, span, Some(Modifier::Wait))) => {
+                feats.extend(gate_list(
+                    cx,
+                    insn.start,
+                    Feature::Wait,
+                    "",
+                    "cp.async",
+                    span,
+                ));
+                ("cp.async".into(), None)
+            }
+            Some((w, span, _)) => {
+                out.push(unknown_modifier(insn, w, span));
+                ("cp.async".into(), None)
+            }
+            None => ("cp.async".into(), None),
+        };
     let known = name != "cp.async";
     operand_unknowns(scopes, insn.ops, &mut unknown);
     let bulk_wait = name == "cp.async.bulk.wait_group";
@@ -115,7 +123,7 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         return finish_out(out, w.trailing_warning, unknown);
     }
     if name.starts_with("cp.async.bulk") {
-        let read = rest.iter().find(|t| t.0 == ".read");
+        let read = rest.iter().find(|t| is(t.0, Modifier::Read));
         if let Some(&(_, span)) = read {
             feats.extend(gate_list(
                 cx,
@@ -153,7 +161,7 @@ pub(crate) fn check_group(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         return finish_out(out, w.trailing_warning, Unknowns::default());
     }
     if !ok {
-        if word.is_some_and(|w| w.0 == ".wait") {
+        if word.is_some_and(|w| is(w.0, Modifier::Wait)) {
             out.append(&mut feats);
         }
         out.push(
@@ -244,7 +252,7 @@ fn group_illegal_modifiers(insn: &Insn, name: &str, bulk: bool, w: &GroupWords) 
     }
     if let Some(span) = w.mmio {
         let ss = w.spaces.first().map_or("", |s| s.1);
-        if ss != ".global" {
+        if !is(ss, StateSpace::Global) {
             block.push((
                 Slot::Mmio,
                 insn.err(
@@ -255,7 +263,7 @@ fn group_illegal_modifiers(insn: &Insn, name: &str, bulk: bool, w: &GroupWords) 
                 ),
             ));
         }
-        block.push((Slot::Mmio, illegal(".mmio", span)));
+        block.push((Slot::Mmio, illegal(Flag::Mmio.token(), span)));
     }
     block.sort_by_key(|b| b.0);
     block.into_iter().map(|b| b.1).collect()
@@ -307,11 +315,13 @@ fn scan_group_words<'a>(
             )
         };
         if known {
-            match t {
-                ".sync" => stops.push((0, t, span)),
-                ".aligned" => flags.push((Slot::Aligned, t, span)),
-                ".noinc" => flags.push((Slot::Noinc, t, span)),
-                ".async" => {
+            match Modifier::parse(t) {
+                Some(Modifier::Sync) => stops.push((0, t, span)),
+                Some(Modifier::Aligned) => flags.push((Slot::Aligned, t, span)),
+                Some(Modifier::Qualifier(Qualifier::Flag(Flag::NoInc))) => {
+                    flags.push((Slot::Noinc, t, span))
+                }
+                Some(Modifier::Qualifier(Qualifier::Flag(Flag::Async))) => {
                     scan.extend(gate_list(
                         cx,
                         insn.start,
@@ -322,8 +332,8 @@ fn scan_group_words<'a>(
                     ));
                     flags.push((Slot::Async, t, span));
                 }
-                ".read" if bulk_wait => {}
-                ".read" => {
+                Some(Modifier::Read) if bulk_wait => {}
+                Some(Modifier::Read) => {
                     scan.extend(gate_list(cx, insn.start, Feature::BulkRead, "", name, span));
                     flags.push((Slot::Read, t, span));
                 }
@@ -412,13 +422,13 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let toks = &insn.mods[2..]; // after `.async.mbarrier`
                                 // `.arrive` belongs to ptxas's instruction token only when written right after
                                 // `cp.async.mbarrier`; otherwise it is an unknown modifier.
-    let detached = toks.first().is_some_and(|t| t.0 == ".arrive") && insn.joined < 3;
+    let detached = toks.first().is_some_and(|t| is(t.0, Flag::Arrive)) && insn.joined < 3;
     if detached {
         m.scan(0, unknown_modifier(insn, toks[0].0, toks[0].1));
     }
-    if toks.first().is_none_or(|t| t.0 != ".arrive") || detached {
+    if toks.first().is_none_or(|t| !is(t.0, Flag::Arrive)) || detached {
         let (mut diags, _) = m.finish();
-        if let Some(&(".wait", span)) = toks.first() {
+        if let Some(&(_, span)) = toks.first().filter(|t| is(t.0, Modifier::Wait)) {
             if let Some(d) = gate_target(cx, insn.start, Feature::Wait, "", "cp.async", span) {
                 diags.push(d);
             }
@@ -446,8 +456,8 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
     let mut inc = None;
     for (i, &(t, span)) in rest.iter().enumerate() {
         let pos = i as i32 * 10;
-        match (t, classify(t)) {
-            (".noinc", _) => {
+        match (Modifier::parse(t), classify(t)) {
+            (Some(Modifier::Qualifier(Qualifier::Flag(Flag::NoInc))), _) => {
                 if noinc > 0 {
                     m.scan(
                         pos,
@@ -461,7 +471,7 @@ pub(crate) fn check_mbarrier(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
                 }
                 noinc += 1;
             }
-            (".inc", _) => inc = Some(span),
+            (Some(Modifier::Inc), _) => inc = Some(span),
             (_, Word::Space(sp)) => spaces.push((sp, t, span)),
             (_, Word::Type(ty)) => types.push((ty, span)),
             (_, Word::Sem(_) | Word::Mmio) => sems.push((t, span)),

@@ -134,14 +134,14 @@ impl<'a> BranchTargets<'a> {
 
 impl<'a> Checker<'a> {
     /// `bra{.uni} target`: records a label target, or reports an operand that is not one.
-    /// Inlined into the walk: most instructions are not `bra` (a length and byte compare).
+    /// Inlined into the walk: most instructions are not `bra` (one compare of the opcode).
     #[inline(always)]
     pub(super) fn branch_target(&mut self, i: &Instruction, scopes: &Scopes) {
         if let Op::Generic(g) = &i.op {
-            match g.opcode.value.as_bytes() {
-                b"bra" => self.bra_target(g, scopes),
-                b"brx" => self.brx_operands(g, scopes),
-                b"call" => self.record_call(g),
+            match g.known {
+                Some(Opcode::Bra) => self.bra_target(g, scopes),
+                Some(Opcode::Brx) => self.brx_operands(g, scopes),
+                Some(Opcode::Call) => self.record_call(g),
                 _ => {}
             }
         }
@@ -159,7 +159,7 @@ impl<'a> Checker<'a> {
     /// 'brx.idx' requires .target sm_30 or higher` (ptxas 13.5 knows no PTX before 6.0, the
     /// documented version minimum).
     fn brx_operands(&mut self, g: &GenericInstruction, scopes: &Scopes) {
-        if !g.has(".idx") {
+        if !g.has(Modifier::Idx) {
             self.diags.push(Diagnostic::error(
                 codes::UNKNOWN_INSTRUCTION,
                 g.opcode.span,

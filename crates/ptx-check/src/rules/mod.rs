@@ -59,7 +59,8 @@ use dispatch::*;
 use feature_gates::*;
 use operands::*;
 use ptx_isa::{
-    Feature, GateOrder, Opcode, PtxVersion, ScalarType, SmTarget, StateSpace, TypeKind, VarType,
+    Feature, Flag, GateOrder, Modifier, Opcode, PolicyKind, PtxVersion, Qualifier, ScalarType,
+    SmTarget, StateSpace, TypeKind, VarType,
 };
 use ptx_syntax::ast::{
     FloatLit, Function, FunctionKind, Guard, Instruction, Item, Module, Op, Operand, Statement,
@@ -71,6 +72,7 @@ use shared::*;
 use smallvec::SmallVec;
 pub use streaming::{check_streaming, check_streaming_on};
 use symbols::{ModuleScope, Scopes, Sym, VarKind};
+use words::{is, is_any};
 
 /// Every finding of the rules for `module` (whose source is `text`), in ptxas's order.
 pub fn check_module(module: &Module, text: &str, options: &CheckOptions) -> Vec<Diagnostic> {

@@ -5,6 +5,7 @@ use super::collect::{Key, Msgs, POLICY_ORDER};
 use super::cpasync::space_ok_for_var;
 use super::ldst::immediate_address;
 use super::symbols::{Scopes, Sym};
+use super::words::is;
 use super::words::{classify, Word};
 use super::{
     address, check_guard, finish, gate_target, gate_version, imm_kind, int_value, unknown_modifier,
@@ -14,7 +15,7 @@ use super::{const_issues, scan_vector_placement, Foreign};
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::{Diagnostic, Severity};
-use ptx_isa::{Feature, PolicyKind, ScalarType, StateSpace};
+use ptx_isa::{CacheLevel, Feature, PolicyKind, ScalarType, StateSpace};
 use ptx_syntax::ast::{FloatLit, Operand};
 use ptx_syntax::Span;
 
@@ -382,7 +383,7 @@ fn policy_priorities(
     let head = insn.head();
     let evict_span = s.prios.first().map_or(head, |p| p.1);
     if kind == PolicyKind::Cvt {
-        if let Some(&(_, span)) = s.level_words.iter().find(|w| w.0 == ".L1") {
+        if let Some(&(_, span)) = s.level_words.iter().find(|w| is(w.0, CacheLevel::L1)) {
             m.add(
                 Key::PolCvtL1,
                 insn.err(
@@ -499,7 +500,7 @@ fn policy_priorities(
         // written without one (docs/ptxas-rules.md §10).
         let word_level = s.level_words.last().map(|w| w.0.trim_start_matches('.'));
         let level_at = |i: usize| s.levels.get(i).copied().or(word_level);
-        if let Some(&(w, span)) = s.level_words.last().filter(|w| w.0 != ".L2") {
+        if let Some(&(w, span)) = s.level_words.last().filter(|w| !is(w.0, CacheLevel::L2)) {
             m.add(
                 Key::PolIllegalLevel,
                 insn.err(

@@ -6,6 +6,7 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::prefetch_scan::{scan, Evictions, PrefetchScan};
 use super::symbols::{Scopes, Sym, VarKind};
+use super::words::is;
 use super::words::{after_colons, Level};
 use super::{
     address, check_guard, finish, gate_target, gate_version, vector_warning, width, Base, Cx, Insn,
@@ -14,7 +15,7 @@ use super::{
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{Feature, Opcode, ScalarType, StateSpace};
+use ptx_isa::{CacheLevel, Feature, Flag, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -123,7 +124,7 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
             ),
         );
     }
-    let tensormap = level.is_some_and(|l| l.0 == ".tensormap");
+    let tensormap = level.is_some_and(|l| is(l.0, Flag::Tensormap));
     if !uniform && tensormap {
         let tspan = level.map_or(head, |l| l.1);
         if !matches!(space_v, None | Some(StateSpace::Const | StateSpace::Param)) {
@@ -263,7 +264,7 @@ fn prefetch_space(
     }
     if uniform {
         for &(lv, span) in &s.levels {
-            if lv != ".L1" {
+            if !is(lv, CacheLevel::L1) {
                 m.add(
                     Key::PfIllegalLevel,
                     insn.err(

@@ -16,6 +16,7 @@ use super::cpasync::space_ok_for_var;
 use super::ldst::{bad_address_symbol, immediate_address, space_mismatch};
 use super::prefetch_scan::{scan, Evictions, PrefetchScan};
 use super::symbols::{Scopes, Sym, VarKind};
+use super::words::is;
 use super::words::{after_colons, Level, Prio};
 use super::{
     address, check_guard, finish, gate, vector_warning, width, Base, Cx, Insn, Outcome, Unknowns,
@@ -23,7 +24,7 @@ use super::{
 use super::{operand_unknowns, stop, unusable_address};
 use crate::codes;
 use crate::Diagnostic;
-use ptx_isa::{Feature, Opcode, ScalarType, StateSpace};
+use ptx_isa::{CacheLevel, Feature, Flag, Modifier, Opcode, ScalarType, StateSpace};
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
 
@@ -86,12 +87,16 @@ pub(crate) fn check(cx: &Cx, insn: &Insn, scopes: &Scopes) -> Outcome {
         }
     }
     if let Some(sp) = s.foreign.sync {
-        let d = illegal(".sync", sp, format!("`{op}` takes no `.sync`"));
+        let d = illegal(
+            Modifier::Sync.name(),
+            sp,
+            format!("`{op}` takes no `.sync`"),
+        );
         return stop(m, d, tail, unknown);
     }
     if let Some(h) = s.hint {
         let d = illegal(
-            ".L2::cache_hint",
+            Flag::CacheHint.token(),
             h,
             format!("`{op}` takes no cache policy"),
         );
@@ -268,7 +273,7 @@ fn priority_level(
         );
     }
     if let Some((lw, lspan)) = level {
-        if lw == ".tensormap" {
+        if is(lw, Flag::Tensormap) {
             gate(
                 m,
                 cx,
@@ -284,7 +289,7 @@ fn priority_level(
                 Key::ApTmIllegal,
                 illegal(lw, lspan, format!("`{op}` takes no `.tensormap`")),
             );
-        } else if lw == ".L1" {
+        } else if is(lw, CacheLevel::L1) {
             m.add(
                 Key::ApIllegalLevel,
                 illegal(lw, lspan, format!("`{op}` works on the L2 cache only")),

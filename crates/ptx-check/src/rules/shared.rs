@@ -125,9 +125,9 @@ impl<'a> Foreign<'a> {
         t: &'a str,
         span: Span,
     ) -> bool {
-        match (t, words::classify(t)) {
-            (".sync", _) => self.sync = Some(span),
-            (".async", _) => {
+        match (Modifier::parse(t), words::classify(t)) {
+            (Some(Modifier::Sync), _) => self.sync = Some(span),
+            (Some(Modifier::Qualifier(Qualifier::Flag(Flag::Async))), _) => {
                 for d in gate_list(
                     cx,
                     insn.start,
@@ -140,7 +140,7 @@ impl<'a> Foreign<'a> {
                 }
                 self.words.push((t, span));
             }
-            (".aligned" | ".noinc", _)
+            (Some(Modifier::Aligned | Modifier::Qualifier(Qualifier::Flag(Flag::NoInc))), _)
             | (
                 _,
                 words::Word::Sem(_) | words::Word::Scope(_) | words::Word::Mmio | words::Word::Nc,
@@ -161,9 +161,9 @@ impl<'a> Foreign<'a> {
                 format!("`{name}` takes no `{t}`"),
             )
         };
-        let rank = |t: &str| match (t, words::classify(t)) {
-            (".aligned", _) => 0,
-            (".noinc", _) => 1,
+        let rank = |t: &str| match (Modifier::parse(t), words::classify(t)) {
+            (Some(Modifier::Aligned), _) => 0,
+            (Some(Modifier::Qualifier(Qualifier::Flag(Flag::NoInc))), _) => 1,
             (_, words::Word::Scope(_)) => 2,
             (_, words::Word::Sem(_)) => 3,
             (_, words::Word::Mmio) => 4,
@@ -176,7 +176,7 @@ impl<'a> Foreign<'a> {
             if r == 2 {
                 m.add_sub(key, 5, illegal(t, span));
             }
-            if t == ".async" {
+            if is(t, Flag::Async) {
                 m.add_sub(key, 7, illegal(t, span));
             }
         }
@@ -189,9 +189,16 @@ pub(super) fn unknown_modifiers(insn: &Insn) -> Vec<Diagnostic> {
         .iter()
         .filter(|(t, _)| {
             matches!(words::classify(t), words::Word::Unknown)
-                && !matches!(
-                    *t,
-                    ".async" | ".sync" | ".noinc" | ".fractional" | ".range" | ".cvt"
+                && !is_any(
+                    t,
+                    &[
+                        Flag::Async.into(),
+                        Modifier::Sync,
+                        Flag::NoInc.into(),
+                        PolicyKind::Fractional.into(),
+                        PolicyKind::Range.into(),
+                        PolicyKind::Cvt.into(),
+                    ],
                 )
         })
         .map(|&(t, span)| unknown_modifier(insn, t, span))

@@ -5,8 +5,8 @@
 //! two values wins.
 
 use ptx_isa::{
-    CacheLevel, CacheOperator, Flag, MemorySemantics, PolicyKind, PrefetchSize, ScalarType, Scope,
-    StateSpace, VectorWidth,
+    CacheLevel, CacheOperator, Flag, MemorySemantics, Modifier, OpaqueType, PolicyKind,
+    PrefetchSize, ScalarType, Scope, StateSpace, VectorWidth,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,19 +81,28 @@ pub(crate) enum Word {
     Unknown,
 }
 
-/// Types ptxas knows beyond [`ScalarType`].
-const EXTRA_TYPES: &[&str] = &[
-    ".ue8m0",
-    ".e2m1",
-    ".e2m3",
-    ".e3m2",
-    ".s2",
-    ".u2",
-    ".b2",
-    ".texref",
-    ".samplerref",
-    ".surfref",
-];
+/// Whether `t` is a type ptxas knows beyond [`ScalarType`]: the narrow float and integer
+/// words of ptx-isa's [`Modifier`] table (`.e2m1`, `.ue8m0`, `.s2`, …) and the opaque types.
+fn extra_type(t: &str) -> bool {
+    use Modifier::{E2m1, E2m3, E3m2, Ue8m0, B2, S2, U2};
+    matches!(
+        Modifier::parse(t),
+        Some(Ue8m0 | E2m1 | E2m3 | E3m2 | S2 | U2 | B2)
+    ) || OpaqueType::from_token(t).is_some()
+}
+
+/// Whether the written word `t` is the modifier `m` (compared by ptx-isa's spelling of it:
+/// the validator's word lists keep the words as written, for its messages).
+#[inline]
+pub(crate) fn is(t: &str, m: impl Into<Modifier>) -> bool {
+    t == m.into().name()
+}
+
+/// Whether the written word `t` is one of `ms`.
+#[inline]
+pub(crate) fn is_any(t: &str, ms: &[Modifier]) -> bool {
+    ms.iter().any(|&m| is(t, m))
+}
 
 /// Classifies a modifier as written (with its dot).
 pub(crate) fn classify(t: &str) -> Word {
@@ -139,7 +148,7 @@ pub(crate) fn classify(t: &str) -> Word {
     if let Some(ty) = ScalarType::from_token(t) {
         return Type(Some(ty));
     }
-    if EXTRA_TYPES.contains(&t) {
+    if extra_type(t) {
         return Type(None);
     }
     let body = &t[1.min(t.len())..];

@@ -8,20 +8,20 @@ use crate::lower::OperandCx;
 use crate::program::*;
 use crate::tensormap::Field;
 use crate::ExecError;
-use ptx_isa::ScalarType;
+use ptx_isa::{Flag, Modifier, ScalarType, StateSpace};
 use ptx_syntax::ast::{Address, GenericInstruction, Operand};
 use ptx_syntax::Span;
 
 /// Qualifiers of load modes and cluster features the interpreter does not model.
-const UNMODELLED: &[(&str, &str)] = &[
-    (".im2col", "im2col mode"),
-    (".im2col::w", "im2col::w mode"),
-    (".im2col::w::128", "im2col::w::128 mode"),
-    (".im2col_no_offs", "im2col_no_offs mode"),
-    (".tile::gather4", ".tile::gather4 mode (sm_100)"),
-    (".tile::scatter4", ".tile::scatter4 mode (sm_100)"),
-    (".cta_group::2", ".cta_group::2 (CTA pairs, sm_100)"),
-    (".cp_mask", ".cp_mask (sm_100)"),
+const UNMODELLED: &[(Modifier, &str)] = &[
+    (Modifier::Im2col, "im2col mode"),
+    (Modifier::Im2colW, "im2col::w mode"),
+    (Modifier::Im2colW128, "im2col::w::128 mode"),
+    (Modifier::Im2colNoOffs, "im2col_no_offs mode"),
+    (Modifier::TileGather4, ".tile::gather4 mode (sm_100)"),
+    (Modifier::TileScatter4, ".tile::scatter4 mode (sm_100)"),
+    (Modifier::CtaGroup2, ".cta_group::2 (CTA pairs, sm_100)"),
+    (Modifier::CpMask, ".cp_mask (sm_100)"),
 ];
 
 fn text(g: &GenericInstruction) -> String {
@@ -35,18 +35,19 @@ fn text(g: &GenericInstruction) -> String {
 /// The state spaces named in the modifiers, in order (`.shared::cta`, `.shared::cluster`,
 /// `.shared`, `.global`).
 fn spaces(g: &GenericInstruction) -> Vec<Space> {
-    g.modifiers
-        .iter()
-        .filter_map(|m| match m.value.as_str() {
-            ".global" => Some(Space::Global),
-            ".shared" | ".shared::cta" | ".shared::cluster" => Some(Space::Shared),
+    g.known_modifiers()
+        .filter_map(|m| match m.space()? {
+            StateSpace::Global => Some(Space::Global),
+            StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster => {
+                Some(Space::Shared)
+            }
             _ => None,
         })
         .collect()
 }
 
 fn reduce_op(g: &GenericInstruction) -> Option<AtomOp> {
-    REDUCE_OPS.iter().find(|(t, _)| g.has(t)).map(|(_, o)| *o)
+    REDUCE_OPS.iter().find(|&&(t, _)| g.has(t)).map(|(_, o)| *o)
 }
 
 /// Reads the operands in order, checking their kinds.
@@ -112,10 +113,10 @@ pub(crate) fn lower_cp(
     g: &GenericInstruction,
     span: Span,
 ) -> Result<Op, ExecError> {
-    if !g.has(".bulk") {
+    if !g.has(Flag::Bulk) {
         return Err(unsupported(cx, g, span));
     }
-    for (q, what) in UNMODELLED {
+    for &(q, what) in UNMODELLED {
         if g.has(q) {
             return Err(cx.error(
                 span,
@@ -128,11 +129,11 @@ pub(crate) fn lower_cp(
         next: 0,
         span,
     };
-    if g.has(".commit_group") {
+    if g.has(Flag::CommitGroup) {
         ops.finish(cx)?;
         return Ok(Op::BulkCommit);
     }
-    if g.has(".wait_group") {
+    if g.has(Flag::WaitGroup) {
         let n = match g.operands.first() {
             Some(Operand::Int(v)) if v.value.value >= 0 => v.value.value as u32,
             _ => {
@@ -144,14 +145,14 @@ pub(crate) fn lower_cp(
         };
         return Ok(Op::BulkWait {
             n,
-            read: g.has(".read"),
+            read: g.has(Modifier::Read),
         });
     }
-    let hint = g.has(".L2::cache_hint");
-    if g.has(".tensor") {
+    let hint = g.has(Flag::CacheHint);
+    if g.has(Modifier::Tensor) {
         return lower_tensor(cx, g, span, ops, hint);
     }
-    if g.has(".prefetch") {
+    if g.has(Modifier::Prefetch) {
         let (addr, _) = ops.addr(cx, Space::Global, "[srcMem]")?;
         let size = ops.src(cx, ScalarType::U32, "size")?;
         let policy = if hint {
@@ -178,7 +179,7 @@ pub(crate) fn lower_cp(
         (Space::Global, Space::Shared) => BulkDirection::SharedToGlobal,
         _ => return Err(unsupported(cx, g, span)),
     };
-    let reduce = if g.known == Some(ptx_isa::Opcode::Cp) && g.has(".reduce") {
+    let reduce = if g.known == Some(ptx_isa::Opcode::Cp) && g.has(Modifier::Reduce) {
         let op = reduce_op(g).ok_or_else(|| {
             cx.error(
                 span,
@@ -189,7 +190,7 @@ pub(crate) fn lower_cp(
             .modifiers
             .iter()
             .rev()
-            .find_map(|m| ScalarType::from_token(&m.value))
+            .find_map(|m| m.known?.scalar_type())
             .ok_or_else(|| cx.error(span, "cp.reduce.async.bulk needs a type".into()))?;
         if dir == BulkDirection::GlobalToShared {
             return Err(unsupported(cx, g, span));
@@ -201,7 +202,7 @@ pub(crate) fn lower_cp(
     let (dst, _) = ops.addr(cx, dst_space, "[dstMem]")?;
     let (src, _) = ops.addr(cx, src_space, "[srcMem]")?;
     let size = ops.src(cx, ScalarType::U32, "size")?;
-    let ignore_oob = if g.has(".ignore_oob") {
+    let ignore_oob = if g.has(Modifier::IgnoreOob) {
         let l = ops.src(cx, ScalarType::U32, "ignoreBytesLeft")?;
         let r = ops.src(cx, ScalarType::U32, "ignoreBytesRight")?;
         Some((l, r))
@@ -213,7 +214,7 @@ pub(crate) fn lower_cp(
     } else {
         Some(ops.addr(cx, Space::Shared, "[mbar]")?.0)
     };
-    let cta_mask = if g.has(".multicast::cluster") {
+    let cta_mask = if g.has(Modifier::MulticastCluster) {
         Some(ops.src(cx, ScalarType::B16, "ctaMask")?)
     } else {
         None
@@ -291,12 +292,13 @@ fn lower_tensor(
     mut ops: Operands<'_>,
     hint: bool,
 ) -> Result<Op, ExecError> {
+    // The first of `.1d` … `.5d` by dimension count, as before the modifiers were classified.
     let dim = (1..=5u32)
-        .find(|d| g.has(&format!(".{d}d")))
+        .find(|&d| g.known_modifiers().any(|m| m.tensor_dims() == Some(d)))
         .ok_or_else(|| cx.error(span, "a tensor copy needs .1d to .5d".into()))?;
     let sp = spaces(g);
-    let prefetch = g.has(".prefetch");
-    let reduce = g.has(".reduce");
+    let prefetch = g.has(Modifier::Prefetch);
+    let reduce = g.has(Modifier::Reduce);
     let kind = if prefetch {
         TensorOpKind::Prefetch
     } else if reduce {
@@ -326,7 +328,7 @@ fn lower_tensor(
             (tmap, tmap_space, coords) =
                 tensor_operand(cx, ops.take(cx, "[tensorMap, ...]")?, dim)?;
             mbar = Some(ops.addr(cx, Space::Shared, "[mbar]")?.0);
-            if g.has(".multicast::cluster") {
+            if g.has(Modifier::MulticastCluster) {
                 cta_mask = Some(ops.src(cx, ScalarType::B16, "ctaMask")?);
             }
         }
@@ -370,7 +372,7 @@ pub(crate) fn lower_tensormap(
         next: 0,
         span,
     };
-    if g.has(".cp_fenceproxy") {
+    if g.has(Modifier::CpFenceproxy) {
         let (dst, _) = ops.addr(cx, Space::Global, "[dst]")?;
         let (src, _) = ops.addr(cx, Space::Shared, "[src]")?;
         let size = match ops.take(cx, "size")? {
@@ -385,23 +387,22 @@ pub(crate) fn lower_tensormap(
         ops.finish(cx)?;
         return Ok(Op::TensormapCopy { dst, src, size });
     }
-    if !g.has(".replace") {
+    if !g.has(Modifier::Replace) {
         return Err(unsupported(cx, g, span));
     }
-    if !g.has(".tile") {
+    if !g.has(Modifier::Tile) {
         return Err(cx.error(
             span,
             format!("`{}`: only .tile tensor maps are supported", text(g)),
         ));
     }
     let field = g
-        .modifiers
-        .iter()
-        .find_map(|m| Field::from_modifier(&m.value))
+        .known_modifiers()
+        .find_map(Field::from_modifier)
         .ok_or_else(|| cx.error(span, "tensormap.replace needs a field".into()))?;
-    let space = if g.has(".global") {
+    let space = if g.has(StateSpace::Global) {
         Space::Global
-    } else if g.has(".shared::cta") || g.has(".shared") {
+    } else if g.has(StateSpace::SharedCta) || g.has(StateSpace::Shared) {
         Space::Shared
     } else {
         Space::Generic

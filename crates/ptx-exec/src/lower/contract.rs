@@ -140,9 +140,16 @@ fn explicit_rounding_or_guard(text: &str) -> bool {
         return true;
     }
     let opcode = t.split_whitespace().next().unwrap_or("");
-    opcode
-        .split('.')
-        .any(|m| matches!(m, "rn" | "rz" | "rm" | "rp"))
+    // Each modifier with its dot: `add.rn.f32` → `.rn`, `.f32`.
+    let dots = opcode.match_indices('.').map(|(i, _)| i);
+    let ends = dots.clone().skip(1).chain([opcode.len()]);
+    dots.zip(ends).any(|(a, b)| {
+        use ptx_isa::Modifier::{Rm, Rn, Rp, Rz};
+        matches!(
+            ptx_isa::Modifier::parse(&opcode[a..b]),
+            Some(Rn | Rz | Rm | Rp)
+        )
+    })
 }
 
 fn is_float(ty: ptx_isa::ScalarType) -> bool {

@@ -27,7 +27,7 @@
 //!
 //! Kernels save nothing (they never return to a caller); leaf functions save nothing.
 
-use ptx_isa::{ScalarType, StateSpace, VarType};
+use ptx_isa::{Modifier, Opcode, ScalarType, StateSpace, VarType};
 use ptx_syntax::ast::{self, Operand, Statement};
 use std::collections::{HashMap, HashSet};
 
@@ -214,19 +214,19 @@ impl Flat {
     }
 
     fn instruction(&mut self, inst: &ast::Instruction, own_params: &HashSet<&str>) -> Item {
-        let mnemonic = inst.op.mnemonic().to_string();
+        let opcode = inst.op.opcode();
         let ops = inst.op.operands();
         let mut item = Item::default();
         if let Some(g) = &inst.guard {
             item.uses.extend(self.reg(&g.predicate.name));
             item.guarded = true;
         }
-        let modifiers: Vec<&str> = match &inst.op {
-            ast::Op::Generic(g) => g.modifiers.iter().map(|m| m.value.as_str()).collect(),
-            _ => Vec::new(),
+        let generic = match &inst.op {
+            ast::Op::Generic(g) => Some(g),
+            _ => None,
         };
-        match mnemonic.as_str() {
-            "call" => {
+        match opcode {
+            Some(Opcode::Call) => {
                 item.call = Some(CallKind::Ptx);
                 // `call (rets), f, (args)`: the lists are the operands that are lists; a
                 // call with no return values has one list, the arguments.
@@ -261,25 +261,26 @@ impl Flat {
                 self.param_args.clear();
                 return item;
             }
-            "bra" => {
+            Some(Opcode::Bra) => {
                 if let Some(Operand::Name(n)) = ops.first() {
-                    let divergent = inst.guard.is_some() && !modifiers.contains(&".uni");
+                    let uni = generic.is_some_and(|g| g.has(Modifier::Uni));
+                    let divergent = inst.guard.is_some() && !uni;
                     item.branch = Some((n.name.to_string(), divergent));
                 }
                 return item;
             }
-            "ret" | "exit" | "trap" => {
+            Some(Opcode::Ret | Opcode::Exit | Opcode::Trap) => {
                 item.ends = true;
                 return item;
             }
             _ => {}
         }
-        item.call = inserted_call(&mnemonic, &modifiers);
+        item.call = generic.zip(opcode).and_then(|(g, op)| inserted_call(op, g));
         // A destination is the first operand unless it is an address (`st`, `red`, `cp.async`,
         // `mbarrier.init`, `prefetch` have none).
         let mut rest = ops;
         if let Some(first) = ops.first() {
-            if !matches!(first, Operand::Address(_) | Operand::Indexed(..)) && !no_dest(&mnemonic) {
+            if !matches!(first, Operand::Address(_) | Operand::Indexed(..)) && !no_dest(&inst.op) {
                 self.operand_regs(first, &mut item.defs);
                 rest = &ops[1..];
             }
@@ -303,7 +304,11 @@ impl Flat {
                 }
             }
         }
-        if mnemonic == "mov" && item.defs.len() == 1 && item.uses.len() == 1 && !item.guarded {
+        if opcode == Some(Opcode::Mov)
+            && item.defs.len() == 1
+            && item.uses.len() == 1
+            && !item.guarded
+        {
             self.mov_source.insert(item.defs[0], item.uses[0]);
         } else {
             for d in &item.defs {
@@ -476,23 +481,32 @@ impl Flat {
 }
 
 /// Opcodes whose first operand is not a destination.
-fn no_dest(mnemonic: &str) -> bool {
-    matches!(
-        mnemonic,
-        "st" | "red"
-            | "bar"
-            | "barrier"
-            | "membar"
-            | "fence"
-            | "prefetch"
-            | "prefetchu"
-            | "brkpt"
-            | "nanosleep"
-            | "pmevent"
-            | "griddepcontrol"
-    ) || mnemonic.starts_with("cp.")
-        || mnemonic.starts_with("st.")
-        || mnemonic.starts_with("red.")
+fn no_dest(op: &ast::Op) -> bool {
+    use Opcode::*;
+    match op {
+        // The typed `cp.async` forms (a generic `cp`, the bulk copies, is not among them).
+        ast::Op::CpAsync(_)
+        | ast::Op::CpAsyncCommitGroup(_)
+        | ast::Op::CpAsyncWaitGroup(_)
+        | ast::Op::CpAsyncWaitAll(_)
+        | ast::Op::CpAsyncMbarrierArrive(_) => true,
+        op => matches!(
+            op.opcode(),
+            Some(
+                St | Red
+                    | Bar
+                    | Barrier
+                    | Membar
+                    | Fence
+                    | Prefetch
+                    | Prefetchu
+                    | Brkpt
+                    | Nanosleep
+                    | Pmevent
+                    | Griddepcontrol
+            )
+        ),
+    }
 }
 
 /// Whether ptxas 13.5 turns the instruction into a call of its own subroutine at sm_90, and
@@ -501,20 +515,24 @@ fn no_dest(mnemonic: &str) -> bool {
 /// `.f32`/`.f64` and `rsqrt.approx.f64` call; the `.rn` forms and `.f32` `sqrt`/`rcp` in any
 /// rounding keep a barrier (3 words with the return address), the other roundings do not (2),
 /// nor do 64-bit integer `div`/`rem` (2).
-fn inserted_call(mnemonic: &str, modifiers: &[&str]) -> Option<CallKind> {
-    let has = |m: &str| modifiers.contains(&m);
-    let float = has(".f32") || has(".f64");
-    let ieee = has(".rn") || has(".rz") || has(".rm") || has(".rp");
-    match mnemonic {
-        "sqrt" | "div" | "rcp" if float && ieee => {
-            if has(".rn") || (has(".f32") && mnemonic != "div") {
+fn inserted_call(op: Opcode, g: &ast::GenericInstruction) -> Option<CallKind> {
+    let float = g.has(ScalarType::F32) || g.has(ScalarType::F64);
+    let ieee =
+        g.has(Modifier::Rn) || g.has(Modifier::Rz) || g.has(Modifier::Rm) || g.has(Modifier::Rp);
+    match op {
+        Opcode::Sqrt | Opcode::Div | Opcode::Rcp if float && ieee => {
+            if g.has(Modifier::Rn) || (g.has(ScalarType::F32) && op != Opcode::Div) {
                 Some(CallKind::SlowPath)
             } else {
                 Some(CallKind::Subroutine)
             }
         }
-        "rsqrt" if has(".approx") && has(".f64") => Some(CallKind::SlowPath),
-        "div" | "rem" if has(".s64") || has(".u64") => Some(CallKind::Subroutine),
+        Opcode::Rsqrt if g.has(Modifier::Approx) && g.has(ScalarType::F64) => {
+            Some(CallKind::SlowPath)
+        }
+        Opcode::Div | Opcode::Rem if g.has(ScalarType::S64) || g.has(ScalarType::U64) => {
+            Some(CallKind::Subroutine)
+        }
         _ => None,
     }
 }

@@ -12,22 +12,22 @@ use smol_str::SmolStr;
 /// The qualifiers of a typed instruction in written order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct QualifierList {
-    /// Every modifier after the opcode, in order; unknown ones as [`Modifier::Unknown`].
-    pub written: Vec<Spanned<Modifier>>,
+    /// Every modifier after the opcode, in order; unknown ones as [`WrittenQualifier::Unknown`].
+    pub written: Vec<Spanned<WrittenQualifier>>,
 }
 
 /// One written modifier.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Modifier {
+pub enum WrittenQualifier {
     Known(Qualifier),
     Unknown(SmolStr),
 }
 
-impl Modifier {
+impl WrittenQualifier {
     pub fn text(&self) -> &str {
         match self {
-            Modifier::Known(q) => q.token(),
-            Modifier::Unknown(s) => s,
+            WrittenQualifier::Known(q) => q.token(),
+            WrittenQualifier::Unknown(s) => s,
         }
     }
 }

@@ -5,7 +5,7 @@ use super::{
     QualifierList,
 };
 use crate::span::{Span, Spanned};
-use ptx_isa::Opcode;
+use ptx_isa::{Modifier, Opcode};
 use smol_str::SmolStr;
 
 /// `@%p` or `@!%p`.
@@ -155,13 +155,30 @@ pub struct GenericInstruction {
     /// The opcode as ptx-isa classifies it (the parser's [`Opcode::parse`] of `opcode`);
     /// `None` for a name ptxas does not know.
     pub known: Option<Opcode>,
-    pub modifiers: Vec<Spanned<SmolStr>>,
+    pub modifiers: Vec<ModifierWord>,
     pub operands: Vec<Operand>,
 }
 
 impl GenericInstruction {
-    /// True if `modifier` (with its dot) is among the modifiers.
-    pub fn has(&self, modifier: &str) -> bool {
-        self.modifiers.iter().any(|m| m.value == modifier)
+    /// True if `modifier` is among the modifiers (`g.has(Modifier::Cc)`,
+    /// `g.has(StateSpace::Global)`).
+    pub fn has(&self, modifier: impl Into<Modifier>) -> bool {
+        let modifier = Some(modifier.into());
+        self.modifiers.iter().any(|m| m.known == modifier)
     }
+
+    /// The classified modifiers, in order (the unclassified ones left out).
+    pub fn known_modifiers(&self) -> impl Iterator<Item = Modifier> + '_ {
+        self.modifiers.iter().filter_map(|m| m.known)
+    }
+}
+
+/// One modifier of a generic instruction: as written (diagnostics quote it so) and as
+/// ptx-isa classifies it (the parser's [`Modifier::parse`] of `value`; `None` for a spelling
+/// neither ptx-isa table has).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModifierWord {
+    pub value: SmolStr,
+    pub span: Span,
+    pub known: Option<Modifier>,
 }

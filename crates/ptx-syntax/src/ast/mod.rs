@@ -21,7 +21,7 @@
 //! | `variable.rs` | [`VarDecl`], [`Declarator`], [`Initializer`] |
 //! | `expr.rs` | constant expressions ([`Expr`]) and literals ([`IntLit`], [`FloatLit`]) |
 //! | `operand.rs` | [`Operand`], [`Name`], [`Address`] |
-//! | `instruction.rs` | [`Instruction`], [`Guard`], [`Op`], [`GenericInstruction`] |
+//! | `instruction.rs` | [`Instruction`], [`Guard`], [`Op`], [`GenericInstruction`] with its [`ModifierWord`]s (each classified as a `ptx_isa::Modifier`) |
 //! | `cache_control.rs` | the typed cache-control instructions ([`LoadStore`], [`CpAsync`], …) and [`QualifierList`] |
 
 mod cache_control;

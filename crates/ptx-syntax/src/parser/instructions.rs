@@ -152,7 +152,8 @@ pub(super) fn qualifier_list(
     for m in modifiers {
         match Qualifier::from_token(m.value) {
             Some(q) => {
-                list.written.push(Spanned::new(Modifier::Known(q), m.span));
+                list.written
+                    .push(Spanned::new(WrittenQualifier::Known(q), m.span));
                 // A qualifier the instruction has no field for stays in `written` only; the
                 // validator reads the written list as ptxas does.
                 assign(Spanned::new(q, m.span));
@@ -160,7 +161,7 @@ pub(super) fn qualifier_list(
             None => {
                 let text = small_str(m.value);
                 list.written
-                    .push(Spanned::new(Modifier::Unknown(text), m.span));
+                    .push(Spanned::new(WrittenQualifier::Unknown(text), m.span));
             }
         }
     }
@@ -230,7 +231,11 @@ pub(super) fn generic(
         known,
         modifiers: modifiers
             .iter()
-            .map(|m| Spanned::new(small_str(m.value), m.span))
+            .map(|m| ModifierWord {
+                value: small_str(m.value),
+                span: m.span,
+                known: ptx_isa::Modifier::parse(m.value),
+            })
             .collect(),
         operands,
     })

@@ -11,14 +11,14 @@ pub(super) enum Outcome {
     Skipped(String),
 }
 
-pub(super) fn known(q: Qualifier) -> Spanned<Modifier> {
-    Spanned::new(Modifier::Known(q), Span::default())
+pub(super) fn known(q: Qualifier) -> Spanned<WrittenQualifier> {
+    Spanned::new(WrittenQualifier::Known(q), Span::default())
 }
 
-pub(super) fn quals(written: &[Spanned<Modifier>]) -> impl Iterator<Item = Qualifier> + '_ {
+pub(super) fn quals(written: &[Spanned<WrittenQualifier>]) -> impl Iterator<Item = Qualifier> + '_ {
     written.iter().filter_map(|m| match m.value {
-        Modifier::Known(q) => Some(q),
-        Modifier::Unknown(_) => None,
+        WrittenQualifier::Known(q) => Some(q),
+        WrittenQualifier::Unknown(_) => None,
     })
 }
 
@@ -33,7 +33,7 @@ pub(super) struct Hints {
 }
 
 impl Hints {
-    pub(super) fn read(written: &[Spanned<Modifier>]) -> Hints {
+    pub(super) fn read(written: &[Spanned<WrittenQualifier>]) -> Hints {
         let mut h = Hints::default();
         for q in quals(written) {
             match q {
@@ -98,15 +98,18 @@ pub(super) fn is_hint(q: Qualifier) -> bool {
 
 /// Rebuilds a qualifier list with `h` in the ISA's order:
 /// `ld{.sem}{.scope}{.ss}{.cop}{.nc}{.L1::}{.L2::}{.L2::cache_hint}{.L2::NB}{.vec}.type`.
-pub(super) fn rebuild(written: &[Spanned<Modifier>], h: &Hints) -> Vec<Spanned<Modifier>> {
-    let mut out: Vec<Spanned<Modifier>> = written
+pub(super) fn rebuild(
+    written: &[Spanned<WrittenQualifier>],
+    h: &Hints,
+) -> Vec<Spanned<WrittenQualifier>> {
+    let mut out: Vec<Spanned<WrittenQualifier>> = written
         .iter()
-        .filter(|m| !matches!(m.value, Modifier::Known(q) if is_hint(q)))
+        .filter(|m| !matches!(m.value, WrittenQualifier::Known(q) if is_hint(q)))
         .cloned()
         .collect();
-    let position = |out: &[Spanned<Modifier>], stop: &dyn Fn(Qualifier) -> bool| {
+    let position = |out: &[Spanned<WrittenQualifier>], stop: &dyn Fn(Qualifier) -> bool| {
         out.iter()
-            .position(|m| matches!(m.value, Modifier::Known(q) if stop(q)))
+            .position(|m| matches!(m.value, WrittenQualifier::Known(q) if stop(q)))
             .unwrap_or(out.len())
     };
     if let Some(c) = h.cache_op {
@@ -291,13 +294,13 @@ fn nc_fits(ls: &LoadStore, is_load: bool) -> Result<(), String> {
 }
 
 /// Inserts `.nc` where the ISA puts it: after `.global` and any cache operator.
-fn insert_nc(written: &mut Vec<Spanned<Modifier>>) {
+fn insert_nc(written: &mut Vec<Spanned<WrittenQualifier>>) {
     let at = written
         .iter()
         .position(|m| {
             matches!(
                 m.value,
-                Modifier::Known(
+                WrittenQualifier::Known(
                     Qualifier::L1(_)
                         | Qualifier::L2(_)
                         | Qualifier::Flag(Flag::CacheHint)
@@ -446,14 +449,20 @@ pub(super) fn edit_cp_async(
 
 /// `cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}`: the operator goes right
 /// after `cp.async`, the hint and prefetch size at the end.
-pub(super) fn rebuild_cp_async(written: &[Spanned<Modifier>], h: &Hints) -> Vec<Spanned<Modifier>> {
-    let mut out: Vec<Spanned<Modifier>> = Vec::new();
+pub(super) fn rebuild_cp_async(
+    written: &[Spanned<WrittenQualifier>],
+    h: &Hints,
+) -> Vec<Spanned<WrittenQualifier>> {
+    let mut out: Vec<Spanned<WrittenQualifier>> = Vec::new();
     for m in written {
         match m.value {
-            Modifier::Known(q) if is_hint(q) => {}
+            WrittenQualifier::Known(q) if is_hint(q) => {}
             _ => out.push(m.clone()),
         }
-        if matches!(&m.value, Modifier::Known(Qualifier::Flag(Flag::Async))) {
+        if matches!(
+            &m.value,
+            WrittenQualifier::Known(Qualifier::Flag(Flag::Async))
+        ) {
             if let Some(c) = h.cache_op {
                 out.push(known(Qualifier::CacheOp(c)));
             }
@@ -488,8 +497,8 @@ pub(super) fn edit_prefetch(p: &mut Prefetch, step: &Step, line: u32) -> Result<
     }
     // prefetch.global.L2::evict_last → prefetch.global.L2
     for m in &mut p.qualifiers.written {
-        if let Modifier::Known(Qualifier::L2(_)) = m.value {
-            m.value = Modifier::Known(Qualifier::Level(ptx_isa::CacheLevel::L2));
+        if let WrittenQualifier::Known(Qualifier::L2(_)) = m.value {
+            m.value = WrittenQualifier::Known(Qualifier::Level(ptx_isa::CacheLevel::L2));
         }
     }
     Ok(Outcome::Changed)

@@ -58,8 +58,8 @@ pub(super) fn cache_operators(
                 combine(
                     insn,
                     h,
-                    ".L2::cache_hint",
-                    ".mmio",
+                    Flag::CacheHint.token(),
+                    Flag::Mmio.token(),
                     "mmio accesses are never cached",
                 ),
             );

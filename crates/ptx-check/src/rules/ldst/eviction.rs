@@ -89,7 +89,7 @@ pub(super) fn eviction_priorities(
                     insn,
                     span,
                     &format!(".{pn}"),
-                    ".mmio",
+                    Flag::Mmio.token(),
                     "mmio accesses are never cached",
                 ),
             );
@@ -101,7 +101,7 @@ pub(super) fn eviction_priorities(
                     insn,
                     span,
                     &format!(".{pn}"),
-                    ".volatile",
+                    MemorySemantics::Volatile.token(),
                     "volatile accesses take no cache hints",
                 ),
             );

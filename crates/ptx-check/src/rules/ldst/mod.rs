@@ -43,7 +43,7 @@ use spaces::Spaces;
 use super::collect::{Key, Msgs, LD_ORDER, ST_ORDER};
 use super::const_issues;
 use super::symbols::{Scopes, Sym, VarKind};
-use super::words::{classify, is_alt_type, is_ldst_type, Level, Prio, Word};
+use super::words::{classify, is, is_alt_type, is_any, is_ldst_type, Level, Prio, Word};
 use super::{
     address, check_guard, finish, gate, gate_list, gate_target, gate_version, imm_kind,
     imm_ok_for_type, reg_ok_for_type, unknown_modifier, vector_warning, width, Base, Cx, Imm, Insn,
@@ -53,7 +53,8 @@ use crate::codes;
 use crate::rules::operands::Addr;
 use crate::{Diagnostic, Severity};
 use ptx_isa::{
-    CacheOperator, Feature, MemorySemantics, Opcode, ScalarType, Scope, StateSpace, TypeKind,
+    CacheLevel, CacheOperator, Feature, Flag, MemorySemantics, Modifier, Opcode, PrefetchSize,
+    ScalarType, Scope, StateSpace, TypeKind,
 };
 use ptx_syntax::ast::Operand;
 use ptx_syntax::Span;
@@ -152,7 +153,10 @@ impl<'a, 's> Ldst<'a, 's> {
     fn stages(&self, m: &mut Msgs, unknown: &mut Unknowns) -> Result<Found, Stop> {
         if let Some(span) = self.s.sync {
             // `.sync` stops the instruction right after the scan.
-            m.add(Key::NotAName, illegal_modifier(self.insn, ".sync", span));
+            m.add(
+                Key::NotAName,
+                illegal_modifier(self.insn, Modifier::Sync.name(), span),
+            );
             return Err(Stop::Tail);
         }
         let types = self.types();
@@ -757,9 +761,13 @@ fn refused_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
     let illegal = |t: &str, span: Span| illegal_modifier(insn, t, span);
     if let Some(&(t, span)) = s.levels.last() {
         // ld reports `.L1` and `.tensormap` three times, st twice; `.L2` twice.
-        let times = if is_ld(insn) && t != ".L2" { 3 } else { 2 };
+        let times = if is_ld(insn) && !is(t, CacheLevel::L2) {
+            3
+        } else {
+            2
+        };
         m.add_sub(Key::LdLevel, 0, illegal(t, span));
-        if t == ".tensormap" {
+        if is(t, Flag::Tensormap) {
             for d in gate_list(cx, insn.start, Feature::Tensormap, "", insn.opcode, span) {
                 m.add_sub(Key::LdLevel, 1, d);
             }
@@ -772,8 +780,8 @@ fn refused_modifiers(cx: &Cx, insn: &Insn, s: &Scan, m: &mut Msgs) {
         m.add(Key::LdAligned, illegal(t, span));
     }
     if let Some(span) = s.async_ {
-        m.add(Key::LdAsync, illegal(".async", span));
-        m.add(Key::LdAsync, illegal(".async", span));
+        m.add(Key::LdAsync, illegal(Flag::Async.token(), span));
+        m.add(Key::LdAsync, illegal(Flag::Async.token(), span));
     }
 }
 

@@ -31,8 +31,8 @@ pub(super) struct Scan<'a> {
 }
 
 /// `ld` or `st` (not an unknown opcode scanned like them).
-pub(super) fn lds(op: &str) -> bool {
-    matches!(op, "ld" | "st")
+pub(super) fn lds(op: Option<Opcode>) -> bool {
+    matches!(op, Some(Opcode::Ld | Opcode::St))
 }
 
 pub(super) fn is_ld(insn: &Insn) -> bool {
@@ -198,23 +198,25 @@ pub(super) fn scan<'a>(cx: &Cx, insn: &Insn<'a>, m: &mut Msgs, vector_check: boo
                     }
                 }
             }
-            Word::Level(_) | Word::Tensormap if lds(op) => {
+            Word::Level(_) | Word::Tensormap if lds(insn.known) => {
                 // A second level word (`.L1`, `.L2`, `.tensormap`), as on prefetch (§20.4).
                 if !s.levels.is_empty() {
                     m.scan(pos, insn.second_level(t, span));
                 }
                 s.levels.push((t, span))
             }
-            Word::Unknown if lds(op) && matches!(t, ".aligned" | ".noinc") => {
+            Word::Unknown
+                if lds(insn.known) && is_any(t, &[Modifier::Aligned, Flag::NoInc.into()]) =>
+            {
                 s.flags.push((t, span))
             }
-            Word::Unknown if lds(op) && t == ".async" => {
+            Word::Unknown if lds(insn.known) && is(t, Flag::Async) => {
                 for d in gate_list(cx, insn.start, Feature::AsyncModifier, "", op, span) {
                     m.scan(pos, d);
                 }
                 s.async_ = Some(span);
             }
-            Word::Unknown if lds(op) && t == ".sync" => s.sync = Some(span),
+            Word::Unknown if lds(insn.known) && is(t, Modifier::Sync) => s.sync = Some(span),
             Word::Level(_) | Word::Tensormap | Word::Kind(_) | Word::Unknown => {
                 m.scan(pos, unknown_modifier(insn, t, span));
             }

@@ -61,8 +61,8 @@ impl Semantics<'_, '_> {
                 combine(
                     insn,
                     sem_span,
-                    ".weak",
-                    ".nc",
+                    MemorySemantics::Weak.token(),
+                    Flag::Nc.token(),
                     ".nc loads take no memory-semantics modifier",
                 ),
             );
@@ -74,7 +74,7 @@ impl Semantics<'_, '_> {
                     combine(
                         insn,
                         sem_span,
-                        ".volatile",
+                        MemorySemantics::Volatile.token(),
                         ct,
                         "volatile accesses take no cache operator",
                     ),
@@ -86,8 +86,8 @@ impl Semantics<'_, '_> {
                     combine(
                         insn,
                         nc_span,
-                        ".volatile",
-                        ".nc",
+                        MemorySemantics::Volatile.token(),
+                        Flag::Nc.token(),
                         "volatile loads cannot use the non-coherent path",
                     ),
                 );
@@ -203,7 +203,7 @@ impl Semantics<'_, '_> {
                         insn,
                         nc_span,
                         sem_t,
-                        ".nc",
+                        Flag::Nc.token(),
                         ".nc loads are weak; drop the memory order or .nc",
                     ),
                 );
@@ -231,7 +231,13 @@ impl Semantics<'_, '_> {
         if let (Some(mm), Some((_, (vt, _)))) = (s.mmio, s.vec) {
             m.add(
                 Key::CombineMmioVec,
-                combine(insn, mm, ".mmio", vt, ".mmio accesses are scalar"),
+                combine(
+                    insn,
+                    mm,
+                    Flag::Mmio.token(),
+                    vt,
+                    ".mmio accesses are scalar",
+                ),
             );
         }
         let ty_span = s.types.first().map_or(head, |t| t.1 .1);
@@ -395,9 +401,9 @@ impl Semantics<'_, '_> {
             );
         }
         let good = if ld {
-            (MemorySemantics::Acquire, ".acquire")
+            (MemorySemantics::Acquire, MemorySemantics::Acquire.token())
         } else {
-            (MemorySemantics::Release, ".release")
+            (MemorySemantics::Release, MemorySemantics::Release.token())
         };
         if let Some(mm) = s.mmio {
             if !matches!(sem, Some(MemorySemantics::Relaxed)) && sem != Some(good.0) {
@@ -420,7 +426,7 @@ impl Semantics<'_, '_> {
                     combine(
                         insn,
                         scope_span,
-                        ".mmio",
+                        Flag::Mmio.token(),
                         st,
                         ".mmio accesses have scope .sys",
                     ),
@@ -432,14 +438,20 @@ impl Semantics<'_, '_> {
                     combine(
                         insn,
                         scope_span,
-                        ".volatile",
+                        MemorySemantics::Volatile.token(),
                         st,
                         "volatile accesses have no scope; use .relaxed with a scope",
                     ),
                 ),
                 Some(MemorySemantics::Weak) => m.add(
                     Key::CombineWeakScope,
-                    combine(insn, scope_span, ".weak", st, "weak accesses have no scope"),
+                    combine(
+                        insn,
+                        scope_span,
+                        MemorySemantics::Weak.token(),
+                        st,
+                        "weak accesses have no scope",
+                    ),
                 ),
                 None if s.mmio.is_none() => m.add(
                     Key::NeedOrder,
@@ -536,8 +548,8 @@ impl Semantics<'_, '_> {
                     combine(
                         insn,
                         h,
-                        ".L2::cache_hint",
-                        ".volatile",
+                        Flag::CacheHint.token(),
+                        MemorySemantics::Volatile.token(),
                         "volatile accesses take no cache hints",
                     ),
                 );

@@ -223,7 +223,7 @@ impl Spaces<'_, '_> {
             );
         }
         if let Some((t, _)) = s.pf {
-            if t == ".L2::256B" {
+            if is(t, PrefetchSize::B256) {
                 gate(
                     m,
                     cx,
@@ -243,7 +243,7 @@ impl Spaces<'_, '_> {
                         insn,
                         pf_span,
                         t,
-                        ".mmio",
+                        Flag::Mmio.token(),
                         "mmio accesses are never cached; drop the prefetch size",
                     ),
                 );

@@ -50,11 +50,11 @@ pub(super) fn lower(
                     c: cx.src(c, ty)?,
                 });
             }
-            let wide = m.has(".wide");
+            let wide = m.has(Modifier::Wide);
             let cty = if wide { wide_type(ty) } else { ty };
-            let op = if m.has(".hi") && m.has(".sat") {
+            let op = if m.has(Modifier::Hi) && m.has(Modifier::Sat) {
                 IntOp3::MadHiSat
-            } else if m.has(".hi") {
+            } else if m.has(Modifier::Hi) {
                 IntOp3::MadHi
             } else if wide {
                 IntOp3::MadWide
@@ -130,15 +130,15 @@ fn lower_binary(
                 Opcode::Add => FloatOp2::Add,
                 Opcode::Sub => FloatOp2::Sub,
                 Opcode::Mul => FloatOp2::Mul,
-                Opcode::Div if m.has(".approx") => FloatOp2::DivApprox,
-                Opcode::Div if m.has(".full") => FloatOp2::DivFull,
+                Opcode::Div if m.has(Modifier::Approx) => FloatOp2::DivApprox,
+                Opcode::Div if m.has(Modifier::Full) => FloatOp2::DivFull,
                 Opcode::Div => FloatOp2::Div,
-                Opcode::Min | Opcode::Max if m.has(".xorsign") => FloatOp2::XorsignAbs {
+                Opcode::Min | Opcode::Max if m.has(Modifier::Xorsign) => FloatOp2::XorsignAbs {
                     max: opcode == Opcode::Max,
-                    nan: m.has(".NaN"),
+                    nan: m.has(Modifier::NaN),
                 },
-                Opcode::Min if m.has(".NaN") => FloatOp2::MinNaN,
-                Opcode::Max if m.has(".NaN") => FloatOp2::MaxNaN,
+                Opcode::Min if m.has(Modifier::NaN) => FloatOp2::MinNaN,
+                Opcode::Max if m.has(Modifier::NaN) => FloatOp2::MaxNaN,
                 Opcode::Min => FloatOp2::Min,
                 Opcode::Max => FloatOp2::Max,
                 Opcode::Copysign => FloatOp2::Copysign,
@@ -153,18 +153,18 @@ fn lower_binary(
                 b,
             });
         }
-        let sat = m.has(".sat");
+        let sat = m.has(Modifier::Sat);
         let op = match opcode {
             Opcode::Add if sat => IntOp2::AddSat,
             Opcode::Add => IntOp2::Add,
             Opcode::Sub if sat => IntOp2::SubSat,
             Opcode::Sub => IntOp2::Sub,
-            Opcode::Mul if m.has(".hi") => IntOp2::MulHi,
-            Opcode::Mul if m.has(".wide") => IntOp2::MulWide,
+            Opcode::Mul if m.has(Modifier::Hi) => IntOp2::MulHi,
+            Opcode::Mul if m.has(Modifier::Wide) => IntOp2::MulWide,
             Opcode::Mul => IntOp2::MulLo,
             Opcode::Div => IntOp2::Div,
             Opcode::Rem => IntOp2::Rem,
-            Opcode::Min | Opcode::Max if m.has(".relu") => IntOp2::MinMaxRelu {
+            Opcode::Min | Opcode::Max if m.has(Modifier::Relu) => IntOp2::MinMaxRelu {
                 max: opcode == Opcode::Max,
             },
             Opcode::Min => IntOp2::Min,
@@ -201,7 +201,7 @@ fn lower_unary(
         }
         let (dd, aa) = (cx.dst(d)?, cx.src(a, ty)?);
         if ty.kind() == TypeKind::Float {
-            let approx = m.has(".approx");
+            let approx = m.has(Modifier::Approx);
             let op = match opcode {
                 Opcode::Neg => FloatOp1::Neg,
                 Opcode::Abs => FloatOp1::Abs,
@@ -234,7 +234,7 @@ fn lower_unary(
             Opcode::Popc => IntOp1::Popc,
             Opcode::Clz => IntOp1::Clz,
             Opcode::Brev => IntOp1::Brev,
-            Opcode::Bfind if m.has(".shiftamt") => IntOp1::BfindShiftAmt,
+            Opcode::Bfind if m.has(Modifier::Shiftamt) => IntOp1::BfindShiftAmt,
             Opcode::Bfind => IntOp1::Bfind,
             _ => return Err(unsupported(cx, g, span)),
         };

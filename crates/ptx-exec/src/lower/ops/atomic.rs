@@ -12,8 +12,8 @@ pub(super) fn lower_atom(
     let ty = one_type(cx, m, g, span)?;
     let op = REDUCE_OPS
         .iter()
-        .chain(&[(".exch", AtomOp::Exch), (".cas", AtomOp::Cas)])
-        .find(|(t, _)| m.has(t))
+        .chain(&[(Modifier::Exch, AtomOp::Exch), (Modifier::Cas, AtomOp::Cas)])
+        .find(|&&(t, _)| m.has(t))
         .map(|(_, o)| *o)
         .ok_or_else(|| cx.error(span, format!("`{}` needs an operation", g.opcode.value)))?;
     let space = match m.space().map(StateSpace::base) {
@@ -23,11 +23,11 @@ pub(super) fn lower_atom(
     };
     let ops = &g.operands;
     let hints = MemHints {
-        semantics: if m.has(".relaxed") {
+        semantics: if m.has(MemorySemantics::Relaxed) {
             memsys::Semantics::Relaxed
-        } else if m.has(".acquire") || m.has(".acq_rel") {
+        } else if m.has(MemorySemantics::Acquire) || m.has(Modifier::AcqRel) {
             memsys::Semantics::Acquire
-        } else if m.has(".release") {
+        } else if m.has(MemorySemantics::Release) {
             memsys::Semantics::Release
         } else {
             memsys::Semantics::Relaxed
@@ -36,18 +36,22 @@ pub(super) fn lower_atom(
         // emits CCTL.IVALL after it, docs/fences.md); at .cta it does not.
         scope: m.pick(
             &[
-                (".cta", memsys::Scope::Cta),
-                (".cluster", memsys::Scope::Cluster),
-                (".sys", memsys::Scope::Sys),
+                (Scope::Cta.into(), memsys::Scope::Cta),
+                (Scope::Cluster.into(), memsys::Scope::Cluster),
+                (Scope::Sys.into(), memsys::Scope::Sys),
             ],
             memsys::Scope::Gpu,
         ),
         ..MemHints::default()
     };
-    let width = [(".v2", 2usize), (".v4", 4), (".v8", 8)]
-        .iter()
-        .find(|(t, _)| m.has(t))
-        .map(|(_, n)| *n);
+    let width = [
+        (VectorWidth::V2, 2usize),
+        (VectorWidth::V4, 4),
+        (VectorWidth::V8, 8),
+    ]
+    .iter()
+    .find(|&&(t, _)| m.has(t))
+    .map(|(_, n)| *n);
     if let Some(n) = width {
         // `atom.vN d_vec, [a], b_vec{, policy}` / `red.vN [a], b_vec{, policy}`.
         let ops = &g.operands;
@@ -93,7 +97,7 @@ pub(super) fn lower_atom(
         (Some(cx.dst(d)?), rest)
     };
     // Drop a trailing cache policy.
-    let rest = if m.has(".L2::cache_hint") && !rest.is_empty() {
+    let rest = if m.has(Flag::CacheHint) && !rest.is_empty() {
         &rest[..rest.len() - 1]
     } else {
         rest

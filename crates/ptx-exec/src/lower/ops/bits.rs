@@ -38,12 +38,12 @@ pub(super) fn lower(
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             let mode = m.pick(
                 &[
-                    (".f4e", PrmtMode::F4e),
-                    (".b4e", PrmtMode::B4e),
-                    (".rc8", PrmtMode::Rc8),
-                    (".ecl", PrmtMode::Ecl),
-                    (".ecr", PrmtMode::Ecr),
-                    (".rc16", PrmtMode::Rc16),
+                    (Modifier::F4e, PrmtMode::F4e),
+                    (Modifier::B4e, PrmtMode::B4e),
+                    (Modifier::Rc8, PrmtMode::Rc8),
+                    (Modifier::Ecl, PrmtMode::Ecl),
+                    (Modifier::Ecr, PrmtMode::Ecr),
+                    (Modifier::Rc16, PrmtMode::Rc16),
                 ],
                 PrmtMode::Generic,
             );
@@ -58,8 +58,8 @@ pub(super) fn lower(
         Opcode::Shf => {
             let [d, a, b, c] = fixed_operands(cx, g, span)?;
             Op::Shf {
-                left: m.has(".l"),
-                clamp: m.has(".clamp"),
+                left: m.has(Modifier::L),
+                clamp: m.has(Modifier::Clamp),
                 d: cx.dst(d)?,
                 a: cx.src(a, ScalarType::B32)?,
                 b: cx.src(b, ScalarType::B32)?,

@@ -18,11 +18,11 @@ pub(super) fn lower(
             use ptx_semantics::float::TestpOp;
             let kind = m.pick(
                 &[
-                    (".finite", TestpOp::Finite),
-                    (".infinite", TestpOp::Infinite),
-                    (".number", TestpOp::Number),
-                    (".notanumber", TestpOp::NotANumber),
-                    (".normal", TestpOp::Normal),
+                    (Modifier::Finite, TestpOp::Finite),
+                    (Modifier::Infinite, TestpOp::Infinite),
+                    (Modifier::Number, TestpOp::Number),
+                    (Modifier::Notanumber, TestpOp::NotANumber),
+                    (Modifier::Normal, TestpOp::Normal),
                 ],
                 TestpOp::Subnormal,
             );
@@ -66,7 +66,7 @@ pub(super) fn lower(
             Op::Setp {
                 cmp,
                 ty,
-                ftz: m.has(".ftz"),
+                ftz: m.has(Modifier::Ftz),
                 d,
                 d_not,
                 a: cx.src(a, ty)?,

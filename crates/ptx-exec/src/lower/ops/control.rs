@@ -12,7 +12,7 @@ pub(super) fn lower(
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
         Opcode::Brx => {
-            if !m.has(".idx") {
+            if !m.has(Modifier::Idx) {
                 return Err(unsupported(cx, g, span));
             }
             let [index, list] = fixed_operands(cx, g, span)?;
@@ -25,7 +25,7 @@ pub(super) fn lower(
             let [t] = fixed_operands(cx, g, span)?;
             Op::Bra {
                 target: cx.branch_target(t)?,
-                uniform: m.has(".uni"),
+                uniform: m.has(Modifier::Uni),
             }
         }
         Opcode::Call => lower_call(cx, g, span)?,

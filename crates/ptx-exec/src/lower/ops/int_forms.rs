@@ -14,7 +14,7 @@ pub(super) fn lower(
 ) -> Result<Op, ExecError> {
     Ok(match opcode {
         Opcode::Addc | Opcode::Subc | Opcode::Madc => lower_carry(cx, g, m, span, opcode)?,
-        Opcode::Add | Opcode::Sub | Opcode::Mad if m.has(".cc") => {
+        Opcode::Add | Opcode::Sub | Opcode::Mad if m.has(Modifier::Cc) => {
             lower_carry(cx, g, m, span, opcode)?
         }
         Opcode::Mul24 | Opcode::Bmsk | Opcode::Szext => {
@@ -51,7 +51,9 @@ pub(super) fn lower(
         | Opcode::Vmax
         | Opcode::Vshl
         | Opcode::Vshr => lower_video_scalar(cx, g, m, span, opcode)?,
-        Opcode::Lop3 if m.has(".or") || m.has(".and") => lower_lop3_pred(cx, g, m, span)?,
+        Opcode::Lop3 if m.has(Modifier::Or) || m.has(Modifier::And) => {
+            lower_lop3_pred(cx, g, m, span)?
+        }
         Opcode::Lop3 => {
             let [d, a, b, c, lut] = fixed_operands(cx, g, span)?;
             let lut = match lut {
@@ -68,7 +70,7 @@ pub(super) fn lower(
             }
         }
         Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max
-            if m.has(".u16x2") || m.has(".s16x2") =>
+            if m.has(Modifier::U16x2) || m.has(Modifier::S16x2) =>
         {
             lower_packed_16x2(cx, g, m, span, opcode)?
         }
@@ -89,14 +91,14 @@ fn lower_mul24_bmsk_szext(
     let op = match opcode {
         Opcode::Mul24 => IntOp2::Mul24 {
             signed: ty == ScalarType::S32,
-            hi: m.has(".hi"),
+            hi: m.has(Modifier::Hi),
         },
         Opcode::Bmsk => IntOp2::Bmsk {
-            wrap: m.has(".wrap"),
+            wrap: m.has(Modifier::Wrap),
         },
         _ => IntOp2::Szext {
             signed: ty == ScalarType::S32,
-            wrap: m.has(".wrap"),
+            wrap: m.has(Modifier::Wrap),
         },
     };
     Ok(Op::Int2 {
@@ -119,10 +121,10 @@ fn lower_mad24_dot(
     let types = m.types();
     let [d, a, b, c] = fixed_operands(cx, g, span)?;
     let (op, ta, tb) = match (opcode, types.as_slice()) {
-        (Opcode::Mad24, [t]) if !m.has(".sat") => (
+        (Opcode::Mad24, [t]) if !m.has(Modifier::Sat) => (
             IntOp3::Mad24 {
                 signed: *t == ScalarType::S32,
-                hi: m.has(".hi"),
+                hi: m.has(Modifier::Hi),
             },
             *t,
             *t,
@@ -137,7 +139,7 @@ fn lower_mad24_dot(
         ),
         (Opcode::Dp2a, [ta, tb]) => (
             IntOp3::Dp2a {
-                hi: m.has(".hi"),
+                hi: m.has(Modifier::Hi),
                 a_signed: *ta == ScalarType::S32,
                 b_signed: *tb == ScalarType::S32,
             },
@@ -181,7 +183,7 @@ fn lower_lop3_pred(
     };
     Ok(Op::Lop3Pred {
         lut,
-        op: if m.has(".and") {
+        op: if m.has(Modifier::And) {
             BoolOp::And
         } else {
             BoolOp::Or
@@ -213,8 +215,8 @@ fn lower_packed_16x2(
     Ok(Op::Int2 {
         op: IntOp2::X2 {
             op,
-            signed: m.has(".s16x2"),
-            relu: m.has(".relu"),
+            signed: m.has(Modifier::S16x2),
+            relu: m.has(Modifier::Relu),
         },
         ty: ScalarType::B32,
         d: cx.dst(d)?,
@@ -236,12 +238,12 @@ pub(super) fn lower_carry(
         return Err(unsupported(cx, g, span));
     }
     let cin = matches!(opcode, Opcode::Addc | Opcode::Subc | Opcode::Madc);
-    let cout = m.has(".cc");
+    let cout = m.has(Modifier::Cc);
     let op = match opcode {
         Opcode::Add | Opcode::Addc => CarryOp::Add,
         Opcode::Sub | Opcode::Subc => CarryOp::Sub,
-        _ if m.has(".hi") => CarryOp::MadHi,
-        _ if m.has(".wide") => return Err(unsupported(cx, g, span)),
+        _ if m.has(Modifier::Hi) => CarryOp::MadHi,
+        _ if m.has(Modifier::Wide) => return Err(unsupported(cx, g, span)),
         _ => CarryOp::MadLo,
     };
     let mad = matches!(op, CarryOp::MadLo | CarryOp::MadHi);
@@ -330,8 +332,8 @@ pub(super) fn lower_video(
         d_signed: *dt == ScalarType::S32,
         a_signed: *at == ScalarType::S32,
         b_signed: *bt == ScalarType::S32,
-        sat: m.has(".sat"),
-        add: m.has(".add"),
+        sat: m.has(Modifier::Sat),
+        add: m.has(Modifier::Add),
         mask,
         d: cx.dst(&dreg)?,
         a: cx.src(a, ScalarType::B32)?,
@@ -363,11 +365,11 @@ fn lower_video_scalar(
     let [dt, at, bt] = types.as_slice() else {
         return Err(cx.error(span, format!("`{opcode}` needs .dtype.atype.btype")));
     };
-    let op2 = if m.has(".add") {
+    let op2 = if m.has(Modifier::Add) {
         Some(VideoOp2::Add)
-    } else if m.has(".min") {
+    } else if m.has(Modifier::Min) {
         Some(VideoOp2::Min)
-    } else if m.has(".max") {
+    } else if m.has(Modifier::Max) {
         Some(VideoOp2::Max)
     } else {
         None
@@ -400,8 +402,8 @@ fn lower_video_scalar(
         d_signed: signed(dt),
         a_signed: signed(at),
         b_signed: signed(bt),
-        sat: m.has(".sat"),
-        clamp: !m.has(".wrap"),
+        sat: m.has(Modifier::Sat),
+        clamp: !m.has(Modifier::Wrap),
         op2,
         d: cx.dst(&ops[0])?,
         a: cx.src(&ops[1], ScalarType::B32)?,

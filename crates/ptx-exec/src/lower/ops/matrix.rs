@@ -14,7 +14,7 @@ pub(super) fn lower(
     Ok(match opcode {
         Opcode::Ldmatrix => {
             let [d, a] = fixed_operands(cx, g, span)?;
-            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
+            let num = m.pick(&[(Modifier::X4, 4), (Modifier::X2, 2)], 1);
             let ds = fragment_slots(cx, d)?;
             if ds.len() != num as usize {
                 return Err(cx.error(span, format!("ldmatrix .x{num} needs {num} destinations")));
@@ -27,7 +27,7 @@ pub(super) fn lower(
             let (addr, sp) = cx.addr(a, space)?;
             Op::Ldmatrix {
                 num,
-                trans: m.has(".trans"),
+                trans: m.has(Modifier::Trans),
                 ds,
                 addr,
                 generic: sp == Space::Generic,
@@ -35,8 +35,8 @@ pub(super) fn lower(
         }
         Opcode::Stmatrix => {
             let [a, r] = fixed_operands(cx, g, span)?;
-            let num = m.pick(&[(".x4", 4), (".x2", 2)], 1);
-            if !m.has(".m8n8") || !m.has(".b16") {
+            let num = m.pick(&[(Modifier::X4, 4), (Modifier::X2, 2)], 1);
+            if !m.has(Modifier::M8n8) || !m.has(ScalarType::B16) {
                 return Err(unsupported(cx, g, span));
             }
             let srcs = vector_srcs(cx, r, ScalarType::B32)?;
@@ -51,7 +51,7 @@ pub(super) fn lower(
             let (addr, sp) = cx.addr(a, space)?;
             Op::Stmatrix {
                 num,
-                trans: m.has(".trans"),
+                trans: m.has(Modifier::Trans),
                 srcs,
                 addr,
                 generic: sp == Space::Generic,
@@ -60,11 +60,11 @@ pub(super) fn lower(
         Opcode::Mma => lower_mma(cx, g, m, span)?,
         Opcode::Wmma => lower_wmma(cx, g, m, span)?,
         Opcode::Wgmma => {
-            if m.has(".fence") {
+            if m.has(Modifier::Fence) {
                 Op::WgmmaFence
-            } else if m.has(".commit_group") {
+            } else if m.has(Flag::CommitGroup) {
                 Op::WgmmaCommit
-            } else if m.has(".wait_group") {
+            } else if m.has(Flag::WaitGroup) {
                 let n = match ops.first() {
                     Some(Operand::Int(v)) => v.value.value as u32,
                     _ => return Err(cx.error(span, "wgmma.wait_group needs an integer".into())),
@@ -96,7 +96,11 @@ pub(super) fn lower_mma(
     span: Span,
 ) -> Result<Op, ExecError> {
     let types = m.types();
-    let shape = match (m.has(".m16n8k16"), m.has(".m16n8k8"), types.as_slice()) {
+    let shape = match (
+        m.has(Modifier::M16n8k16),
+        m.has(Modifier::M16n8k8),
+        types.as_slice(),
+    ) {
         (true, _, [ScalarType::F32, ScalarType::F16, ScalarType::F16, ScalarType::F32]) => {
             MmaShape::M16n8k16F32F16
         }
@@ -116,13 +120,13 @@ pub(super) fn lower_mma(
             _,
             _,
             [ScalarType::S32, a @ (ScalarType::S8 | ScalarType::U8), b @ (ScalarType::S8 | ScalarType::U8), ScalarType::S32],
-        ) if m.has(".m16n8k32") || m.has(".m16n8k16") => {
+        ) if m.has(Modifier::M16n8k32) || m.has(Modifier::M16n8k16) => {
             let (a_signed, b_signed, satfinite) = (
                 *a == ScalarType::S8,
                 *b == ScalarType::S8,
-                m.has(".satfinite"),
+                m.has(Modifier::Satfinite),
             );
-            if m.has(".m16n8k32") {
+            if m.has(Modifier::M16n8k32) {
                 MmaShape::M16n8k32S32I8 {
                     a_signed,
                     b_signed,
@@ -138,7 +142,7 @@ pub(super) fn lower_mma(
         }
         _ => return Err(unsupported(cx, g, span)),
     };
-    if !(m.has(".row") && m.has(".col")) {
+    if !(m.has(Modifier::Row) && m.has(Modifier::Col)) {
         return Err(unsupported(cx, g, span));
     }
     let [d, a, b, c] = fixed_operands(cx, g, span)?;
@@ -173,7 +177,7 @@ pub(super) fn lower_wmma(
         .map(wmma_type)
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| unsupported(cx, g, span))?;
-    if m.has(".mma") {
+    if m.has(Modifier::Mma) {
         lower_wmma_mma(cx, g, m, span, shape, &types)
     } else {
         lower_wmma_memory(cx, g, m, span, shape, &types)
@@ -188,8 +192,7 @@ fn wmma_shape(
     span: Span,
 ) -> Result<(u32, u32, u32), ExecError> {
     let shape = m
-        .list
-        .iter()
+        .written()
         .find_map(|x| {
             let s = x.strip_prefix(".m")?;
             let (mm, rest) = s.split_once('n')?;
@@ -264,7 +267,7 @@ fn lower_wmma_mma(
         b,
         c,
         d,
-        satfinite: m.has(".satfinite"),
+        satfinite: m.has(Modifier::Satfinite),
     };
     let [od, oa, ob, oc] = fixed_operands(cx, g, span)?;
     let ds = fragment_slots(cx, od)?;
@@ -302,15 +305,15 @@ fn lower_wmma_memory(
     types: &[WmmaType],
 ) -> Result<Op, ExecError> {
     use ptx_semantics::wmma::wmma_fits;
-    let load = m.has(".load");
-    if !load && !m.has(".store") {
+    let load = m.has(Modifier::Load);
+    if !load && !m.has(Modifier::Store) {
         return Err(unsupported(cx, g, span));
     }
-    let matrix = if !load || m.has(".c") || m.has(".d") {
+    let matrix = if !load || m.has(Modifier::C) || m.has(Modifier::D) {
         WmmaMatrix::C
-    } else if m.has(".a") {
+    } else if m.has(Modifier::A) {
         WmmaMatrix::A
-    } else if m.has(".b") {
+    } else if m.has(Modifier::B) {
         WmmaMatrix::B
     } else {
         return Err(unsupported(cx, g, span));
@@ -348,7 +351,7 @@ fn lower_wmma_memory(
         matrix,
         rows,
         cols,
-        row_major: !m.has(".col"),
+        row_major: !m.has(Modifier::Col),
         ty,
         regs,
         addr,
@@ -369,8 +372,7 @@ pub(super) fn lower_wgmma(
     span: Span,
 ) -> Result<Op, ExecError> {
     let shape_mod = m
-        .list
-        .iter()
+        .written()
         .find(|x| x.starts_with(".m64n"))
         .ok_or_else(|| unsupported(cx, g, span))?;
     let inner = &shape_mod[5..];
@@ -444,7 +446,7 @@ pub(super) fn lower_wgmma(
             k,
             input,
             input_b,
-            satfinite: m.has(".satfinite"),
+            satfinite: m.has(Modifier::Satfinite),
             f16_accumulator,
         },
         ds,

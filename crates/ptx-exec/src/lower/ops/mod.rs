@@ -21,7 +21,9 @@
 use crate::lower::{space_of, OperandCx};
 use crate::program::*;
 use crate::ExecError;
-use ptx_isa::{Opcode, ScalarType, StateSpace, TypeKind};
+use ptx_isa::{
+    Flag, MemorySemantics, Modifier, Opcode, ScalarType, Scope, StateSpace, TypeKind, VectorWidth,
+};
 use ptx_syntax::ast::{GenericInstruction, Operand};
 use ptx_syntax::Span;
 
@@ -39,63 +41,68 @@ mod warp;
 use atomic::lower_atom;
 use sync::lower_mbarrier;
 
-/// The decoded modifiers of a generic instruction.
+/// The decoded modifiers of a generic instruction (as the parser classified them).
 struct Mods<'g> {
-    list: Vec<&'g str>,
+    g: &'g GenericInstruction,
 }
 
 impl<'g> Mods<'g> {
     fn new(g: &'g GenericInstruction) -> Self {
-        Mods {
-            list: g.modifiers.iter().map(|m| m.value.as_str()).collect(),
-        }
+        Mods { g }
     }
 
-    fn has(&self, m: &str) -> bool {
-        self.list.contains(&m)
+    /// The classified modifiers, in order.
+    fn known(&self) -> impl Iterator<Item = Modifier> + 'g {
+        self.g.known_modifiers()
+    }
+
+    /// Every modifier as written (the matrix shapes `.m64n128k16`, which no table lists, are
+    /// parsed from it).
+    fn written(&self) -> impl Iterator<Item = &'g str> + 'g {
+        self.g.modifiers.iter().map(|m| m.value.as_str())
+    }
+
+    fn has(&self, m: impl Into<Modifier>) -> bool {
+        self.g.has(m)
     }
 
     /// The value paired with the first of `choices` whose modifier the instruction carries,
     /// else `otherwise` (the modifier-to-mode tables of `shfl`, `vote`, `prmt`, `testp`...).
-    fn pick<T: Copy>(&self, choices: &[(&str, T)], otherwise: T) -> T {
+    fn pick<T: Copy>(&self, choices: &[(Modifier, T)], otherwise: T) -> T {
         choices
             .iter()
-            .find(|(m, _)| self.has(m))
+            .find(|&&(m, _)| self.has(m))
             .map_or(otherwise, |&(_, v)| v)
     }
 
     /// The types written, in order (`cvt.f32.s32` → [F32, S32]).
     fn types(&self) -> Vec<ScalarType> {
-        self.list
-            .iter()
-            .filter_map(|m| ScalarType::from_token(m))
-            .collect()
+        self.known().filter_map(Modifier::scalar_type).collect()
     }
 
     fn space(&self) -> Option<StateSpace> {
-        self.list.iter().find_map(|m| StateSpace::from_token(m))
+        self.known().find_map(Modifier::space)
     }
 
     fn rounding(&self) -> Rounding {
-        for m in &self.list {
-            match *m {
-                ".rn" | ".rni" => return Rounding::Rn,
-                ".rz" | ".rzi" => return Rounding::Rz,
-                ".rm" | ".rmi" => return Rounding::Rm,
-                ".rp" | ".rpi" => return Rounding::Rp,
-                ".rna" => return Rounding::Rna,
-                _ => {}
-            }
-        }
-        Rounding::Rn
+        self.known()
+            .find_map(|m| match m {
+                Modifier::Rn | Modifier::Rni => Some(Rounding::Rn),
+                Modifier::Rz | Modifier::Rzi => Some(Rounding::Rz),
+                Modifier::Rm | Modifier::Rmi => Some(Rounding::Rm),
+                Modifier::Rp | Modifier::Rpi => Some(Rounding::Rp),
+                Modifier::Rna => Some(Rounding::Rna),
+                _ => None,
+            })
+            .unwrap_or(Rounding::Rn)
     }
 
     fn int_rounding(&self) -> Option<Rounding> {
-        self.list.iter().find_map(|m| match *m {
-            ".rni" => Some(Rounding::Rn),
-            ".rzi" => Some(Rounding::Rz),
-            ".rmi" => Some(Rounding::Rm),
-            ".rpi" => Some(Rounding::Rp),
+        self.known().find_map(|m| match m {
+            Modifier::Rni => Some(Rounding::Rn),
+            Modifier::Rzi => Some(Rounding::Rz),
+            Modifier::Rmi => Some(Rounding::Rm),
+            Modifier::Rpi => Some(Rounding::Rp),
             _ => None,
         })
     }
@@ -103,43 +110,43 @@ impl<'g> Mods<'g> {
     fn float_mode(&self) -> FloatMode {
         FloatMode {
             rounding: self.rounding(),
-            ftz: self.has(".ftz"),
-            sat: self.has(".sat") || self.has(".satfinite"),
-            relu: self.has(".relu"),
+            ftz: self.has(Modifier::Ftz),
+            sat: self.has(Modifier::Sat) || self.has(Modifier::Satfinite),
+            relu: self.has(Modifier::Relu),
         }
     }
 
     fn cmp(&self) -> Option<Cmp> {
-        self.list.iter().find_map(|m| {
-            Some(match *m {
-                ".eq" => Cmp::Eq,
-                ".ne" => Cmp::Ne,
-                ".lt" => Cmp::Lt,
-                ".le" => Cmp::Le,
-                ".gt" => Cmp::Gt,
-                ".ge" => Cmp::Ge,
-                ".lo" => Cmp::Lo,
-                ".ls" => Cmp::Ls,
-                ".hi" => Cmp::Hi,
-                ".hs" => Cmp::Hs,
-                ".equ" => Cmp::Equ,
-                ".neu" => Cmp::Neu,
-                ".ltu" => Cmp::Ltu,
-                ".leu" => Cmp::Leu,
-                ".gtu" => Cmp::Gtu,
-                ".geu" => Cmp::Geu,
-                ".num" => Cmp::Num,
-                ".nan" => Cmp::Nan,
+        self.known().find_map(|m| {
+            Some(match m {
+                Modifier::Eq => Cmp::Eq,
+                Modifier::Ne => Cmp::Ne,
+                Modifier::Lt => Cmp::Lt,
+                Modifier::Le => Cmp::Le,
+                Modifier::Gt => Cmp::Gt,
+                Modifier::Ge => Cmp::Ge,
+                Modifier::Lo => Cmp::Lo,
+                Modifier::Ls => Cmp::Ls,
+                Modifier::Hi => Cmp::Hi,
+                Modifier::Hs => Cmp::Hs,
+                Modifier::Equ => Cmp::Equ,
+                Modifier::Neu => Cmp::Neu,
+                Modifier::Ltu => Cmp::Ltu,
+                Modifier::Leu => Cmp::Leu,
+                Modifier::Gtu => Cmp::Gtu,
+                Modifier::Geu => Cmp::Geu,
+                Modifier::Num => Cmp::Num,
+                Modifier::Nan => Cmp::Nan,
                 _ => return None,
             })
         })
     }
 
     fn bool_op(&self) -> Option<BoolOp> {
-        self.list.iter().find_map(|m| match *m {
-            ".and" => Some(BoolOp::And),
-            ".or" => Some(BoolOp::Or),
-            ".xor" => Some(BoolOp::Xor),
+        self.known().find_map(|m| match m {
+            Modifier::And => Some(BoolOp::And),
+            Modifier::Or => Some(BoolOp::Or),
+            Modifier::Xor => Some(BoolOp::Xor),
             _ => None,
         })
     }
@@ -207,15 +214,15 @@ fn one_type(
 
 /// The reduction operations of `red` and `cp.reduce.async.bulk` by modifier (`atom` also
 /// takes `.exch` and `.cas`).
-pub(crate) const REDUCE_OPS: [(&str, AtomOp); 8] = [
-    (".add", AtomOp::Add),
-    (".min", AtomOp::Min),
-    (".max", AtomOp::Max),
-    (".inc", AtomOp::Inc),
-    (".dec", AtomOp::Dec),
-    (".and", AtomOp::And),
-    (".or", AtomOp::Or),
-    (".xor", AtomOp::Xor),
+pub(crate) const REDUCE_OPS: [(Modifier, AtomOp); 8] = [
+    (Modifier::Add, AtomOp::Add),
+    (Modifier::Min, AtomOp::Min),
+    (Modifier::Max, AtomOp::Max),
+    (Modifier::Inc, AtomOp::Inc),
+    (Modifier::Dec, AtomOp::Dec),
+    (Modifier::And, AtomOp::And),
+    (Modifier::Or, AtomOp::Or),
+    (Modifier::Xor, AtomOp::Xor),
 ];
 
 pub(crate) fn unsupported(cx: &dyn OperandCx, g: &GenericInstruction, span: Span) -> ExecError {
@@ -245,8 +252,8 @@ pub(crate) fn lower_generic(
         | Vmax4 | Lop3 | Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr => {
             int_forms::lower(cx, g, &m, span, opcode)?
         }
-        Add | Sub | Mad if m.has(".cc") => int_forms::lower(cx, g, &m, span, opcode)?,
-        Add | Sub | Min | Max if m.has(".u16x2") || m.has(".s16x2") => {
+        Add | Sub | Mad if m.has(Modifier::Cc) => int_forms::lower(cx, g, &m, span, opcode)?,
+        Add | Sub | Min | Max if m.has(Modifier::U16x2) || m.has(Modifier::S16x2) => {
             int_forms::lower(cx, g, &m, span, opcode)?
         }
         Add | Sub | Mul | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr | Copysign | Sad

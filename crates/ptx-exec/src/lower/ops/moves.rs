@@ -62,7 +62,7 @@ pub(super) fn lower(
                 },
             }
         }
-        Opcode::Cvt if m.has(".pack") => {
+        Opcode::Cvt if m.has(Modifier::Pack) => {
             let types = m.types();
             let dty = *types
                 .first()
@@ -74,7 +74,7 @@ pub(super) fn lower(
                 ScalarType::S16 => (16, true),
                 _ => return Err(cx.error(span, "cvt.pack converts to .u8/.s8/.u16/.s16".into())),
             };
-            if !m.has(".sat") {
+            if !m.has(Modifier::Sat) {
                 return Err(cx.error(span, "cvt.pack needs .sat".into()));
             }
             let c = match ops.get(3) {
@@ -126,7 +126,7 @@ pub(super) fn lower(
                 d: cx.dst(d)?,
                 a: cx.src(a, ty)?,
                 space: space_of(m.space()),
-                to_generic: !m.has(".to"),
+                to_generic: !m.has(Modifier::To),
                 bits: ty.bits(),
             }
         }

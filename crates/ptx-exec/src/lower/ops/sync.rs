@@ -13,7 +13,7 @@ pub(super) fn lower(
 ) -> Result<Op, ExecError> {
     let ops = &g.operands;
     Ok(match opcode {
-        Opcode::Bar if m.has(".warp") => {
+        Opcode::Bar if m.has(Modifier::Warp) => {
             // `bar.warp.sync membermask`: a warp-level wait, not a CTA barrier.
             let [mask] = ops.as_slice() else {
                 return Err(cx.error(span, "bar.warp.sync takes one operand".into()));
@@ -27,8 +27,8 @@ pub(super) fn lower(
         // (on an id of its own, apart from bar.sync's 0..15) and the arrive has nothing to do.
         // Waiting for every thread at the wait is stronger than waiting for their arrivals,
         // never weaker.
-        Opcode::Barrier if m.has(".cluster") => {
-            if m.has(".wait") {
+        Opcode::Barrier if m.has(Scope::Cluster) => {
+            if m.has(Modifier::Wait) {
                 Op::BarSync {
                     id: Src::Imm(16),
                     count: None,
@@ -39,10 +39,13 @@ pub(super) fn lower(
             }
         }
         Opcode::Bar | Opcode::Barrier => {
-            let red = m.has(".red");
+            let red = m.has(Modifier::Red);
             if red {
                 let op = m.pick(
-                    &[(".popc", BarRedOp::Popc), (".and", BarRedOp::And)],
+                    &[
+                        (Modifier::Popc, BarRedOp::Popc),
+                        (Modifier::And, BarRedOp::And),
+                    ],
                     BarRedOp::Or,
                 );
                 let (d, id, count, p) = match ops.as_slice() {
@@ -64,7 +67,7 @@ pub(super) fn lower(
                     p: cx.pred_src(p)?,
                 });
             }
-            let arrive_only = m.has(".arrive");
+            let arrive_only = m.has(Flag::Arrive);
             let id = match ops.first() {
                 Some(o) => cx.src(o, ScalarType::U32)?,
                 None => Src::Imm(0),
@@ -120,34 +123,34 @@ pub(super) fn lower_mbarrier(
     m: &Mods<'_>,
     span: Span,
 ) -> Result<Op, ExecError> {
-    let parity = m.has(".parity");
-    let op = if m.has(".init") {
+    let parity = m.has(Modifier::Parity);
+    let op = if m.has(Modifier::Init) {
         MbarrierOp::Init
-    } else if m.has(".arrive_drop") {
+    } else if m.has(Modifier::ArriveDrop) {
         MbarrierOp::ArriveDrop
-    } else if m.has(".arrive") && m.has(".expect_tx") {
+    } else if m.has(Flag::Arrive) && m.has(Modifier::ExpectTx) {
         MbarrierOp::ArriveExpectTx
-    } else if m.has(".arrive") {
+    } else if m.has(Flag::Arrive) {
         MbarrierOp::Arrive
-    } else if m.has(".expect_tx") {
+    } else if m.has(Modifier::ExpectTx) {
         MbarrierOp::ExpectTx
-    } else if m.has(".complete_tx") {
+    } else if m.has(Modifier::CompleteTx) {
         MbarrierOp::CompleteTx
-    } else if m.has(".test_wait") {
+    } else if m.has(Modifier::TestWait) {
         if parity {
             MbarrierOp::TestWaitParity
         } else {
             MbarrierOp::TestWait
         }
-    } else if m.has(".try_wait") {
+    } else if m.has(Modifier::TryWait) {
         if parity {
             MbarrierOp::TryWaitParity
         } else {
             MbarrierOp::TryWait
         }
-    } else if m.has(".inval") {
+    } else if m.has(Modifier::Inval) {
         MbarrierOp::Inval
-    } else if m.has(".pending_count") {
+    } else if m.has(Modifier::PendingCount) {
         MbarrierOp::PendingCount
     } else {
         return Err(unsupported(cx, g, span));
@@ -194,13 +197,16 @@ pub(super) fn lower_mbarrier(
 /// `fence.release`, the other proxy fences, `fence.mbarrier_init`.
 pub(super) fn fence_invalidates_l1(opcode: Opcode, m: &Mods<'_>) -> bool {
     if opcode == Opcode::Membar {
-        return m.has(".gl") || m.has(".sys");
+        return m.has(Modifier::Gl) || m.has(Scope::Sys);
     }
-    if m.has(".proxy") {
-        return m.has(".alias");
+    if m.has(Modifier::Proxy) {
+        return m.has(Modifier::Alias);
     }
-    if m.has(".mbarrier_init") || m.has(".op_restrict") || m.has(".release") {
+    if m.has(Modifier::MbarrierInit)
+        || m.has(Modifier::OpRestrict)
+        || m.has(MemorySemantics::Release)
+    {
         return false;
     }
-    m.has(".cluster") || m.has(".gpu") || m.has(".sys")
+    m.has(Scope::Cluster) || m.has(Scope::Gpu) || m.has(Scope::Sys)
 }

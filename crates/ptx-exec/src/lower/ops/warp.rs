@@ -25,9 +25,9 @@ pub(super) fn lower(
         Opcode::Shfl => {
             let mode = m.pick(
                 &[
-                    (".up", ShflMode::Up),
-                    (".down", ShflMode::Down),
-                    (".bfly", ShflMode::Bfly),
+                    (Modifier::Up, ShflMode::Up),
+                    (Modifier::Down, ShflMode::Down),
+                    (Modifier::Bfly, ShflMode::Bfly),
                 ],
                 ShflMode::Idx,
             );
@@ -49,9 +49,9 @@ pub(super) fn lower(
         Opcode::Vote => {
             let mode = m.pick(
                 &[
-                    (".all", VoteMode::All),
-                    (".any", VoteMode::Any),
-                    (".uni", VoteMode::Uni),
+                    (Modifier::All, VoteMode::All),
+                    (Modifier::Any, VoteMode::Any),
+                    (Modifier::Uni, VoteMode::Uni),
                 ],
                 VoteMode::Ballot,
             );
@@ -91,11 +91,11 @@ pub(super) fn lower(
             let [d, a, mask] = fixed_operands(cx, g, span)?;
             let op = m.pick(
                 &[
-                    (".add", AtomOp::Add),
-                    (".min", AtomOp::Min),
-                    (".max", AtomOp::Max),
-                    (".and", AtomOp::And),
-                    (".or", AtomOp::Or),
+                    (Modifier::Add, AtomOp::Add),
+                    (Modifier::Min, AtomOp::Min),
+                    (Modifier::Max, AtomOp::Max),
+                    (Modifier::And, AtomOp::And),
+                    (Modifier::Or, AtomOp::Or),
                 ],
                 AtomOp::Xor,
             );
@@ -109,7 +109,7 @@ pub(super) fn lower(
         }
         Opcode::Match => {
             let ty = one_type(cx, m, g, span)?;
-            let all = m.has(".all");
+            let all = m.has(Modifier::All);
             let [d, a, mask] = fixed_operands(cx, g, span)?;
             let (d, dp) = dst_and_pred(cx, d)?;
             Op::Match {
