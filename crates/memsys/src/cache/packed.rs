@@ -113,7 +113,7 @@ pub(super) fn demote_lru_last(keys: &mut [u8; 16], occupancy: &mut [u64; 4]) -> 
     // Evict-last keys are the ones below 16 (class nibble 0); the largest is the least recent.
     let mut lru: Option<(usize, u8)> = None;
     for (w, &k) in keys.iter().enumerate() {
-        if k < 16 && lru.map_or(true, |(_, b)| k > b) {
+        if k < 16 && lru.is_none_or(|(_, b)| k > b) {
             lru = Some((w, k));
         }
     }

@@ -64,7 +64,7 @@ pub(super) fn record_groups_into(
         // An atomic's passes (`atomic_passes`) are recorded as that many accesses.
         for g in groups
             .iter()
-            .flat_map(|g| std::iter::repeat(g).take(usize::from(g.passes)))
+            .flat_map(|g| std::iter::repeat_n(g, usize::from(g.passes)))
         {
             let line_addr = g.line << geo.line_shift;
             let mut m = u32::from(g.mask);
