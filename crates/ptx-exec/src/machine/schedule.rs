@@ -328,28 +328,7 @@ impl<'p> Machine<'p> {
             let frame = warp.frames.last_mut().expect("checked above");
             let (pc, active) = match frame.uniform {
                 Some(pc) if warp.waiting == 0 && frame.sync_wait == 0 => (pc, runnable),
-                _ => {
-                    // The lanes at the lowest scheduling rank (see `schedule_ranks`).
-                    let rank = &self.program.functions[frame.func as usize].rank;
-                    let mut min = u32::MAX;
-                    let mut min_pc = 0;
-                    let mut m = 0u32;
-                    let mut bits = runnable;
-                    while bits != 0 {
-                        let l = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        let p = frame.pc[l as usize];
-                        let r = rank.get(p as usize).copied().unwrap_or(u32::MAX);
-                        if r < min || m == 0 {
-                            min = r;
-                            min_pc = p;
-                            m = 1 << l;
-                        } else if p == min_pc {
-                            m |= 1 << l;
-                        }
-                    }
-                    (min_pc, m)
-                }
+                _ => self.lowest_rank_lanes(frame, runnable),
             };
             let func = frame.func;
             let program = self.program;
@@ -424,6 +403,30 @@ impl<'p> Machine<'p> {
             used += 1;
         }
         Ok((ended(progressed, WarpState::Blocked), 0))
+    }
+
+    /// The PC of the `runnable` lanes of `frame` at the lowest scheduling rank (see
+    /// `schedule_ranks`), and those of them at it: who runs next when the lanes diverged.
+    fn lowest_rank_lanes(&self, frame: &Frame, runnable: u32) -> (crate::program::Pc, u32) {
+        let rank = &self.program.functions[frame.func as usize].rank;
+        let mut min = u32::MAX;
+        let mut min_pc = 0;
+        let mut m = 0u32;
+        let mut bits = runnable;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let p = frame.pc[l as usize];
+            let r = rank.get(p as usize).copied().unwrap_or(u32::MAX);
+            if r < min || m == 0 {
+                min = r;
+                min_pc = p;
+                m = 1 << l;
+            } else if p == min_pc {
+                m |= 1 << l;
+            }
+        }
+        (min_pc, m)
     }
 
     /// Counters-only mode: passes the run of instructions the slice skips that starts at
