@@ -130,7 +130,7 @@ pub struct Session {
     launches: u32,
     /// Global lines earlier counters-only launches wrote with values they did not compute
     /// (`machine/counters_only.rs`).
-    unknown_lines: std::collections::BTreeSet<u64>,
+    unknown_lines: machine::LineBits,
 }
 
 impl Session {
@@ -272,8 +272,7 @@ impl Session {
         };
         let Some(why) = why else {
             let mut s = result?;
-            self.unknown_lines
-                .extend(std::mem::take(&mut s.unknowns.unknown_lines));
+            self.unknown_lines.union(&s.unknowns.unknown_lines);
             s.unknowns = Default::default();
             self.last_hazards = hazards;
             self.last_printf = printf;

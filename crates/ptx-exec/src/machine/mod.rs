@@ -91,7 +91,7 @@ mod warp_sync;
 use crate::error::ExecError;
 use crate::hazards::{Access, Hazard, Tracker};
 use crate::program::*;
-pub use counters_only::{CountersOnly, Unknowns};
+pub use counters_only::{CountersOnly, LineBits, Unknowns};
 use memsys::MemSystem;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicU64;
