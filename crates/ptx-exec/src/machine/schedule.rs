@@ -450,14 +450,9 @@ impl<'p> Machine<'p> {
             return None;
         }
         let frame = cta.warps[wi].frames.last_mut()?;
-        let code = &self.program.functions[frame.func as usize].code;
-        for inst in &code[pc as usize..(pc + n) as usize] {
-            let exec = match inst.guard {
-                Some(g) => active & Self::pred_mask(frame, g),
-                None => active,
-            };
-            self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
-            self.summary.thread_instructions += exec.count_ones() as u64;
+        let program = self.program;
+        for inst in &program.functions[frame.func as usize].code[pc as usize..(pc + n) as usize] {
+            self.count(frame, inst, active);
         }
         Self::set_pc(frame, active, pc + n);
         frame.uniform = Some(pc + n);

@@ -87,12 +87,7 @@ impl Machine<'_> {
         let program = self.program;
         let func = cta.warps[wi].frames.last().expect("frame").func;
         let inst = &program.functions[func as usize].code[pc as usize];
-        let exec = match inst.guard {
-            Some(g) => active & Self::pred_mask(cta.warps[wi].frames.last().expect("frame"), g),
-            None => active,
-        };
-        self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
-        self.summary.thread_instructions += exec.count_ones() as u64;
+        let exec = self.count(cta.warps[wi].frames.last().expect("frame"), inst, active);
         let mut next_pc = Some(pc + 1);
         let (mut exec, mut active) = (exec, active);
         // Counters-only mode: an instruction outside the slice is counted, not run.
@@ -135,6 +130,20 @@ impl Machine<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Counts `inst` for the lanes of `active` its guard lets run (by `frame`'s predicates),
+    /// which it returns: how `step` and a skipped run (`pass_skipped_run`) count an
+    /// instruction, so counters-only mode counts as the full run does.
+    #[inline(always)]
+    pub(super) fn count(&mut self, frame: &super::Frame, inst: &Inst, active: u32) -> u32 {
+        let exec = match inst.guard {
+            Some(g) => active & Self::pred_mask(frame, g),
+            None => active,
+        };
+        self.summary.per_instruction[inst.id as usize] += exec.count_ones() as u64;
+        self.summary.thread_instructions += exec.count_ones() as u64;
+        exec
     }
 
     /// A fence that ptxas follows with CCTL.IVALL invalidates the SM's L1, so loads ordered
