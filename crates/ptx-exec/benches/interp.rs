@@ -17,6 +17,9 @@ use ptx_isa::ScalarType;
 
 const PTX: &str = include_str!("kernels/bench_kernels.sm80.ptx");
 
+#[path = "../examples/measure/softmax.rs"]
+mod softmax_workload;
+
 fn session() -> Session {
     let module = ptx_syntax::parse(PTX).expect("bench kernels parse");
     Session::new(&module, PTX, memsys::GpuConfig::a100()).expect("bench kernels lower")
@@ -263,43 +266,22 @@ fn half_to_f32(h: u16) -> f32 {
 /// inputs are a fixed sequence; the two modes' instruction counts are compared first (every
 /// counter of every corpus launch is compared in `crates/ptxsim/tests/counters_only.rs`).
 fn softmax(c: &mut Criterion) {
-    const SOFTMAX: &str = include_str!("../../../tests/corpus/triton/softmax.sm80.ptx");
     let mut g = c.benchmark_group("softmax");
     g.sample_size(10);
-    let (rows, cols) = (16_384u64, 100u64);
-    let module = ptx_syntax::parse(SOFTMAX).expect("softmax parses");
-    let mut s = Session::new(&module, SOFTMAX, memsys::GpuConfig::a100()).expect("it lowers");
-    let input: Vec<u8> = (0..rows * cols)
-        .flat_map(|i| (((i * 37) % 101) as f32 / 16.0 - 3.0).to_le_bytes())
-        .collect();
-    let out = s.alloc_buffer(&vec![0u8; input.len()]).unwrap();
-    let inp = s.alloc_buffer(&input).unwrap();
-    let n = KernelArg::Scalar {
-        ty: ScalarType::S32,
-        bits: cols,
-    };
-    let args = [
-        KernelArg::Pointer(out),
-        KernelArg::Pointer(inp),
-        n.clone(),
-        n.clone(),
-        n,
-        KernelArg::Pointer(0),
-        KernelArg::Pointer(0),
-    ];
-    let cfg = LaunchConfig {
-        grid: [rows as u32, 1, 1],
-        block: [128, 1, 1],
-        // Triton's metadata: 16 bytes of dynamic shared memory for the cross-warp reductions.
-        dynamic_shared: 16,
-        ..LaunchConfig::default()
-    };
-    let full = s.launch("softmax_kernel", &args, cfg.clone()).unwrap();
+    let module = ptx_syntax::parse(softmax_workload::PTX).expect("softmax parses");
+    let mut s =
+        Session::new(&module, softmax_workload::PTX, memsys::GpuConfig::a100()).expect("it lowers");
+    let (args, cfg) = softmax_workload::launch(&mut s, 16_384);
+    let full = s
+        .launch(softmax_workload::KERNEL, &args, cfg.clone())
+        .unwrap();
     let co_cfg = LaunchConfig {
         counters_only: true,
         ..cfg.clone()
     };
-    let co = s.launch("softmax_kernel", &args, co_cfg.clone()).unwrap();
+    let co = s
+        .launch(softmax_workload::KERNEL, &args, co_cfg.clone())
+        .unwrap();
     assert_eq!(co.per_instruction, full.per_instruction);
     assert!(co
         .counters_only
@@ -307,10 +289,16 @@ fn softmax(c: &mut Criterion) {
         .is_some_and(|c| c.sliced && c.restarted.is_none()));
     g.throughput(Throughput::Elements(full.thread_instructions));
     g.bench_function("cache model on", |bch| {
-        bch.iter(|| s.launch("softmax_kernel", &args, cfg.clone()).unwrap())
+        bch.iter(|| {
+            s.launch(softmax_workload::KERNEL, &args, cfg.clone())
+                .unwrap()
+        })
     });
     g.bench_function("cache model on, counters-only", |bch| {
-        bch.iter(|| s.launch("softmax_kernel", &args, co_cfg.clone()).unwrap())
+        bch.iter(|| {
+            s.launch(softmax_workload::KERNEL, &args, co_cfg.clone())
+                .unwrap()
+        })
     });
     g.finish();
 }

@@ -6,6 +6,8 @@
 //! inputs from a fixed sequence). Set `CACHE_MODEL=1` for the cache model (A100 preset),
 //! `COUNTERS_ONLY=1` for counters-only mode, `THREADS=N` for host threads.
 mod measure;
+#[path = "measure/softmax.rs"]
+mod softmax;
 
 use measure::*;
 use ptx_exec::{KernelArg, LaunchConfig, Session};
@@ -15,35 +17,21 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let which = args.next().unwrap_or_else(|| "alu".into());
     let ptx = match which.as_str() {
-        "softmax" => include_str!("../../../tests/corpus/triton/softmax.sm80.ptx"),
+        "softmax" => softmax::PTX,
         _ => include_str!("../benches/kernels/bench_kernels.sm80.ptx"),
     };
     let module = ptx_syntax::parse(ptx).expect("parses");
     let mut s = Session::new(&module, ptx, memsys::GpuConfig::a100()).expect("lowers");
     let model = std::env::var_os("CACHE_MODEL").is_some();
-    let block = if which == "softmax" { 128 } else { 256 };
+    let mut cfg = LaunchConfig {
+        block: [256, 1, 1],
+        ..LaunchConfig::default()
+    };
     let (kernel, kargs, grid) = if which == "softmax" {
         let rows: u64 = args.next().map_or(4096, |x| x.parse().expect("ROWS"));
-        let cols = 100u64;
-        let input: Vec<u8> = (0..rows * cols)
-            .flat_map(|i| (((i * 37) % 101) as f32 / 16.0 - 3.0).to_le_bytes())
-            .collect();
-        let out = s.alloc_buffer(&vec![0u8; input.len()]).unwrap();
-        let inp = s.alloc_buffer(&input).unwrap();
-        let n = KernelArg::Scalar {
-            ty: ScalarType::S32,
-            bits: cols,
-        };
-        let kargs = vec![
-            KernelArg::Pointer(out),
-            KernelArg::Pointer(inp),
-            n.clone(),
-            n.clone(),
-            n,
-            KernelArg::Pointer(0),
-            KernelArg::Pointer(0),
-        ];
-        ("softmax_kernel", kargs, rows as u32)
+        let (kargs, softmax_cfg) = softmax::launch(&mut s, rows);
+        cfg = softmax_cfg;
+        (softmax::KERNEL, kargs, rows as u32)
     } else if which == "triad" {
         let n: u64 = args.next().map_or(1 << 16, |x| x.parse().expect("N"));
         let a = s.alloc_buffer(&vec![0u8; n as usize * 4]).unwrap();
@@ -81,12 +69,10 @@ fn main() {
     };
     let cfg = LaunchConfig {
         grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared: if which == "softmax" { 16 } else { 0 },
         cache_model: model,
         threads: threads_from_env(),
         counters_only: std::env::var("COUNTERS_ONLY").is_ok_and(|v| v == "1"),
-        ..LaunchConfig::default()
+        ..cfg
     };
     let t = std::time::Instant::now();
     let process_cpu = process_cpu_seconds();
