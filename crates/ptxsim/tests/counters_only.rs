@@ -5,6 +5,9 @@
 //! memory-system counter (per SM, per instruction, the L2 timeline: `MemSystem::stats`), from
 //! which the per-line tables and the time estimate are computed.
 
+mod common;
+
+use common::first_difference;
 use ptxsim::launch::{dims, load_session, parse_arg, prepare, prepare_steps, LaunchFile};
 use std::path::{Path, PathBuf};
 
@@ -144,23 +147,6 @@ fn note(s: &ptx_exec::RunSummary, counters_only: bool, tally: &mut Tally) {
     if c.restarted.is_none() {
         tally.skipped_instructions += u64::from(c.skipped);
     }
-}
-
-fn first_difference(a: &str, b: &str) -> String {
-    let line = a
-        .lines()
-        .zip(b.lines())
-        .position(|(x, y)| x != y)
-        .unwrap_or(0);
-    let at = |t: &str| -> String {
-        t.lines()
-            .nth(line)
-            .unwrap_or("")
-            .chars()
-            .take(400)
-            .collect()
-    };
-    format!("line {line}:\n{}\nvs\n{}", at(a), at(b))
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! run summary, printf) for every thread count, with the default order and with a seed; and
 //! the CLI refuses a thread count it cannot use.
 
+mod common;
+
+use common::first_difference;
 use ptxsim::launch::{dims, load_session, parse_arg, prepare, LaunchFile};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,26 +98,11 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count() {
             for threads in [2, 3, 4] {
                 let (many, used, _) = run(launch, seed, threads, model);
                 assert!(used > 1, "{launch}: ran on {used} threads");
-                if many != one {
-                    let line = one
-                        .lines()
-                        .zip(many.lines())
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(0);
-                    let start = |t: &str| -> String {
-                        t.lines()
-                            .nth(line)
-                            .unwrap_or("")
-                            .chars()
-                            .take(300)
-                            .collect()
-                    };
-                    panic!(
-                        "{launch} seed {seed} (cache model {model}): {threads} threads differ from 1 in line {line}:\n{}\nvs\n{}",
-                        start(&one),
-                        start(&many)
-                    );
-                }
+                assert!(
+                    many == one,
+                    "{launch} seed {seed} (cache model {model}): {threads} threads differ from 1 in {}",
+                    first_difference(&one, &many)
+                );
             }
         }
     }

@@ -127,3 +127,22 @@ impl Launch {
         run_exits(code, &self.args())
     }
 }
+
+/// Where two multi-line texts first differ: the line number and both lines (their first 400
+/// characters), for an assertion message.
+pub fn first_difference(a: &str, b: &str) -> String {
+    let line = a
+        .lines()
+        .zip(b.lines())
+        .position(|(x, y)| x != y)
+        .unwrap_or(0);
+    let at = |t: &str| -> String {
+        t.lines()
+            .nth(line)
+            .unwrap_or("")
+            .chars()
+            .take(400)
+            .collect()
+    };
+    format!("line {line}:\n{}\nvs\n{}", at(a), at(b))
+}
