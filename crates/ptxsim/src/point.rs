@@ -182,8 +182,11 @@ pub fn prepare_launch_steps(
 pub type OutputBuffer = (usize, ptx_isa::ScalarType, Vec<u8>);
 
 /// Every buffer argument of a one-kernel launch after its run, inputs included: a kernel may
-/// write any of them.
+/// write any of them. None in counters-only mode, which computes no outputs.
 pub fn launch_buffers(prepared: &PreparedLaunch) -> Result<Vec<OutputBuffer>, LaunchError> {
+    if prepared.config.counters_only {
+        return Ok(Vec::new());
+    }
     prepared
         .buffers
         .iter()

@@ -124,11 +124,7 @@ impl Launch<'_> {
             message: format!("variant `{}`: {m}", variant.name),
             usage: false,
         })?;
-        // Counters-only mode computes no outputs: nothing to compare them by.
-        let buffers = match self.config.counters_only {
-            true => Vec::new(),
-            false => point::launch_buffers(&prepared)?,
-        };
+        let buffers = point::launch_buffers(&prepared)?;
         let mut report = variant.report(&prepared.session, &summary, self.gpu.timeline_interval);
         report.keep_launched_lines(&point::launched_lines(
             &prepared.session.program,

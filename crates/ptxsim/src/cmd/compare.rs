@@ -175,12 +175,9 @@ pub fn run(args: Args) -> ExitCode {
                 Err(e) => return fail(e),
             }
         }
-        let buffers = match r.counters_only {
-            true => Vec::new(),
-            false => match point::launch_buffers(&prepared) {
-                Ok(b) => b,
-                Err(e) => return fail(e),
-            },
+        let buffers = match point::launch_buffers(&prepared) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
         };
         let mut v = variant.report(&prepared.session, &summary, r.gpu.timeline_interval);
         v.keep_launched_lines(&point::launched_lines(&prepared.session.program, &r.kernel));
