@@ -116,6 +116,9 @@ pub(crate) struct Prepared {
 enum Data<'a> {
     None,
     Out(&'a mut [u8]),
+    /// A read whose bytes the caller does not use ([`MemSystem::load_unread`]): the same
+    /// work and counters as `Out`, and the stale lanes, without copying the bytes out.
+    Unread,
     In(&'a [u8]),
     Atomic(&'a mut dyn FnMut(usize, &mut [u8])),
 }
@@ -452,6 +455,23 @@ impl MemSystem {
             return self.execute(req, lanes, Data::None);
         }
         self.execute(req, lanes, Data::Out(out))
+    }
+
+    /// [`MemSystem::load`] for a caller that does not use the bytes (counters-only mode's
+    /// `cp.async`, whose copy lands where nothing it computes reads): the same cache work,
+    /// counters and [`Outcome`] (its stale lanes too, which compare the L1's bytes with
+    /// memory's), without copying each lane's bytes out.
+    pub fn load_unread(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+    ) -> Result<Outcome, MemError> {
+        if matches!(req.kind, AccessKind::Store | AccessKind::Atomic) {
+            return Err(MemError::Unsupported {
+                what: "a store or atomic request passed to load",
+            });
+        }
+        self.execute(req, lanes, Data::Unread)
     }
 
     /// A warp-level store: lane `i`'s bytes are taken from `data` after lanes `0..i`'s.

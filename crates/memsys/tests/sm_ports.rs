@@ -295,6 +295,43 @@ fn another_sms_store_is_seen_after_the_settle_and_the_later_turn_wins() {
     m.write(x, &3u32.to_le_bytes()).unwrap();
 }
 
+/// A read on a port whose bytes the caller does not use (`load_unread`) does what `load`
+/// does: the same outcome (a stale lane included: SM 0's L1 keeps X's old bytes after SM 1
+/// stores X) and, once settled, the same counters.
+#[test]
+fn an_unread_load_on_a_port_counts_as_a_load() {
+    let run = |unread: bool| {
+        let mut m = MemSystem::new(config()).unwrap();
+        let x = m.alloc(4096, 256).unwrap();
+        m.write(x, &1u32.to_le_bytes()).unwrap();
+        let mut p = m.sm_port().unwrap();
+        m.lend(&mut p, &[0]).unwrap();
+        p.begin_turn(0);
+        p.load(&Request::load(0), &[LaneAccess::new(x, 4)], &mut [0u8; 4])
+            .unwrap();
+        m.settle(&mut [&mut p]);
+        m.store(
+            &Request::store(1),
+            &[LaneAccess::new(x, 4)],
+            &2u32.to_le_bytes(),
+        )
+        .unwrap();
+        m.lend(&mut p, &[0]).unwrap();
+        p.begin_turn(1);
+        let lanes = [LaneAccess::new(x, 4), LaneAccess::new(x + 1024, 4)];
+        let o = if unread {
+            p.load_unread(&Request::load(0), &lanes).unwrap()
+        } else {
+            p.load(&Request::load(0), &lanes, &mut [0u8; 8]).unwrap()
+        };
+        m.settle(&mut [&mut p]);
+        (o, m.stats())
+    };
+    let (read, unread) = (run(false), run(true));
+    assert_eq!(read.0.stale_lanes, 1, "lane 0 reads SM 0's old copy of X");
+    assert_eq!(read, unread);
+}
+
 #[test]
 fn misuse_of_a_port_is_an_error() {
     let mut m = MemSystem::new(config()).unwrap();

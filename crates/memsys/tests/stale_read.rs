@@ -209,3 +209,34 @@ fn a_store_does_not_update_the_read_only_paths_copy_of_the_same_sm() {
     store_u32(&mut m, &st(0), y, 134);
     assert_eq!(load_u32(&mut m, &nc, y).0, 134);
 }
+
+/// SM 0 caches X with `.ca`, SM 1 stores X, then SM 0 reads X with `.ca` again, its bytes
+/// copied out (`load`) or not (`load_unread`, counters-only mode's `cp.async`): the same
+/// outcome, the stale lane flagged both ways, the same counters.
+#[test]
+fn an_unread_load_flags_the_same_stale_lanes_and_counts_the_same() {
+    let run = |unread: bool| {
+        let (mut m, base) = system(tiny());
+        let x = line(base, 5) + 8;
+        m.write(x, &OLD.to_le_bytes()).unwrap();
+        load_u32(&mut m, &ld(0), x);
+        store_u32(&mut m, &st(1), x, NEW);
+        // Four lanes: X (stale in SM 0's L1), its neighbour, and two in a line SM 0 never
+        // read (a miss).
+        let lanes = [
+            LaneAccess::new(x, 4),
+            LaneAccess::new(x + 4, 4),
+            LaneAccess::new(line(base, 9), 4),
+            LaneAccess::new(line(base, 9) + 4, 4),
+        ];
+        let o = if unread {
+            m.load_unread(&ld(0), &lanes).unwrap()
+        } else {
+            m.load(&ld(0), &lanes, &mut [0u8; 16]).unwrap()
+        };
+        (o, m.stats())
+    };
+    let (read, unread) = (run(false), run(true));
+    assert_eq!(read.0.stale_lanes, 1, "lane 0 reads SM 0's old copy of X");
+    assert_eq!(read, unread);
+}

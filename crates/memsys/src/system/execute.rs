@@ -234,7 +234,7 @@ impl MemSystem {
         if self.recorded.is_some() {
             self.record_groups(req, &groups);
         }
-        let capture = self.keep_data && matches!(data, Data::Out(_));
+        let capture = self.keep_data && matches!(data, Data::Out(_) | Data::Unread);
         let input = match &data {
             Data::In(b) => Some(*b),
             _ => None,
@@ -401,7 +401,17 @@ impl MemSystem {
         out: &mut Outcome,
     ) {
         match data {
-            Data::Out(buf) => {
+            Data::Unread if groups.iter().all(|g| g.l1_hit == 0) => {}
+            Data::Out(_) | Data::Unread => {
+                // Unread bytes are still compared where they hit in L1 (stale lanes).
+                let mut scratch = Vec::new();
+                let buf: &mut [u8] = match data {
+                    Data::Out(buf) => buf,
+                    _ => {
+                        scratch.resize(lanes.iter().map(|l| l.bytes as usize).sum(), 0);
+                        &mut scratch
+                    }
+                };
                 let stale = self.read_data(lanes, alloc_of, groups, buf);
                 if stale != 0 {
                     out.stale_lanes = stale;

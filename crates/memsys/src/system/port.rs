@@ -515,6 +515,21 @@ impl SmPort {
         self.execute(req, lanes, Data::Out(out))
     }
 
+    /// [`SmPort::load`] for a caller that does not use the bytes ([`MemSystem::load_unread`]'s
+    /// contract).
+    pub fn load_unread(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+    ) -> Result<Outcome, MemError> {
+        if !matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy) {
+            return Err(MemError::Unsupported {
+                what: "an SM port serves loads, cp.async reads and stores only",
+            });
+        }
+        self.execute(req, lanes, Data::Unread)
+    }
+
     /// A weak warp-level store on a lent SM ([`MemSystem::store`]'s contract).
     pub fn store(
         &mut self,
@@ -596,7 +611,7 @@ impl SmPort {
         if let Some(out) = self.recorded.as_mut() {
             record_groups_into(out, self.geo, req, &self.groups);
         }
-        let capture = matches!(data, Data::Out(_));
+        let capture = matches!(data, Data::Out(_) | Data::Unread);
         if capture {
             let line_bytes = 1usize << self.geo.line_shift;
             self.hit_data.resize(self.groups.len() * line_bytes, 0);
@@ -647,7 +662,17 @@ impl SmPort {
             kind: L2OpKind::End { sm: sm as u16 },
         });
         match &mut data {
-            Data::Out(buf) => {
+            Data::Unread if self.groups.iter().all(|g| g.l1_hit == 0) => {}
+            Data::Out(_) | Data::Unread => {
+                // Unread bytes are still compared where they hit in L1 (stale lanes).
+                let mut scratch = Vec::new();
+                let buf: &mut [u8] = match &mut data {
+                    Data::Out(buf) => buf,
+                    _ => {
+                        scratch.resize(total, 0);
+                        &mut scratch
+                    }
+                };
                 let stale = self.read_view(sm, lanes, &alloc_of, buf);
                 if stale != 0 {
                     out.stale_lanes = stale;

@@ -243,11 +243,11 @@ impl Machine<'_> {
             && lanes_addr.iter().enumerate().all(|(i, &(l, _))| i == l);
         if packed_is_lane_major {
             let len = lanes_addr.len() * total;
-            return self.read_global(cta, wi, id, req, &accesses, &places, &mut data[..len]);
+            return self.read_global(cta, wi, id, req, &accesses, &places, Some(&mut data[..len]));
         }
         let mut buf: SmallVec<[u8; 1024]> =
             smallvec::smallvec![0u8; places.iter().map(|p| p.2).sum()];
-        self.read_global(cta, wi, id, req, &accesses, &places, &mut buf)?;
+        self.read_global(cta, wi, id, req, &accesses, &places, Some(&mut buf))?;
         let mut off = 0;
         for &(_, at, len) in &places {
             data[at..at + len].copy_from_slice(&buf[off..off + len]);
@@ -268,7 +268,7 @@ impl Machine<'_> {
         req: &Request,
         acc: &[LaneAccess],
         places: &[(usize, usize, usize)],
-        buf: &mut [u8],
+        mut buf: Option<&mut [u8]>,
     ) -> Result<(), ExecError> {
         self.summary.add_sectors(id, sectors::tally(acc));
         self.note_global_reads(acc);
@@ -278,23 +278,39 @@ impl Machine<'_> {
             .zip(places.chunks(memsys::MAX_LANES))
         {
             let need: usize = a.iter().map(|x| x.bytes as usize).sum();
-            let out = &mut buf[off..off + need];
-            let stale = if self.cfg.cache_model {
-                let outcome = self
-                    .mem
-                    .load(req, a, out)
-                    .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?;
-                outcome.stale_lanes
-            } else {
-                let mut o = 0;
-                for (k, x) in a.iter().enumerate() {
-                    let len = x.bytes as usize;
+            let stale = match buf.as_deref_mut() {
+                Some(buf) if self.cfg.cache_model => {
                     self.mem
-                        .read_as(cta.sm, x.addr, &mut out[o..o + len])
-                        .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
-                    o += len;
+                        .load(req, a, &mut buf[off..off + need])
+                        .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?
+                        .stale_lanes
                 }
-                0
+                None if self.cfg.cache_model => {
+                    self.mem
+                        .load_unread(req, a)
+                        .map_err(|e| self.mem_fault(cta, wi, id, a, pl, e))?
+                        .stale_lanes
+                }
+                buf => {
+                    // Without the cache model a read is a copy, and its checks.
+                    let mut scratch = Vec::new();
+                    let out: &mut [u8] = match buf {
+                        Some(b) => &mut b[off..off + need],
+                        None => {
+                            scratch.resize(need, 0);
+                            &mut scratch
+                        }
+                    };
+                    let mut o = 0;
+                    for (k, x) in a.iter().enumerate() {
+                        let len = x.bytes as usize;
+                        self.mem
+                            .read_as(cta.sm, x.addr, &mut out[o..o + len])
+                            .map_err(|e| self.mem_fault(cta, wi, id, &a[k..=k], &pl[k..=k], e))?;
+                        o += len;
+                    }
+                    0
+                }
             };
             if stale != 0 {
                 for (k, p) in pl.iter().enumerate() {

@@ -144,19 +144,24 @@ impl Machine<'_> {
                 .map(|&(_, a, n)| LaneAccess::new(a, n))
                 .collect();
             let places: Places = reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
-            let mut buf: SmallVec<[u8; 512]> =
-                smallvec::smallvec![0u8; reads.iter().map(|r| r.2 as usize).sum()];
-            self.read_global(cta, wi, id, &req, &accesses, &places, &mut buf)?;
+            let bytes: usize = reads.iter().map(|r| r.2 as usize).sum();
+            if self.shared_values_unused() {
+                // Counters-only mode: the global read is what the counters see; its bytes
+                // would land where nothing the slice needs reads them.
+                self.read_global(cta, wi, id, &req, &accesses, &places, None)?;
+                self.summary.cp_async_bytes += bytes as u64;
+                return Ok(());
+            }
+            let mut buf: SmallVec<[u8; 512]> = smallvec::smallvec![0u8; bytes];
+            self.read_global(cta, wi, id, &req, &accesses, &places, Some(&mut buf))?;
+            self.summary.cp_async_bytes += bytes as u64;
             let mut off = 0;
             for &(l, _, n) in &reads {
                 data[l][..n as usize].copy_from_slice(&buf[off..off + n as usize]);
                 off += n as usize;
             }
-            self.summary.cp_async_bytes += buf.len() as u64;
         }
         if self.shared_values_unused() {
-            // Counters-only mode: the global read above is what the counters see; the bytes
-            // would land where nothing the slice needs reads them.
             return Ok(());
         }
         for (l, dst, n, src) in dsts {

@@ -324,7 +324,7 @@ impl Machine<'_> {
         }
         let req = self.request(cta, AccessKind::AsyncCopy, hints, policy, id);
         let mut buf = vec![0u8; places.iter().map(|p| p.2).sum()];
-        self.read_global(cta, wi, id, &req, &acc, &places, &mut buf)?;
+        self.read_global(cta, wi, id, &req, &acc, &places, Some(&mut buf))?;
         let mut o = 0;
         for &(_, at, n) in &places {
             data[at..at + n].copy_from_slice(&buf[o..o + n]);

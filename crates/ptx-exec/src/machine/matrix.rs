@@ -417,7 +417,7 @@ impl Machine<'_> {
                 }
                 None => {
                     let mut buf = vec![0u8; acc.len() * bytes as usize];
-                    self.read_global(cta, wi, id, &req, &acc, &places, &mut buf)?;
+                    self.read_global(cta, wi, id, &req, &acc, &places, Some(&mut buf))?;
                     for (k, &(_, at, len)) in places.iter().enumerate() {
                         out[at..at + len].copy_from_slice(&buf[k * len..(k + 1) * len]);
                     }

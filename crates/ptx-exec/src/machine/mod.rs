@@ -423,6 +423,19 @@ impl MemAccess<'_> {
         }
     }
 
+    /// A warp-level read whose bytes the caller does not use (`MemSystem::load_unread`): on
+    /// the memory system, or on the worker's SM port.
+    pub fn load_unread(
+        &mut self,
+        req: &memsys::Request,
+        lanes: &[memsys::LaneAccess],
+    ) -> Result<memsys::Outcome, memsys::MemError> {
+        match self {
+            MemAccess::Port(p) => p.load_unread(req, lanes),
+            m => (**m).load_unread(req, lanes),
+        }
+    }
+
     /// A warp-level store: on the memory system, or on the worker's SM port.
     pub fn store(
         &mut self,

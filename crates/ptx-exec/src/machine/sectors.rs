@@ -21,19 +21,27 @@ pub struct SectorTally {
 
 /// The tally of one warp access of `acc` (one execution of the instruction).
 pub fn tally(acc: &[LaneAccess]) -> SectorTally {
-    // Byte ranges in address order (a coalesced access already is), merged.
-    let mut ranges: SmallVec<[(u64, u64); 64]> = acc
+    // Byte ranges in address order (a coalesced access already is: then they are merged
+    // as they come), merged. Ranges that start together merge the same in either order.
+    let ranges = acc
         .iter()
         .filter(|a| a.bytes > 0)
-        .map(|a| (a.addr, a.addr + u64::from(a.bytes)))
-        .collect();
-    if !ranges.windows(2).all(|w| w[0].0 <= w[1].0) {
-        ranges.sort_unstable();
+        .map(|a| (a.addr, a.addr + u64::from(a.bytes)));
+    if acc.windows(2).all(|w| w[0].addr <= w[1].addr) {
+        return merged(ranges);
     }
+    let mut sorted: SmallVec<[(u64, u64); 64]> = ranges.collect();
+    sorted.sort_unstable();
+    merged(sorted.into_iter())
+}
+
+/// The tally of byte ranges `[a, b)` in order of `a`.
+#[inline(always)]
+fn merged(ranges: impl Iterator<Item = (u64, u64)>) -> SectorTally {
     let (mut bytes, mut sectors) = (0u64, 0u64);
     let mut end = 0u64; // end of the merged bytes so far
     let mut last_sector = None::<u64>; // last sector counted
-    for &(a, b) in &ranges {
+    for (a, b) in ranges {
         let from = a.max(end);
         if b > from {
             bytes += b - from;
