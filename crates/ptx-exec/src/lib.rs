@@ -25,8 +25,10 @@
 //!                    operation table, for_each_op!: each Op's handler, reach, phase,
 //!                    register roles and warp-sync mask, from which dispatch, Op::reach,
 //!                    Op::needs_serial_phase, the register slots and Op::warp_sync_mask are
-//!                    generated), schedule.rs (ranks), slots.rs (each instruction's register
-//!                    slots, for the prefetch)
+//!                    generated), schedule.rs (ranks, successors), slots.rs (each
+//!                    instruction's register slots, for the prefetch), slice.rs (the
+//!                    counters-only slice), reg_alloc.rs (the slice's registers folded onto
+//!                    few register-file entries)
 //! alu.rs, printf.rs, tensormap.rs, memory.rs   pure helpers (arithmetic, printf, TMA maps,
 //!                    generic address windows)
 //! hazards.rs         the hazard tracker (races, stale reads) fed by the machine
@@ -293,6 +295,7 @@ impl Session {
                 sliced: true,
                 skipped: kernel_slice(f, exact_stores).map_or(0, |s| s.skipped() as u32),
                 instructions: f.code.len() as u32,
+                registers: kernel_slice(f, exact_stores).map_or((0, 0), |s| s.registers_held()),
                 restarted: None,
             })
         });

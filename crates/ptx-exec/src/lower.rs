@@ -223,9 +223,10 @@ pub fn lower_module_with(
         target.rank = crate::program::schedule_ranks(&lowered.code);
         target.slot_table = crate::program::SlotTable::new(&lowered.code);
         if target.is_kernel {
-            target.slice = crate::program::Slice::of(&lowered.code, lowered.slots);
+            let (code, slots, pairs) = (&lowered.code, lowered.slots, &lowered.pair_starts);
+            target.slice = crate::program::Slice::of(code, slots, pairs);
             target.slice_exact_stores =
-                crate::program::Slice::with_exact_stores(&lowered.code, lowered.slots);
+                crate::program::Slice::with_exact_stores(code, slots, pairs);
         }
         target.code = lowered.code;
         target.slots = lowered.slots;
@@ -258,6 +259,8 @@ struct FunctionCx<'a, 's> {
     scopes: Vec<HashMap<String, Binding>>,
     slots: u32,
     slot_bits: Vec<u32>,
+    /// The first slots of 128-bit registers (two slots each).
+    pair_starts: Vec<Slot>,
     preds: u32,
     param_bytes: u32,
     local_bytes: u32,
@@ -284,6 +287,7 @@ struct Lowered {
     code: Vec<Inst>,
     slots: u32,
     slot_bits: Vec<u32>,
+    pair_starts: Vec<Slot>,
     preds: u32,
     param_bytes: u32,
     local_bytes: u32,
@@ -306,6 +310,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
             scopes: vec![HashMap::new()],
             slots: 0,
             slot_bits: Vec::new(),
+            pair_starts: Vec::new(),
             preds: 0,
             param_bytes: sig.param_bytes,
             local_bytes: 0,
@@ -383,6 +388,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
         }
         if bits > 64 {
             self.slot_bits[slot as usize] = 64;
+            self.pair_starts.push(slot);
         }
         self.slots += n;
         self.scopes
@@ -440,6 +446,7 @@ impl<'a, 's> FunctionCx<'a, 's> {
             code: self.code,
             slots: self.slots,
             slot_bits: self.slot_bits,
+            pair_starts: self.pair_starts,
             preds: self.preds,
             param_bytes: self.param_bytes,
             local_bytes: self.local_bytes,

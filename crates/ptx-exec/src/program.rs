@@ -10,7 +10,8 @@
 //! `operands.rs` (slots, sources, destinations, spaces, addresses), `mem_inst.rs` (memory
 //! instruction payloads and hints), `operators.rs` (operator enums), `ops.rs` (the operation table: each
 //! [`Op`]'s handler, reach, register roles and warp-sync mask), `schedule.rs`
-//! ([`schedule_ranks`]).
+//! ([`schedule_ranks`], [`successors`]), `slots.rs` (register roles), `slice.rs` (the
+//! counters-only [`Slice`]), `reg_alloc.rs` (its [`RegisterMap`]).
 
 use crate::error::ExecError;
 use ptx_isa::ScalarType;
@@ -29,6 +30,7 @@ mod mem_inst;
 mod operands;
 mod operators;
 pub(crate) mod ops;
+mod reg_alloc;
 mod schedule;
 mod slice;
 mod slots;
@@ -38,7 +40,8 @@ pub use mem_inst::*;
 pub use operands::*;
 pub use operators::*;
 pub use ops::Reach;
-pub use schedule::schedule_ranks;
+pub use reg_alloc::{RegisterMap, SCRATCH};
+pub use schedule::{schedule_ranks, successors};
 pub use slice::{slice_roles, Slice, SliceKind};
 pub use slots::{register_roles, register_slots, Role, SlotTable};
 

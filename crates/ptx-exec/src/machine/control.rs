@@ -54,7 +54,7 @@ impl Machine<'_> {
                     let reg_bytes;
                     let src: &[u8] = match r.reg {
                         Some(slot) => {
-                            reg_bytes = frame.regs[slot as usize * 32 + lane].to_le_bytes();
+                            reg_bytes = frame.regs[frame.base(slot) + lane].to_le_bytes();
                             &reg_bytes[..(r.size as usize).min(8)]
                         }
                         None => {
@@ -72,7 +72,8 @@ impl Machine<'_> {
                         CallArg::Reg(slot) => {
                             let mut v = [0u8; 8];
                             v[..src.len().min(8)].copy_from_slice(&src[..src.len().min(8)]);
-                            caller.regs[slot as usize * 32 + lane] = u64::from_le_bytes(v);
+                            let b = caller.base(slot);
+                            caller.regs[b + lane] = u64::from_le_bytes(v);
                         }
                         CallArg::Imm(_) => {}
                     }
@@ -254,7 +255,8 @@ impl Machine<'_> {
                     Some(slot) => {
                         let mut v = [0u8; 8];
                         v[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
-                        frame.regs[slot as usize * 32 + lane] = u64::from_le_bytes(v);
+                        let b = frame.base(slot);
+                        frame.regs[b + lane] = u64::from_le_bytes(v);
                     }
                     None => {
                         let base = lane * frame.param_bytes as usize + p.offset as usize;
@@ -288,9 +290,9 @@ impl Machine<'_> {
                     .map(<[u8]>::to_vec)
                     .unwrap_or_else(|| vec![0; size as usize])
             }
-            CallArg::Reg(slot) => caller.regs[slot as usize * 32 + lane].to_le_bytes()
-                [..size.min(8) as usize]
-                .to_vec(),
+            CallArg::Reg(slot) => {
+                caller.regs[caller.base(slot) + lane].to_le_bytes()[..size.min(8) as usize].to_vec()
+            }
             CallArg::Imm(v) => v.to_le_bytes()[..size.min(8) as usize].to_vec(),
         }
     }

@@ -36,6 +36,9 @@ pub struct CountersOnly {
     /// Instructions of the kernel the slice skips, of all its instructions.
     pub skipped: u32,
     pub instructions: u32,
+    /// The registers the slice needs, and the register-file entries they were folded onto
+    /// (`Slice::registers`).
+    pub registers: (u32, u32),
     /// Why the launch ran again in full mode (`None`: the counters-only run stood).
     pub restarted: Option<String>,
 }
@@ -46,9 +49,10 @@ impl CountersOnly {
         match (&self.restarted, self.sliced) {
             (Some(why), _) => format!("counters-only: restarted in full mode: {why}"),
             (None, true) => format!(
-                "counters-only: {} of {} instructions skipped (values not computed; counters \
-                 and time estimate as in a full run)",
-                self.skipped, self.instructions
+                "counters-only: {} of {} instructions skipped, {} needed registers in {} \
+                 register-file entries (values not computed; counters and time estimate as in a \
+                 full run)",
+                self.skipped, self.instructions, self.registers.0, self.registers.1
             ),
             (None, false) => "counters-only: the kernel cannot be sliced (calls, bulk or tensor \
                               copies, wmma.load/store or wgmma), ran in full"

@@ -224,11 +224,12 @@ impl Machine<'_> {
         srcs: &[Src],
         frag: &mut [[u32; N]; 32],
     ) {
-        let regs = &cta.warps[wi].frames.last().expect("a frame").regs;
+        let frame = cta.warps[wi].frames.last().expect("a frame");
         for (r, &src) in srcs.iter().enumerate().take(N) {
             match src {
                 Src::Reg(s) => {
-                    let values = &regs[s as usize * 32..s as usize * 32 + 32];
+                    let b = frame.base(s);
+                    let values = &frame.regs[b..b + 32];
                     for (f, &v) in frag.iter_mut().zip(values) {
                         f[r] = v as u32;
                     }
@@ -480,7 +481,7 @@ impl Machine<'_> {
             let frame = cta.warps[wi].frames.last().expect("frame");
             for lane in 0..32 {
                 for (i, &slot) in ds.iter().enumerate().take(128) {
-                    d[rank * 32 + lane][i] = frame.regs[slot as usize * 32 + lane] as u32;
+                    d[rank * 32 + lane][i] = frame.regs[frame.base(slot) + lane] as u32;
                 }
             }
         }
@@ -539,7 +540,8 @@ impl Machine<'_> {
         let frame = cta.warps[wi].frames.last_mut().expect("frame");
         for lane in lanes(exec) {
             for (i, &slot) in ds.iter().enumerate().take(128) {
-                frame.regs[slot as usize * 32 + lane] = d[rank * 32 + lane][i] as u64;
+                let b = frame.base(slot);
+                frame.regs[b + lane] = d[rank * 32 + lane][i] as u64;
             }
         }
         Ok(())

@@ -92,9 +92,11 @@ impl Machine<'_> {
                 if eb == 16 {
                     let lo = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
                     let hi = u64::from_le_bytes(bytes[8..].try_into().expect("8 bytes"));
-                    frame.regs[*slot as usize * 32 + l] = lo;
+                    let b = frame.base(*slot);
+                    frame.regs[b + l] = lo;
                     if func.slot_bits.len() > *slot as usize + 1 {
-                        frame.regs[(*slot as usize + 1) * 32 + l] = hi;
+                        let b = frame.base(*slot + 1);
+                        frame.regs[b + l] = hi;
                     }
                     continue;
                 }
@@ -106,7 +108,8 @@ impl Machine<'_> {
                     }
                     _ => raw,
                 };
-                frame.regs[*slot as usize * 32 + l] = ext & m;
+                let b = frame.base(*slot);
+                frame.regs[b + l] = ext & m;
             }
         }
         Ok(())

@@ -234,8 +234,11 @@ const MAX_LANE_BYTES: usize = 32;
 /// One call frame of a warp.
 struct Frame {
     func: u32,
-    /// `slots × 32` values, slot-major.
+    /// 32 values per register-file entry, entry-major: entry `s` holds slot `s`, or in
+    /// counters-only mode the entry `map` gives it (`Slice::registers`).
     regs: Vec<u64>,
+    /// Counters-only mode: each slot's entry in `regs`.
+    map: Option<std::sync::Arc<[u32]>>,
     preds: Vec<u32>,
     pc: [Pc; 32],
     /// Some(pc) when every runnable lane of the frame is at `pc`.
@@ -255,18 +258,33 @@ struct Frame {
 }
 
 impl Frame {
+    /// Where slot `s`'s 32 lanes start in `regs`.
+    #[inline(always)]
+    fn base(&self, s: Slot) -> usize {
+        match &self.map {
+            None => s as usize * 32,
+            Some(m) => m[s as usize] as usize * 32,
+        }
+    }
+
     fn new(f: &Function, mask: u32) -> Frame {
-        Self::new_with(f, mask, None)
+        Self::new_with(f, mask, None, None)
     }
 
     /// A frame whose register file is `regs` (one of `f`'s size) when given.
-    fn new_with(f: &Function, mask: u32, regs: Option<Vec<u64>>) -> Frame {
-        let size = f.slots as usize * 32;
+    fn new_with(
+        f: &Function,
+        mask: u32,
+        regs: Option<Vec<u64>>,
+        map: Option<&RegisterMap>,
+    ) -> Frame {
+        let size = map.map_or(f.slots, |m| m.entries) as usize * 32;
         Frame {
             func: 0,
             regs: regs
                 .filter(|r| r.len() == size)
                 .unwrap_or_else(|| vec![0; size]),
+            map: map.map(|m| m.entry.clone()),
             preds: vec![0; f.preds as usize],
             pc: [0; 32],
             uniform: Some(0),
@@ -621,6 +639,7 @@ impl<'p> Machine<'p> {
             sliced: slice.is_some(),
             skipped: slice.map_or(0, |s| s.skipped() as u32),
             instructions: program.functions[k as usize].code.len() as u32,
+            registers: slice.map_or((0, 0), |s| s.registers_held()),
             restarted: None,
         });
         Ok(Machine {

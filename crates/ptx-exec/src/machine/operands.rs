@@ -15,7 +15,8 @@ impl Machine<'_> {
             Src::Reg(s) => {
                 // Two 128-byte halves: each is copied inline, where one 256-byte copy is a
                 // `memcpy` call (most instructions read two or three registers).
-                let regs = &frame.regs[s as usize * 32..s as usize * 32 + 32];
+                let b = frame.base(s);
+                let regs = &frame.regs[b..b + 32];
                 let (lo, hi) = out.split_at_mut(16);
                 copy16(lo, &regs[..16]);
                 copy16(hi, &regs[16..]);
@@ -84,7 +85,8 @@ impl Machine<'_> {
         let Dst::Reg(s) = d else { return };
         let frame = cta.warps[wi].frames.last_mut().expect("a frame");
         let m = width_mask(program.functions[frame.func as usize].slot_bits[s as usize]);
-        let regs = &mut frame.regs[s as usize * 32..s as usize * 32 + 32];
+        let b = frame.base(s);
+        let regs = &mut frame.regs[b..b + 32];
         if mask == FULL {
             for (r, v) in regs.iter_mut().zip(vals) {
                 *r = v & m;

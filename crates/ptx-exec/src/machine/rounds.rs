@@ -388,22 +388,6 @@ pub(super) fn outside_ahead_table(program: &Program, func: u32) -> Box<[bool]> {
         .collect()
 }
 
-/// Where control may go after `inst` at `pc`: the next instruction, a branch's target (both
-/// when the branch is guarded); nowhere after `ret`, `exit` or `trap`.
-fn successors(inst: &Inst, pc: Pc) -> smallvec::SmallVec<[Option<Pc>; 2]> {
-    let guarded = inst.guard.is_some();
-    match &inst.op {
-        Op::Bra { target, .. } => smallvec::smallvec![Some(*target), guarded.then_some(pc + 1)],
-        Op::BrxIdx { targets, .. } => targets
-            .iter()
-            .map(|&t| Some(t))
-            .chain(std::iter::once(guarded.then_some(pc + 1)))
-            .collect(),
-        Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if !guarded => smallvec::SmallVec::new(),
-        _ => smallvec::smallvec![Some(pc + 1)],
-    }
-}
-
 /// Where an instruction's effects may go, by its opcode and operands: the operation table's
 /// reach column (`program/ops.rs`).
 #[inline(always)]

@@ -195,7 +195,8 @@ impl<'p> Machine<'p> {
             let first = w * 32;
             let n = (threads - first).min(32);
             let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
-            let mut frame = Frame::new_with(k, valid, self.recycled_regs());
+            let map = self.slice.map(|s| &s.registers);
+            let mut frame = Frame::new_with(k, valid, self.recycled_regs(), map);
             frame.func = self.kernel;
             let local_bytes = self.cta_memory.local_bytes_per_thread as u32;
             ws.push(Warp {
@@ -239,20 +240,10 @@ impl<'p> Machine<'p> {
         self.reg_pool.pop()
     }
 
-    /// Zeroes a finished warp's register file as a fresh one is, for [`Self::recycled_regs`]:
-    /// every slot, or in counters-only mode the slots the slice needs (the others hold values
-    /// no counter depends on).
+    /// Zeroes a finished warp's register file as a fresh one is, for [`Self::recycled_regs`]
+    /// (in counters-only mode it holds only the slice's entries, `Slice::registers`).
     pub(super) fn zero_for_reuse(&self, regs: &mut [u64]) {
-        match self.slice {
-            None => regs.fill(0),
-            Some(slice) => {
-                for (slot, _) in slice.needed.iter().enumerate().filter(|(_, &n)| n) {
-                    if let Some(lanes) = regs.get_mut(slot * 32..slot * 32 + 32) {
-                        lanes.fill(0);
-                    }
-                }
-            }
-        }
+        regs.fill(0);
     }
 
     /// Runs warp `wi` of `cta` for its turn in the first phase of a round (`rounds.rs`): up

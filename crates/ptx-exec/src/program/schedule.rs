@@ -114,3 +114,19 @@ pub fn schedule_ranks(code: &[Inst]) -> Vec<u32> {
     }
     rank
 }
+
+/// Where control may go after `inst` at `pc`: the next instruction, a branch's target (both
+/// when the branch is guarded); nowhere after `ret`, `exit` or `trap`.
+pub fn successors(inst: &Inst, pc: Pc) -> smallvec::SmallVec<[Option<Pc>; 2]> {
+    let guarded = inst.guard.is_some();
+    match &inst.op {
+        Op::Bra { target, .. } => smallvec::smallvec![Some(*target), guarded.then_some(pc + 1)],
+        Op::BrxIdx { targets, .. } => targets
+            .iter()
+            .map(|&t| Some(t))
+            .chain(std::iter::once(guarded.then_some(pc + 1)))
+            .collect(),
+        Op::Ret | Op::Exit | Op::Trap | Op::Brkpt if !guarded => smallvec::SmallVec::new(),
+        _ => smallvec::smallvec![Some(pc + 1)],
+    }
+}

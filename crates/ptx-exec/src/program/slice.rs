@@ -317,25 +317,29 @@ pub struct Slice {
     /// runs). Skipped instructions are pure (no control flow, no warp-synchronous gate, no
     /// memory), so a warp whose lanes share a PC passes a run of them in one go.
     pub skip_run: Vec<u32>,
-    /// The registers each instruction that runs names, for the register prefetch.
+    /// The registers each instruction that runs names, for the register prefetch (their
+    /// entries in `registers`).
     pub slot_table: super::slots::SlotTable,
+    /// Where each register lives in counters-only mode's register file (`reg_alloc.rs`):
+    /// the needed ones folded onto few entries, the others on one.
+    pub registers: RegisterMap,
 }
 
 impl Slice {
     /// The slice of a kernel's `code` over `slots` register slots, or `None` when it cannot
     /// be sliced (an opaque operation or a call: it then runs in full in counters-only
     /// mode).
-    pub fn of(code: &[Inst], slots: u32) -> Option<Slice> {
-        Self::build(code, slots, false)
+    pub fn of(code: &[Inst], slots: u32, pair_starts: &[Slot]) -> Option<Slice> {
+        Self::build(code, slots, pair_starts, false)
     }
 
     /// [`Slice::of`] where every value the kernel stores is needed too: its outputs are
     /// exact, for a launch whose outputs a later counters-only launch reads.
-    pub fn with_exact_stores(code: &[Inst], slots: u32) -> Option<Slice> {
-        Self::build(code, slots, true)
+    pub fn with_exact_stores(code: &[Inst], slots: u32, pair_starts: &[Slot]) -> Option<Slice> {
+        Self::build(code, slots, pair_starts, true)
     }
 
-    fn build(code: &[Inst], slots: u32, exact_stores: bool) -> Option<Slice> {
+    fn build(code: &[Inst], slots: u32, pair_starts: &[Slot], exact_stores: bool) -> Option<Slice> {
         let mut roles: Vec<(SliceKind, SmallRoles)> = Vec::with_capacity(code.len());
         for inst in code {
             let mut r = SmallRoles::new();
@@ -397,13 +401,17 @@ impl Slice {
             }
         }
         skip_run.pop();
-        let slot_table = super::slots::SlotTable::of_runs(code, |pc| !skip[pc]);
+        let role_lists: Vec<&[(Slot, Role)]> = roles.iter().map(|(_, r)| &r[..]).collect();
+        let registers = RegisterMap::build(code, |pc| !skip[pc], &role_lists, &needed, pair_starts);
+        let slot_table = super::slots::SlotTable::of_runs(code, |pc| !skip[pc])
+            .mapped(|s| registers.entry.get(s as usize).copied().unwrap_or(SCRATCH));
         Some(Slice {
             skip,
             needed,
             shared_values_unused,
             skip_run,
             slot_table,
+            registers,
         })
     }
 
@@ -448,6 +456,14 @@ impl Slice {
     #[inline]
     pub fn is_needed(&self, s: Slot) -> bool {
         self.needed.get(s as usize).copied().unwrap_or(false)
+    }
+
+    /// The registers the slice needs, and the register-file entries counters-only mode
+    /// keeps them in (`registers`; the shared entry of the registers it does not need
+    /// counted).
+    pub fn registers_held(&self) -> (u32, u32) {
+        let needed = self.needed.iter().filter(|&&n| n).count() as u32;
+        (needed, self.registers.entries)
     }
 
     /// The skipped instructions.

@@ -187,6 +187,26 @@ impl SlotTable {
         t
     }
 
+    /// The same table with each slot replaced by `f(slot)` (repeats dropped).
+    pub fn mapped(&self, f: impl Fn(Slot) -> Slot) -> SlotTable {
+        let mut t = SlotTable {
+            starts: Vec::with_capacity(self.starts.len()),
+            slots: Vec::with_capacity(self.slots.len()),
+        };
+        for w in self.starts.windows(2) {
+            let start = t.slots.len();
+            t.starts.push(start as u32);
+            for &s in &self.slots[w[0] as usize..w[1] as usize] {
+                let m = f(s);
+                if !t.slots[start..].contains(&m) {
+                    t.slots.push(m);
+                }
+            }
+        }
+        t.starts.push(t.slots.len() as u32);
+        t
+    }
+
     /// The slots instruction `pc` names (none past the end).
     #[inline(always)]
     pub fn of(&self, pc: Pc) -> &[Slot] {
