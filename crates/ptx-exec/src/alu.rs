@@ -166,32 +166,71 @@ pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, ex
         ScalarType::F32 => each(exec, |l| {
             v |= (cmp::cmp_f32(c, a[l] as u32, b[l] as u32, ftz) as u32) << l
         }),
-        _ if ty.kind() != TypeKind::Float => {
-            let t = int_ty(ty);
-            // The operator is chosen once for the warp: each arm's lane loop is `cmp_int`
-            // with a constant operator, which the compiler folds.
-            macro_rules! by {
-                ($op:expr) => {
-                    each(exec, |l| {
-                        v |= (cmp::cmp_int($op, t, a[l], b[l]) as u32) << l
-                    })
-                };
-            }
-            match c {
-                Cmp::Eq => by!(Cmp::Eq),
-                Cmp::Ne => by!(Cmp::Ne),
-                Cmp::Lt => by!(Cmp::Lt),
-                Cmp::Le => by!(Cmp::Le),
-                Cmp::Gt => by!(Cmp::Gt),
-                Cmp::Ge => by!(Cmp::Ge),
-                Cmp::Lo => by!(Cmp::Lo),
-                Cmp::Ls => by!(Cmp::Ls),
-                Cmp::Hi => by!(Cmp::Hi),
-                Cmp::Hs => by!(Cmp::Hs),
-                other => by!(other),
-            }
-        }
+        _ if ty.kind() != TypeKind::Float => return compare_int_lanes(c, int_ty(ty), a, b, exec),
         _ => each(exec, |l| v |= (compare(c, ty, ftz, a[l], b[l]) as u32) << l),
+    }
+    v
+}
+
+/// [`compare_lanes`] of integers: `cmp::cmp_int` for every lane, with each lane's operands
+/// mapped once to 64-bit keys whose order is the type's (its value, sign- or zero-extended;
+/// an unsigned one with the top bit flipped, so that signed order is unsigned order) and to
+/// their truncated bits (equality, and `lo`/`ls`/`hi`/`hs`, which compare unsigned). Every
+/// lane is compared, the operator chosen once: the loops vectorize.
+fn compare_int_lanes(c: Cmp, t: IntTy, a: &Lanes, b: &Lanes, exec: u32) -> u32 {
+    let keys = |x: &Lanes| -> [i64; 32] {
+        let mut k = [0i64; 32];
+        for (k, &v) in k.iter_mut().zip(x) {
+            *k = if t.signed {
+                int::sext(v, t.bits)
+            } else {
+                (t.trunc(v) ^ (1 << 63)) as i64
+            };
+        }
+        k
+    };
+    let truncated = |x: &Lanes| -> Lanes {
+        let mut u = [0u64; 32];
+        for (u, &v) in u.iter_mut().zip(x) {
+            *u = t.trunc(v);
+        }
+        u
+    };
+    macro_rules! keyed {
+        ($op:tt) => {{
+            let (ka, kb) = (keys(a), keys(b));
+            lane_bits(|l| ka[l] $op kb[l])
+        }};
+    }
+    macro_rules! unsigned {
+        ($op:tt) => {{
+            let (ua, ub) = (truncated(a), truncated(b));
+            lane_bits(|l| ua[l] $op ub[l])
+        }};
+    }
+    let v = match c {
+        Cmp::Eq | Cmp::Equ => unsigned!(==),
+        Cmp::Ne | Cmp::Neu => unsigned!(!=),
+        Cmp::Lt | Cmp::Ltu => keyed!(<),
+        Cmp::Le | Cmp::Leu => keyed!(<=),
+        Cmp::Gt | Cmp::Gtu => keyed!(>),
+        Cmp::Ge | Cmp::Geu => keyed!(>=),
+        Cmp::Lo => unsigned!(<),
+        Cmp::Ls => unsigned!(<=),
+        Cmp::Hi => unsigned!(>),
+        Cmp::Hs => unsigned!(>=),
+        Cmp::Num => u32::MAX,
+        Cmp::Nan => 0,
+    };
+    v & exec
+}
+
+/// Bit `l` set where `f(l)`, for the 32 lanes.
+#[inline(always)]
+fn lane_bits(f: impl Fn(usize) -> bool) -> u32 {
+    let mut v = 0u32;
+    for l in 0..32 {
+        v |= (f(l) as u32) << l;
     }
     v
 }
@@ -816,4 +855,108 @@ fn mma_dispatch(
         }
     }
     mma_sem::mma_sync(shape, fa, fb, fc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The integer path of `compare_lanes` (keys compared for all lanes) is `cmp::cmp_int`
+    /// lane by lane, for every operator, integer type and a mix of edge and random values.
+    #[test]
+    fn integer_compare_lanes_is_cmp_int_per_lane() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [
+            0u64,
+            1,
+            0x7F,
+            0x80,
+            0xFF,
+            0x7FFF,
+            0x8000,
+            0xFFFF,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x1_0000_0000,
+            i64::MAX as u64,
+            i64::MIN as u64,
+            u64::MAX,
+        ];
+        let types = [
+            ScalarType::S8,
+            ScalarType::U8,
+            ScalarType::S16,
+            ScalarType::U16,
+            ScalarType::B16,
+            ScalarType::S32,
+            ScalarType::U32,
+            ScalarType::B32,
+            ScalarType::S64,
+            ScalarType::U64,
+            ScalarType::B64,
+        ];
+        let ops = [
+            Cmp::Eq,
+            Cmp::Ne,
+            Cmp::Lt,
+            Cmp::Le,
+            Cmp::Gt,
+            Cmp::Ge,
+            Cmp::Lo,
+            Cmp::Ls,
+            Cmp::Hi,
+            Cmp::Hs,
+            Cmp::Equ,
+            Cmp::Neu,
+            Cmp::Ltu,
+            Cmp::Leu,
+            Cmp::Gtu,
+            Cmp::Geu,
+            Cmp::Num,
+            Cmp::Nan,
+        ];
+        for round in 0..200 {
+            let mut a = [0u64; 32];
+            let mut b = [0u64; 32];
+            for l in 0..32 {
+                a[l] = if l % 3 == 0 {
+                    edges[(next() % 15) as usize]
+                } else {
+                    next()
+                };
+                b[l] = if l % 4 == 0 {
+                    a[l]
+                } else if l % 5 == 0 {
+                    edges[(next() % 15) as usize]
+                } else {
+                    next()
+                };
+            }
+            let exec = if round % 2 == 0 {
+                u32::MAX
+            } else {
+                next() as u32
+            };
+            for ty in types {
+                for c in ops {
+                    let t = int_ty(ty);
+                    let mut want = 0u32;
+                    for l in 0..32 {
+                        if exec & (1 << l) != 0 && cmp::cmp_int(c, t, a[l], b[l]) {
+                            want |= 1 << l;
+                        }
+                    }
+                    let got = compare_lanes(c, ty, false, &a, &b, exec);
+                    assert_eq!(got, want, "{c:?} {ty:?} exec {exec:#x}");
+                }
+            }
+        }
+    }
 }

@@ -93,6 +93,7 @@ use crate::hazards::{Access, Hazard, Tracker};
 use crate::program::*;
 pub use counters_only::{CountersOnly, LineBits, Unknowns};
 use memsys::MemSystem;
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -353,7 +354,7 @@ struct Barrier {
     arrived: u32,
     expected: u32,
     /// Warps with lanes waiting (warp index → lane mask).
-    waiting: HashMap<u32, u32>,
+    waiting: FxHashMap<u32, u32>,
     /// `bar.red`: how many arriving threads had a true predicate, and how many a false one.
     red_true: u32,
     red_false: u32,
@@ -392,8 +393,10 @@ struct Cta {
     sm: u32,
     shared: Vec<u8>,
     warps: Vec<Warp>,
-    barriers: HashMap<u32, Barrier>,
-    mbarriers: HashMap<u32, Mbarrier>,
+    /// Named barriers and mbarriers by id and address (Fx hashing: a `bar.sync` per warp
+    /// and loop iteration looks one up; and one order for every run).
+    barriers: FxHashMap<u32, Barrier>,
+    mbarriers: FxHashMap<u32, Mbarrier>,
     copies: async_copy::CopyList,
     async_arrives: Vec<AsyncArrive>,
     threads: u32,
