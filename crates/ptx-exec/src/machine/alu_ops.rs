@@ -588,10 +588,12 @@ impl Machine<'_> {
                 read_srcs!(self, cta, wi; a = *x, b = *y);
                 let pm = Self::pred_mask(frame!(cta, wi), *p);
                 let m = width_mask(*bits);
-                Self::write_lanes(cta, wi, program, *d, exec, |l| {
-                    let v = if pm & (1 << l) != 0 { a[l] } else { b[l] };
-                    v & m
-                });
+                // Every lane selected (the loop vectorizes); `write_dst` keeps `exec`'s.
+                let mut out = [0u64; 32];
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = if pm >> l & 1 != 0 { a[l] } else { b[l] } & m;
+                }
+                Self::write_dst(cta, wi, program, *d, &out, exec);
             }
             Op::Slct {
                 ty: _,

@@ -195,16 +195,25 @@ impl std::iter::Extend<u64> for LineBits {
     }
 }
 
-fn lines_of(acc: &[LaneAccess], set: &mut impl std::iter::Extend<u64>) {
+fn lines_of(acc: &[LaneAccess], set: &mut LineBits) {
     let mut last = u64::MAX;
     for a in acc {
         let first = a.addr >> LINE_SHIFT;
         let end = (a.addr + u64::from(a.bytes.max(1)) - 1) >> LINE_SHIFT;
-        for line in first..=end {
+        // Most lanes of a coalesced access fall in the line the lane before them did.
+        if first == last && end == last {
+            continue;
+        }
+        let mut line = first;
+        loop {
             if line != last {
-                set.extend(Some(line));
+                set.insert(line);
                 last = line;
             }
+            if line >= end {
+                break;
+            }
+            line += 1;
         }
     }
 }
