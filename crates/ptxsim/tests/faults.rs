@@ -223,8 +223,11 @@ fn wrong_argument_count_and_type() {
 fn seeds_pick_other_interleavings_deterministically() {
     // racy_sum: each thread adds its id atomically and stores the old value it saw; the last
     // store wins, so word 1 depends on the interleaving while word 0 (the sum) does not.
-    let dir = std::env::temp_dir().join(format!("ptxsim-seeds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("ptxsim-seeds-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let out_of = |seed: u64, tag: &str| -> Vec<u8> {
         let path = dir.join(format!("out-{seed}-{tag}.bin"));
         let (code, _, err) = run(

@@ -4,7 +4,7 @@
 //! (exit 2), or a kernel fault like the step limit (exit 1 for the timeout); nothing aborts.
 
 mod common;
-use common::{ptxsim, root, stderr_of, temp_dir};
+use common::{ptxsim, root, stderr_of, temp_dir, TestDir};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -23,11 +23,12 @@ $L_spin:
 }
 ";
 
-/// `SPIN` written to a fresh directory for `test`.
-fn spin_file(test: &str) -> PathBuf {
-    let ptx = temp_dir(test).join("spin.ptx");
+/// `SPIN` written to a fresh directory for `test` (removed when the test drops it).
+fn spin_file(test: &str) -> (TestDir, PathBuf) {
+    let dir = temp_dir(test);
+    let ptx = dir.join("spin.ptx");
     std::fs::write(&ptx, SPIN).unwrap();
-    ptx
+    (dir, ptx)
 }
 
 /// `ptxsim run` of the `spin` kernel in `ptx` on `grid` blocks of one warp.
@@ -140,7 +141,7 @@ fn memory_bytes_in_a_gpu_file_caps_the_buffers_together() {
 
 #[test]
 fn shared_memory_past_the_block_limit_is_an_error() {
-    let ptx = spin_file("shared");
+    let (_dir, ptx) = spin_file("shared");
     for (gpu, limit) in [("h100", 227 * 1024), ("a100", 163 * 1024)] {
         let out = run_spin(&ptx, "1")
             .args(["--shared"])
@@ -159,7 +160,7 @@ fn shared_memory_past_the_block_limit_is_an_error() {
 
 #[test]
 fn grids_past_a_gpu_are_an_error() {
-    let ptx = spin_file("grid");
+    let (_dir, ptx) = spin_file("grid");
     let out = run_spin(&ptx, "1,65536").output().unwrap();
     let err = stderr_of(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -168,7 +169,7 @@ fn grids_past_a_gpu_are_an_error() {
 
 #[test]
 fn timeout_is_a_kernel_fault_like_the_step_limit() {
-    let ptx = spin_file("timeout");
+    let (_dir, ptx) = spin_file("timeout");
     let started = std::time::Instant::now();
     let out = run_spin(&ptx, "1")
         .args(["--timeout", "0.3"])

@@ -9,7 +9,7 @@
 //! shared memory per SM, 1 KiB reserved per CTA), worked by hand in each test.
 
 mod common;
-use common::{launch, ptxsim, run_exits, run_ok, stderr_of, temp_dir, write, Launch};
+use common::{launch, ptxsim, run_exits, run_ok, stderr_of, temp_dir, write, Launch, TestDir};
 use serde_json::Value;
 
 /// Each thread stores its thread index at its global index: enough CTAs (2000 of 256 threads)
@@ -33,8 +33,11 @@ const KERNEL: &str = ".version 8.0
 }
 ";
 
-fn kernel_file(test: &str) -> String {
-    write(&temp_dir(test), "k.sm90.ptx", KERNEL)
+/// The kernel written to a fresh directory for `test` (removed when the test drops it).
+fn kernel_file(test: &str) -> (TestDir, String) {
+    let dir = temp_dir(test);
+    let file = write(&dir, "k.sm90.ptx", KERNEL);
+    (dir, file)
 }
 
 /// `ptxsim run` of the kernel (2000 CTAs of `block` threads) with `extra` options; the JSON
@@ -66,7 +69,7 @@ fn residency(report: &Value) -> (&Value, u64) {
 
 #[test]
 fn registers_decide_the_resident_ctas() {
-    let ptx = kernel_file("registers");
+    let (_dir, ptx) = kernel_file("registers");
     // 256 threads = 8 warps. 64 registers: 2048 a warp, 16384 / 2048 = 8 warps per partition,
     // 32 per SM: 4 CTAs (warps allow 8, CTA slots 32), 4 x 132 SMs = 528 resident.
     let r = run_json(&ptx, "256", &["--registers-per-thread", "64"]);
@@ -100,7 +103,7 @@ fn registers_decide_the_resident_ctas() {
 
 #[test]
 fn without_a_figure_the_registers_are_estimated_and_said_so() {
-    let ptx = kernel_file("estimate");
+    let (_dir, ptx) = kernel_file("estimate");
     let r = run_json(&ptx, "256", &[]);
     let (res, _) = residency(&r);
     assert_eq!(res["registers_source"], "estimate");
@@ -111,7 +114,7 @@ fn without_a_figure_the_registers_are_estimated_and_said_so() {
 
 #[test]
 fn the_text_reports_say_registers_source_and_binding_limit() {
-    let ptx = kernel_file("text");
+    let (_dir, ptx) = kernel_file("text");
     let out = h100("run", &ptx, "256")
         .with(&["--registers-per-thread", "64", "--report", "text"])
         .ok();
@@ -125,7 +128,7 @@ fn the_text_reports_say_registers_source_and_binding_limit() {
 
 #[test]
 fn registers_out_of_range_are_usage_errors() {
-    let ptx = kernel_file("range");
+    let (_dir, ptx) = kernel_file("range");
     for bad in ["0", "256", "many"] {
         let out = one_cta(&ptx, "32", bad).exits(2);
         let err = stderr_of(&out);
@@ -138,7 +141,7 @@ fn registers_out_of_range_are_usage_errors() {
 
 #[test]
 fn a_cta_that_fits_no_sm_is_refused_as_the_driver_does() {
-    let ptx = kernel_file("nofit");
+    let (_dir, ptx) = kernel_file("nofit");
     // 1024 threads x 72 registers: 32 warps x 2304 = 73,728 registers > 65,536 per CTA.
     let out = one_cta(&ptx, "1024", "72").exits(2);
     let err = stderr_of(&out);
@@ -200,7 +203,8 @@ fn multi_step_files_take_registers_per_step() {
          [[step]]\nkernel = \"k\"\ngrid = [2000]\nblock = [256]\nargs = [\"buf:out\"]\n\
          registers_per_thread = 40\n",
     );
-    let report = temp_dir("steps").join("r.json");
+    let steps = temp_dir("steps");
+    let report = steps.join("r.json");
     run_ok(&[
         "run",
         "--launch",
@@ -233,7 +237,7 @@ fn multi_step_files_take_registers_per_step() {
 
 #[test]
 fn outputs_and_counters_do_not_depend_on_the_thread_count_under_any_residency() {
-    let ptx = kernel_file("threads");
+    let (_dir, ptx) = kernel_file("threads");
     for regs in ["64", "24"] {
         let runs: Vec<Value> = ["1", "2", "3"]
             .iter()
@@ -253,7 +257,7 @@ fn outputs_and_counters_do_not_depend_on_the_thread_count_under_any_residency() 
 
 #[test]
 fn compare_shows_the_residency_of_each_variant() {
-    let ptx = kernel_file("compare");
+    let (_dir, ptx) = kernel_file("compare");
     let compare = h100("compare", &ptx, "256").with(&[
         "--registers-per-thread",
         "64",
@@ -309,7 +313,8 @@ fn each_kernel_counts_its_own_static_shared_memory() {
     ret;
 }
 ";
-    let file = write(&temp_dir("kernel_shared"), "s.sm90.ptx", ptx);
+    let dir = temp_dir("kernel_shared");
+    let file = write(&dir, "s.sm90.ptx", ptx);
     for k in ["a", "b", "c"] {
         let out = launch("run", &file, k, "1", "32", &["null"])
             .with(&["--gpu", "h100", "--registers-per-thread", "16"])

@@ -438,8 +438,11 @@ fn vadd_time(gpu: &str) -> Result<Value, String> {
 
 #[test]
 fn timing_parameters_come_from_the_gpu_toml() {
-    let dir = std::env::temp_dir().join(format!("ptxsim-timing-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("ptxsim-timing-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let slow = dir.join("slow.toml");
     std::fs::write(
         &slow,

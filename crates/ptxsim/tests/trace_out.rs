@@ -149,8 +149,11 @@ fn recorded_traces_replay_to_the_same_sector_counters() {
 /// `ptx-trace` and replayed: the same sector counters as the run's.
 #[test]
 fn the_cli_writes_a_trace_that_replays_to_the_same_counters() {
-    let dir = std::env::temp_dir().join(format!("ptxsim-trace-out-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("ptxsim-trace-out-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     for (i, l) in [
         "tests/corpus/run/triton.vadd_evict_last.sm80.toml",
         "examples/matmul_fp16.sm80.toml",

@@ -19,16 +19,31 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A directory for one test's files, named after the test binary, this process and `test`
-/// (so that tests running at the same time never share one).
-pub fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "ptxsim-{}-{}-{test}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A directory for one test's files, named after the test binary and `test` (tests running at
+/// the same time never share one), removed when the test drops it.
+pub fn temp_dir(test: &str) -> TestDir {
+    TestDir(
+        tempfile::Builder::new()
+            .prefix(&format!("ptxsim-{}-{test}-", env!("CARGO_CRATE_NAME")))
+            .tempdir()
+            .unwrap(),
+    )
+}
+
+/// [`temp_dir`]'s directory: a path while the test holds it.
+pub struct TestDir(tempfile::TempDir);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
 }
 
 /// Writes `text` to `dir/name`; returns the path as a command-line argument.
