@@ -178,21 +178,26 @@ pub fn compare_lanes(c: Cmp, ty: ScalarType, ftz: bool, a: &Lanes, b: &Lanes, ex
 /// their truncated bits (equality, and `lo`/`ls`/`hi`/`hs`, which compare unsigned). Every
 /// lane is compared, the operator chosen once: the loops vectorize.
 fn compare_int_lanes(c: Cmp, t: IntTy, a: &Lanes, b: &Lanes, exec: u32) -> u32 {
+    // The type is looked at once, outside the lane loops.
+    let mask = width_mask(t.bits);
+    let shift = 64 - t.bits.min(64);
     let keys = |x: &Lanes| -> [i64; 32] {
         let mut k = [0i64; 32];
-        for (k, &v) in k.iter_mut().zip(x) {
-            *k = if t.signed {
-                int::sext(v, t.bits)
-            } else {
-                (t.trunc(v) ^ (1 << 63)) as i64
-            };
+        if t.signed {
+            for (k, &v) in k.iter_mut().zip(x) {
+                *k = ((v << shift) as i64) >> shift;
+            }
+        } else {
+            for (k, &v) in k.iter_mut().zip(x) {
+                *k = ((v & mask) ^ (1 << 63)) as i64;
+            }
         }
         k
     };
     let truncated = |x: &Lanes| -> Lanes {
         let mut u = [0u64; 32];
         for (u, &v) in u.iter_mut().zip(x) {
-            *u = t.trunc(v);
+            *u = v & mask;
         }
         u
     };

@@ -112,8 +112,13 @@ impl Machine<'_> {
             None => 0,
         };
         let policy = self.policy_value(cta, wi, cp.policy, exec);
-        let mut reads: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
+        // Counters-only mode, no shared value needed: the global read is what the counters
+        // see; its bytes would land where nothing the slice needs reads them.
+        let unused = self.shared_values_unused();
+        let mut accesses: Accesses = SmallVec::new();
+        let mut places: Places = SmallVec::new();
         let mut dsts: SmallVec<[(usize, u32, u32, u64); 32]> = SmallVec::new();
+        let mut bytes = 0usize;
         for l in lanes(exec) {
             let dst =
                 self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?;
@@ -131,23 +136,19 @@ impl Machine<'_> {
             if n > 0 && !super::addressing::is_aligned(src, cp.cp_size as u64) {
                 return Err(self.misaligned_global(cta, wi, l as u32, id, src, cp.cp_size));
             }
-            dsts.push((l, dst, n, src));
+            if !unused {
+                dsts.push((l, dst, n, src));
+            }
             if n > 0 {
-                reads.push((l, src, n));
+                accesses.push(LaneAccess::new(src, n));
+                places.push((l, 0, n as usize));
+                bytes += n as usize;
             }
         }
         let mut data = [[0u8; 16]; 32];
-        if !reads.is_empty() {
+        if !accesses.is_empty() {
             let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
-            let accesses: Accesses = reads
-                .iter()
-                .map(|&(_, a, n)| LaneAccess::new(a, n))
-                .collect();
-            let places: Places = reads.iter().map(|&(l, _, n)| (l, 0, n as usize)).collect();
-            let bytes: usize = reads.iter().map(|r| r.2 as usize).sum();
-            if self.shared_values_unused() {
-                // Counters-only mode: the global read is what the counters see; its bytes
-                // would land where nothing the slice needs reads them.
+            if unused {
                 self.read_global(cta, wi, id, &req, &accesses, &places, None)?;
                 self.summary.cp_async_bytes += bytes as u64;
                 return Ok(());
@@ -156,12 +157,12 @@ impl Machine<'_> {
             self.read_global(cta, wi, id, &req, &accesses, &places, Some(&mut buf))?;
             self.summary.cp_async_bytes += bytes as u64;
             let mut off = 0;
-            for &(l, _, n) in &reads {
-                data[l][..n as usize].copy_from_slice(&buf[off..off + n as usize]);
-                off += n as usize;
+            for &(l, _, n) in &places {
+                data[l][..n].copy_from_slice(&buf[off..off + n]);
+                off += n;
             }
         }
-        if self.shared_values_unused() {
+        if unused {
             return Ok(());
         }
         for (l, dst, n, src) in dsts {

@@ -196,6 +196,12 @@ impl std::iter::Extend<u64> for LineBits {
 }
 
 fn lines_of(acc: &[LaneAccess], set: &mut LineBits) {
+    if let Some((start, end)) = super::sectors::contiguous_span(acc) {
+        for line in start >> LINE_SHIFT..=(end - 1) >> LINE_SHIFT {
+            set.insert(line);
+        }
+        return;
+    }
     let mut last = u64::MAX;
     for a in acc {
         let first = a.addr >> LINE_SHIFT;

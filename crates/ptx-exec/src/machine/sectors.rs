@@ -21,6 +21,14 @@ pub struct SectorTally {
 
 /// The tally of one warp access of `acc` (one execution of the instruction).
 pub fn tally(acc: &[LaneAccess]) -> SectorTally {
+    // One run of bytes (each lane starting where the one before it ended: a coalesced
+    // vector access): its sectors, and all of them needed.
+    if let Some((start, end)) = contiguous_span(acc) {
+        return SectorTally {
+            requested: (end - 1) / SECTOR_BYTES - start / SECTOR_BYTES + 1,
+            ideal: (end - start).div_ceil(SECTOR_BYTES),
+        };
+    }
     // Byte ranges in address order (a coalesced access already is: then they are merged
     // as they come), merged. Ranges that start together merge the same in either order.
     let ranges = acc
@@ -33,6 +41,21 @@ pub fn tally(acc: &[LaneAccess]) -> SectorTally {
     let mut sorted: SmallVec<[(u64, u64); 64]> = ranges.collect();
     sorted.sort_unstable();
     merged(sorted.into_iter())
+}
+
+/// `[start, end)` when the lanes of `acc` access one run of bytes, each lane (of at least one
+/// byte) starting where the one before it ended.
+#[inline]
+pub(super) fn contiguous_span(acc: &[LaneAccess]) -> Option<(u64, u64)> {
+    let first = acc.first()?;
+    let mut end = first.addr;
+    for a in acc {
+        if a.addr != end || a.bytes == 0 {
+            return None;
+        }
+        end += u64::from(a.bytes);
+    }
+    Some((first.addr, end))
 }
 
 /// The tally of byte ranges `[a, b)` in order of `a`.
@@ -105,6 +128,14 @@ mod tests {
         // Every lane the same word: one sector, one needed.
         let t = tally(&lanes(vec![4100u64; 32].into_iter(), 4));
         assert_eq!((t.requested, t.ideal), (1, 1));
+        // One contiguous run (16 B per lane from a misaligned start): the span's sectors.
+        let t = tally(&lanes((0..32).map(|i| 4104 + 16 * i), 16));
+        assert_eq!((t.requested, t.ideal), (17, 16));
+        // Contiguous but for one lane of zero bytes: the general path, the same answer.
+        let mut acc = lanes((0..32).map(|i| 4104 + 16 * i), 16);
+        acc.insert(5, LaneAccess::new(4104 + 16 * 5, 0));
+        let t = tally(&acc);
+        assert_eq!((t.requested, t.ideal), (17, 16));
         // Unordered lanes and a misaligned 16-byte access across a sector boundary.
         let t = tally(&lanes([64u64, 0, 24].into_iter(), 16));
         assert_eq!(
