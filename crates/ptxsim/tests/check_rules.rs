@@ -6,12 +6,13 @@ use common::{ptxsim, run_exits};
 
 use std::path::PathBuf;
 
-fn write(test: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("ptxsim-check-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// `text` written to `k.ptx` in a fresh directory for `test` (removed when the test drops it).
+fn write(test: &str, text: &str) -> (common::TestDir, String) {
+    let dir = common::temp_dir(test);
     let p: PathBuf = dir.join("k.ptx");
     std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    let path = p.display().to_string();
+    (dir, path)
 }
 
 fn module(target: &str, version: &str, body: &str) -> String {
@@ -28,7 +29,7 @@ fn stderr(args: &[&str], code: i32) -> String {
 
 #[test]
 fn every_error_in_the_file_in_ptxas_format() {
-    let f = write(
+    let (_dir, f) = write(
         "all",
         &module(
             "sm_80",
@@ -57,7 +58,7 @@ fn every_error_in_the_file_in_ptxas_format() {
 
 #[test]
 fn overrides_replace_target_and_version() {
-    let f = write(
+    let (_dir, f) = write(
         "override",
         &module(
             "sm_80",
@@ -105,7 +106,7 @@ fn overrides_replace_target_and_version() {
 
 #[test]
 fn json_carries_codes_and_help() {
-    let f = write(
+    let (_dir, f) = write(
         "json",
         &module("sm_70", "7.0", "\tld.global.nc.lu.b32 %r1, [%rd1];\n"),
     );
@@ -123,7 +124,7 @@ fn json_carries_codes_and_help() {
 
 #[test]
 fn warnings_alone_exit_0() {
-    let f = write(
+    let (_dir, f) = write(
         "warn",
         &module("sm_80", "8.0", "\tld.global.b32.v2 {%r1, %r2}, [%rd1];\n"),
     );
@@ -165,7 +166,7 @@ fn large_module(syntax_error: bool) -> String {
 #[test]
 fn threads_give_the_same_output_in_every_format() {
     for syntax_error in [false, true] {
-        let f = write(
+        let (_dir, f) = write(
             &format!("threads-{syntax_error}"),
             &large_module(syntax_error),
         );

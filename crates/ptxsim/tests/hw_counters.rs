@@ -121,11 +121,9 @@ fn hardware() -> Vec<Hw> {
         .collect()
 }
 
-/// A scratch directory for this process's reports.
-fn scratch(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-hw-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+/// A scratch directory for a test's reports (removed when the test drops it).
+fn scratch(tag: &str) -> common::TestDir {
+    common::temp_dir(tag)
 }
 
 /// Each launch's H100 counter `column` (first step) equals the number listed beside it (the

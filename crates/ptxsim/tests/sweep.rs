@@ -18,12 +18,9 @@ fn spec(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A fresh, empty directory for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-sweep-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory for one test (removed when the test drops it).
+fn scratch(test: &str) -> common::TestDir {
+    common::temp_dir(test)
 }
 
 fn sweep(spec: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
