@@ -291,12 +291,9 @@ impl Session {
         let f = self.program.kernel(kernel).expect("launched");
         s.counters_only = Some(machine::CountersOnly {
             restarted: Some(why),
-            ..counters_only.unwrap_or(machine::CountersOnly {
-                sliced: true,
-                skipped: kernel_slice(f, exact_stores).map_or(0, |s| s.skipped() as u32),
-                instructions: f.code.len() as u32,
-                registers: kernel_slice(f, exact_stores).map_or((0, 0), |s| s.registers_held()),
-                restarted: None,
+            // (Only a sliced kernel's launch gets here: `before` is its snapshot.)
+            ..counters_only.unwrap_or_else(|| {
+                machine::CountersOnly::of(kernel_slice(f, exact_stores), f.code.len() as u32)
             })
         });
         Ok(s)

@@ -44,6 +44,18 @@ pub struct CountersOnly {
 }
 
 impl CountersOnly {
+    /// What a counters-only launch of a kernel of `instructions` instructions does with its
+    /// `slice` (`None`: it cannot be sliced and runs in full), before it runs.
+    pub(crate) fn of(slice: Option<&Slice>, instructions: u32) -> CountersOnly {
+        CountersOnly {
+            sliced: slice.is_some(),
+            skipped: slice.map_or(0, |s| s.skipped() as u32),
+            instructions,
+            registers: slice.map_or((0, 0), |s| s.registers_held()),
+            restarted: None,
+        }
+    }
+
     /// One line for a run summary.
     pub fn describe(&self) -> String {
         match (&self.restarted, self.sliced) {

@@ -638,13 +638,8 @@ impl<'p> Machine<'p> {
             false => f.slice.as_ref(),
         };
         let slice = kernel_slice.filter(|_| cfg.counters_only && !cfg.hazards);
-        let counters_only = (cfg.counters_only && !cfg.hazards).then(|| CountersOnly {
-            sliced: slice.is_some(),
-            skipped: slice.map_or(0, |s| s.skipped() as u32),
-            instructions: program.functions[k as usize].code.len() as u32,
-            registers: slice.map_or((0, 0), |s| s.registers_held()),
-            restarted: None,
-        });
+        let counters_only = (cfg.counters_only && !cfg.hazards)
+            .then(|| CountersOnly::of(slice, program.functions[k as usize].code.len() as u32));
         Ok(Machine {
             program,
             kernel: k,
