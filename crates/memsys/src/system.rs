@@ -123,6 +123,26 @@ enum Data<'a> {
     Atomic(&'a mut dyn FnMut(usize, &mut [u8])),
 }
 
+impl Data<'_> {
+    /// The buffer a read copies its bytes into: the caller's (`Out`), or for an `Unread` one,
+    /// whose bytes are still compared where they hit in L1 (stale lanes), `scratch` sized to
+    /// the request's `total` bytes. `None` for requests that read nothing.
+    fn read_buffer<'b>(
+        &'b mut self,
+        total: usize,
+        scratch: &'b mut Vec<u8>,
+    ) -> Option<&'b mut [u8]> {
+        match self {
+            Data::Out(buf) => Some(buf),
+            Data::Unread => {
+                scratch.resize(total, 0);
+                Some(scratch)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Checks that a request passed to [`MemSystem::local`] (or an SM port's) is a local load or
 /// store.
 fn check_local(req: &Request) -> Result<(), MemError> {

@@ -403,15 +403,9 @@ impl MemSystem {
         match data {
             Data::Unread if groups.iter().all(|g| g.l1_hit == 0) => {}
             Data::Out(_) | Data::Unread => {
-                // Unread bytes are still compared where they hit in L1 (stale lanes).
                 let mut scratch = Vec::new();
-                let buf: &mut [u8] = match data {
-                    Data::Out(buf) => buf,
-                    _ => {
-                        scratch.resize(lanes.iter().map(|l| l.bytes as usize).sum(), 0);
-                        &mut scratch
-                    }
-                };
+                let total = lanes.iter().map(|l| l.bytes as usize).sum();
+                let buf = data.read_buffer(total, &mut scratch).expect("a read");
                 let stale = self.read_data(lanes, alloc_of, groups, buf);
                 if stale != 0 {
                     out.stale_lanes = stale;

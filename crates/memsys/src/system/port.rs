@@ -664,15 +664,8 @@ impl SmPort {
         match &mut data {
             Data::Unread if self.groups.iter().all(|g| g.l1_hit == 0) => {}
             Data::Out(_) | Data::Unread => {
-                // Unread bytes are still compared where they hit in L1 (stale lanes).
                 let mut scratch = Vec::new();
-                let buf: &mut [u8] = match &mut data {
-                    Data::Out(buf) => buf,
-                    _ => {
-                        scratch.resize(total, 0);
-                        &mut scratch
-                    }
-                };
+                let buf = data.read_buffer(total, &mut scratch).expect("a read");
                 let stale = self.read_view(sm, lanes, &alloc_of, buf);
                 if stale != 0 {
                     out.stale_lanes = stale;
