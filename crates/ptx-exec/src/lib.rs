@@ -64,6 +64,9 @@
 //!     bulk/tensor.rs cp.async.bulk.tensor (TMA), tensormap.replace/cp_fenceproxy
 //!   matrix.rs        ldmatrix, stmatrix, mma, wmma, wgmma
 //!   hazard.rs        the machine's hooks into hazards.rs
+//!   counters_only.rs counters-only mode: unknown bytes, the conflicts that restart a launch
+//!   uniform.rs       counters-only mode's one-value registers: integer arithmetic, setp and
+//!                    selp on operands equal in every live lane compute one lane
 //! ```
 //!
 //! **Threads.** [`LaunchConfig::threads`] host threads run a launch. Each scheduling round first

@@ -235,6 +235,14 @@ impl Machine<'_> {
                 a: x,
                 b: y,
             } => {
+                if self.tracks_uniform() {
+                    if let Some((a, b)) = self.uniform_pair(cta, wi, *x, *y, exec) {
+                        let v = alu::int2(*op, *ty, a, b);
+                        Self::write_uniform(cta, wi, program, *d, v, exec);
+                        return Ok(());
+                    }
+                    Self::clear_uniform(cta, wi, *d);
+                }
                 read_srcs!(self, cta, wi; a = *x, b = *y);
                 Self::write_warp(cta, wi, program, *d, exec, |out| {
                     alu::int2_lanes(*op, *ty, &a, &b, out, exec)
@@ -543,8 +551,24 @@ impl Machine<'_> {
                 b: y,
                 combine,
             } => {
-                read_srcs!(self, cta, wi; a = *x, b = *y);
-                let v = alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec);
+                let one = self
+                    .tracks_uniform()
+                    .then(|| self.uniform_pair(cta, wi, *x, *y, exec))
+                    .flatten();
+                let v = match one {
+                    // The same comparison in every executing lane.
+                    Some((a, b)) => {
+                        if alu::compare(*cmp, *ty, *ftz, a, b) {
+                            exec
+                        } else {
+                            0
+                        }
+                    }
+                    None => {
+                        read_srcs!(self, cta, wi; a = *x, b = *y);
+                        alu::compare_lanes(*cmp, *ty, *ftz, &a, &b, exec)
+                    }
+                };
                 let f = frame!(cta, wi);
                 let (mut t, mut nt) = (v, !v);
                 if let Some((op, p)) = combine {
@@ -585,9 +609,22 @@ impl Machine<'_> {
                 b: y,
                 p,
             } => {
-                read_srcs!(self, cta, wi; a = *x, b = *y);
                 let pm = Self::pred_mask(frame!(cta, wi), *p);
                 let m = width_mask(*bits);
+                if self.tracks_uniform() {
+                    let picked = pm & exec;
+                    if picked == exec || picked == 0 {
+                        let src = if picked != 0 { *x } else { *y };
+                        let frame = cta.warps[wi].frames.last().expect("a frame");
+                        let lane = exec.trailing_zeros() as usize;
+                        if let Some(v) = self.uniform_value(cta, wi, frame, src, lane) {
+                            Self::write_uniform(cta, wi, program, *d, v & m, exec);
+                            return Ok(());
+                        }
+                    }
+                    Self::clear_uniform(cta, wi, *d);
+                }
+                read_srcs!(self, cta, wi; a = *x, b = *y);
                 // Every lane selected (the loop vectorizes); `write_dst` keeps `exec`'s.
                 let mut out = [0u64; 32];
                 for (l, o) in out.iter_mut().enumerate() {

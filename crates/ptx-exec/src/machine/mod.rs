@@ -86,6 +86,7 @@ mod schedule;
 pub mod sectors;
 mod sm_phase;
 mod step;
+mod uniform;
 mod warp_sync;
 
 use crate::error::ExecError;
@@ -244,6 +245,9 @@ struct Frame {
     pc: [Pc; 32],
     /// Some(pc) when every runnable lane of the frame is at `pc`.
     uniform: Option<Pc>,
+    /// Counters-only mode: a bit per register-file entry whose live lanes all hold one value
+    /// (`uniform.rs`).
+    same: u64,
     /// Lanes taking part in this frame.
     mask: u32,
     /// Lanes that returned from it.
@@ -289,6 +293,9 @@ impl Frame {
             preds: vec![0; f.preds as usize],
             pc: [0; 32],
             uniform: Some(0),
+            // Zeroed entries hold one value each (not the scratch entry, whose values no
+            // instruction of the slice reads: `uniform.rs`).
+            same: !(1 << crate::program::SCRATCH),
             mask,
             done: 0,
             sync_wait: 0,

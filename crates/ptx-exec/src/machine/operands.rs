@@ -202,7 +202,7 @@ fn copy16(dst: &mut [u64], src: &[u64]) {
 
 /// Whether a special register's value differs between the lanes of a warp (the others are
 /// read once per warp). Exhaustive, so that a new register has to be placed here.
-fn lane_dependent(sp: Special) -> bool {
+pub(super) fn lane_dependent(sp: Special) -> bool {
     match sp {
         Special::Tid(_)
         | Special::LaneId

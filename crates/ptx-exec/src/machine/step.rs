@@ -113,6 +113,11 @@ impl Machine<'_> {
                 }
             }
             next_pc = self.execute(cta, wi, inst, exec, active, pc)?;
+            if let Some(&c) = self.slice.and_then(|s| s.clobbers.get(pc as usize)) {
+                if c != 0 {
+                    Self::recheck_uniform(cta, wi, c);
+                }
+            }
         }
         if let Some(np) = next_pc {
             let warp = &mut cta.warps[wi];

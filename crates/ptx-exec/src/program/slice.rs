@@ -323,6 +323,11 @@ pub struct Slice {
     /// Where each register lives in counters-only mode's register file (`reg_alloc.rs`):
     /// the needed ones folded onto few entries, the others on one.
     pub registers: RegisterMap,
+    /// Per instruction: the register-file entries it writes, whose lanes then no longer hold
+    /// one value (`machine/uniform.rs`); 0 for the instructions that keep those bits
+    /// themselves (`Int2`, `selp`) and for skipped ones. Empty when the file has more than
+    /// 64 entries: the one-value tracking is off.
+    pub clobbers: Vec<u64>,
 }
 
 impl Slice {
@@ -405,6 +410,7 @@ impl Slice {
         let registers = RegisterMap::build(code, |pc| !skip[pc], &role_lists, &needed, pair_starts);
         let slot_table = super::slots::SlotTable::of_runs(code, |pc| !skip[pc])
             .mapped(|s| registers.entry.get(s as usize).copied().unwrap_or(SCRATCH));
+        let clobbers = Self::clobbers(code, &skip, &role_lists, &registers, pair_starts);
         Some(Slice {
             skip,
             needed,
@@ -412,7 +418,52 @@ impl Slice {
             skip_run,
             slot_table,
             registers,
+            clobbers,
         })
+    }
+
+    /// [`Slice::clobbers`]: per instruction that runs, the entries of the registers it
+    /// writes (both halves of a 128-bit register), unless it is one that keeps their
+    /// one-value bits itself.
+    fn clobbers(
+        code: &[Inst],
+        skip: &[bool],
+        roles: &[&[(Slot, Role)]],
+        registers: &RegisterMap,
+        pair_starts: &[Slot],
+    ) -> Vec<u64> {
+        if registers.entries > 64 {
+            return Vec::new();
+        }
+        let pairs: std::collections::BTreeSet<Slot> = pair_starts.iter().copied().collect();
+        let bit = |s: Slot| {
+            registers.entry.get(s as usize).map_or(0, |&e| {
+                if e < 64 && e != SCRATCH {
+                    1u64 << e
+                } else {
+                    0
+                }
+            })
+        };
+        code.iter()
+            .zip(skip)
+            .zip(roles)
+            .map(|((inst, &skipped), r)| {
+                if skipped || matches!(inst.op, Op::Int2 { .. } | Op::Selp { .. }) {
+                    return 0;
+                }
+                let mut mask = 0u64;
+                for &(s, role) in *r {
+                    if role == Role::Def {
+                        mask |= bit(s);
+                        if pairs.contains(&s) {
+                            mask |= bit(s + 1);
+                        }
+                    }
+                }
+                mask
+            })
+            .collect()
     }
 
     /// The needed slots (one more than `n`, for slots past the count): a kept instruction's
