@@ -145,14 +145,17 @@ impl Machine<'_> {
                 bytes += n as usize;
             }
         }
+        if !accesses.is_empty() && unused {
+            let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
+            self.read_global(cta, wi, id, &req, &accesses, &places, None)?;
+            self.summary.cp_async_bytes += bytes as u64;
+        }
+        if unused {
+            return Ok(());
+        }
         let mut data = [[0u8; 16]; 32];
         if !accesses.is_empty() {
             let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
-            if unused {
-                self.read_global(cta, wi, id, &req, &accesses, &places, None)?;
-                self.summary.cp_async_bytes += bytes as u64;
-                return Ok(());
-            }
             let mut buf: SmallVec<[u8; 512]> = smallvec::smallvec![0u8; bytes];
             self.read_global(cta, wi, id, &req, &accesses, &places, Some(&mut buf))?;
             self.summary.cp_async_bytes += bytes as u64;
@@ -161,9 +164,6 @@ impl Machine<'_> {
                 data[l][..n].copy_from_slice(&buf[off..off + n]);
                 off += n;
             }
-        }
-        if unused {
-            return Ok(());
         }
         for (l, dst, n, src) in dsts {
             let access = self.access(cta, wi, id, l);

@@ -102,7 +102,6 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         // Lanes 8i..8i+7 give the row addresses of matrix i; each row is 8 b16 elements.
         read_addrs!(self, cta, wi; a = addr);
-        let mut rows = [[0u16; 8]; 32];
         let needed = self.any_needed(ds.iter().copied());
         if self.slicing() && !needed {
             // Counters-only mode, fragments nobody needs: only the row addresses' checks.
@@ -111,6 +110,7 @@ impl Machine<'_> {
             }
             return Ok(());
         }
+        let mut rows = [[0u16; 8]; 32];
         for (r, row) in rows.iter_mut().enumerate().take(8 * num as usize) {
             let off = self.shared_offset(cta, wi, id, r as u32, a[r], generic, 16)? as usize;
             if needed {
