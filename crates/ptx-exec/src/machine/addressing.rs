@@ -41,6 +41,19 @@ impl Machine<'_> {
         Err(self.shared_fault(cta, wi, id, lane, addr, off, bytes))
     }
 
+    /// Whether `shared_offset` accepts every address of `addrs` (non-generic, `bytes` each,
+    /// `bytes` a power of two): one branch-free pass, where a refused address then goes
+    /// through `shared_offset` lane by lane for its fault.
+    #[inline(always)]
+    pub(super) fn shared_offsets_ok(cta: &Cta, addrs: &[u64], bytes: u32) -> bool {
+        let (align, len) = (u64::from(bytes.max(1)) - 1, cta.shared.len() as u64);
+        let bad = addrs.iter().fold(0u64, |bad, &a| {
+            let off = a & 0xFFFF_FFFF;
+            bad | (off & align) | u64::from(off + u64::from(bytes) > len)
+        });
+        bytes.is_power_of_two() && bad == 0
+    }
+
     /// The fault of an address `shared_offset` refuses (`off`: its offset, `u64::MAX` for a
     /// generic address outside shared memory): not shared, misaligned, or out of bounds, in
     /// that order.

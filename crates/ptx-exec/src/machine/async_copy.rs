@@ -119,9 +119,15 @@ impl Machine<'_> {
         let mut places: Places = SmallVec::new();
         let mut dsts: SmallVec<[(usize, u32, u32, u64); 32]> = SmallVec::new();
         let mut bytes = 0usize;
+        // Every lane's destination checked at once when they all pass.
+        let dsts_ok =
+            !cp.dst_generic && exec == u32::MAX && Self::shared_offsets_ok(cta, &d, cp.cp_size);
         for l in lanes(exec) {
-            let dst =
-                self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?;
+            let dst = if dsts_ok {
+                (d[l] & 0xFFFF_FFFF) as u32
+            } else {
+                self.shared_offset(cta, wi, id, l as u32, d[l], cp.dst_generic, cp.cp_size)?
+            };
             let src = if cp.src_generic {
                 classify_generic(s[l]).1
             } else {

@@ -105,7 +105,11 @@ impl Machine<'_> {
         let needed = self.any_needed(ds.iter().copied());
         if self.slicing() && !needed {
             // Counters-only mode, fragments nobody needs: only the row addresses' checks.
-            for (r, &ar) in a.iter().enumerate().take(8 * num as usize) {
+            let rows = &a[..(8 * num as usize).min(32)];
+            if !generic && Self::shared_offsets_ok(cta, rows, 16) {
+                return Ok(());
+            }
+            for (r, &ar) in rows.iter().enumerate() {
                 self.shared_offset(cta, wi, id, r as u32, ar, generic, 16)?;
             }
             return Ok(());

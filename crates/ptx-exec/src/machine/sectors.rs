@@ -196,7 +196,10 @@ mod tests {
             let t = tally(&acc);
             assert_eq!(
                 (t.requested, t.ideal),
-                (sectors.len() as u64, (bytes.len() as u64).div_ceil(SECTOR_BYTES)),
+                (
+                    sectors.len() as u64,
+                    (bytes.len() as u64).div_ceil(SECTOR_BYTES)
+                ),
                 "{acc:?}"
             );
         }
