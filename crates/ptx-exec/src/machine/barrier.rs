@@ -92,13 +92,13 @@ impl Machine<'_> {
     /// Completes barrier `id`: its waiting lanes go on, `bar.red` lanes get the reduction.
     pub(super) fn complete_barrier(cta: &mut Cta, id: u32, program: &Program) {
         let b = cta.barriers.get_mut(&id).expect("barrier");
-        let waiting = std::mem::take(&mut b.waiting);
         let waiters = std::mem::take(&mut b.red_waiters);
         let (t, f) = (b.red_true, b.red_false);
         b.arrived = 0;
         b.red_true = 0;
         b.red_false = 0;
-        for (w, m) in waiting {
+        // Drained, not taken: the map keeps its room for the barrier's next use.
+        for (w, m) in b.waiting.drain() {
             cta.warps[w as usize].waiting &= !m;
         }
         for rw in waiters {
@@ -106,6 +106,9 @@ impl Machine<'_> {
             match rw.op {
                 BarRedOp::Popc => {
                     Self::write_dst(cta, wi, program, rw.d, &[t as u64; 32], rw.lanes);
+                    // Written after the instruction's step (`uniform.rs`): the entry no
+                    // longer holds one value.
+                    Self::clear_uniform(cta, wi, rw.d);
                 }
                 BarRedOp::And | BarRedOp::Or => {
                     let v = if rw.op == BarRedOp::And {

@@ -7,7 +7,7 @@ use crate::alu::width_mask;
 use crate::program::*;
 
 impl Machine<'_> {
-    #[inline]
+    #[inline(always)]
     pub(super) fn read_src(&self, cta: &Cta, wi: usize, src: Src, out: &mut [u64; 32]) {
         let warp = &cta.warps[wi];
         let frame = warp.frames.last().expect("a frame");

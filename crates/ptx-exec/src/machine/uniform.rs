@@ -18,9 +18,11 @@
 //!   or returned never run again in the frame, so the value stays one value for every lane
 //!   that can read it), cleared otherwise;
 //! - `setp` with such operands compares once (it writes predicates, which are lane masks);
-//! - every other instruction clears the bits of the entries it writes (`Slice::clobbers`,
-//!   applied in `step` after the instruction runs), whatever it wrote; bits are only ever set
-//!   by the rule above.
+//! - after every other instruction, the entries it writes (`Slice::clobbers`) are checked
+//!   again: an entry holds one value when its live lanes all hold the same (`step`,
+//!   `recheck_uniform`);
+//! - a register written after its instruction's step (`bar.red.popc`, when the barrier
+//!   completes) loses its bit (`complete_barrier`).
 //!
 //! The values are the full run's: an entry's bit is set only when every lane that can read it
 //! holds the value the one-lane computation produced, which is what each lane would have
