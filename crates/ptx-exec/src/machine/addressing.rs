@@ -283,8 +283,15 @@ impl Machine<'_> {
         places: &[(usize, usize, usize)],
         mut buf: Option<&mut [u8]>,
     ) -> Result<(), ExecError> {
-        self.summary.add_sectors(id, sectors::tally(acc));
-        self.note_global_reads(acc);
+        // The lanes' byte runs, walked by the tally and the line notes.
+        let mut runs = sectors::ByteRuns::new();
+        let ordered = sectors::byte_runs(acc, &mut runs);
+        let tally = match ordered {
+            true => sectors::tally_runs(&runs),
+            false => sectors::tally_lanes(acc),
+        };
+        self.summary.add_sectors(id, tally);
+        self.note_global_reads(acc, ordered.then_some(&runs[..]));
         let mut off = 0;
         for (a, pl) in acc
             .chunks(memsys::MAX_LANES)

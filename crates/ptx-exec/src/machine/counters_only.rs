@@ -207,12 +207,24 @@ impl std::iter::Extend<u64> for LineBits {
     }
 }
 
-fn lines_of(acc: &[LaneAccess], set: &mut LineBits) {
-    if let Some((start, end)) = super::sectors::contiguous_span(acc) {
-        for line in start >> LINE_SHIFT..=(end - 1) >> LINE_SHIFT {
+/// The 128-byte lines of `runs` (an access's `ByteRuns`) into `set`.
+fn lines_of_runs(runs: &[(u64, u64)], set: &mut LineBits) {
+    let mut last = u64::MAX;
+    for &(start, end) in runs {
+        for line in (start >> LINE_SHIFT).max(last.wrapping_add(1))..=(end - 1) >> LINE_SHIFT {
             set.insert(line);
+            last = line;
         }
-        return;
+        last = last.max((end - 1) >> LINE_SHIFT);
+    }
+}
+
+/// The 128-byte lines the lanes of `acc` touch (a lane of no bytes: its address's line) into
+/// `set`.
+fn lines_of(acc: &[LaneAccess], set: &mut LineBits) {
+    let mut runs = super::sectors::ByteRuns::new();
+    if super::sectors::byte_runs(acc, &mut runs) {
+        return lines_of_runs(&runs, set);
     }
     let mut last = u64::MAX;
     for a in acc {
@@ -261,11 +273,14 @@ impl Machine<'_> {
             .is_some_and(|s| srcs.any(|x| matches!(x, Src::Reg(r) if !s.is_needed(*r))))
     }
 
-    /// Notes global accesses that read.
+    /// Notes global accesses that read (`runs`: their `ByteRuns`, when they have them).
     #[inline]
-    pub(super) fn note_global_reads(&mut self, acc: &[LaneAccess]) {
+    pub(super) fn note_global_reads(&mut self, acc: &[LaneAccess], runs: Option<&[(u64, u64)]>) {
         if self.slicing() {
-            lines_of(acc, &mut self.summary.unknowns.read_lines);
+            match runs {
+                Some(runs) => lines_of_runs(runs, &mut self.summary.unknowns.read_lines),
+                None => lines_of(acc, &mut self.summary.unknowns.read_lines),
+            }
         }
     }
 
@@ -357,5 +372,45 @@ mod tests {
         assert!(want.iter().all(|l| a.contains(l)));
         assert!(!a.contains(&6) && !a.contains(&4097) && !a.contains(&((1 << 40) + 1)));
         assert_eq!(b.sorted().collect::<Vec<_>>(), vec![5, 7, 4096 * 3 + 64]);
+    }
+
+    /// The lines `lines_of` notes (through byte runs or lane by lane) against each lane's
+    /// lines counted one by one, for lanes in order, out of order, overlapping, of no bytes.
+    #[test]
+    fn lines_of_notes_every_line_a_lane_touches() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..2000 {
+            let lanes = 1 + next(32);
+            let base = (1 << 20) + next(3) * 64;
+            let acc: Vec<LaneAccess> = (0..lanes)
+                .map(|l| {
+                    let bytes = [0u32, 4, 16, 64, 200][next(5) as usize];
+                    let addr = match case % 3 {
+                        0 => base + l * 16,
+                        1 => base + l * 100 + next(8),
+                        _ => base + next(4096),
+                    };
+                    LaneAccess::new(addr, bytes)
+                })
+                .collect();
+            let mut want: Vec<u64> = acc
+                .iter()
+                .flat_map(|a| {
+                    (a.addr >> LINE_SHIFT)
+                        ..=((a.addr + u64::from(a.bytes.max(1)) - 1) >> LINE_SHIFT)
+                })
+                .collect();
+            want.sort_unstable();
+            want.dedup();
+            let mut set = LineBits::default();
+            lines_of(&acc, &mut set);
+            assert_eq!(set.sorted().collect::<Vec<_>>(), want, "{acc:?}");
+        }
     }
 }

@@ -595,7 +595,7 @@ impl Machine<'_> {
                 .collect();
             let places: Vec<(usize, usize, usize)> =
                 global.iter().map(|&(l, _)| (l, 0, vb)).collect();
-            self.note_global_reads(&acc);
+            self.note_global_reads(&acc, None);
             if self.cfg.cache_model {
                 let mut olds = vec![0u64; global.len() * n];
                 let gl = &global;

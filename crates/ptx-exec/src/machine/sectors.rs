@@ -19,52 +19,66 @@ pub struct SectorTally {
     pub ideal: u64,
 }
 
+/// The byte ranges of a warp access merged into maximal runs `[start, end)` in address
+/// order, when each lane (of at least one byte) starts at or after the start of the run
+/// before it (lanes that touch or overlap that run extend it): a coalesced access is a few
+/// runs, which the sector tally and counters-only mode's line notes walk instead of 32
+/// lanes.
+pub type ByteRuns = SmallVec<[(u64, u64); 32]>;
+
+/// Fills `runs` with the [`ByteRuns`] of `acc` and returns true, or returns false when a
+/// lane starts before the run it would join or has no bytes (the lane-by-lane paths then
+/// apply).
+#[inline]
+pub fn byte_runs(acc: &[LaneAccess], runs: &mut ByteRuns) -> bool {
+    runs.clear();
+    let Some(first) = acc.first() else {
+        return true;
+    };
+    let (mut start, mut end) = (first.addr, first.addr);
+    for a in acc {
+        if a.bytes == 0 || a.addr < start {
+            return false;
+        }
+        let e = a.addr + u64::from(a.bytes);
+        if a.addr > end {
+            runs.push((start, end));
+            start = a.addr;
+        }
+        // Lanes at or after `start` (in order), so only the end moves.
+        end = end.max(e);
+    }
+    runs.push((start, end));
+    true
+}
+
 /// The tally of one warp access of `acc` (one execution of the instruction).
 pub fn tally(acc: &[LaneAccess]) -> SectorTally {
-    // One run of bytes (each lane starting where the one before it ended: a coalesced
-    // vector access): its sectors, and all of them needed.
-    if let Some((start, end)) = contiguous_span(acc) {
-        return SectorTally {
-            requested: (end - 1) / SECTOR_BYTES - start / SECTOR_BYTES + 1,
-            ideal: (end - start).div_ceil(SECTOR_BYTES),
-        };
+    let mut runs = ByteRuns::new();
+    match byte_runs(acc, &mut runs) {
+        true => tally_runs(&runs),
+        false => tally_lanes(acc),
     }
-    // Byte ranges in address order (a coalesced access already is: then they are merged
-    // as they come, in one pass), merged. Ranges that start together merge the same in
-    // either order.
-    let ranges = acc
-        .iter()
-        .filter(|a| a.bytes > 0)
-        .map(|a| (a.addr, a.addr + u64::from(a.bytes)));
+}
+
+/// The tally of an access's [`ByteRuns`] (or of any byte ranges in order of their starts).
+#[inline]
+pub fn tally_runs(runs: &[(u64, u64)]) -> SectorTally {
     let mut m = Merge::default();
-    let mut prev = 0u64;
-    for (a, b) in ranges.clone() {
-        if a < prev {
-            let mut sorted: SmallVec<[(u64, u64); 64]> = ranges.collect();
-            sorted.sort_unstable();
-            let mut m = Merge::default();
-            sorted.into_iter().for_each(|(a, b)| m.push(a, b));
-            return m.tally();
-        }
-        prev = a;
-        m.push(a, b);
-    }
+    runs.iter().for_each(|&(a, b)| m.push(a, b));
     m.tally()
 }
 
-/// `[start, end)` when the lanes of `acc` access one run of bytes, each lane (of at least one
-/// byte) starting where the one before it ended.
-#[inline]
-pub(super) fn contiguous_span(acc: &[LaneAccess]) -> Option<(u64, u64)> {
-    let first = acc.first()?;
-    let mut end = first.addr;
-    for a in acc {
-        if a.addr != end || a.bytes == 0 {
-            return None;
-        }
-        end += u64::from(a.bytes);
-    }
-    Some((first.addr, end))
+/// The tally lane by lane: byte ranges in address order (sorted: the lanes are not), merged.
+/// Ranges that start together merge the same in either order.
+pub(super) fn tally_lanes(acc: &[LaneAccess]) -> SectorTally {
+    let mut sorted: SmallVec<[(u64, u64); 64]> = acc
+        .iter()
+        .filter(|a| a.bytes > 0)
+        .map(|a| (a.addr, a.addr + u64::from(a.bytes)))
+        .collect();
+    sorted.sort_unstable();
+    tally_runs(&sorted)
 }
 
 /// The tally of byte ranges `[a, b)` pushed in order of `a`.
