@@ -122,7 +122,22 @@ impl Machine<'_> {
         // Every lane's destination checked at once when they all pass.
         let dsts_ok =
             !cp.dst_generic && exec == u32::MAX && Self::shared_offsets_ok(cta, &d, cp.cp_size);
-        for l in lanes(exec) {
+        // Counters-only mode, a full warp copying whole chunks from aligned global addresses
+        // (the common case): its accesses in one pass, nothing to fault.
+        let whole = unused
+            && dsts_ok
+            && ignore == 0
+            && sz.iter().all(|&v| v as u32 >= cp.cp_size)
+            && !cp.src_generic
+            && cp.cp_size.is_power_of_two()
+            && s.iter().fold(0, |m, &a| m | a) & (u64::from(cp.cp_size) - 1) == 0;
+        if whole {
+            let n = cp.cp_size;
+            accesses.extend(s.iter().map(|&a| LaneAccess::new(a, n)));
+            places.extend((0..32).map(|l| (l, 0, n as usize)));
+            bytes = 32 * n as usize;
+        }
+        for l in lanes(if whole { 0 } else { exec }) {
             let dst = if dsts_ok {
                 (d[l] & 0xFFFF_FFFF) as u32
             } else {
