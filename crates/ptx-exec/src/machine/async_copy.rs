@@ -133,8 +133,8 @@ impl Machine<'_> {
             && s.iter().fold(0, |m, &a| m | a) & (u64::from(cp.cp_size) - 1) == 0;
         if whole {
             let n = cp.cp_size;
-            accesses.extend(s.iter().map(|&a| LaneAccess::new(a, n)));
-            places.extend((0..32).map(|l| (l, 0, n as usize)));
+            accesses = SmallVec::from_buf(std::array::from_fn(|l| LaneAccess::new(s[l], n)));
+            places = SmallVec::from_buf(std::array::from_fn(|l| (l, 0, n as usize)));
             bytes = 32 * n as usize;
         }
         for l in lanes(if whole { 0 } else { exec }) {

@@ -37,6 +37,9 @@ impl Machine<'_> {
                 Dst::Reg(r) => Some(*r),
                 Dst::Sink => None,
             }));
+        // Counters-only mode, no register the slice needs: the lanes' bytes are not copied
+        // out of shared, local or param memory, nor into registers.
+        let unread = self.slicing() && !needed;
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(ld.space, a[l]);
             if sp == Space::Global {
@@ -57,7 +60,9 @@ impl Machine<'_> {
                     self.check_shared(cta, wi, l, access, addr, total);
                 }
                 let r = self.local_bytes(cta, wi, id, l, sp, addr, total, total, false)?;
-                data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
+                if !unread {
+                    data[l * total as usize..(l + 1) * total as usize].copy_from_slice(r.get());
+                }
                 if sp == Space::Local {
                     local_lanes.push((l, addr, total));
                 }
@@ -79,6 +84,9 @@ impl Machine<'_> {
                 eb,
                 data,
             )?;
+        }
+        if unread {
+            return Ok(());
         }
         // Distribute into registers with sign or zero extension.
         let program = self.program;
@@ -131,8 +139,15 @@ impl Machine<'_> {
         let data = &mut storage[..32 * total];
         let mut v = [0u64; 32];
         let mut v_hi = [0u64; 32];
+        let unknown = self.unknown_data(st.srcs.iter().flatten());
+        // Counters-only mode, data the slice does not compute: its bytes are marked unknown
+        // (a needed read of them restarts the launch in full mode), so none are gathered and
+        // none written to shared, local or param memory; global memory gets zeros.
+        let skip_data = unknown && self.slicing();
         for (k, s) in st.srcs.iter().enumerate() {
-            let Some(s) = s else { continue };
+            let Some(s) = s.as_ref().filter(|_| !skip_data) else {
+                continue;
+            };
             self.read_src(cta, wi, *s, &mut v);
             if eb == 16 {
                 if let Src::Reg(slot) = s {
@@ -155,7 +170,6 @@ impl Machine<'_> {
         let mut accesses = Accesses::new();
         let mut places = Places::new();
         let mut local_lanes: SmallVec<[(usize, u64, u32); 32]> = SmallVec::new();
-        let unknown = self.unknown_data(st.srcs.iter().flatten());
         for l in lanes(exec) {
             let (sp, addr) = self.resolve(st.space, a[l]);
             if sp == Space::Global {
@@ -185,8 +199,12 @@ impl Machine<'_> {
                     _ => self.note_private_store(cta, unknown),
                 }
                 for &(first, count) in &runs {
-                    let bytes: SmallVec<[u8; MAX_LANE_BYTES]> =
-                        SmallVec::from_slice(&data[l * total + first * eb..][..count * eb]);
+                    let bytes: SmallVec<[u8; MAX_LANE_BYTES]> = match skip_data {
+                        true => SmallVec::new(),
+                        false => {
+                            SmallVec::from_slice(&data[l * total + first * eb..][..count * eb])
+                        }
+                    };
                     let r = self.local_bytes(
                         cta,
                         wi,
@@ -199,6 +217,7 @@ impl Machine<'_> {
                         true,
                     )?;
                     match r {
+                        LocalRef::Mut(_) if skip_data => {}
                         LocalRef::Mut(m) => m.copy_from_slice(&bytes),
                         LocalRef::Ref(_) => unreachable!("writes resolve to mutable spaces"),
                     }
