@@ -196,8 +196,16 @@ pub(crate) struct SectorCache {
     indexer: SetIndexer,
     ways: usize,
     line_bytes: usize,
-    /// `sets * ways * line_bytes` bytes when the level keeps data, else empty.
+    /// `sets * ways * line_bytes` bytes once the level keeps data and a line's copy was first
+    /// written (`line_data_mut`), else empty: an SM whose accesses all bypass its L1
+    /// (`cp.async.cg`, `.cg` loads) never zeroes the megabytes of an L1's copies.
     data: Vec<u8>,
+    /// Whether the level keeps a copy of each line's bytes.
+    keep_data: bool,
+    /// The size of `data` once allocated: `sets * ways * line_bytes`.
+    data_bytes: usize,
+    /// One line of zeros: the copy of every line before `data` is allocated.
+    zero_line: Vec<u8>,
     /// Per way (when the level keeps data): the sectors whose copy was filled through the
     /// read-only path (`ld.global.nc`), which the SM's own stores do not update.
     read_only: Vec<u8>,
@@ -255,8 +263,11 @@ impl SectorCache {
             indexer,
             ways,
             line_bytes,
-            data: if keep_data {
-                vec![0; sets * ways * line_bytes]
+            data: Vec::new(),
+            keep_data,
+            data_bytes: sets * ways * line_bytes,
+            zero_line: if keep_data {
+                vec![0; line_bytes]
             } else {
                 Vec::new()
             },
@@ -521,7 +532,7 @@ impl SectorCache {
     #[inline]
     pub fn line_data(&self, s: Slot) -> &[u8] {
         if self.data.is_empty() {
-            &[]
+            &self.zero_line
         } else {
             &self.data[self.data_range(s)]
         }
@@ -529,16 +540,18 @@ impl SectorCache {
 
     #[inline]
     pub fn line_data_mut(&mut self, s: Slot) -> &mut [u8] {
-        if self.data.is_empty() {
-            &mut []
-        } else {
-            let r = self.data_range(s);
-            &mut self.data[r]
+        if !self.keep_data {
+            return &mut [];
         }
+        if self.data.is_empty() {
+            self.data = vec![0; self.data_bytes];
+        }
+        let r = self.data_range(s);
+        &mut self.data[r]
     }
 
     pub fn keeps_data(&self) -> bool {
-        !self.data.is_empty()
+        self.keep_data
     }
 
     /// Records how the sectors `filled` of a line's copy were filled: through the read-only
@@ -578,6 +591,32 @@ fn prefetch(p: *const u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A level that keeps data allocates its copies at the first line written: until then
+    /// every line reads as zeros, as a freshly zeroed array would, and the level still says
+    /// it keeps data; a level without data has none to read.
+    #[test]
+    fn line_copies_are_allocated_when_first_written() {
+        let cfg = crate::GpuConfig::h100().l1;
+        let mut c = SectorCache::new(&cfg, cfg.ways, true);
+        assert!(c.keeps_data() && c.data.is_empty());
+        let (set, _) = c.lookup(7);
+        let (slot, _, _) = c.allocate(set, 7, Hint::Unchanged);
+        assert_eq!(c.line_data(slot), vec![0u8; cfg.line_bytes as usize]);
+        c.line_data_mut(slot)[3] = 9;
+        assert_eq!(
+            c.data.len(),
+            (cfg.sets() * u64::from(cfg.ways * cfg.line_bytes)) as usize
+        );
+        assert_eq!(c.line_data(slot)[3], 9);
+        let (set2, _) = c.lookup(8);
+        let (other, _, _) = c.allocate(set2, 8, Hint::Unchanged);
+        assert!(c.line_data(other).iter().all(|&b| b == 0));
+        let mut bare = SectorCache::new(&cfg, cfg.ways, false);
+        let (set, _) = bare.lookup(7);
+        let (slot, _, _) = bare.allocate(set, 7, Hint::Unchanged);
+        assert!(!bare.keeps_data() && bare.line_data_mut(slot).is_empty());
+    }
 
     #[test]
     fn fastmod_equals_remainder() {
