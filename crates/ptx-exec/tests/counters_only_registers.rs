@@ -7,7 +7,9 @@
 //! an access: every counter of the counters-only run must equal the full run's, and the
 //! fold must have shared entries (fewer than the needed registers).
 
-use ptx_exec::{KernelArg, LaunchConfig, Session};
+mod common;
+
+use ptx_exec::Session;
 
 const PTX: &str = r#"
 .version 8.0
@@ -99,36 +101,7 @@ AFTER_SHFL:
 "#;
 
 fn counters(counters_only: bool, threads: u32) -> String {
-    let module = ptx_syntax::parse(PTX).expect("it parses");
-    let mut s = Session::new(&module, PTX, memsys::GpuConfig::a100()).expect("it lowers");
-    let buf = s.alloc_buffer(&[0u8; 1024]).unwrap();
-    let cfg = LaunchConfig {
-        grid: [6, 1, 1],
-        block: [64, 1, 1],
-        counters_only,
-        threads,
-        ..LaunchConfig::default()
-    };
-    let args = [
-        KernelArg::Pointer(buf),
-        KernelArg::Scalar {
-            ty: ptx_isa::ScalarType::U32,
-            bits: 9,
-        },
-    ];
-    let summary = s.launch("folds", &args, cfg).unwrap();
-    if counters_only {
-        let co = summary.counters_only.as_ref().expect("counters-only ran");
-        assert!(co.sliced && co.restarted.is_none(), "{co:?}");
-    }
-    format!(
-        "{} {:?} {:?} {:?}\n{:?}",
-        summary.thread_instructions,
-        summary.per_instruction,
-        summary.per_instruction_sectors,
-        summary.stale_reads,
-        s.mem.stats()
-    )
+    common::launch_counters(PTX, "folds", &[0u8; 1024], 9, 6, counters_only, threads)
 }
 
 #[test]

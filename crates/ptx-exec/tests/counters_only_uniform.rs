@@ -7,7 +7,9 @@
 //! 64-bit chain): a register wrongly taken as one value moves an access, so every counter of
 //! the counters-only run must equal the full run's.
 
-use ptx_exec::{KernelArg, LaunchConfig, Session};
+mod common;
+
+use ptx_exec::Session;
 
 const PTX: &str = r#"
 .version 8.0
@@ -108,37 +110,9 @@ fn session() -> Session {
 }
 
 fn counters(counters_only: bool, threads: u32) -> String {
-    let mut s = session();
     // Different bytes in every word: loaded values differ from lane to lane.
     let init: Vec<u8> = (0..1024u32).map(|i| (i * 37 + 11) as u8).collect();
-    let buf = s.alloc_buffer(&init).unwrap();
-    let cfg = LaunchConfig {
-        grid: [4, 1, 1],
-        block: [64, 1, 1],
-        counters_only,
-        threads,
-        ..LaunchConfig::default()
-    };
-    let args = [
-        KernelArg::Pointer(buf),
-        KernelArg::Scalar {
-            ty: ptx_isa::ScalarType::U32,
-            bits: 4,
-        },
-    ];
-    let summary = s.launch("uniform", &args, cfg).unwrap();
-    if counters_only {
-        let co = summary.counters_only.as_ref().expect("counters-only ran");
-        assert!(co.sliced && co.restarted.is_none(), "{co:?}");
-    }
-    format!(
-        "{} {:?} {:?} {:?}\n{:?}",
-        summary.thread_instructions,
-        summary.per_instruction,
-        summary.per_instruction_sectors,
-        summary.stale_reads,
-        s.mem.stats()
-    )
+    common::launch_counters(PTX, "uniform", &init, 4, 4, counters_only, threads)
 }
 
 #[test]

@@ -378,13 +378,7 @@ mod tests {
     /// lines counted one by one, for lanes in order, out of order, overlapping, of no bytes.
     #[test]
     fn lines_of_notes_every_line_a_lane_touches() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = super::super::below(0x2545_F491_4F6C_DD1D);
         for case in 0..2000 {
             let lanes = 1 + next(32);
             let base = (1 << 20) + next(3) * 64;

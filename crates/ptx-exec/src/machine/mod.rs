@@ -853,3 +853,15 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
         }
     })
 }
+
+/// Tests' random numbers: a xorshift generator from `seed`, each call a number below `n`.
+#[cfg(test)]
+fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}

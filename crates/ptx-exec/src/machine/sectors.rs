@@ -179,13 +179,7 @@ mod tests {
     /// against counting the distinct sectors and bytes one by one.
     #[test]
     fn tally_is_the_count_of_distinct_sectors_and_bytes() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = super::super::below(0x9E37_79B9_7F4A_7C15);
         for case in 0..2000 {
             let lanes = 1 + next(32) as usize;
             let base = 4096 + next(4) * 8;
