@@ -34,7 +34,14 @@ impl<'p> Machine<'p> {
         let warps_per_cta = threads.div_ceil(32);
         let max_resident = self.max_resident;
         let workers = self.workers(max_resident.min(total))?;
-        let result = self.run_rounds(&workers, total, threads, warps_per_cta, max_resident);
+        // On several threads the rounds run on one of the pool's threads: each phase's
+        // parallel work then starts and ends there, not by handing off from the launch thread
+        // to the pool and back (two thread wake-ups per phase).
+        let result = match &workers.pool {
+            Some(pool) => pool
+                .install(|| self.run_rounds(&workers, total, threads, warps_per_cta, max_resident)),
+            None => self.run_rounds(&workers, total, threads, warps_per_cta, max_resident),
+        };
         // Whatever ended the launch, its last SM-parallel phase reaches the memory system.
         self.settle_ports(&workers);
         result?;
