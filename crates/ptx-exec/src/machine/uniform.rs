@@ -10,13 +10,15 @@
 //!
 //! The rule, per frame (`Frame::same`, a bit per entry; kept only when the slice's register
 //! file has at most 64 entries, `Slice::clobbers`):
-//! - a fresh frame's entries are all zero: each holds one value;
+//! - a fresh frame's entries are all zero: each holds one value (but the scratch entry of
+//!   the registers the slice does not need, whose bit is never set);
 //! - an `Int2` or `selp` whose operands each hold one value (an immediate, a special register
 //!   that does not depend on the lane, an entry whose bit is set; `selp`'s predicate true in
 //!   all executing lanes or in none) computes it once and writes it to the executing lanes;
 //!   the entry's bit is then set when those are all the frame's live lanes (lanes that exited
 //!   or returned never run again in the frame, so the value stays one value for every lane
-//!   that can read it), cleared otherwise;
+//!   that can read it), cleared otherwise; with other operands it runs lane by lane and
+//!   clears the bit;
 //! - `setp` with such operands compares once (it writes predicates, which are lane masks);
 //! - after every other instruction, the entries it writes (`Slice::clobbers`) are checked
 //!   again: an entry holds one value when its live lanes all hold the same (`step`,
