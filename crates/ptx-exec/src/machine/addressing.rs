@@ -285,11 +285,7 @@ impl Machine<'_> {
     ) -> Result<(), ExecError> {
         // The lanes' byte runs, walked by the tally and the line notes.
         let mut runs = sectors::ByteRuns::new();
-        let ordered = sectors::byte_runs(acc, &mut runs);
-        let tally = match ordered {
-            true => sectors::tally_runs(&runs),
-            false => sectors::tally_lanes(acc),
-        };
+        let (tally, ordered) = sectors::tally_in(acc, &mut runs);
         self.summary.add_sectors(id, tally);
         self.note_global_reads(acc, ordered.then_some(&runs[..]));
         let mut off = 0;

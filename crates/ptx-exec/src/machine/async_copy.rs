@@ -166,25 +166,22 @@ impl Machine<'_> {
                 bytes += n as usize;
             }
         }
-        if !accesses.is_empty() && unused {
-            let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
-            self.read_global(cta, wi, id, &req, &accesses, &places, None)?;
-            self.summary.cp_async_bytes += bytes as u64;
-        }
-        if unused {
-            return Ok(());
-        }
-        let mut data = [[0u8; 16]; 32];
+        // The bytes read, unless counters-only mode needs none (`unused`).
+        let mut buf: Option<SmallVec<[u8; 512]>> =
+            (!unused).then(|| smallvec::smallvec![0u8; bytes]);
         if !accesses.is_empty() {
             let req = self.request(cta, AccessKind::AsyncCopy, &cp.hints, policy, id);
-            let mut buf: SmallVec<[u8; 512]> = smallvec::smallvec![0u8; bytes];
-            self.read_global(cta, wi, id, &req, &accesses, &places, Some(&mut buf))?;
+            self.read_global(cta, wi, id, &req, &accesses, &places, buf.as_deref_mut())?;
             self.summary.cp_async_bytes += bytes as u64;
-            let mut off = 0;
-            for &(l, _, n) in &places {
-                data[l][..n].copy_from_slice(&buf[off..off + n]);
-                off += n;
-            }
+        }
+        let Some(buf) = buf else {
+            return Ok(());
+        };
+        let mut data = [[0u8; 16]; 32];
+        let mut off = 0;
+        for &(l, _, n) in &places {
+            data[l][..n].copy_from_slice(&buf[off..off + n]);
+            off += n;
         }
         for (l, dst, n, src) in dsts {
             let access = self.access(cta, wi, id, l);

@@ -199,12 +199,6 @@ impl Machine<'_> {
                     _ => self.note_private_store(cta, unknown),
                 }
                 for &(first, count) in &runs {
-                    let bytes: SmallVec<[u8; MAX_LANE_BYTES]> = match skip_data {
-                        true => SmallVec::new(),
-                        false => {
-                            SmallVec::from_slice(&data[l * total + first * eb..][..count * eb])
-                        }
-                    };
                     let r = self.local_bytes(
                         cta,
                         wi,
@@ -217,8 +211,10 @@ impl Machine<'_> {
                         true,
                     )?;
                     match r {
-                        LocalRef::Mut(_) if skip_data => {}
-                        LocalRef::Mut(m) => m.copy_from_slice(&bytes),
+                        LocalRef::Mut(m) if !skip_data => {
+                            m.copy_from_slice(&data[l * total + first * eb..][..count * eb])
+                        }
+                        LocalRef::Mut(_) => {}
                         LocalRef::Ref(_) => unreachable!("writes resolve to mutable spaces"),
                     }
                     if sp == Space::Local {

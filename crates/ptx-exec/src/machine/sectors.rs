@@ -54,16 +54,22 @@ pub fn byte_runs(acc: &[LaneAccess], runs: &mut ByteRuns) -> bool {
 
 /// The tally of one warp access of `acc` (one execution of the instruction).
 pub fn tally(acc: &[LaneAccess]) -> SectorTally {
-    let mut runs = ByteRuns::new();
-    match byte_runs(acc, &mut runs) {
-        true => tally_runs(&runs),
-        false => tally_lanes(acc),
+    tally_in(acc, &mut ByteRuns::new()).0
+}
+
+/// [`tally`], leaving the access's [`ByteRuns`] in `runs` for the caller's other walks of it
+/// when it has them (the `bool`).
+#[inline]
+pub fn tally_in(acc: &[LaneAccess], runs: &mut ByteRuns) -> (SectorTally, bool) {
+    match byte_runs(acc, runs) {
+        true => (tally_runs(runs), true),
+        false => (tally_lanes(acc), false),
     }
 }
 
 /// The tally of an access's [`ByteRuns`] (or of any byte ranges in order of their starts).
 #[inline]
-pub fn tally_runs(runs: &[(u64, u64)]) -> SectorTally {
+fn tally_runs(runs: &[(u64, u64)]) -> SectorTally {
     let mut m = Merge::default();
     runs.iter().for_each(|&(a, b)| m.push(a, b));
     m.tally()
@@ -71,7 +77,7 @@ pub fn tally_runs(runs: &[(u64, u64)]) -> SectorTally {
 
 /// The tally lane by lane: byte ranges in address order (sorted: the lanes are not), merged.
 /// Ranges that start together merge the same in either order.
-pub(super) fn tally_lanes(acc: &[LaneAccess]) -> SectorTally {
+fn tally_lanes(acc: &[LaneAccess]) -> SectorTally {
     let mut sorted: SmallVec<[(u64, u64); 64]> = acc
         .iter()
         .filter(|a| a.bytes > 0)
