@@ -870,13 +870,7 @@ mod tests {
     /// lane by lane, for every operator, integer type and a mix of edge and random values.
     #[test]
     fn integer_compare_lanes_is_cmp_int_per_lane() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15);
         let edges = [
             0u64,
             1,

@@ -382,3 +382,15 @@ impl Session {
         Ok(buf)
     }
 }
+
+/// Tests' random numbers: a xorshift generator from `seed`.
+#[cfg(test)]
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}

@@ -854,14 +854,9 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Tests' random numbers: a xorshift generator from `seed`, each call a number below `n`.
+/// Tests' random numbers below `n` (`crate::xorshift`).
 #[cfg(test)]
 fn below(seed: u64) -> impl FnMut(u64) -> u64 {
-    let mut x = seed;
-    move |n| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    }
+    let mut next = crate::xorshift(seed);
+    move |n| next() % n
 }
