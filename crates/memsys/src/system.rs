@@ -466,15 +466,10 @@ impl MemSystem {
         lanes: &[LaneAccess],
         out: &mut [u8],
     ) -> Result<Outcome, MemError> {
-        if matches!(req.kind, AccessKind::Store | AccessKind::Atomic) {
-            return Err(MemError::Unsupported {
-                what: "a store or atomic request passed to load",
-            });
-        }
         if req.kind == AccessKind::Prefetch && out.is_empty() {
-            return self.execute(req, lanes, Data::None);
+            return self.load_data(req, lanes, Data::None);
         }
-        self.execute(req, lanes, Data::Out(out))
+        self.load_data(req, lanes, Data::Out(out))
     }
 
     /// [`MemSystem::load`] for a caller that does not use the bytes (counters-only mode's
@@ -486,12 +481,22 @@ impl MemSystem {
         req: &Request,
         lanes: &[LaneAccess],
     ) -> Result<Outcome, MemError> {
+        self.load_data(req, lanes, Data::Unread)
+    }
+
+    /// `load` and `load_unread`: any request but a store or an atomic.
+    fn load_data(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        data: Data<'_>,
+    ) -> Result<Outcome, MemError> {
         if matches!(req.kind, AccessKind::Store | AccessKind::Atomic) {
             return Err(MemError::Unsupported {
                 what: "a store or atomic request passed to load",
             });
         }
-        self.execute(req, lanes, Data::Unread)
+        self.execute(req, lanes, data)
     }
 
     /// A warp-level store: lane `i`'s bytes are taken from `data` after lanes `0..i`'s.

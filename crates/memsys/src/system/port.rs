@@ -507,12 +507,7 @@ impl SmPort {
         lanes: &[LaneAccess],
         out: &mut [u8],
     ) -> Result<Outcome, MemError> {
-        if !matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy) {
-            return Err(MemError::Unsupported {
-                what: "an SM port serves loads, cp.async reads and stores only",
-            });
-        }
-        self.execute(req, lanes, Data::Out(out))
+        self.load_data(req, lanes, Data::Out(out))
     }
 
     /// [`SmPort::load`] for a caller that does not use the bytes ([`MemSystem::load_unread`]'s
@@ -522,12 +517,22 @@ impl SmPort {
         req: &Request,
         lanes: &[LaneAccess],
     ) -> Result<Outcome, MemError> {
+        self.load_data(req, lanes, Data::Unread)
+    }
+
+    /// `load` and `load_unread`: loads and `cp.async` reads only.
+    fn load_data(
+        &mut self,
+        req: &Request,
+        lanes: &[LaneAccess],
+        data: Data<'_>,
+    ) -> Result<Outcome, MemError> {
         if !matches!(req.kind, AccessKind::Load | AccessKind::AsyncCopy) {
             return Err(MemError::Unsupported {
                 what: "an SM port serves loads, cp.async reads and stores only",
             });
         }
-        self.execute(req, lanes, Data::Unread)
+        self.execute(req, lanes, data)
     }
 
     /// A weak warp-level store on a lent SM ([`MemSystem::store`]'s contract).
